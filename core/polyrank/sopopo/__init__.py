@@ -1,0 +1,28 @@
+"""SOPOPO: label ranking by soft projections onto polyhedra.
+
+Source: S. Shalev-Shwartz and Y. Singer, "Efficient Learning of Label Ranking
+by Soft Projections onto Polyhedra", JMLR 7:1567-1599, 2006
+(``sopopo-label-ranking.txt``).
+
+- :func:`soft_project`, :func:`solve_reduced`, :func:`knots`, :func:`g`,
+  :func:`margins`: a single soft projection (Sec. 3, Eq. 7, 19, 20, Thm. 4, Fig. 3).
+- :func:`feedback_graph`, :func:`decompose`, :func:`check_decomposition`:
+  preference graphs and their bipartite decompositions (Sec. 2, Fig. 1-2).
+- :func:`sopopo_batch`: the batch procedure of Fig. 5 (Sec. 4, Eq. 26-36).
+- :class:`LabelRanker`: the scikit-learn estimator.
+"""
+
+from .batch import ORDERS, sopopo_batch
+from .estimator import LabelRanker
+from .graph import (DECOMPOSITIONS, Piece, PieceSet, build_pieces,
+                    check_decomposition, decompose, feedback_graph, layers)
+from .projection import (ReducedSolution, SoftProjection, g, knots, margins,
+                         soft_project, solve_reduced)
+
+__all__ = [
+    "soft_project", "solve_reduced", "knots", "g", "margins",
+    "SoftProjection", "ReducedSolution",
+    "feedback_graph", "layers", "decompose", "check_decomposition", "Piece",
+    "PieceSet", "build_pieces", "DECOMPOSITIONS",
+    "sopopo_batch", "ORDERS", "LabelRanker",
+]

@@ -1,0 +1,307 @@
+"""Preference (feedback) graphs and their decompositions into complete
+bipartite pieces (Sec. 2, Fig. 1-2 of ``sopopo-label-ranking.txt``).
+
+A target vector gamma (k,) induces the directed graph with an edge r -> s of
+weight gamma_r - gamma_s whenever gamma_r > gamma_s (Fig. 1).  A
+decomposition E(gamma) = {E_1, ..., E_d} must satisfy the three conditions of
+Sec. 2:
+
+1. every edge (r, s) of every piece has gamma_r > gamma_s;
+2. the pieces are pairwise edge-disjoint;
+3. every piece is a complete bipartite graph A_j x B_j with A_j, B_j disjoint.
+
+Each piece carries a weight sigma_j >= 0 in the loss Eq. 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..validation import as_float_array, check_label_set
+
+__all__ = ["Piece", "DECOMPOSITIONS", "feedback_graph", "layers", "decompose",
+           "check_decomposition", "PieceSet", "build_pieces"]
+
+#: Names of the built-in decompositions of Fig. 2.
+DECOMPOSITIONS = ("all_pairs", "adjacent_layers", "top_vs_rest")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One complete bipartite piece E_j = A x B of a decomposition.
+
+    Attributes
+    ----------
+    A : ndarray of int64
+        0-based labels on the preferred side.
+    B : ndarray of int64
+        0-based labels on the other side.
+    sigma : float
+        The piece's weight sigma_j >= 0 in Eq. 3.
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    sigma: float = 1.0
+
+    @property
+    def n_edges(self) -> int:
+        """|A| * |B|."""
+        return int(self.A.size * self.B.size)
+
+    def edges(self) -> np.ndarray:
+        """The edges A x B as an (|A||B|, 2) int array of (r, s) pairs."""
+        return np.array([(a, b) for a in self.A for b in self.B], dtype=np.int64).reshape(-1, 2)
+
+
+def _gamma(gamma) -> np.ndarray:
+    return as_float_array(gamma, "gamma", ndim=1)
+
+
+def feedback_graph(gamma):
+    """The feedback graph of a target ranking (Sec. 2, Fig. 1).
+
+    Parameters
+    ----------
+    gamma : array_like, shape (k,)
+        Target ranking; finite.
+
+    Returns
+    -------
+    edges : ndarray of int64, shape (E, 2)
+        All pairs (r, s) with gamma_r > gamma_s, sorted lexicographically.
+    weights : ndarray, shape (E,)
+        gamma_r - gamma_s for each edge.
+
+    Raises
+    ------
+    ValueError
+        If gamma is empty, not 1-d or not finite.
+
+    Examples
+    --------
+    The graph of Fig. 1, gamma = (-1, 0, 2, 0, -1), has 8 edges; the edge
+    (3, 1) of the paper (1-based) has weight 3:
+
+    >>> e, w = feedback_graph([-1, 0, 2, 0, -1])
+    >>> len(e), float(w[(e[:, 0] == 2) & (e[:, 1] == 0)][0])
+    (8, 3.0)
+    """
+    gamma = _gamma(gamma)
+    r, s = np.nonzero(gamma[:, None] > gamma[None, :])
+    edges = np.stack([r, s], axis=1).astype(np.int64)
+    return edges, gamma[r] - gamma[s]
+
+
+def layers(gamma) -> list[np.ndarray]:
+    """Group labels by equal target value, most preferred layer first.
+
+    Returns
+    -------
+    list of ndarray of int64
+        ``layers[0]`` holds the labels with the largest gamma.
+    """
+    gamma = _gamma(gamma)
+    values = np.unique(gamma)[::-1]
+    return [np.flatnonzero(gamma == v).astype(np.int64) for v in values]
+
+
+def decompose(gamma, decomposition="all_pairs", normalize: bool = False) -> list[Piece]:
+    """Decompose the feedback graph of gamma into complete bipartite pieces.
+
+    Parameters
+    ----------
+    gamma : array_like, shape (k,)
+        Target ranking with at least two distinct values.
+    decomposition : str or sequence of (A, B) or (A, B, sigma)
+        ``"all_pairs"``: one piece {(r, s)} per edge (Fig. 2 top; with
+        multiclass targets this is Weston-Watkins).
+        ``"adjacent_layers"``: A = a layer, B = the next layer down (Fig. 2
+        middle).
+        ``"top_vs_rest"``: A = the top layer, B = every other label (Fig. 2
+        bottom; with one-hot targets this is Crammer-Singer).
+        A sequence gives a custom decomposition; it is checked against the
+        three conditions of Sec. 2.
+    normalize : bool
+        If True, multiply every sigma by 1/d (d = number of pieces), so that
+        Eq. 3 is the average piece loss (Sec. 2, "average" example);
+        otherwise sigma = 1 (or the given custom sigmas).
+
+    Returns
+    -------
+    list of Piece
+
+    Raises
+    ------
+    ValueError
+        If gamma is invalid or has no edge (all entries equal), if the name is
+        unknown, or if a custom decomposition violates a condition of Sec. 2
+        (the message names the condition).
+
+    Examples
+    --------
+    >>> [ (p.A.tolist(), p.B.tolist()) for p in decompose([-1, 0, 2, 0, -1], "adjacent_layers")]
+    [([2], [1, 3]), ([1, 3], [0, 4])]
+    """
+    gamma = _gamma(gamma)
+    lay = layers(gamma)
+    if len(lay) < 2:
+        raise ValueError("gamma: all entries are equal, so the feedback graph has "
+                         "no edge and there is nothing to decompose")
+    if isinstance(decomposition, str):
+        if decomposition == "all_pairs":
+            edges, _ = feedback_graph(gamma)
+            pieces = [Piece(np.array([r]), np.array([s])) for r, s in edges]
+        elif decomposition == "adjacent_layers":
+            pieces = [Piece(lay[t], lay[t + 1]) for t in range(len(lay) - 1)]
+        elif decomposition == "top_vs_rest":
+            pieces = [Piece(lay[0], np.sort(np.concatenate(lay[1:])))]
+        else:
+            raise ValueError(f"decomposition: expected one of {DECOMPOSITIONS} or a "
+                             f"list of (A, B[, sigma]), got {decomposition!r}")
+    else:
+        pieces = check_decomposition(gamma, decomposition)
+    if normalize:
+        d = len(pieces)
+        pieces = [Piece(p.A, p.B, p.sigma / d) for p in pieces]
+    return pieces
+
+
+def check_decomposition(gamma, pieces: Iterable) -> list[Piece]:
+    """Validate a custom decomposition against the three conditions of Sec. 2.
+
+    Parameters
+    ----------
+    gamma : array_like, shape (k,)
+    pieces : iterable of (A, B) or (A, B, sigma) or Piece
+        A and B are 0-based label sets; sigma >= 0 (default 1).
+
+    Returns
+    -------
+    list of Piece
+
+    Raises
+    ------
+    ValueError
+        Naming the violated condition: "condition 1" (an edge with
+        gamma_r <= gamma_s), "condition 2" (two pieces share an edge),
+        "condition 3" (A and B overlap or one is empty); or a negative sigma.
+    TypeError
+        If a piece is not a tuple of 2 or 3 entries.
+    """
+    gamma = _gamma(gamma)
+    k = gamma.shape[0]
+    out = []
+    seen: dict[tuple[int, int], int] = {}
+    for j, item in enumerate(pieces):
+        if isinstance(item, Piece):
+            A, B, sigma = item.A, item.B, item.sigma
+        else:
+            if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                raise TypeError(f"pieces[{j}]: expected (A, B) or (A, B, sigma), got {item!r}")
+            A, B = item[0], item[1]
+            sigma = item[2] if len(item) == 3 else 1.0
+        try:
+            A = check_label_set(A, f"pieces[{j}].A", k)
+            B = check_label_set(B, f"pieces[{j}].B", k)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (condition 3 of Sec. 2: each piece is a "
+                             "complete bipartite graph A x B)") from None
+        overlap = np.intersect1d(A, B)
+        if overlap.size:
+            raise ValueError(f"pieces[{j}]: violates condition 3 of Sec. 2 (A and B "
+                             f"must be disjoint), both contain {overlap.tolist()}")
+        bad = np.argwhere(gamma[A][:, None] <= gamma[B][None, :])
+        if bad.size:
+            r, s = int(A[bad[0, 0]]), int(B[bad[0, 1]])
+            raise ValueError(f"pieces[{j}]: violates condition 1 of Sec. 2 (gamma_r > "
+                             f"gamma_s on every edge): edge ({r}, {s}) has gamma "
+                             f"{gamma[r]} <= {gamma[s]}")
+        for a in A:
+            for b in B:
+                key = (int(a), int(b))
+                if key in seen:
+                    raise ValueError(f"pieces[{j}]: violates condition 2 of Sec. 2 "
+                                     f"(pieces are edge-disjoint): edge {key} is also "
+                                     f"in pieces[{seen[key]}]")
+                seen[key] = j
+        sigma = float(sigma)
+        if not np.isfinite(sigma) or sigma < 0:
+            raise ValueError(f"pieces[{j}]: sigma must be finite and >= 0, got {sigma}")
+        out.append(Piece(A, B, sigma))
+    if not out:
+        raise ValueError("pieces: a decomposition needs at least one piece")
+    return out
+
+
+@dataclass
+class PieceSet:
+    """All pieces of all examples, flattened for the numba kernels (Sec. 4:
+    each piece is a pseudo-example with its own slack and C_i = C sigma_i).
+
+    Attributes
+    ----------
+    example : ndarray of int64, shape (P,)
+        The example each piece belongs to.
+    C : ndarray, shape (P,)
+        Per-piece bound C_i = C * sigma_i (Eq. 24).
+    A_ptr, B_ptr : ndarray of int64, shape (P + 1,)
+        CSR-style offsets into ``A_idx`` / ``B_idx``.
+    A_idx, B_idx : ndarray of int64
+        Concatenated label sets.
+    """
+
+    example: np.ndarray
+    C: np.ndarray
+    A_ptr: np.ndarray
+    A_idx: np.ndarray
+    B_ptr: np.ndarray
+    B_idx: np.ndarray
+
+    @property
+    def n_pieces(self) -> int:
+        """Number of pieces P."""
+        return int(self.example.size)
+
+    def piece(self, p: int) -> tuple[int, np.ndarray, np.ndarray, float]:
+        """(example, A, B, C_p) of piece p."""
+        return (int(self.example[p]), self.A_idx[self.A_ptr[p]:self.A_ptr[p + 1]],
+                self.B_idx[self.B_ptr[p]:self.B_ptr[p + 1]], float(self.C[p]))
+
+
+def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float) -> PieceSet:
+    """Decompose every row of Gam (m, k) and flatten the pieces.
+
+    ``decomposition`` is a name of :data:`DECOMPOSITIONS` or a callable
+    ``gamma -> sequence of (A, B[, sigma])`` applied to each row.
+
+    Raises
+    ------
+    ValueError
+        If a row has all targets equal (no preference to learn from: remove
+        such rows), or a decomposition is invalid.
+    """
+    constant = np.flatnonzero(np.all(Gam == Gam[:, :1], axis=1))
+    if constant.size:
+        raise ValueError(f"Y: rows {constant[:10].tolist()}{'...' if constant.size > 10 else ''} "
+                         f"({constant.size} in all) have all targets equal, so they "
+                         "express no preference; remove them")
+    ex, cs, A_ptr, B_ptr, A_idx, B_idx = [], [], [0], [0], [], []
+    for i, gam in enumerate(Gam):
+        if callable(decomposition):
+            pieces = decompose(gam, list(decomposition(gam)), normalize)
+        else:
+            pieces = decompose(gam, decomposition, normalize)
+        for pc in pieces:
+            ex.append(i)
+            cs.append(C * pc.sigma)
+            A_idx.append(pc.A)
+            B_idx.append(pc.B)
+            A_ptr.append(A_ptr[-1] + pc.A.size)
+            B_ptr.append(B_ptr[-1] + pc.B.size)
+    return PieceSet(np.asarray(ex, np.int64), np.asarray(cs, np.float64),
+                    np.asarray(A_ptr, np.int64), np.concatenate(A_idx).astype(np.int64),
+                    np.asarray(B_ptr, np.int64), np.concatenate(B_idx).astype(np.int64))

@@ -1,0 +1,141 @@
+"""Shared input checks.  Every check raises ``ValueError`` (or ``TypeError``)
+with a message that names the offending argument; nothing is repaired."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "as_float_array",
+    "check_positive",
+    "check_label_set",
+    "check_int",
+]
+
+
+def as_float_array(value, name: str, ndim: int | tuple | None = None,
+                   shape: tuple | None = None, allow_empty: bool = False,
+                   finite: bool = True) -> np.ndarray:
+    """Convert ``value`` to a C-contiguous float64 array and check it.
+
+    Parameters
+    ----------
+    value : array_like
+        The input.
+    name : str
+        The argument's name, used in error messages.
+    ndim : int or tuple of int, optional
+        Required number of dimensions.
+    shape : tuple, optional
+        Required shape; ``None`` entries match any size.
+    allow_empty : bool
+        Whether a zero-size array is acceptable.
+    finite : bool
+        Whether to reject NaN and infinity.
+
+    Returns
+    -------
+    ndarray of float64
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not numeric (e.g. strings, objects, complex).
+    ValueError
+        On wrong dimension or shape, empty input, NaN or infinity.
+    """
+    if value is None:
+        raise TypeError(f"{name}: expected an array, got None")
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # pragma: no cover - numpy's own message is kept
+        raise TypeError(f"{name}: cannot convert to an array ({exc})") from exc
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+    arr = np.asarray(arr, dtype=np.float64, order="C")
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name}: expected a {' or '.join(map(str, allowed))}-d "
+                             f"array, got shape {arr.shape}")
+    if shape is not None:
+        if len(shape) != arr.ndim or any(
+                s is not None and s != a for s, a in zip(shape, arr.shape)):
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name}: expected shape {want}, got {arr.shape}")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name}: must not be empty")
+    if finite and not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name}: contains NaN or infinity (first at index "
+                         f"{tuple(int(b) for b in bad)})")
+    return arr
+
+
+def check_positive(value, name: str, strict: bool = True) -> float:
+    """Return ``value`` as a float after checking it is a finite real number
+    that is > 0 (``strict``) or >= 0.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN, infinite or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"{name}: must be finite, got {v}")
+    if (strict and v <= 0) or (not strict and v < 0):
+        raise ValueError(f"{name}: must be {'>' if strict else '>='} 0, got {v}")
+    return v
+
+
+def check_int(value, name: str, minimum: int | None = None) -> int:
+    """Return ``value`` as an int after checking its type and lower bound.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (bools are rejected).
+    ValueError
+        If ``value < minimum``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
+    v = int(value)
+    if minimum is not None and v < minimum:
+        raise ValueError(f"{name}: must be >= {minimum}, got {v}")
+    return v
+
+
+def check_label_set(value, name: str, k: int) -> np.ndarray:
+    """Check a set of 0-based label indices: non-empty, integer, within
+    ``[0, k)``, no duplicates.  Returns an int64 array in the given order.
+
+    Raises
+    ------
+    TypeError
+        If the entries are not integers.
+    ValueError
+        If empty, out of range or duplicated.
+    """
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
+                         "labels on both sides)")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.min() < 0 or arr.max() >= k:
+        raise ValueError(f"{name}: label indices must lie in [0, {k}), got "
+                         f"{arr.min()}..{arr.max()}")
+    if np.unique(arr).size != arr.size:
+        raise ValueError(f"{name}: contains duplicate labels")
+    return arr
