@@ -46,15 +46,28 @@ def as_float_array(value, name: str, ndim: int | tuple | None = None,
     ValueError
         On wrong dimension or shape, empty input, NaN or infinity.
     """
-    if value is None:
+    if (type(value) is np.ndarray and value.dtype == np.float64
+            and value.flags.c_contiguous):
+        arr = value                               # fast path: nothing to convert
+    elif value is None:
         raise TypeError(f"{name}: expected an array, got None")
+    else:
+        arr = _convert(value, name)
+    return _check_array(arr, name, ndim, shape, allow_empty, finite)
+
+
+def _convert(value, name: str) -> np.ndarray:
+    """np.asarray with a TypeError for non-numeric input."""
     try:
         arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - numpy's own message is kept
         raise TypeError(f"{name}: cannot convert to an array ({exc})") from exc
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
-    arr = np.asarray(arr, dtype=np.float64, order="C")
+    return np.asarray(arr, dtype=np.float64, order="C")
+
+
+def _check_array(arr, name, ndim, shape, allow_empty, finite) -> np.ndarray:
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -67,7 +80,8 @@ def as_float_array(value, name: str, ndim: int | tuple | None = None,
             raise ValueError(f"{name}: expected shape {want}, got {arr.shape}")
     if not allow_empty and arr.size == 0:
         raise ValueError(f"{name}: must not be empty")
-    if finite and not np.all(np.isfinite(arr)):
+    # a NaN or infinity makes the sum non-finite; a finite sum proves finiteness
+    if finite and not (np.isfinite(arr.sum()) or np.isfinite(arr).all()):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name}: contains NaN or infinity (first at index "
                          f"{tuple(int(b) for b in bad)})")
@@ -85,9 +99,12 @@ def check_positive(value, name: str, strict: bool = True) -> float:
     ValueError
         If it is NaN, infinite or out of range.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) is float or type(value) is int:
+        v = float(value)                          # fast path
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
-    v = float(value)
+    else:
+        v = float(value)
     if not np.isfinite(v):
         raise ValueError(f"{name}: must be finite, got {v}")
     if (strict and v <= 0) or (not strict and v < 0):

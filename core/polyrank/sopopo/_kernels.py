@@ -11,17 +11,19 @@ from numba import njit
 
 
 @njit(cache=True)
-def knots_sorted(mu_desc):
-    """Knots z_i = sum_{r<=i} mu_r - i mu_i of Thm. 4 for mu sorted
-    non-increasingly.  Returns (knots, prefix) where prefix[i] = sum_{r<i+1} mu_r."""
-    p = mu_desc.shape[0]
+def knots_sorted(mu_asc):
+    """Knots z_i = sum_{r<=i} mu_r - i mu_i of Thm. 4, where mu_1 >= mu_2 >= ...
+    is ``mu_asc`` (sorted ascending) read from its end.  Returns (knots,
+    prefix) with prefix[i] = mu_1 + ... + mu_{i+1}."""
+    p = mu_asc.shape[0]
     z = np.empty(p)
     s = np.empty(p)
     acc = 0.0
     for i in range(p):
-        acc += mu_desc[i]
+        m = mu_asc[p - 1 - i]
+        acc += m
         s[i] = acc
-        z[i] = acc - (i + 1) * mu_desc[i]
+        z[i] = acc - (i + 1) * m
         if i > 0 and z[i] < z[i - 1]:
             # Thm. 4: the sequence is non-decreasing; rounding may break it
             z[i] = z[i - 1]
@@ -29,16 +31,17 @@ def knots_sorted(mu_desc):
 
 
 @njit(cache=True)
-def g_sorted(zs, mu_desc):
+def g_sorted(zs, mu_asc):
     """g(z; mu) of Eq. 20 (with its factor 1/2) for each z in zs >= 0, by the
     piecewise form of Thm. 4: g = 1/2 [(S_i - z)^2 / i + sum_{r>i} mu_r^2]
-    for z in [z_i, z_{i+1})."""
-    p = mu_desc.shape[0]
-    kn, s = knots_sorted(mu_desc)
-    tail = np.empty(p + 1)          # tail[i] = sum_{r >= i} mu_r^2 (0-based)
+    for z in [z_i, z_{i+1}); mu_asc sorted ascending."""
+    p = mu_asc.shape[0]
+    kn, s = knots_sorted(mu_asc)
+    tail = np.empty(p + 1)          # tail[i] = sum of squares of all but the i largest
     tail[p] = 0.0
     for r in range(p - 1, -1, -1):
-        tail[r] = tail[r + 1] + mu_desc[r] * mu_desc[r]
+        m = mu_asc[p - 1 - r]
+        tail[r] = tail[r + 1] + m * m
     out = np.empty(zs.shape[0])
     for t in range(zs.shape[0]):
         z = zs[t]
@@ -53,7 +56,15 @@ def g_sorted(zs, mu_desc):
 
 @njit(cache=True)
 def solve_reduced_kernel(mu, nu, C):
-    """Minimise g(z; mu) + g(z; nu) over z in [0, C] (Fig. 3 of the paper).
+    """:func:`solve_sorted` after sorting mu and nu (numba's sort: used for the
+    small pieces of the batch solver)."""
+    return solve_sorted(np.sort(mu), np.sort(nu), C)
+
+
+@njit(cache=True)
+def solve_sorted(mu_s, nu_s, C):
+    """Minimise g(z; mu) + g(z; nu) over z in [0, C] (Fig. 3 of the paper),
+    for mu_s and nu_s sorted ascending (mu_1 = mu_s[-1] is the largest).
 
     The union of the knots below C is swept in ascending order.  On the
     interval [z', N(z')] with R = R(z') and S = S(z') knots to its left, the
@@ -66,19 +77,21 @@ def solve_reduced_kernel(mu, nu, C):
 
     Returns
     -------
-    z, theta_alpha, theta_beta, lo, hi, R, S
-        z*, the thresholds of Eq. 23 (alpha = (mu - theta_alpha)_+), the
-        bracketing interval [lo, hi] and the counts R(z*), S(z*).
+    z, mean_alpha, mean_beta, lo, hi, R, S
+        z*, the means of the R largest mu and of the S largest nu, the
+        bracketing interval [lo, hi] and the counts R(z*), S(z*).  The
+        thresholds of Eq. 23 are theta_alpha = mean_alpha - z*/R, and
+        alpha = (mu - theta_alpha)_+ is best evaluated as
+        ((mu - mean_alpha) + z*/R)_+ (see :func:`alpha_from`), which stays
+        exact when z* is tiny against |mu| (with R = 1, alpha = z* exactly).
     """
-    p = mu.shape[0]
-    q = nu.shape[0]
-    mu_d = -np.sort(-mu)
-    nu_d = -np.sort(-nu)
-    zm, sm = knots_sorted(mu_d)
-    zn, sn = knots_sorted(nu_d)
+    p = mu_s.shape[0]
+    q = nu_s.shape[0]
+    zm, sm = knots_sorted(mu_s)
+    zn, sn = knots_sorted(nu_s)
     # derivative at z = 0 (one-sided): -(mu_1 + nu_1)
-    if mu_d[0] + nu_d[0] <= 0.0:
-        return 0.0, mu_d[0], nu_d[0], 0.0, 0.0, 1, 1
+    if mu_s[p - 1] + nu_s[q - 1] <= 0.0:
+        return 0.0, mu_s[p - 1], nu_s[q - 1], 0.0, 0.0, 1, 1
     # R, S: number of knots <= current left end z'; start at z' = 0
     R = 0
     while R < p and zm[R] <= 0.0:
@@ -107,14 +120,200 @@ def solve_reduced_kernel(mu, nu, C):
                     z = nxt
             else:
                 z = C
-            ta = (SR - z) / R
-            tb = (SS - z) / S
-            return z, ta, tb, lo, nxt, R, S
+            return z, SR / R, SS / S, lo, nxt, R, S
         lo = nxt
         while R < p and zm[R] <= lo:
             R += 1
         while S < q and zn[S] <= lo:
             S += 1
+
+
+@njit(cache=True)
+def check_piece(k, A, B, gamma, x, f):
+    """Validate one soft-projection problem in O(k + n).
+
+    Returns (code, r, s): 0 ok; 1 A out of range (r); 2 B out of range (r);
+    3 duplicate in A (r); 4 duplicate in B (r); 5 r in both A and B;
+    6 gamma[r] <= gamma[s] for r in A, s in B (condition 1 of Sec. 2);
+    7 x[r] not finite; 8 gamma[r] not finite; 9 f[r] = u_r . x not finite."""
+    for j in range(x.shape[0]):
+        if not np.isfinite(x[j]):
+            return 7, j, -1
+    for j in range(k):
+        if not np.isfinite(gamma[j]):
+            return 8, j, -1
+    for j in range(k):
+        if not np.isfinite(f[j]):
+            return 9, j, -1
+    mark = np.zeros(k, dtype=np.int8)
+    amin = np.inf
+    ra = -1
+    for a in A:
+        if a < 0 or a >= k:
+            return 1, a, -1
+        if mark[a]:
+            return 3, a, -1
+        mark[a] = 1
+        if gamma[a] < amin:
+            amin = gamma[a]
+            ra = a
+    bmax = -np.inf
+    sb = -1
+    for b in B:
+        if b < 0 or b >= k:
+            return 2, b, -1
+        if mark[b] == 1:
+            return 5, b, -1
+        if mark[b] == 2:
+            return 4, b, -1
+        mark[b] = 2
+        if gamma[b] > bmax:
+            bmax = gamma[b]
+            sb = b
+    if not amin > bmax:
+        return 6, ra, sb
+    return 0, -1, -1
+
+
+@njit(cache=True)
+def project_rows(U, x, A, B, alpha, beta):
+    """W = U with w_a = u_a + alpha_a x (a in A), w_b = u_b - beta_b x (Eq. 15),
+    in one pass over U."""
+    k, n = U.shape
+    c = np.zeros(k)
+    for t in range(A.shape[0]):
+        c[A[t]] = alpha[t]
+    for t in range(B.shape[0]):
+        c[B[t]] = -beta[t]
+    W = np.empty_like(U)
+    for r in range(k):
+        d = c[r]
+        if d != 0.0:
+            for j in range(n):
+                W[r, j] = U[r, j] + d * x[j]
+        else:
+            for j in range(n):
+                W[r, j] = U[r, j]
+    return W
+
+
+@njit(cache=True)
+def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C):
+    """Dual variables, slack and objectives of one soft projection.
+
+    ma = gamma_A - U_A x and mb = U_B x - gamma_B are the margins scaled by
+    ||x||^2 (the reduced problem was solved with C ||x||^2).  Returns
+    alpha, beta (Eq. 14, unscaled), xi (slack of Eq. 7 after the update),
+    the primal value of Eq. 7 and the dual value of Eq. 16."""
+    p = ma.shape[0]
+    q = mb.shape[0]
+    alpha = np.empty(p)
+    beta = np.empty(q)
+    za = z / R
+    zb = z / S
+    half = 0.0
+    lin = 0.0
+    xa = -np.inf
+    xb = -np.inf
+    for t in range(p):
+        v = (ma[t] - mean_a) + za
+        a2 = v if v > 0.0 else 0.0          # alpha ||x||^2
+        alpha[t] = a2 / sq
+        half += a2 * a2
+        lin += ma[t] * a2
+        if ma[t] - a2 > xa:
+            xa = ma[t] - a2                 # gamma_a - w_a . x
+    for t in range(q):
+        v = (mb[t] - mean_b) + zb
+        b2 = v if v > 0.0 else 0.0
+        beta[t] = b2 / sq
+        half += b2 * b2
+        lin += mb[t] * b2
+        if mb[t] - b2 > xb:
+            xb = mb[t] - b2                 # w_b . x - gamma_b
+    half = 0.5 * half / sq
+    xi = xa + xb
+    if xi < 0.0:
+        xi = 0.0
+    return alpha, beta, xi, half + C * xi, lin / sq - half
+
+
+@njit(cache=True)
+def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted):
+    """Validation and the whole of Fig. 3 for one problem.
+
+    f: U x, or an empty array to compute it here.  mu_sorted / nu_sorted:
+    the margins gamma_a - f_a and f_b - gamma_b sorted ascending, or empty
+    arrays to sort here (numba's sort is slower than numpy's for large k,
+    so the caller sorts then).  Returns (code, r, s) of
+    :func:`check_piece` (code -1: x = 0, left to the caller) followed by
+    W, alpha, beta, z*, xi, primal (Eq. 7) and dual (Eq. 16); when
+    code != 0 the rest are placeholders."""
+    k, n = U.shape
+    if f.shape[0] == 0:
+        f = np.dot(U, x)                # BLAS dgemv
+    code, r, s = check_piece(k, A, B, gamma, x, f)
+    empty = np.empty(0)
+    if code != 0:
+        return code, r, s, U, empty, empty, 0.0, 0.0, 0.0, 0.0
+    sq = np.dot(x, x)
+    if sq == 0.0:
+        return -1, -1, -1, U, empty, empty, 0.0, 0.0, 0.0, 0.0
+    p = A.shape[0]
+    q = B.shape[0]
+    ma = np.empty(p)
+    mb = np.empty(q)
+    for t in range(p):
+        ma[t] = gamma[A[t]] - f[A[t]]
+    for t in range(q):
+        mb[t] = f[B[t]] - gamma[B[t]]
+    # Eq. 19 scaled by ||x||^2 (margins ma, mb and bound C ||x||^2): its
+    # solution is ||x||^2 (alpha, beta), with no division before the solve,
+    # which keeps it exact when ||x|| is tiny.
+    if mu_sorted.shape[0] == 0:
+        ma.sort()
+        mb.sort()
+        z, mean_a, mean_b, lo, hi, R, S = solve_sorted(ma, mb, C * sq)
+        for t in range(p):
+            ma[t] = gamma[A[t]] - f[A[t]]
+        for t in range(q):
+            mb[t] = f[B[t]] - gamma[B[t]]
+    else:
+        z, mean_a, mean_b, lo, hi, R, S = solve_sorted(mu_sorted, nu_sorted, C * sq)
+    alpha, beta, xi, primal, dual = finish_projection(ma, mb, mean_a, mean_b,
+                                                      z, R, S, sq, C)
+    W = project_rows(U, x, A, B, alpha, beta)
+    return 0, -1, -1, W, alpha, beta, z / sq, xi, primal, dual
+
+
+@njit(cache=True)
+def solve_reduced_full(mu, nu, C, mu_sorted, nu_sorted):
+    """Eq. 19 solved and evaluated in one call (see :func:`soft_project_kernel`
+    for mu_sorted / nu_sorted).  Returns alpha, beta, z, theta_alpha,
+    theta_beta, lo, hi, R, S, objective."""
+    if mu_sorted.shape[0] == 0:
+        z, ma, mb, lo, hi, R, S = solve_reduced_kernel(mu, nu, C)
+    else:
+        z, ma, mb, lo, hi, R, S = solve_sorted(mu_sorted, nu_sorted, C)
+    alpha = np.empty(mu.shape[0])
+    beta = np.empty(nu.shape[0])
+    alpha_from(mu, ma, z, R, alpha)
+    alpha_from(nu, mb, z, S, beta)
+    obj = 0.0
+    for t in range(mu.shape[0]):
+        obj += (alpha[t] - mu[t]) ** 2
+    for t in range(nu.shape[0]):
+        obj += (beta[t] - nu[t]) ** 2
+    return alpha, beta, z, ma - z / R, mb - z / S, lo, hi, R, S, 0.5 * obj
+
+
+@njit(cache=True)
+def alpha_from(mu, mean, z, R, out):
+    """out = ((mu - mean) + z / R)_+ = (mu - theta)_+ of Eq. 23."""
+    zr = z / R
+    for t in range(mu.shape[0]):
+        v = (mu[t] - mean) + zr
+        out[t] = v if v > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -124,33 +323,36 @@ def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_ne
     variables and returns the dual increase Delta (Sec. 4.3)."""
     p = A.shape[0]
     q = B.shape[0]
+    # mu and nu of Eq. 19 scaled by ||x||^2 (mu' = gamma_a - u_a.x, C' = C ||x||^2),
+    # whose solution is ||x||^2 (alpha, beta): no division before the solve.
     mu = np.empty(p)
     nu = np.empty(q)
     # remove the piece's contribution: u.x = f - (alpha - beta) ||x||^2
     for t in range(p):
         a = A[t]
-        mu[t] = (gam[a] - (f[a] - alpha_old[t] * sqn)) / sqn
+        mu[t] = gam[a] - (f[a] - alpha_old[t] * sqn)
     for t in range(q):
         b = B[t]
-        nu[t] = ((f[b] + beta_old[t] * sqn) - gam[b]) / sqn
-    z, ta, tb, lo, hi, R, S = solve_reduced_kernel(mu, nu, Cp)
+        nu[t] = (f[b] + beta_old[t] * sqn) - gam[b]
+    z, ma, mb, lo, hi, R, S = solve_reduced_kernel(mu, nu, Cp * sqn)
+    alpha_from(mu, ma, z, R, alpha_new)
+    alpha_from(nu, mb, z, S, beta_new)
     # dual of the piece problem (Eq. 36) in reduced form: up to a constant
-    # it is -||x||^2 [1/2||alpha - mu||^2 + 1/2||beta - nu||^2]
-    old = 0.0
-    new = 0.0
+    # it is -1/(2 ||x||^2) [||alpha' - mu'||^2 + ||beta' - nu'||^2] with
+    # alpha' = ||x||^2 alpha; the increase is expanded so that ||mu'||^2
+    # cancels analytically rather than numerically.
+    inc = 0.0
     for t in range(p):
-        v = mu[t] - ta
-        an = v if v > 0.0 else 0.0
-        alpha_new[t] = an
-        old += (alpha_old[t] - mu[t]) ** 2
-        new += (an - mu[t]) ** 2
+        ao = alpha_old[t] * sqn
+        an = alpha_new[t]
+        inc += 2.0 * mu[t] * (an - ao) - (an * an - ao * ao)
+        alpha_new[t] = an / sqn
     for t in range(q):
-        v = nu[t] - tb
-        bn = v if v > 0.0 else 0.0
-        beta_new[t] = bn
-        old += (beta_old[t] - nu[t]) ** 2
-        new += (bn - nu[t]) ** 2
-    return 0.5 * sqn * (old - new)
+        bo = beta_old[t] * sqn
+        bn = beta_new[t]
+        inc += 2.0 * nu[t] * (bn - bo) - (bn * bn - bo * bo)
+        beta_new[t] = bn / sqn
+    return 0.5 * inc / sqn
 
 
 @njit(cache=True)
@@ -177,15 +379,9 @@ def pass_linear(X, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr, A_idx,
         B = B_idx[B_ptr[pc]:B_ptr[pc + 1]]
         x = X[i]
         for a in A:
-            acc = 0.0
-            for j in range(n):
-                acc += W[a, j] * x[j]
-            f[a] = acc
+            f[a] = np.dot(W[a], x)
         for b in B:
-            acc = 0.0
-            for j in range(n):
-                acc += W[b, j] * x[j]
-            f[b] = acc
+            f[b] = np.dot(W[b], x)
         aold = alpha[A_ptr[pc]:A_ptr[pc + 1]]
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
         anew = np.empty(A.shape[0])

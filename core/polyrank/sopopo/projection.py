@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_float_array, check_label_set, check_positive
+from ..validation import as_float_array, check_positive
 from . import _kernels
 
 __all__ = ["knots", "g", "solve_reduced", "margins", "soft_project",
@@ -51,7 +51,7 @@ def knots(mu) -> np.ndarray:
     array([0., 1., 7.])
     """
     mu = _vector(mu, "mu")
-    z, _ = _kernels.knots_sorted(-np.sort(-mu))
+    z, _ = _kernels.knots_sorted(np.sort(mu))
     return z
 
 
@@ -89,11 +89,11 @@ def g(z, mu) -> np.ndarray:
     if np.any(z_arr < 0):
         raise ValueError("z: g(z; mu) is defined for z >= 0 only (Eq. 20 has "
                          "no feasible alpha for z < 0)")
-    out = _kernels.g_sorted(z_arr.reshape(-1), -np.sort(-mu)).reshape(z_arr.shape)
+    out = _kernels.g_sorted(z_arr.reshape(-1), np.sort(mu)).reshape(z_arr.shape)
     return float(out) if np.ndim(z) == 0 else out
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ReducedSolution:
     """Solution of the reduced problem Eq. 19, returned by :func:`solve_reduced`.
 
@@ -165,33 +165,95 @@ def solve_reduced(mu, nu, C) -> ReducedSolution:
     mu = _vector(mu, "mu")
     nu = _vector(nu, "nu")
     C = check_positive(C, "C")
-    z, ta, tb, lo, hi, R, S = _kernels.solve_reduced_kernel(mu, nu, C)
-    alpha = np.maximum(mu - ta, 0.0)
-    beta = np.maximum(nu - tb, 0.0)
-    obj = 0.5 * (np.sum((alpha - mu) ** 2) + np.sum((beta - nu) ** 2))
-    return ReducedSolution(float(z), alpha, beta, float(ta), float(tb),
-                           (float(lo), float(hi)), int(R), int(S), float(obj))
+    return _solve_reduced(mu, nu, C)
+
+
+#: Up to this many labels the sort runs inside numba (no array round trips);
+#: above it numpy's vectorised sort is several times faster.
+_NUMBA_SORT_MAX = 2048
+_EMPTY = np.empty(0)
+
+
+def _solve_reduced(mu: np.ndarray, nu: np.ndarray, C: float) -> ReducedSolution:
+    if mu.size + nu.size <= _NUMBA_SORT_MAX:
+        out = _kernels.solve_reduced_full(mu, nu, C, _EMPTY, _EMPTY)
+    else:
+        out = _kernels.solve_reduced_full(mu, nu, C, np.sort(mu), np.sort(nu))
+    alpha, beta, z, ta, tb, lo, hi, R, S, obj = out
+    return ReducedSolution(z, alpha, beta, ta, tb, (lo, hi), R, S, obj)
+
+
+_PIECE_ERRORS = {
+    1: "A: label indices must lie in [0, {k}), got {r}",
+    2: "B: label indices must lie in [0, {k}), got {r}",
+    3: "A: contains duplicate labels ({r})",
+    4: "B: contains duplicate labels ({r})",
+    5: "A, B: must be disjoint (condition 3 of Sec. 2), both contain label {r}",
+    6: ("gamma: inconsistent with the edges A x B (condition 1 of Sec. 2 needs "
+        "gamma_r > gamma_s on every edge); gamma[{r}] = {gr} <= gamma[{s}] = {gs}"),
+    7: "x: contains NaN or infinity (first at index {r})",
+    8: "gamma: contains NaN or infinity (first at index {r})",
+    9: "U: row {r} contains NaN or infinity (or U @ x overflows)",
+}
+
+
+def _ready(a, ndim: int) -> bool:
+    """Fast path: already a C-contiguous float64 array of the right ndim."""
+    return (type(a) is np.ndarray and a.dtype == np.float64 and a.ndim == ndim
+            and a.flags.c_contiguous)
+
+
+def _ready_labels(a) -> bool:
+    return type(a) is np.ndarray and a.dtype == np.int64 and a.ndim == 1 and a.size > 0
+
+
+def _labels(value, name: str) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
+                         "labels on both sides)")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _convert_problem(x, gamma, U, A, B):
+    """Types and shapes of a soft-projection problem (values are checked by
+    :func:`_kernels.check_piece`).  Arrays that are already C-contiguous
+    float64 / int64 pass through without a copy."""
+    if not _ready(x, 1):
+        x = as_float_array(x, "x", ndim=1, finite=False)
+    if not _ready(gamma, 1):
+        gamma = as_float_array(gamma, "gamma", ndim=1, finite=False)
+    k = gamma.shape[0]
+    if not (_ready(U, 2) and U.shape == (k, x.shape[0])):
+        U = as_float_array(U, "U", shape=(k, x.shape[0]), finite=False)
+    if x.size == 0:
+        raise ValueError("x: must not be empty")
+    A = A if _ready_labels(A) else _labels(A, "A")
+    B = B if _ready_labels(B) else _labels(B, "B")
+    return x, gamma, U, A, B
+
+
+def _raise_piece_error(code, r, s, gamma):
+    if code:
+        raise ValueError(_PIECE_ERRORS[code].format(
+            k=gamma.shape[0], r=r, s=s, gr=gamma[r] if code == 6 else 0,
+            gs=gamma[s] if code == 6 else 0))
 
 
 def _check_problem(x, gamma, U, A, B):
-    x = as_float_array(x, "x", ndim=1)
-    gamma = as_float_array(gamma, "gamma", ndim=1)
-    k = gamma.shape[0]
-    U = as_float_array(U, "U", shape=(k, x.shape[0]))
-    A = check_label_set(A, "A", k)
-    B = check_label_set(B, "B", k)
-    common = np.intersect1d(A, B)
-    if common.size:
-        raise ValueError(f"A, B: must be disjoint (condition 3 of Sec. 2), both "
-                         f"contain labels {common.tolist()}")
-    if gamma[A].min() <= gamma[B].max():
-        a = A[np.argmin(gamma[A])]
-        b = B[np.argmax(gamma[B])]
-        raise ValueError(
-            f"gamma: inconsistent with the edges A x B (condition 1 of Sec. 2 "
-            f"needs gamma_r > gamma_s on every edge); gamma[{a}] = {gamma[a]} "
-            f"<= gamma[{b}] = {gamma[b]}")
-    return x, gamma, U, A, B
+    """Convert and validate; returns (x, gamma, U, A, B, f = U x).
+
+    Finiteness of U is checked through f: a NaN or infinity in row r of U
+    makes f_r non-finite (NaN * 0 is NaN), so O(k) work suffices."""
+    x, gamma, U, A, B = _convert_problem(x, gamma, U, A, B)
+    f = U @ x
+    code, r, s = _kernels.check_piece(gamma.shape[0], A, B, gamma, x, f)
+    _raise_piece_error(code, r, s, gamma)
+    return x, gamma, U, A, B, f
 
 
 def margins(x, gamma, U, A, B):
@@ -222,16 +284,15 @@ def margins(x, gamma, U, A, B):
         On invalid shapes, NaN, empty/overlapping/out-of-range label sets,
         gamma inconsistent with the edges, or x = 0 (mu and nu are undefined).
     """
-    x, gamma, U, A, B = _check_problem(x, gamma, U, A, B)
+    x, gamma, U, A, B, f = _check_problem(x, gamma, U, A, B)
     sq = float(x @ x)
     if sq == 0.0:
         raise ValueError("x: is the zero vector, so mu and nu (which divide by "
                          "||x||^2) are undefined; soft_project returns W = U")
-    f = U @ x
     return (gamma[A] - f[A]) / sq, (f[B] - gamma[B]) / sq
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SoftProjection:
     """Result of :func:`soft_project`.
 
@@ -253,8 +314,10 @@ class SoftProjection:
     dual_objective : float
         Value of the reduced dual Eq. 16 at (alpha, beta); equals
         ``objective`` by strong duality.
-    mu, nu : ndarray
-        The reduced-problem vectors (in the order of A and B).
+
+    See Also
+    --------
+    margins : the vectors mu and nu of the reduced problem.
     """
 
     W: np.ndarray
@@ -264,8 +327,6 @@ class SoftProjection:
     xi: float
     objective: float
     dual_objective: float
-    mu: np.ndarray
-    nu: np.ndarray
 
 
 def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
@@ -316,26 +377,19 @@ def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
     >>> round(res.z, 4), res.alpha.round(4).tolist(), res.beta.round(4).tolist()
     (4.6, [2.8, 0.0, 1.8], [1.2, 1.2, 2.2])
     """
-    x, gamma, U, A, B = _check_problem(x, gamma, U, A, B)
+    x, gamma, U, A, B = _convert_problem(x, gamma, U, A, B)
     C = check_positive(C, "C")
-    sq = float(x @ x)
-    f = U @ x
-    if sq == 0.0:
-        xi = float(max(0.0, np.max(gamma[A]) - np.min(gamma[B])))
-        empty_a = np.zeros(A.size)
-        empty_b = np.zeros(B.size)
-        return SoftProjection(U.copy(), empty_a, empty_b, 0.0, xi, C * xi, C * xi,
-                              np.full(A.size, np.nan), np.full(B.size, np.nan))
-    mu = (gamma[A] - f[A]) / sq
-    nu = (f[B] - gamma[B]) / sq
-    red = solve_reduced(mu, nu, C)
-    W = U.copy()
-    W[A] += red.alpha[:, None] * x[None, :]
-    W[B] -= red.beta[:, None] * x[None, :]
-    fw = W @ x
-    xi = max(0.0, float(np.max(gamma[A] - fw[A]) + np.max(fw[B] - gamma[B])))
-    primal = 0.5 * sq * (np.sum(red.alpha ** 2) + np.sum(red.beta ** 2)) + C * xi
-    # Eq. 16 in terms of mu, nu: D = ||x||^2 (1/2||mu||^2 + 1/2||nu||^2 - objective of Eq. 19)
-    dual = sq * (0.5 * (mu @ mu + nu @ nu) - red.objective)
-    return SoftProjection(W, red.alpha, red.beta, red.z, xi, float(primal),
-                          float(dual), mu, nu)
+    if A.size + B.size <= _NUMBA_SORT_MAX:
+        out = _kernels.soft_project_kernel(U, x, gamma, _EMPTY, A, B, C, _EMPTY, _EMPTY)
+    else:
+        f = U @ x
+        out = _kernels.soft_project_kernel(U, x, gamma, f, A, B, C,
+                                           np.sort(gamma[A] - f[A]), np.sort(f[B] - gamma[B]))
+    if out[0] == -1:
+        # x = 0: the constraints of Eq. 7 do not involve W, so W = U and the
+        # slack takes the largest edge weight.
+        xi = float(np.max(gamma[A]) - np.min(gamma[B]))
+        return SoftProjection(U.copy(), np.zeros(A.size), np.zeros(B.size), 0.0, xi,
+                              C * xi, C * xi)
+    _raise_piece_error(out[0], out[1], out[2], gamma)
+    return SoftProjection(*out[3:])

@@ -1,0 +1,17 @@
+"""Jupyter widgets (ipywidgets + plotly ``FigureWidget``) for polyrank.
+
+- :class:`KnotExplorer` draws the reduced SOPOPO problem g(z; mu) + g(z; nu),
+  its knots and minimiser z*, with sliders for C and every entry of mu, nu
+  (``sopopo-label-ranking.txt``, Sec. 3.3-3.4, Thm. 4, Fig. 3, Fig. 4).
+- :class:`GapMonitor` is a solver callback that plots the primal and dual
+  objectives and the duality gap live, or replays a finished ``Trace``.
+
+Each widget is a Python object that owns its state (the model) and a
+``.fig`` / ``.widget`` that only show it; both display themselves in Jupyter.
+This package imports :mod:`polyrank`, never the reverse.
+"""
+
+from .gap import GapMonitor
+from .knots import KnotExplorer
+
+__all__ = ["KnotExplorer", "GapMonitor"]
