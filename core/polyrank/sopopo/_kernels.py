@@ -362,13 +362,14 @@ def pass_linear(X, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr, A_idx,
 
     For each piece: f = W x (only rows in A u B), soft projection, then
     W_a += (alpha_new - alpha_old) x, W_b -= (beta_new - beta_old) x.
-    Returns the total dual increase of the pass and the largest single one.
+    Returns the total dual increase of the pass, the largest single one and
+    the number of pieces whose dual variables changed.
     """
-    n = X.shape[1]
     k = W.shape[0]
     f = np.zeros(k)
     total = 0.0
     best = 0.0
+    changed = 0
     for o in range(order.shape[0]):
         pc = order[o]
         i = piece_ex[pc]
@@ -387,34 +388,49 @@ def pass_linear(X, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr, A_idx,
         anew = np.empty(A.shape[0])
         bnew = np.empty(B.shape[0])
         inc = _piece_update(f, Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
-        for t in range(A.shape[0]):
-            d = anew[t] - aold[t]
-            if d != 0.0:
-                a = A[t]
-                for j in range(n):
-                    W[a, j] += d * x[j]
-            aold[t] = anew[t]
-        for t in range(B.shape[0]):
-            d = bnew[t] - bold[t]
-            if d != 0.0:
-                b = B[t]
-                for j in range(n):
-                    W[b, j] -= d * x[j]
-            bold[t] = bnew[t]
+        changed += _apply_linear_update(W, x, A, B, aold, bold, anew, bnew)
         total += inc
         if inc > best:
             best = inc
-    return total, best
+    return total, best, changed
+
+
+@njit(cache=True)
+def _apply_linear_update(W, x, A, B, aold, bold, anew, bnew):
+    """W_a += (alpha_new - alpha_old) x, W_b -= (beta_new - beta_old) x (Eq. 15);
+    store the new dual variables.  Returns 1 if anything changed, else 0."""
+    n = x.shape[0]
+    changed = 0
+    for t in range(A.shape[0]):
+        d = anew[t] - aold[t]
+        if d != 0.0:
+            changed = 1
+            a = A[t]
+            for j in range(n):
+                W[a, j] += d * x[j]
+        aold[t] = anew[t]
+    for t in range(B.shape[0]):
+        d = bnew[t] - bold[t]
+        if d != 0.0:
+            changed = 1
+            b = B[t]
+            for j in range(n):
+                W[b, j] -= d * x[j]
+        bold[t] = bnew[t]
+    return changed
 
 
 @njit(cache=True)
 def _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew):
     """Apply the change of a piece's dual variables to the coefficient matrix
-    coef (m, k) and to the training predictions F = K coef (m, k)."""
+    coef (m, k) and to the training predictions F = K coef (m, k).
+    Returns 1 if anything changed, else 0."""
     m = K.shape[0]
+    changed = 0
     for t in range(A.shape[0]):
         d = anew[t] - aold[t]
         if d != 0.0:
+            changed = 1
             a = A[t]
             coef[i, a] += d
             for j in range(m):
@@ -423,11 +439,13 @@ def _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew):
     for t in range(B.shape[0]):
         d = bnew[t] - bold[t]
         if d != 0.0:
+            changed = 1
             b = B[t]
             coef[i, b] -= d
             for j in range(m):
                 F[j, b] -= d * K[j, i]
         bold[t] = bnew[t]
+    return changed
 
 
 @njit(cache=True)
@@ -435,9 +453,11 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
                 B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 in the kernel form (end of Sec. 4.2): w_r =
     sum_i coef[i, r] phi(x_i), predictions on the training set F = K coef are
-    kept up to date, ||x_i||^2 = K[i, i].  Returns (total, largest) dual increase."""
+    kept up to date, ||x_i||^2 = K[i, i].  Returns (total, largest) dual
+    increase and the number of pieces that changed."""
     total = 0.0
     best = 0.0
+    changed = 0
     for o in range(order.shape[0]):
         pc = order[o]
         i = piece_ex[pc]
@@ -451,21 +471,23 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
         anew = np.empty(A.shape[0])
         bnew = np.empty(B.shape[0])
         inc = _piece_update(F[i], Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
-        _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew)
+        changed += _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew)
         total += inc
         if inc > best:
             best = inc
-    return total, best
+    return total, best, changed
 
 
 @njit(cache=True)
-def greedy_kernel(K, Gam, F, coef, n_updates, piece_ex, piece_C, A_ptr, A_idx,
+def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr, A_idx,
                   B_ptr, B_idx, alpha, beta):
     """``n_updates`` iterations of Eq. 31 where each picks the piece with the
     largest potential dual increase max_r Delta^r (Sec. 4.3, Thm. 6).
 
     Every iteration evaluates the soft projection of every piece, so it costs
-    O(sum_p |V_p| log |V_p| + m |V_r|).  Returns (total, largest) increase."""
+    O(sum_p |V_p| log |V_p| + m |V_r|).  Stops early when no piece would
+    increase the dual by more than ``min_inc`` (rounding level).  Returns
+    (total, largest) increase and the number of updates made."""
     P = piece_ex.shape[0]
     total = 0.0
     best_all = 0.0
@@ -479,8 +501,9 @@ def greedy_kernel(K, Gam, F, coef, n_updates, piece_ex, piece_C, A_ptr, A_idx,
             kmax = s
     abuf = np.empty(kmax)
     bbuf = np.empty(kmax)
+    done = 0
     for _ in range(n_updates):
-        best = 0.0
+        best = min_inc
         arg = -1
         for pc in range(P):
             i = piece_ex[pc]
@@ -508,10 +531,11 @@ def greedy_kernel(K, Gam, F, coef, n_updates, piece_ex, piece_C, A_ptr, A_idx,
         bnew = np.empty(B.shape[0])
         inc = _piece_update(F[i], Gam[i], A, B, K[i, i], piece_C[pc], aold, bold, anew, bnew)
         _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew)
+        done += 1
         total += inc
         if inc > best_all:
             best_all = inc
-    return total, best_all
+    return total, best_all, done
 
 
 @njit(cache=True)

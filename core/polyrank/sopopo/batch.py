@@ -18,7 +18,13 @@ from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .graph import PieceSet, build_pieces
 
-__all__ = ["sopopo_batch", "ORDERS"]
+__all__ = ["sopopo_batch", "ORDERS", "STATUS_STALLED"]
+
+#: ``status`` when a whole pass leaves the dual unchanged before the gap
+#: tolerance is met (the tolerance is below what float64 resolves).
+STATUS_STALLED = "stalled at rounding level"
+#: greedy steps smaller than this (relative to |D|) are rounding noise
+_GREEDY_MIN = 1e-16
 
 #: Piece orders: "shuffle" (a fresh random permutation every pass),
 #: "cyclic" (pieces in input order), "greedy" (the piece with the largest
@@ -76,9 +82,13 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         Kernel parameters (see :mod:`polyrank.kernels`).  ``gamma`` here is
         the rbf/poly width, not a target ranking.
     order : {"shuffle", "cyclic", "greedy"}
-        Order in which pieces are visited (see :data:`ORDERS`).
+        Order in which pieces are visited (see :data:`ORDERS`).  "greedy"
+        costs a sweep over all pieces per update; when no piece offers an
+        increase above rounding noise (1e-16 |D|), it makes a cyclic pass.
     tol, atol : float
-        Stop when ``P - D <= max(atol, tol * P)`` after a pass.
+        Stop when ``P - D <= max(atol, tol * P)`` after a pass.  If a whole
+        pass leaves every dual variable unchanged before that, the solve
+        stops with ``status=STATUS_STALLED``, ``success=False``.
     max_iter : int
         Maximum number of passes.
     callback : callable, optional
@@ -149,18 +159,24 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     primal = dual = np.nan
     it = 0
     for it in range(1, max_iter + 1):
+        changed = 0
         if order == "greedy":
-            inc, big = _kernels.greedy_kernel(K, Y, F, coef, P, *args)
-        else:
+            min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
+            inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, *args)
+        if order != "greedy" or changed == 0:
+            # greedy: once no piece offers more than rounding noise, a cyclic
+            # pass still makes the (tiny, real) progress that noise hides
             perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
             if explicit:
-                inc, big = _kernels.pass_linear(X, sqnorm, Y, W, perm, *args)
+                inc, big, changed = _kernels.pass_linear(X, sqnorm, Y, W, perm, *args)
             else:
-                inc, big = _kernels.pass_kernel(K, Y, F, coef, perm, *args)
+                inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, *args)
         if explicit:
             F = X @ W.T
             sqw = float(np.sum(W * W))
         else:
+            # recompute the predictions exactly: no drift from the rank-one updates
+            F = K @ coef
             sqw = float(np.sum(coef * F))
         primal, dual = _kernels.objectives(F, Y, *args, sqw)
         stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
@@ -170,10 +186,16 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         if stop:
             status = STATUS_CALLBACK
             break
+        if changed == 0:
+            status = STATUS_STALLED
+            break
     messages = {
         STATUS_CONVERGED: f"duality gap {primal - dual:.3g} <= max(atol, tol * P) after {it} passes",
         STATUS_MAX_ITER: f"max_iter={max_iter} passes done; duality gap {primal - dual:.3g}",
         STATUS_CALLBACK: f"callback raised StopIteration after pass {it}",
+        STATUS_STALLED: (f"pass {it} left the dual unchanged with duality gap "
+                         f"{primal - dual:.3g} above the tolerance: tol is below what "
+                         "float64 resolves here"),
     }
     return SolverResult(
         x=W if explicit else coef,

@@ -1,0 +1,60 @@
+"""The result/trace/callback contract of DESIGN.md."""
+
+import numpy as np
+import pytest
+
+from polyrank.result import (STATUS_CALLBACK, CallbackRunner, IterInfo,
+                             SolverResult, Trace)
+
+
+def test_solver_result_is_a_dict_with_attributes():
+    r = SolverResult(x=np.zeros(2), gap=0.5, status="converged")
+    assert r.gap == r["gap"] == 0.5
+    r.nit = 3
+    assert r["nit"] == 3
+    with pytest.raises(AttributeError):
+        r.missing
+    assert "gap" in repr(r)
+
+
+def test_trace_columns_and_extras():
+    t = Trace()
+    t.append(IterInfo(1, 0.1, 3.0, 1.0, 2.0, delta=0.5))
+    t.append(IterInfo(2, 0.2, 2.5, 2.0, 0.5, delta=0.25))
+    assert t.columns == ["iteration", "time_s", "primal", "dual", "gap", "delta"]
+    np.testing.assert_array_equal(t.gap, [2.0, 0.5])
+    np.testing.assert_array_equal(t["delta"], [0.5, 0.25])
+    assert t.iteration.dtype == np.int64 and len(t) == 2
+    d = t.to_dict()
+    d["gap"][0] = -1
+    assert t.gap[0] == 2.0                       # to_dict returns copies
+    with pytest.raises(ValueError, match="columns"):
+        t.append(IterInfo(3, 0.3, 2.0, 2.0, 0.0))   # missing the extra
+
+
+def test_callback_runner_stop_iteration_and_every():
+    calls = []
+
+    def cb(info):
+        calls.append(info.iteration)
+        if info.iteration == 4:
+            raise StopIteration
+
+    run = CallbackRunner(cb, callback_every=2)
+    stops = [run.record(i, 2.0, 1.0, extra=i) for i in range(1, 6)]
+    assert stops == [False, False, False, True, False]
+    assert calls == [2, 4]
+    assert len(run.trace) == 5 and run.trace.gap[0] == 1.0
+
+
+def test_callback_errors_propagate_and_bad_arguments():
+    def broken(info):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        CallbackRunner(broken).record(1, 1.0, 0.0)
+    with pytest.raises(TypeError, match="callback"):
+        CallbackRunner(42)
+    with pytest.raises(ValueError, match="callback_every"):
+        CallbackRunner(None, 0)
+    assert STATUS_CALLBACK == "stopped by callback"

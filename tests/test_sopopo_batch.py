@@ -1,0 +1,278 @@
+"""Decompositions (Sec. 2) and the batch procedure (Sec. 4, Fig. 5)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.svm import LinearSVC
+
+from polyrank import LabelRanker
+from polyrank.kernels import kernel_matrix
+from polyrank.result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER
+from polyrank.sopopo import (build_pieces, check_decomposition, decompose,
+                             feedback_graph, sopopo_batch)
+from polyrank.sopopo.reference import batch_reduced_qp
+
+FIG1 = np.array([-1.0, 0.0, 2.0, 0.0, -1.0])
+
+
+# ------------------------------------------------------------ decompositions
+
+def test_feedback_graph_fig1():
+    edges, w = feedback_graph(FIG1)
+    brute = {(r, s): FIG1[r] - FIG1[s] for r, s in itertools.product(range(5), repeat=2)
+             if FIG1[r] > FIG1[s]}
+    assert {tuple(e): x for e, x in zip(edges.tolist(), w)} == brute
+    assert len(edges) == 8
+
+
+def test_decompositions_fig2_counts():
+    assert len(decompose(FIG1, "all_pairs")) == 8
+    ad = decompose(FIG1, "adjacent_layers")
+    assert [(p.A.tolist(), p.B.tolist()) for p in ad] == [([2], [1, 3]), ([1, 3], [0, 4])]
+    (top,) = decompose(FIG1, "top_vs_rest")
+    assert top.A.tolist() == [2] and top.B.tolist() == [0, 1, 3, 4]
+
+
+def random_gamma(rng, k):
+    return rng.integers(0, rng.integers(2, 5), size=k).astype(float)
+
+
+@pytest.mark.parametrize("name", ["all_pairs", "adjacent_layers", "top_vs_rest"])
+def test_builtin_decompositions_satisfy_sec2(name):
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        gamma = random_gamma(rng, int(rng.integers(2, 9)))
+        if np.all(gamma == gamma[0]):
+            continue
+        pieces = decompose(gamma, name)
+        # check_decomposition re-verifies conditions 1-3 independently
+        check_decomposition(gamma, pieces)
+        all_edges = {tuple(e) for e in feedback_graph(gamma)[0].tolist()}
+        covered = [tuple(e) for p in pieces for e in p.edges().tolist()]
+        assert len(covered) == len(set(covered))              # condition 2
+        assert set(covered) <= all_edges                      # condition 1
+        if name == "all_pairs":
+            assert set(covered) == all_edges
+
+
+def test_normalize_gives_average_loss_weights():
+    pieces = decompose(FIG1, "all_pairs", normalize=True)
+    assert sum(p.sigma for p in pieces) == pytest.approx(1.0)
+    assert all(p.sigma == pytest.approx(1 / 8) for p in pieces)
+    assert all(p.sigma == 1.0 for p in decompose(FIG1, "all_pairs"))
+
+
+@pytest.mark.parametrize("pieces, match", [
+    ([([0], [2])], "condition 1"),                       # gamma_0 < gamma_2
+    ([([2], [0]), ([2], [0, 4])], "condition 2"),        # edge (2, 0) twice
+    ([([2, 1], [1])], "condition 3"),                    # A and B overlap
+    ([([], [1])], "condition 3"),                        # empty side
+    ([([2], [0], -1.0)], "sigma must be finite and >= 0"),
+    ([], "at least one piece"),
+])
+def test_custom_decomposition_errors_name_the_condition(pieces, match):
+    with pytest.raises(ValueError, match=match):
+        decompose(FIG1, pieces)
+
+
+def test_custom_decomposition_accepted():
+    pieces = decompose(FIG1, [([2], [1, 3], 2.0), ([1, 3], [0, 4])])
+    assert [p.sigma for p in pieces] == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("gamma, match", [
+    ([1.0, 1.0, 1.0], "all entries are equal"),
+    ([1.0, np.nan, 0.0], "gamma: contains NaN"),
+    ([[1.0, 0.0]], "gamma: expected a 1-d"),
+])
+def test_hostile_gamma(gamma, match):
+    with pytest.raises(ValueError, match=match):
+        decompose(gamma, "all_pairs")
+
+
+def test_unknown_decomposition_name():
+    with pytest.raises(ValueError, match="decomposition: expected one of"):
+        decompose(FIG1, "pairs")
+
+
+# ------------------------------------------------------------ batch solver
+
+def ranking_problem(seed, m=30, n=4, k=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    W = rng.normal(size=(k, n))
+    Y = np.round(X @ W.T + 0.5 * rng.normal(size=(m, k)))   # graded, with ties
+    Y[:, 0] = Y.max(axis=1) + 1                              # no constant rows
+    return X, Y
+
+
+def eq38_reference(X, Y, decomposition, C, K=None, normalize=False):
+    ps = build_pieces(Y, decomposition, normalize, C)
+    pieces = [ps.piece(p) for p in range(ps.n_pieces)]
+    return batch_reduced_qp(X, Y, pieces, K=K)
+
+
+@pytest.mark.parametrize("decomposition", ["all_pairs", "adjacent_layers", "top_vs_rest"])
+@pytest.mark.parametrize("order", ["shuffle", "cyclic", "greedy"])
+def test_batch_reaches_the_qp_optimum(decomposition, order):
+    X, Y = ranking_problem(1)
+    C = 0.3
+    ref = eq38_reference(X, Y, decomposition, C)
+    res = sopopo_batch(X, Y, C, decomposition=decomposition, order=order,
+                       tol=1e-9, max_iter=20000, random_state=0)
+    assert res.status == STATUS_CONVERGED and res.success
+    assert res.gap <= 1e-9 * res.primal_objective
+    assert res.dual_objective == pytest.approx(ref.dual_objective, rel=1e-7)
+    # dual never decreases from pass to pass (Sec. 4.3)
+    d = res.trace.dual
+    assert np.all(np.diff(d) >= -1e-10 * abs(d).max())
+    # weak duality along the way
+    assert np.all(res.trace.gap >= -1e-10 * abs(res.trace.primal).max())
+
+
+@pytest.mark.parametrize("kernel, params", [
+    ("rbf", dict(gamma=0.5)),
+    ("poly", dict(gamma=0.3, degree=3, coef0=1.0)),
+])
+def test_kernel_batch_matches_qp_with_the_same_gram(kernel, params):
+    X, Y = ranking_problem(2, m=25)
+    K = kernel_matrix(X, kernel=kernel, **params)
+    ref = eq38_reference(None, Y, "adjacent_layers", 0.5, K=K)
+    res = sopopo_batch(X, Y, 0.5, decomposition="adjacent_layers", kernel=kernel,
+                       tol=1e-9, max_iter=20000, random_state=0, **params)
+    assert res.coef_form == "dual"
+    assert res.dual_objective == pytest.approx(ref.dual_objective, rel=1e-7)
+    pre = sopopo_batch(K, Y, 0.5, decomposition="adjacent_layers", kernel="precomputed",
+                       tol=1e-9, max_iter=20000, random_state=0)
+    assert pre.dual_objective == pytest.approx(ref.dual_objective, rel=1e-7)
+
+
+def test_normalized_weights_match_qp():
+    X, Y = ranking_problem(3)
+    ref = eq38_reference(X, Y, "all_pairs", 2.0, normalize=True)
+    res = sopopo_batch(X, Y, 2.0, decomposition="all_pairs", normalize=True,
+                       tol=1e-9, max_iter=20000, random_state=0)
+    assert res.dual_objective == pytest.approx(ref.dual_objective, rel=1e-7)
+
+
+def test_linear_primal_and_dual_forms_agree():
+    X, Y = ranking_problem(4)
+    a = sopopo_batch(X, Y, 1.0, order="cyclic", tol=1e-8, max_iter=20000)
+    b = sopopo_batch(X, Y, 1.0, order="greedy", tol=1e-8, max_iter=200)
+    assert a.success and b.success
+    assert a.coef_form == "primal" and b.coef_form == "dual"
+    assert a.dual_objective == pytest.approx(b.dual_objective, rel=2e-8)
+    # W is determined to about the square root of the objective's accuracy
+    assert np.linalg.norm(b.x.T @ X - a.x) <= 1e-3 * np.linalg.norm(a.x)
+
+
+def test_callback_contract_and_max_iter():
+    X, Y = ranking_problem(5)
+    seen = []
+
+    def stop_at_three(info):
+        seen.append(info.iteration)
+        assert info.gap == pytest.approx(info.primal - info.dual)
+        assert info.dual_increase >= 0
+        if info.iteration == 3:
+            raise StopIteration
+
+    res = sopopo_batch(X, Y, 1.0, tol=1e-12, callback=stop_at_three, random_state=0)
+    assert res.status == STATUS_CALLBACK and not res.success and res.nit == 3
+    assert seen == [1, 2, 3] and len(res.trace) == 3
+    res = sopopo_batch(X, Y, 1.0, tol=1e-14, max_iter=2, random_state=0)
+    assert res.status == STATUS_MAX_ITER and res.nit == 2
+    every = []
+    sopopo_batch(X, Y, 1.0, tol=1e-14, max_iter=6, callback=every.append,
+                 callback_every=3, random_state=0)
+    assert [i.iteration for i in every] == [3, 6]
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(C=0.0), ValueError, "C: must be > 0"),
+    (dict(order="random"), ValueError, "order: expected one of"),
+    (dict(kernel="sigmoid"), ValueError, "kernel: expected one of"),
+    (dict(tol=0.0), ValueError, "tol, atol"),
+    (dict(max_iter=0), ValueError, "max_iter: must be >= 1"),
+    (dict(max_iter=2.5), TypeError, "max_iter: expected an int"),
+    (dict(callback=3), TypeError, "callback: expected a callable"),
+    (dict(kernel="rbf", gamma=-1.0), ValueError, "gamma: must be > 0"),
+])
+def test_batch_bad_parameters(kwargs, exc, match):
+    X, Y = ranking_problem(6)
+    args = dict(C=1.0)
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        sopopo_batch(X, Y, **args)
+
+
+def test_batch_bad_data():
+    X, Y = ranking_problem(6)
+    with pytest.raises(ValueError, match="Y: expected 30 rows"):
+        sopopo_batch(X, Y[:-1])
+    with pytest.raises(ValueError, match="Y: rows \\[1\\]"):
+        Y2 = Y.copy()
+        Y2[1] = 3.0
+        sopopo_batch(X, Y2)
+    with pytest.raises(ValueError, match="X: contains NaN"):
+        X2 = X.copy()
+        X2[0, 0] = np.inf
+        sopopo_batch(X2, Y)
+    with pytest.raises(ValueError, match="precomputed kernel must be square"):
+        sopopo_batch(X, Y, kernel="precomputed")
+    with pytest.raises(ValueError, match="Y: needs at least 2 labels"):
+        sopopo_batch(X, Y[:, :1])
+
+
+# ------------------------------------------------------------ estimator
+
+def test_crammer_singer_equals_liblinear():
+    """One-hot targets with top_vs_rest are the Crammer-Singer multiclass SVM
+    without bias (Sec. 2, Related Work)."""
+    rng = np.random.default_rng(0)
+    m, n, k, C = 200, 5, 4, 0.1
+    X = rng.normal(size=(m, n))
+    y = np.argmax(X @ rng.normal(size=(k, n)).T + 0.5 * rng.normal(size=(m, k)), axis=1)
+    model = LabelRanker(C=C, decomposition="top_vs_rest", tol=1e-10, max_iter=20000,
+                        random_state=0).fit(X, np.eye(k)[y])
+    svc = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C,
+                    tol=1e-10, max_iter=1_000_000).fit(X, y)
+    np.testing.assert_allclose(model.coef_, svc.coef_, atol=1e-6)
+    assert model.result_.success
+    np.testing.assert_array_equal(model.decision_function(X).argmax(1), svc.predict(X))
+
+
+def test_label_ranker_kernels_predict_from_kernel_values():
+    X, Y = ranking_problem(8)
+    rbf = LabelRanker(C=1.0, kernel="rbf", gamma=0.7, tol=1e-8, random_state=0).fit(X, Y)
+    Xt = np.random.default_rng(9).normal(size=(7, X.shape[1]))
+    Kt = kernel_matrix(Xt, X, kernel="rbf", gamma=0.7)
+    np.testing.assert_allclose(rbf.decision_function(Xt), Kt @ rbf.dual_coef_)
+    pre = LabelRanker(C=1.0, kernel="precomputed", tol=1e-8, random_state=0).fit(
+        kernel_matrix(X, kernel="rbf", gamma=0.7), Y)
+    np.testing.assert_allclose(pre.decision_function(Kt), rbf.decision_function(Xt), atol=1e-6)
+    with pytest.raises(ValueError, match="X: expected shape"):
+        rbf.decision_function(Xt[:, :2])
+
+
+def test_label_ranker_bias_is_a_constant_feature():
+    X, Y = ranking_problem(10)
+    b = LabelRanker(C=1.0, bias=2.0, tol=1e-9, order="cyclic").fit(X, Y)
+    ref = LabelRanker(C=1.0, tol=1e-9, order="cyclic").fit(np.hstack([X, np.full((30, 1), 2.0)]), Y)
+    np.testing.assert_allclose(b.coef_, ref.coef_[:, :-1], atol=1e-12)
+    np.testing.assert_allclose(b.intercept_, 2.0 * ref.coef_[:, -1], atol=1e-12)
+    np.testing.assert_allclose(b.decision_function(X), X @ b.coef_.T + b.intercept_)
+    with pytest.raises(ValueError, match="bias: must be >= 0"):
+        LabelRanker(bias=-1.0).fit(X, Y)
+    with pytest.raises(ValueError, match="bias: must be 0 with kernel='precomputed'"):
+        LabelRanker(bias=1.0, kernel="precomputed").fit(X @ X.T, Y)
+
+
+def test_label_ranker_is_a_sklearn_estimator():
+    from sklearn.base import clone
+    model = LabelRanker(C=0.5, decomposition="adjacent_layers")
+    assert clone(model).get_params() == model.get_params()
+    X, Y = ranking_problem(11)
+    score = LabelRanker(C=0.5).fit(X, Y).score(X, Y)
+    assert 0.5 < score <= 1.0
