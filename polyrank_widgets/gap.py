@@ -57,7 +57,8 @@ class GapMonitor:
     Parameters
     ----------
     title : str, optional
-        Figure title; the latest iteration and gap are appended to it.
+        Figure title; the latest iteration, gap P - D and relative gap
+        (P - D) / |P| are appended to it.
     log_y : bool, optional
         Draw the gap on a log axis (default). Gaps <= 0 (rounding at
         convergence) are drawn one decade below the smallest positive gap, in
@@ -234,6 +235,8 @@ class GapMonitor:
         if h["iteration"]:
             title += (f": iteration {h['iteration'][-1]},  "
                       f"gap = {h['gap'][-1]:.3g}")
+            if h["primal"][-1] not in (0.0,) and np.isfinite(h["primal"][-1]):
+                title += f" (relative {h['gap'][-1] / abs(h['primal'][-1]):.2g})"
         note = [dict(text=f"red: gap ≤ 0, drawn at {drawn[lifted][0]:.1e}",
                      xref="x2 domain", yref="y2 domain", x=1.0, y=1.0,
                      xanchor="right", yanchor="top", showarrow=False,

@@ -305,6 +305,23 @@ class KnotExplorer:
         """Optimal beta of Eq. 19, shape (q,), in the order of nu (a copy)."""
         return np.array(self._scene.solution.beta, dtype=float)
 
+    @property
+    def solution(self):
+        """The full :class:`polyrank.sopopo.ReducedSolution` at the current
+        (mu, nu, C): z*, alpha, beta, theta_alpha, theta_beta, the bracketing
+        ``interval``, R, S and the objective."""
+        return self._scene.solution
+
+    @property
+    def knots_mu(self) -> np.ndarray:
+        """The knots of g(z; mu) (Thm. 4), shape (p,)."""
+        return knots(self._mu)
+
+    @property
+    def knots_nu(self) -> np.ndarray:
+        """The knots of g(z; nu) (Thm. 4), shape (q,)."""
+        return knots(self._nu)
+
     def set_C(self, C) -> None:
         """Set the upper bound C and redraw (what ``C_slider`` calls).
 

@@ -237,10 +237,15 @@ def test_crammer_singer_equals_liblinear():
     model = LabelRanker(C=C, decomposition="top_vs_rest", tol=1e-10, max_iter=20000,
                         random_state=0).fit(X, np.eye(k)[y])
     svc = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C,
-                    tol=1e-10, max_iter=1_000_000).fit(X, y)
+                    tol=1e-10, max_iter=1_000_000, random_state=0).fit(X, y)
     np.testing.assert_allclose(model.coef_, svc.coef_, atol=1e-6)
     assert model.result_.success
-    np.testing.assert_array_equal(model.decision_function(X).argmax(1), svc.predict(X))
+    # same predictions wherever the top two scores are not tied to ~1e-6
+    S = np.sort(model.decision_function(X), axis=1)
+    clear = S[:, -1] - S[:, -2] > 1e-5
+    assert clear.mean() > 0.95
+    np.testing.assert_array_equal(model.decision_function(X).argmax(1)[clear],
+                                  svc.predict(X)[clear])
 
 
 def test_label_ranker_kernels_predict_from_kernel_values():
@@ -258,10 +263,12 @@ def test_label_ranker_kernels_predict_from_kernel_values():
 
 def test_label_ranker_bias_is_a_constant_feature():
     X, Y = ranking_problem(10)
-    b = LabelRanker(C=1.0, bias=2.0, tol=1e-9, order="cyclic").fit(X, Y)
-    ref = LabelRanker(C=1.0, tol=1e-9, order="cyclic").fit(np.hstack([X, np.full((30, 1), 2.0)]), Y)
-    np.testing.assert_allclose(b.coef_, ref.coef_[:, :-1], atol=1e-12)
-    np.testing.assert_allclose(b.intercept_, 2.0 * ref.coef_[:, -1], atol=1e-12)
+    b = LabelRanker(C=1.0, bias=2.0, tol=1e-8, max_iter=20000, order="cyclic").fit(X, Y)
+    ref = LabelRanker(C=1.0, tol=1e-8, max_iter=20000, order="cyclic").fit(
+        np.hstack([X, np.full((30, 1), 2.0)]), Y)
+    assert b.result_.success
+    np.testing.assert_allclose(b.coef_, ref.coef_[:, :-1], atol=1e-10)
+    np.testing.assert_allclose(b.intercept_, 2.0 * ref.coef_[:, -1], atol=1e-10)
     np.testing.assert_allclose(b.decision_function(X), X @ b.coef_.T + b.intercept_)
     with pytest.raises(ValueError, match="bias: must be >= 0"):
         LabelRanker(bias=-1.0).fit(X, Y)
@@ -276,3 +283,11 @@ def test_label_ranker_is_a_sklearn_estimator():
     X, Y = ranking_problem(11)
     score = LabelRanker(C=0.5).fit(X, Y).score(X, Y)
     assert 0.5 < score <= 1.0
+
+
+def test_label_ranker_warns_when_max_iter_ends_the_fit():
+    from sklearn.exceptions import ConvergenceWarning
+    X, Y = ranking_problem(12)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        model = LabelRanker(C=1.0, tol=1e-12, max_iter=2).fit(X, Y)
+    assert model.result_.status == STATUS_MAX_ITER

@@ -11,6 +11,7 @@ __all__ = [
     "as_float_array",
     "check_positive",
     "check_label_set",
+    "as_label_array",
     "check_int",
 ]
 
@@ -130,6 +131,27 @@ def check_int(value, name: str, minimum: int | None = None) -> int:
     return v
 
 
+def as_label_array(value, name: str) -> np.ndarray:
+    """A non-empty 1-d int64 array of label indices (values not checked).
+
+    Raises
+    ------
+    TypeError
+        If the entries are not integers.
+    ValueError
+        If not 1-d or empty.
+    """
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
+                         "labels on both sides)")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
 def check_label_set(value, name: str, k: int) -> np.ndarray:
     """Check a set of 0-based label indices: non-empty, integer, within
     ``[0, k)``, no duplicates.  Returns an int64 array in the given order.
@@ -141,15 +163,7 @@ def check_label_set(value, name: str, k: int) -> np.ndarray:
     ValueError
         If empty, out of range or duplicated.
     """
-    arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
-                         "labels on both sides)")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
+    arr = as_label_array(value, name)
     if arr.min() < 0 or arr.max() >= k:
         raise ValueError(f"{name}: label indices must lie in [0, {k}), got "
                          f"{arr.min()}..{arr.max()}")

@@ -55,10 +55,32 @@ def g_sorted(zs, mu_asc):
 
 
 @njit(cache=True)
+def sort_inplace(a):
+    """Sort ascending in place: insertion sort for short arrays (the pieces of
+    the batch solver have a handful of labels; numba's quicksort costs
+    about 0.5 us even for 8 numbers), numba's sort otherwise."""
+    n = a.shape[0]
+    if n > 64:
+        a.sort()
+        return
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+@njit(cache=True)
 def solve_reduced_kernel(mu, nu, C):
-    """:func:`solve_sorted` after sorting mu and nu (numba's sort: used for the
-    small pieces of the batch solver)."""
-    return solve_sorted(np.sort(mu), np.sort(nu), C)
+    """:func:`solve_sorted` after sorting copies of mu and nu inside numba
+    (used for the small pieces of the batch solver)."""
+    mu_s = mu.copy()
+    nu_s = nu.copy()
+    sort_inplace(mu_s)
+    sort_inplace(nu_s)
+    return solve_sorted(mu_s, nu_s, C)
 
 
 @njit(cache=True)
@@ -66,14 +88,17 @@ def solve_sorted(mu_s, nu_s, C):
     """Minimise g(z; mu) + g(z; nu) over z in [0, C] (Fig. 3 of the paper),
     for mu_s and nu_s sorted ascending (mu_1 = mu_s[-1] is the largest).
 
-    The union of the knots below C is swept in ascending order.  On the
-    interval [z', N(z')] with R = R(z') and S = S(z') knots to its left, the
-    objective is quadratic with derivative (z - S_R(mu))/R + (z - S_S(nu))/S;
-    its stationary point is O(z') = (S sum_{r<=R} mu_r + R sum_{r<=S} nu_r)/(R+S)
-    (Fig. 3, LOCAL MIN).  Fig. 3 tests O(z') in [z', N(z')]; we test the
-    equivalent sign change of the derivative at N(z') and clip O(z') to the
-    interval, which is immune to rounding.  If the derivative at 0,
-    -(mu_1 + nu_1), is >= 0 then z* = 0; if it is still negative at C, z* = C.
+    The union of the knots below C is swept in ascending order.  With
+    mu_1 >= mu_2 >= ... and S_i = mu_1 + ... + mu_i, the knot after z_i is
+    z_{i+1} = S_i - i mu_{i+1} (proof of Thm. 4), computed on the fly.  On
+    the interval [z', N(z')] with R = R(z') and S = S(z') knots to its
+    left, the objective is quadratic with derivative
+    (z - S_R(mu))/R + (z - S_S(nu))/S; its stationary point is
+    O(z') = (S sum_{r<=R} mu_r + R sum_{r<=S} nu_r)/(R+S) (Fig. 3, LOCAL MIN).
+    Fig. 3 tests O(z') in [z', N(z')]; we test the equivalent sign change of
+    the derivative at N(z') and clip O(z') to the interval, which is immune
+    to rounding.  If the derivative at 0, -(mu_1 + nu_1), is >= 0 then
+    z* = 0; if it is still negative at C, z* = C.
 
     Returns
     -------
@@ -87,28 +112,31 @@ def solve_sorted(mu_s, nu_s, C):
     """
     p = mu_s.shape[0]
     q = nu_s.shape[0]
-    zm, sm = knots_sorted(mu_s)
-    zn, sn = knots_sorted(nu_s)
-    # derivative at z = 0 (one-sided): -(mu_1 + nu_1)
     if mu_s[p - 1] + nu_s[q - 1] <= 0.0:
         return 0.0, mu_s[p - 1], nu_s[q - 1], 0.0, 0.0, 1, 1
-    # R, S: number of knots <= current left end z'; start at z' = 0
-    R = 0
-    while R < p and zm[R] <= 0.0:
+    # R, S: numbers of knots <= lo; SR, SS: sums of the R (S) largest entries
+    R = 1
+    SR = mu_s[p - 1]
+    while R < p and SR - R * mu_s[p - 1 - R] <= 0.0:
+        SR += mu_s[p - 1 - R]
         R += 1
-    S = 0
-    while S < q and zn[S] <= 0.0:
+    S = 1
+    SS = nu_s[q - 1]
+    while S < q and SS - S * nu_s[q - 1 - S] <= 0.0:
+        SS += nu_s[q - 1 - S]
         S += 1
     lo = 0.0
     while True:
         # next knot of the union (strictly above lo), capped at C
         nxt = C
-        if R < p and zm[R] < nxt:
-            nxt = zm[R]
-        if S < q and zn[S] < nxt:
-            nxt = zn[S]
-        SR = sm[R - 1]
-        SS = sn[S - 1]
+        if R < p:
+            kz = SR - R * mu_s[p - 1 - R]
+            if kz < nxt:
+                nxt = kz
+        if S < q:
+            kz = SS - S * nu_s[q - 1 - S]
+            if kz < nxt:
+                nxt = kz
         # derivative of the quadratic piece at the right end
         dright = (nxt - SR) / R + (nxt - SS) / S
         if dright >= 0.0 or nxt >= C:
@@ -122,9 +150,11 @@ def solve_sorted(mu_s, nu_s, C):
                 z = C
             return z, SR / R, SS / S, lo, nxt, R, S
         lo = nxt
-        while R < p and zm[R] <= lo:
+        while R < p and SR - R * mu_s[p - 1 - R] <= lo:
+            SR += mu_s[p - 1 - R]
             R += 1
-        while S < q and zn[S] <= lo:
+        while S < q and SS - S * nu_s[q - 1 - S] <= lo:
+            SS += nu_s[q - 1 - S]
             S += 1
 
 
@@ -176,16 +206,15 @@ def check_piece(k, A, B, gamma, x, f):
 
 
 @njit(cache=True)
-def project_rows(U, x, A, B, alpha, beta):
+def project_rows(U, x, A, B, alpha, beta, W):
     """W = U with w_a = u_a + alpha_a x (a in A), w_b = u_b - beta_b x (Eq. 15),
-    in one pass over U."""
+    written into W in one pass over U."""
     k, n = U.shape
     c = np.zeros(k)
     for t in range(A.shape[0]):
         c[A[t]] = alpha[t]
     for t in range(B.shape[0]):
         c[B[t]] = -beta[t]
-    W = np.empty_like(U)
     for r in range(k):
         d = c[r]
         if d != 0.0:
@@ -194,21 +223,18 @@ def project_rows(U, x, A, B, alpha, beta):
         else:
             for j in range(n):
                 W[r, j] = U[r, j]
-    return W
 
 
 @njit(cache=True)
-def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C):
+def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
     """Dual variables, slack and objectives of one soft projection.
 
     ma = gamma_A - U_A x and mb = U_B x - gamma_B are the margins scaled by
-    ||x||^2 (the reduced problem was solved with C ||x||^2).  Returns
-    alpha, beta (Eq. 14, unscaled), xi (slack of Eq. 7 after the update),
-    the primal value of Eq. 7 and the dual value of Eq. 16."""
+    ||x||^2 (the reduced problem was solved with C ||x||^2).  Writes alpha,
+    beta (Eq. 14, unscaled) and returns xi (slack of Eq. 7 after the
+    update), the primal value of Eq. 7 and the dual value of Eq. 16."""
     p = ma.shape[0]
     q = mb.shape[0]
-    alpha = np.empty(p)
-    beta = np.empty(q)
     za = z / R
     zb = z / S
     half = 0.0
@@ -235,30 +261,30 @@ def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C):
     xi = xa + xb
     if xi < 0.0:
         xi = 0.0
-    return alpha, beta, xi, half + C * xi, lin / sq - half
+    return xi, half + C * xi, lin / sq - half
 
 
 @njit(cache=True)
-def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted):
+def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha, beta):
     """Validation and the whole of Fig. 3 for one problem.
 
     f: U x, or an empty array to compute it here.  mu_sorted / nu_sorted:
     the margins gamma_a - f_a and f_b - gamma_b sorted ascending, or empty
     arrays to sort here (numba's sort is slower than numpy's for large k,
-    so the caller sorts then).  Returns (code, r, s) of
-    :func:`check_piece` (code -1: x = 0, left to the caller) followed by
-    W, alpha, beta, z*, xi, primal (Eq. 7) and dual (Eq. 16); when
-    code != 0 the rest are placeholders."""
+    so the caller sorts then).  W (k, n), alpha (|A|,), beta (|B|,) are
+    outputs allocated by the caller (returning fresh arrays from numba costs
+    about 1 us each).  Returns (code, r, s) of :func:`check_piece` (code -1:
+    x = 0, left to the caller), z*, xi, primal (Eq. 7) and dual (Eq. 16);
+    when code != 0 the outputs are not written."""
     k, n = U.shape
     if f.shape[0] == 0:
         f = np.dot(U, x)                # BLAS dgemv
     code, r, s = check_piece(k, A, B, gamma, x, f)
-    empty = np.empty(0)
     if code != 0:
-        return code, r, s, U, empty, empty, 0.0, 0.0, 0.0, 0.0
+        return code, r, s, 0.0, 0.0, 0.0, 0.0
     sq = np.dot(x, x)
     if sq == 0.0:
-        return -1, -1, -1, U, empty, empty, 0.0, 0.0, 0.0, 0.0
+        return -1, -1, -1, 0.0, 0.0, 0.0, 0.0
     p = A.shape[0]
     q = B.shape[0]
     ma = np.empty(p)
@@ -271,8 +297,8 @@ def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted):
     # solution is ||x||^2 (alpha, beta), with no division before the solve,
     # which keeps it exact when ||x|| is tiny.
     if mu_sorted.shape[0] == 0:
-        ma.sort()
-        mb.sort()
+        sort_inplace(ma)
+        sort_inplace(mb)
         z, mean_a, mean_b, lo, hi, R, S = solve_sorted(ma, mb, C * sq)
         for t in range(p):
             ma[t] = gamma[A[t]] - f[A[t]]
@@ -280,23 +306,30 @@ def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted):
             mb[t] = f[B[t]] - gamma[B[t]]
     else:
         z, mean_a, mean_b, lo, hi, R, S = solve_sorted(mu_sorted, nu_sorted, C * sq)
-    alpha, beta, xi, primal, dual = finish_projection(ma, mb, mean_a, mean_b,
-                                                      z, R, S, sq, C)
-    W = project_rows(U, x, A, B, alpha, beta)
-    return 0, -1, -1, W, alpha, beta, z / sq, xi, primal, dual
+    xi, primal, dual = finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C,
+                                         alpha, beta)
+    project_rows(U, x, A, B, alpha, beta, W)
+    return 0, -1, -1, z / sq, xi, primal, dual
 
 
 @njit(cache=True)
-def solve_reduced_full(mu, nu, C, mu_sorted, nu_sorted):
+def solve_reduced_full(mu, nu, C, mu_sorted, nu_sorted, alpha, beta):
     """Eq. 19 solved and evaluated in one call (see :func:`soft_project_kernel`
-    for mu_sorted / nu_sorted).  Returns alpha, beta, z, theta_alpha,
-    theta_beta, lo, hi, R, S, objective."""
+    for mu_sorted / nu_sorted); alpha and beta are outputs.  Returns
+    (bad, z, theta_alpha, theta_beta, lo, hi, R, S, objective) where bad is
+    -1 if mu and nu are finite, else the index of the first non-finite
+    entry of (mu, nu) concatenated."""
+    p = mu.shape[0]
+    for t in range(p):
+        if not np.isfinite(mu[t]):
+            return t, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0.0
+    for t in range(nu.shape[0]):
+        if not np.isfinite(nu[t]):
+            return p + t, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0.0
     if mu_sorted.shape[0] == 0:
         z, ma, mb, lo, hi, R, S = solve_reduced_kernel(mu, nu, C)
     else:
         z, ma, mb, lo, hi, R, S = solve_sorted(mu_sorted, nu_sorted, C)
-    alpha = np.empty(mu.shape[0])
-    beta = np.empty(nu.shape[0])
     alpha_from(mu, ma, z, R, alpha)
     alpha_from(nu, mb, z, S, beta)
     obj = 0.0
@@ -304,7 +337,7 @@ def solve_reduced_full(mu, nu, C, mu_sorted, nu_sorted):
         obj += (alpha[t] - mu[t]) ** 2
     for t in range(nu.shape[0]):
         obj += (beta[t] - nu[t]) ** 2
-    return alpha, beta, z, ma - z / R, mb - z / S, lo, hi, R, S, 0.5 * obj
+    return -1, z, ma - z / R, mb - z / S, lo, hi, R, S, 0.5 * obj
 
 
 @njit(cache=True)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import check_kernel_params, kernel_matrix
 from ..validation import as_float_array, check_positive
-from .batch import sopopo_batch
+from ..result import STATUS_MAX_ITER
+from .batch import STATUS_STALLED, sopopo_batch
 
 __all__ = ["LabelRanker"]
 
@@ -25,7 +29,8 @@ class LabelRanker(BaseEstimator):
 
     i.e. the hinge loss of each complete bipartite piece of the feedback
     graph (Eq. 3), with the batch soft-projection procedure of Fig. 5.
-    There is no bias term.  Special cases (Sec. 2): one-hot targets with
+    The paper's model has no bias term; ``bias > 0`` adds one through a
+    constant feature.  Special cases (Sec. 2): one-hot targets with
     ``decomposition="top_vs_rest"`` are the Crammer-Singer multiclass SVM,
     with ``"all_pairs"`` the Weston-Watkins one; 0/1 multilabel targets with
     ``"all_pairs"`` are Elisseeff-Weston's ranking SVM.
@@ -137,6 +142,12 @@ class LabelRanker(BaseEstimator):
         ------
         ValueError, TypeError
             See :func:`polyrank.sopopo.sopopo_batch`.
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            If ``max_iter`` passes end before the duality-gap tolerance is
+            met, or the solve stalls at rounding level.
         """
         X = as_float_array(X, "X", ndim=2)
         n_features = X.shape[1]
@@ -151,6 +162,11 @@ class LabelRanker(BaseEstimator):
                            order=self.order, tol=self.tol, max_iter=self.max_iter,
                            callback=callback, callback_every=callback_every,
                            random_state=self.random_state)
+        if res.status == STATUS_MAX_ITER:
+            warnings.warn(f"LabelRanker: {res.message}; increase max_iter or tol",
+                          ConvergenceWarning, stacklevel=2)
+        elif res.status == STATUS_STALLED:
+            warnings.warn(f"LabelRanker: {res.message}", ConvergenceWarning, stacklevel=2)
         self.result_ = res
         self.n_iter_ = res.nit
         self.n_labels_ = res.x.shape[1] if res.coef_form == "dual" else res.x.shape[0]

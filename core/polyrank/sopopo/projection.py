@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_float_array, check_positive
+from ..validation import as_float_array, as_label_array, check_positive
 from . import _kernels
 
 __all__ = ["knots", "g", "solve_reduced", "margins", "soft_project",
@@ -162,8 +162,13 @@ def solve_reduced(mu, nu, C) -> ReducedSolution:
     >>> s.z, s.interval, s.alpha.round(6).tolist(), s.beta.round(6).tolist()
     (4.6, (1.0, 7.0), [2.8, 0.0, 1.8], [1.2, 1.2, 2.2])
     """
-    mu = _vector(mu, "mu")
-    nu = _vector(nu, "nu")
+    if not _ready(mu, 1):
+        mu = as_float_array(mu, "mu", ndim=1, finite=False)
+    if not _ready(nu, 1):
+        nu = as_float_array(nu, "nu", ndim=1, finite=False)
+    for v, name in ((mu, "mu"), (nu, "nu")):
+        if v.size == 0:
+            raise ValueError(f"{name}: must not be empty")
     C = check_positive(C, "C")
     return _solve_reduced(mu, nu, C)
 
@@ -175,11 +180,16 @@ _EMPTY = np.empty(0)
 
 
 def _solve_reduced(mu: np.ndarray, nu: np.ndarray, C: float) -> ReducedSolution:
+    alpha = np.empty(mu.size)
+    beta = np.empty(nu.size)
     if mu.size + nu.size <= _NUMBA_SORT_MAX:
-        out = _kernels.solve_reduced_full(mu, nu, C, _EMPTY, _EMPTY)
+        out = _kernels.solve_reduced_full(mu, nu, C, _EMPTY, _EMPTY, alpha, beta)
     else:
-        out = _kernels.solve_reduced_full(mu, nu, C, np.sort(mu), np.sort(nu))
-    alpha, beta, z, ta, tb, lo, hi, R, S, obj = out
+        out = _kernels.solve_reduced_full(mu, nu, C, np.sort(mu), np.sort(nu), alpha, beta)
+    bad, z, ta, tb, lo, hi, R, S, obj = out
+    if bad >= 0:
+        name, i = ("mu", bad) if bad < mu.size else ("nu", bad - mu.size)
+        raise ValueError(f"{name}: contains NaN or infinity (first at index {i})")
     return ReducedSolution(z, alpha, beta, ta, tb, (lo, hi), R, S, obj)
 
 
@@ -207,18 +217,6 @@ def _ready_labels(a) -> bool:
     return type(a) is np.ndarray and a.dtype == np.int64 and a.ndim == 1 and a.size > 0
 
 
-def _labels(value, name: str) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
-                         "labels on both sides)")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
-    return arr.astype(np.int64, copy=False)
-
-
 def _convert_problem(x, gamma, U, A, B):
     """Types and shapes of a soft-projection problem (values are checked by
     :func:`_kernels.check_piece`).  Arrays that are already C-contiguous
@@ -232,8 +230,8 @@ def _convert_problem(x, gamma, U, A, B):
         U = as_float_array(U, "U", shape=(k, x.shape[0]), finite=False)
     if x.size == 0:
         raise ValueError("x: must not be empty")
-    A = A if _ready_labels(A) else _labels(A, "A")
-    B = B if _ready_labels(B) else _labels(B, "B")
+    A = A if _ready_labels(A) else as_label_array(A, "A")
+    B = B if _ready_labels(B) else as_label_array(B, "B")
     return x, gamma, U, A, B
 
 
@@ -379,12 +377,16 @@ def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
     """
     x, gamma, U, A, B = _convert_problem(x, gamma, U, A, B)
     C = check_positive(C, "C")
+    W = np.empty_like(U)
+    alpha = np.empty(A.size)
+    beta = np.empty(B.size)
     if A.size + B.size <= _NUMBA_SORT_MAX:
-        out = _kernels.soft_project_kernel(U, x, gamma, _EMPTY, A, B, C, _EMPTY, _EMPTY)
+        out = _kernels.soft_project_kernel(U, x, gamma, _EMPTY, A, B, C, _EMPTY, _EMPTY,
+                                           W, alpha, beta)
     else:
         f = U @ x
-        out = _kernels.soft_project_kernel(U, x, gamma, f, A, B, C,
-                                           np.sort(gamma[A] - f[A]), np.sort(f[B] - gamma[B]))
+        out = _kernels.soft_project_kernel(U, x, gamma, f, A, B, C, np.sort(gamma[A] - f[A]),
+                                           np.sort(f[B] - gamma[B]), W, alpha, beta)
     if out[0] == -1:
         # x = 0: the constraints of Eq. 7 do not involve W, so W = U and the
         # slack takes the largest edge weight.
@@ -392,4 +394,4 @@ def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
         return SoftProjection(U.copy(), np.zeros(A.size), np.zeros(B.size), 0.0, xi,
                               C * xi, C * xi)
     _raise_piece_error(out[0], out[1], out[2], gamma)
-    return SoftProjection(*out[3:])
+    return SoftProjection(W, alpha, beta, *out[3:])

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from polyrank.qp import solve_qp
 from polyrank.result import SolverResult
+from polyrank.validation import as_float_array, check_label_set, check_positive
 
 __all__ = ["soft_project_qp", "reduced_qp", "batch_reduced_qp"]
 
@@ -35,49 +36,15 @@ __all__ = ["soft_project_qp", "reduced_qp", "batch_reduced_qp"]
 # ---------------------------------------------------------------- checks
 
 def _float_array(v, name: str, ndim: int) -> np.ndarray:
-    arr = np.asarray(v)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)
-                                   or arr.dtype == bool):
-        raise TypeError(f"{name}: expected a numeric array, got dtype "
-                        f"{arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
-    if arr.ndim != ndim:
-        raise ValueError(f"{name}: expected a {ndim}-d array, got shape "
-                         f"{arr.shape}")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or infinite entries")
-    return arr
+    return as_float_array(v, name, ndim=ndim, allow_empty=True)
 
 
 def _bound(C, name: str) -> float:
-    if isinstance(C, bool) or not isinstance(C, numbers.Real):
-        raise TypeError(f"{name}: expected a real number, got "
-                        f"{type(C).__name__}")
-    C = float(C)
-    if not np.isfinite(C) or C < 0:
-        raise ValueError(f"{name}: expected a finite number >= 0, got {C!r}")
-    return C
+    return check_positive(C, name, strict=False)
 
 
 def _labels(v, name: str, k: int) -> np.ndarray:
-    arr = np.asarray(v)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d array of label indices, "
-                         f"got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name}: expected at least one label")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{name}: expected integer label indices, got dtype "
-                        f"{arr.dtype}")
-    arr = arr.astype(np.int64)
-    if arr.min() < 0 or arr.max() >= k:
-        raise ValueError(f"{name}: label indices must lie in [0, {k}), got "
-                         f"range [{arr.min()}, {arr.max()}]")
-    if np.unique(arr).size != arr.size:
-        raise ValueError(f"{name}: contains repeated labels")
-    return arr
+    return check_label_set(v, name, k)
 
 
 def _label_pair(A, B, k: int, nameA: str, nameB: str):
