@@ -449,7 +449,8 @@ class KnotExplorer:
             t["z*"].update(x=[s.z_star], y=[s.f_star],
                            text=[f"z* = {_fmt(s.z_star)}"])
             self.fig.layout.shapes = shapes
-            self.fig.layout.xaxis.range = [0.0, s.z_max]
+            # a small margin left of 0 keeps the knot markers at z = 0 whole
+            self.fig.layout.xaxis.range = [-0.02 * s.z_max, s.z_max]
             self.fig.layout.title = dict(
                 text=(f"Minimiser of g(z; μ) + g(z; ν):  z* = {_fmt(s.z_star)},  "
                       f"C = {_fmt(self._C)}"),

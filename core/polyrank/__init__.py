@@ -50,6 +50,8 @@ def warmup(verbose: bool = False) -> dict:
     X = rng.normal(size=(6, 3))
     Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
     soft_project(X[0], Y[0], np.zeros((3, 3)), [0], [1, 2], 1.0)
+    sopopo.solve_reduced(np.array([1.0, 0.5]), np.array([0.2]), 1.0)
+    sopopo.knots(np.array([1.0, 0.5]))
     sopopo.g(np.array([0.0, 1.0]), np.array([1.0, 0.5]))
     for order, kernel in (("shuffle", "linear"), ("cyclic", "rbf"), ("greedy", "linear")):
         sopopo.sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2)
