@@ -291,3 +291,42 @@ def test_label_ranker_warns_when_max_iter_ends_the_fit():
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         model = LabelRanker(C=1.0, tol=1e-12, max_iter=2).fit(X, Y)
     assert model.result_.status == STATUS_MAX_ITER
+
+
+def weston_watkins_qp(X, y, k, C):
+    """Weston-Watkins multiclass SVM without bias, as an explicit Clarabel QP:
+    min 1/2 sum_r ||w_r||^2 + C sum_i sum_{r != y_i} xi_ir
+    s.t. w_{y_i}.x_i - w_r.x_i >= 1 - xi_ir, xi_ir >= 0."""
+    import scipy.sparse as sp
+
+    from polyrank.qp import solve_qp
+    m, n = X.shape
+    pairs = [(i, r) for i in range(m) for r in range(k) if r != y[i]]
+    nw, ne = k * n, len(pairs)
+    P = sp.diags(np.r_[np.ones(nw), np.zeros(ne)], format="csc")
+    q = np.r_[np.zeros(nw), np.full(ne, C)]
+    G = np.zeros((2 * ne, nw + ne))
+    h = np.zeros(2 * ne)
+    for e, (i, r) in enumerate(pairs):
+        G[e, y[i] * n:(y[i] + 1) * n] = -X[i]          # -(w_y - w_r).x - xi <= -1
+        G[e, r * n:(r + 1) * n] = X[i]
+        G[e, nw + e] = -1.0
+        h[e] = -1.0
+        G[ne + e, nw + e] = -1.0                        # -xi <= 0
+    res = solve_qp(P, q, G=sp.csc_matrix(G), h=h)
+    return res.x[:nw].reshape(k, n), res.primal_objective
+
+
+def test_all_pairs_on_one_hot_targets_is_weston_watkins():
+    """Sec. 2, Related Work: E(gamma) = {(y, r)}_{r != y} with sigma = 1 is the
+    multiclass SVM of Weston and Watkins (1999)."""
+    rng = np.random.default_rng(1999)
+    m, n, k, C = 40, 3, 4, 0.5
+    X = rng.normal(size=(m, n))
+    y = np.argmax(X @ rng.normal(size=(k, n)).T + 0.7 * rng.normal(size=(m, k)), axis=1)
+    W_ref, obj = weston_watkins_qp(X, y, k, C)
+    model = LabelRanker(C=C, decomposition="all_pairs", tol=1e-10, max_iter=50000,
+                        random_state=0).fit(X, np.eye(k)[y])
+    assert model.result_.success
+    assert model.result_.primal_objective == pytest.approx(obj, rel=1e-7)
+    np.testing.assert_allclose(model.coef_, W_ref, atol=1e-4)
