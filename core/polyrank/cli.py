@@ -84,7 +84,7 @@ def _cmd_demo(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"SOPOPO label ranking on yeast (MULAN split: 1500 train / 917 test, 14 labels)")
+    print("SOPOPO label ranking on yeast (MULAN split: 1500 train / 917 test, 14 labels)")
     print(f"  C={args.C}, decomposition={args.decomposition}, bias={args.bias}, tol={args.tol}")
     print(f"  passes                       {out['passes']}")
     print(f"  fit time                     {out['fit_seconds']:.2f} s")

@@ -16,7 +16,7 @@ from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       CallbackRunner, SolverResult)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
-from .graph import PieceSet, build_pieces
+from .graph import build_pieces
 
 __all__ = ["sopopo_batch", "ORDERS", "STATUS_STALLED"]
 

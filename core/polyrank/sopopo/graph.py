@@ -16,7 +16,7 @@ Each piece carries a weight sigma_j >= 0 in the loss Eq. 3.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 

@@ -474,7 +474,6 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
     else:
         L = X if K is None else _psd_factor(K)
         d = L.shape[1]
-        nvar = nv + k * d
         P = sp.diags(np.r_[np.zeros(nv), np.ones(k * d)], format="csc")
         qvec = np.r_[-lin, np.zeros(k * d)]
         # v_{r, j} - sum_{vars of label r} sgn * L[ex, j] * lambda = 0
