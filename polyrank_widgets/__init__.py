@@ -3,6 +3,10 @@
 - :class:`KnotExplorer` draws the reduced SOPOPO problem g(z; mu) + g(z; nu),
   its knots and minimiser z*, with sliders for C and every entry of mu, nu
   (``sopopo-label-ranking.txt``, Sec. 3.3-3.4, Thm. 4, Fig. 3, Fig. 4).
+- :class:`DecompositionViewer` draws the feedback graph of a target ranking
+  gamma, one decomposition into complete bipartite pieces and the loss of
+  Eq. 3 piece by piece (``sopopo-label-ranking.txt``, Sec. 2, Eq. 1-3,
+  Fig. 1-2).
 - :class:`GapMonitor` is a solver callback that plots the primal and dual
   objectives and the duality gap live, or replays a finished ``Trace``.
 
@@ -11,7 +15,8 @@ Each widget is a Python object that owns its state (the model) and a
 This package imports :mod:`polyrank`, never the reverse.
 """
 
+from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
 
-__all__ = ["KnotExplorer", "GapMonitor"]
+__all__ = ["DecompositionViewer", "GapMonitor", "KnotExplorer"]

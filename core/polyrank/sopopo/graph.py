@@ -29,7 +29,7 @@ __all__ = ["Piece", "DECOMPOSITIONS", "feedback_graph", "layers", "decompose",
 DECOMPOSITIONS = ("all_pairs", "adjacent_layers", "top_vs_rest")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Piece:
     """One complete bipartite piece E_j = A x B of a decomposition.
 

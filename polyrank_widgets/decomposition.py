@@ -1,0 +1,1015 @@
+"""DecompositionViewer: a preference (feedback) graph, its decomposition into
+complete bipartite pieces, and the loss of Eq. 3 piece by piece.
+
+Paper file ``sopopo-label-ranking.txt``, Sec. 2: a target ranking gamma (k,)
+induces the directed graph with an edge r -> s of weight gamma_r - gamma_s
+whenever gamma_r > gamma_s (Fig. 1). A decomposition E(gamma) = {E_1, ...,
+E_d} into complete bipartite pieces E_j = A_j x B_j must satisfy the three
+conditions of Sec. 2; Fig. 2 draws three of them (all pairs, adjacent layers,
+top layer vs the rest) with the piece in black, the rest in gray, A nodes as
+open circles and B nodes as filled circles. The loss of a prediction f (k,)
+is ``sum_j sigma_j max_{(r, s) in E_j} l_rs`` (Eq. 3) with the pair hinge
+loss ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1).
+
+The model is a pure function of gamma (:func:`_layout_graph`: layers, node
+positions, edge routes) plus the pieces and the scores (:func:`_piece_loss`);
+the view only copies its arrays into a plotly ``FigureWidget``. Labels are
+0-based in the Python API (as in :func:`polyrank.sopopo.decompose` and
+:class:`polyrank.sopopo.Piece`) and 1-based in the picture and the text
+boxes (as in the paper).
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import ipywidgets as ipw
+import numpy as np
+import plotly.graph_objects as go
+from scipy.spatial import cKDTree
+
+from polyrank.sopopo import DECOMPOSITIONS, Piece, decompose, feedback_graph, layers
+from polyrank.validation import as_float_array, check_int
+
+__all__ = ["DecompositionViewer"]
+
+_SOURCE = "SOPOPO, Sec. 2, Eq. 1-3, Fig. 1-2"
+_KINDS = DECOMPOSITIONS + ("custom",)
+_TITLES = {"all_pairs": "all pairs", "adjacent_layers": "adjacent layers",
+           "top_vs_rest": "top layer vs the rest", "custom": "custom"}
+_COLORS = {"black": "#111111", "gray": "#b8b8b8", "gray_text": "#8c8c8c",
+           "halo": "rgba(214, 39, 40, 0.30)", "error": "#c62828",
+           "weight_bg": "rgba(255, 255, 255, 0.9)"}
+#: Figure size (pixels) and margins; node routing is computed in pixels.
+_WIDTH, _MARGIN = 820, dict(l=30, r=30, t=128, b=70)
+_NODE_SIZE = 30            # marker diameter, pixels
+_CLEARANCE = 26.0          # least distance of an edge from a node it skips, pixels
+_N_CURVE = 17              # points per drawn edge
+_CUSTOM_EXAMPLE = "[([3], [2, 4]), ([2, 4], [1, 5])]"
+
+
+# ---------------------------------------------------------------- model
+@dataclass(frozen=True)
+class _Graph:
+    """Everything the picture needs that depends on gamma alone."""
+
+    gamma: np.ndarray        # (k,)
+    layers: list             # list of int64 arrays, most preferred first
+    pos: np.ndarray          # (k, 2) node positions in data units
+    edges: np.ndarray        # (E, 2) 0-based (r, s) with gamma_r > gamma_s
+    weights: np.ndarray      # (E,) gamma_r - gamma_s
+    curves: np.ndarray       # (E, _N_CURVE, 2) drawn route of each edge
+    label_at: np.ndarray     # (E, 2) where each edge's weight is written
+    height: int              # figure height, pixels
+    y_range: tuple           # (lo, hi) data units
+
+
+def _bezier(p0, p1, p2, t):
+    t = np.asarray(t)[:, None]
+    return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2
+
+
+def _layout_graph(gamma: np.ndarray) -> _Graph:
+    """Place the labels in columns of equal gamma (largest gamma on the left,
+    labels of a column top to bottom in increasing order) and route every edge
+    r -> s (Fig. 1). An edge that would pass through a node of an in-between
+    column is bent (quadratic Bezier) until it clears every node by
+    ``_CLEARANCE`` pixels; each weight label is put where it is farthest from
+    nodes and earlier labels."""
+    lay = layers(gamma)
+    k, n_lay = gamma.size, len(lay)
+    widest = max(m.size for m in lay)
+    height = int(max(540, 230 + 70 * widest))
+    pos = np.zeros((k, 2))
+    for t, members in enumerate(lay):
+        pos[members, 0] = t
+        pos[members, 1] = (members.size - 1) / 2.0 - np.arange(members.size)
+    y_lo, y_hi = -(widest - 1) / 2.0 - 0.55, (widest - 1) / 2.0 + 0.55
+    x_lo, x_hi = -0.35, n_lay - 1 + 0.35
+    # data -> pixel scale, so that clearances and label spacing are in pixels
+    plot_w = _WIDTH - _MARGIN["l"] - _MARGIN["r"]
+    plot_h = height - _MARGIN["t"] - _MARGIN["b"]
+    px = np.array([plot_w / (x_hi - x_lo), plot_h / (y_hi - y_lo)])
+    P = pos * px
+    edges, weights = feedback_graph(gamma)
+    tt = np.linspace(0.0, 1.0, _N_CURVE)
+    fine = np.linspace(0.0, 1.0, 97)
+    curves = np.empty((edges.shape[0], _N_CURVE, 2))
+    ctrl = np.empty((edges.shape[0], 2))
+    for e, (r, s) in enumerate(edges):
+        p0, p2 = P[r], P[s]
+        between = (pos[:, 0] > pos[r, 0]) & (pos[:, 0] < pos[s, 0])
+        others = P[between]
+        mid = 0.5 * (p0 + p2)
+        d = p2 - p0
+        normal = np.array([-d[1], d[0]]) / np.hypot(*d)
+        best, best_clear = mid, -np.inf
+        for b in [0.0] + [sgn * step for step in (0.12, 0.24, 0.36, 0.5, 0.65)
+                          for sgn in (1.0, -1.0)]:
+            p1 = mid + b * np.hypot(*d) * normal
+            if others.shape[0] == 0:
+                best = p1
+                break
+            pts = _bezier(p0, p1, p2, fine)
+            clear = np.min(np.hypot(*(pts[:, None, :] - others[None, :, :]).T))
+            if clear >= _CLEARANCE:
+                best = p1
+                break
+            if clear > best_clear:
+                best, best_clear = p1, clear
+        ctrl[e] = best
+        curves[e] = _bezier(p0, best, p2, tt) / px
+    # weight labels: the first candidate point clear of nodes (24 px), of the
+    # labels already placed (24 px) and of every other edge (10 px); else the
+    # candidate with the largest relative clearance
+    n_e = edges.shape[0]
+    coarse = np.linspace(0.0, 1.0, 33)
+    route_pts = np.concatenate([_bezier(P[r], ctrl[e], P[s], coarse)
+                                for e, (r, s) in enumerate(edges)])
+    route_id = np.repeat(np.arange(n_e), coarse.size)
+    tree = cKDTree(route_pts)
+    n_near = min(route_pts.shape[0], 2 * coarse.size)
+    placed = np.empty((n_e, 2))
+    label_at = np.empty((n_e, 2))
+    cands = np.array([0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8])
+    for e, (r, s) in enumerate(edges):
+        pts = _bezier(P[r], ctrl[e], P[s], cands)
+        to_nodes = np.hypot(*(pts[:, None, :] - P[None, :, :]).T).min(axis=0)
+        to_labels = (np.hypot(*(pts[:, None, :] - placed[None, :e, :]).T).min(axis=0)
+                     if e else np.full(cands.size, np.inf))
+        dist, idx = tree.query(pts, k=n_near)
+        dist, idx = np.atleast_2d(dist), np.atleast_2d(idx)
+        foreign = route_id[np.minimum(idx, route_pts.shape[0] - 1)] != e
+        to_edges = np.where(foreign, dist, np.inf).min(axis=1)
+        margin = np.minimum.reduce([to_nodes / 24.0, to_labels / 24.0, to_edges / 10.0])
+        ok = np.flatnonzero(margin >= 1.0)
+        pick = ok[0] if ok.size else int(np.argmax(margin))
+        placed[e] = pts[pick]
+        label_at[e] = pts[pick] / px
+    return _Graph(gamma=gamma, layers=lay, pos=pos, edges=edges, weights=weights,
+                  curves=curves, label_at=label_at,
+                  height=height, y_range=(y_lo, y_hi))
+
+
+def _pair_losses(gamma: np.ndarray, f: np.ndarray, A: np.ndarray,
+                 B: np.ndarray) -> np.ndarray:
+    """(gamma_r - gamma_s) - (f_r - f_s) for (r, s) in A x B, shape (|A|, |B|),
+    before the positive part of Eq. 1."""
+    return (gamma[A][:, None] - gamma[B][None, :]) - (f[A][:, None] - f[B][None, :])
+
+
+def _piece_loss(gamma: np.ndarray, f: np.ndarray, piece: Piece) -> tuple[float, tuple]:
+    """sigma_j max_{(r,s) in A x B} l_rs (Eq. 1, 3) and the 0-based edge
+    (r, s) attaining the max (the first in A x B order on ties)."""
+    m = _pair_losses(gamma, f, piece.A, piece.B)
+    i, j = np.unravel_index(int(np.argmax(m)), m.shape)
+    return piece.sigma * max(float(m[i, j]), 0.0), (int(piece.A[i]), int(piece.B[j]))
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _fmt_vec(v) -> str:
+    return ", ".join(f"{float(x):.12g}" for x in v)
+
+
+def _set1(labels) -> str:
+    """0-based labels as the paper's 1-based set, e.g. {2, 4}."""
+    return "{" + ", ".join(str(int(a) + 1) for a in labels) + "}"
+
+
+def _parse_numbers(text: str, name: str) -> list[float]:
+    """Comma (or space) separated numbers; a Unicode minus is accepted."""
+    body = text.replace("\u2212", "-").strip().strip("()[]")
+    tokens = [t for t in re.split(r"[,;\s]+", body) if t]
+    if not tokens:
+        raise ValueError(f"{name}: expected comma-separated numbers, got {text!r}")
+    out = []
+    for tok in tokens:
+        try:
+            out.append(float(tok))
+        except ValueError:
+            raise ValueError(f"{name}: could not read {tok!r} as a number") from None
+    return out
+
+
+def _one_based_to_zero(spec, k: int) -> list:
+    """Shift a custom decomposition written with the paper's 1-based labels to
+    0-based indices, checking the labels lie in 1..k. Pieces and entries that
+    are not integer label lists are passed on unchanged, so that
+    :func:`polyrank.sopopo.check_decomposition` reports them."""
+    if isinstance(spec, (str, bytes)) or not hasattr(spec, "__iter__"):
+        raise TypeError(f"decomposition: expected a list of (A, B) or (A, B, sigma), "
+                        f"got {spec!r}")
+    out = []
+    for j, item in enumerate(spec):
+        if isinstance(item, Piece) or not isinstance(item, (tuple, list)) \
+                or len(item) not in (2, 3):
+            out.append(item)
+            continue
+        sides = []
+        for side, labels in zip("AB", item[:2]):
+            arr = np.asarray(labels)
+            if arr.ndim == 1 and arr.size and arr.dtype.kind in "iu":
+                if arr.min() < 1 or arr.max() > k:
+                    raise ValueError(
+                        f"decomposition: piece {j + 1}, {side}: labels are 1-based, "
+                        f"expected integers in 1..{k}, got {arr.tolist()}")
+                arr = arr - 1
+            sides.append(arr)
+        out.append(tuple(sides) + tuple(item[2:]))
+    return out
+
+
+# ---------------------------------------------------------------- view
+class DecompositionViewer:
+    """The feedback graph of a target ranking gamma (Fig. 1), one of its
+    decompositions into complete bipartite pieces A_j x B_j (Fig. 2) and the
+    loss of Eq. 3, piece by piece.
+
+    Source: ``sopopo-label-ranking.txt``, Sec. 2: Eq. 1 (pair loss), Eq. 2-3
+    (pieces and the loss), the three conditions on a decomposition, Fig. 1
+    (graph of gamma = (-1, 0, 2, 0, -1)) and Fig. 2 (all pairs, adjacent
+    layers, top layer vs the rest).
+
+    Labels are drawn with the paper's 1-based names ``"1"`` .. ``"k"`` in
+    columns of equal gamma, the most preferred (largest gamma) on the left;
+    every edge r -> s (gamma_r > gamma_s) is an arrow whose width grows with
+    its weight gamma_r - gamma_s, written on it. The selected piece's edges
+    and labels are black, the rest gray; A_j labels are open circles and B_j
+    labels filled circles. The edge attaining the piece's max loss has a red
+    halo (none when the piece's loss is zero because every pair is satisfied).
+
+    Parameters
+    ----------
+    gamma : array_like, shape (k,)
+        Target ranking; finite, at least two distinct values, k <= max_labels.
+    decomposition : str or sequence, optional
+        ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``
+        (:data:`polyrank.sopopo.DECOMPOSITIONS`), ``"custom"`` (uses
+        ``custom``) or a custom list of ``(A, B)`` / ``(A, B, sigma)``.
+        Default: ``"custom"`` if ``custom`` is given, else ``"all_pairs"``.
+    W : array_like, shape (k, n), optional
+        Prototypes w_1, ..., w_k (one per row); with ``x`` gives the scores
+        f = W x. Give either ``W`` and ``x``, or ``scores``, or neither.
+    x : array_like, shape (n,), optional
+        The instance.
+    scores : array_like, shape (k,), optional
+        The model's scores f(x) directly. Default: zeros, so each piece's
+        loss is sigma_j times its largest edge weight.
+    custom : sequence of (A, B) or (A, B, sigma), optional
+        A custom decomposition, offered as ``"custom"`` in the dropdown.
+    one_based : bool, optional
+        Whether the labels in ``custom`` (or a list ``decomposition``) are
+        the paper's 1-based names; default False (0-based indices, as in
+        :func:`polyrank.sopopo.decompose`).
+    normalize : bool, optional
+        If True, sigma_j is divided by d (the "average" loss of Sec. 2).
+    piece : int, optional
+        0-based index of the piece shown first.
+    max_labels : int, optional
+        Largest k accepted (every edge is drawn: k(k-1)/2 at most).
+
+    Attributes
+    ----------
+    fig : plotly.graph_objects.FigureWidget
+        One line trace per edge, named ``"edge r→s"`` (1-based), black
+        (``"#111111"``) if in the selected piece else gray; marker traces
+        ``"A (open circles)"``, ``"B (filled circles)"`` and ``"not in piece
+        (gray)"`` holding the labels; ``"label background"`` (white discs
+        under every label); ``"max-loss edge"`` (red halo along the edge of
+        :meth:`worst_edge`, empty if that pair is satisfied); and legend-only
+        traces ``"piece edges (black)"``, ``"other edges (gray)"``. Layout
+        annotations named ``"weight r→s"`` (the edge weights, in the order
+        of the edge traces). Each edge trace ends in an ``"arrow"`` marker.
+    widget : ipywidgets.HBox
+        The figure next to the controls; what Jupyter shows.
+    gamma_text : ipywidgets.Text
+        Comma-separated gamma; Enter calls :meth:`set_gamma`.
+    decomposition_dropdown : ipywidgets.Dropdown
+        Values ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``,
+        ``"custom"``.
+    custom_text : ipywidgets.Text
+        A custom decomposition in 1-based labels, e.g.
+        ``[([3], [2, 4]), ([2, 4], [1, 5])]``; read with
+        :func:`ast.literal_eval`.
+    piece_slider : ipywidgets.IntSlider
+        The piece shown, 1-based (1 .. d).
+    normalize_checkbox : ipywidgets.Checkbox
+        sigma_j = 1/d when ticked.
+    scores_text : ipywidgets.Text
+        Comma-separated scores f; Enter calls :meth:`set_scores`.
+    readout : ipywidgets.HTML
+        d, A_j, B_j, sigma_j, the piece's loss and the edge attaining it, the
+        total loss of Eq. 3 and a table of all pieces.
+    status : ipywidgets.HTML
+        Empty, or the message of the last rejected input from a control.
+
+    Raises
+    ------
+    ValueError
+        If ``gamma`` is invalid (the message starts with ``"gamma:"``), the
+        decomposition is unknown or violates a condition of Sec. 2 (the
+        message names the condition), or ``W``, ``x``, ``scores``, ``piece``,
+        ``max_labels`` are invalid (naming the argument).
+    TypeError
+        If a custom piece is not a tuple of 2 or 3 entries, or ``W``, ``x``,
+        ``scores`` are not real arrays.
+
+    See Also
+    --------
+    polyrank.sopopo.feedback_graph, polyrank.sopopo.decompose,
+    polyrank.sopopo.check_decomposition
+
+    Examples
+    --------
+    >>> v = DecompositionViewer((-1, 0, 2, 0, -1), "adjacent_layers")
+    >>> len(v.pieces), v.n_nodes, v.n_edges
+    (2, 5, 8)
+    >>> v.piece_loss(0), v.total_loss()      # f = 0: sigma_j * max weight
+    (2.0, 3.0)
+    >>> v.set_decomposition("all_pairs"); len(v.pieces)
+    8
+    """
+
+    def __init__(self, gamma=(-1, 0, 2, 0, -1), decomposition=None, W=None, x=None,
+                 *, scores=None, custom=None, one_based: bool = False,
+                 normalize: bool = False, piece: int = 0,
+                 max_labels: int = 30) -> None:
+        self._max_labels = check_int(max_labels, "max_labels", minimum=2)
+        self._gamma = self._check_gamma(gamma)
+        self._normalize = self._check_bool(normalize, "normalize")
+        one_based = self._check_bool(one_based, "one_based")
+        k = self._gamma.size
+        self._scores, self._scores_given = self._check_scores(scores, W, x, k)
+        self._custom = None
+        if custom is not None:
+            self._custom = self._check_custom(custom, self._gamma, one_based)
+        if decomposition is None:
+            decomposition = "custom" if custom is not None else "all_pairs"
+        kind, custom_now = self._resolve(decomposition, self._gamma, one_based)
+        if custom_now is not None:
+            self._custom = custom_now
+        self._kind = kind
+        self._pieces = self._decompose(self._gamma, kind)
+        j = check_int(piece, "piece", minimum=0)
+        if j >= len(self._pieces):
+            raise ValueError(f"piece: must be < d = {len(self._pieces)}, got {j}")
+        self._j = j
+        self._syncing = False
+        self._graph = _layout_graph(self._gamma)
+        self.fig = go.FigureWidget(layout=self._base_layout())
+        self._build_controls()
+        self._rebuild()
+        self._sync_controls()
+
+    # ------------------------------------------------------------ checks
+    def _check_gamma(self, gamma) -> np.ndarray:
+        if isinstance(gamma, (str, bytes)):
+            raise ValueError(f"gamma: expected a sequence of k real numbers, got the "
+                             f"string {gamma!r} (the text box reads comma-separated "
+                             "numbers; set_gamma does not)")
+        try:
+            g = as_float_array(gamma, "gamma", ndim=1)
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
+        g = g.copy()
+        if np.all(g == g[0]):
+            raise ValueError(f"gamma: all {g.size} entries are equal ({_fmt(g[0])}), so "
+                             "the feedback graph has no edge (Sec. 2: an edge r -> s "
+                             "needs gamma_r > gamma_s)")
+        if g.size > self._max_labels:
+            raise ValueError(f"gamma: has {g.size} labels, more than max_labels = "
+                             f"{self._max_labels} (every one of up to k(k-1)/2 edges "
+                             "is drawn)")
+        return g
+
+    @staticmethod
+    def _check_bool(value, name: str) -> bool:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected a bool, got {type(value).__name__}")
+        return bool(value)
+
+    @staticmethod
+    def _check_scores(scores, W, x, k: int) -> tuple[np.ndarray, bool]:
+        if scores is not None and (W is not None or x is not None):
+            raise ValueError("scores: give either scores or W and x, not both")
+        if (W is None) != (x is None):
+            raise ValueError(f"{'x' if x is None else 'W'}: W and x must be given "
+                             "together (f = W x)")
+        if W is not None:
+            W = as_float_array(W, "W", ndim=2)
+            x = as_float_array(x, "x", ndim=1)
+            if W.shape[0] != k:
+                raise ValueError(f"W: expected shape ({k}, n), one row per label, got "
+                                 f"{W.shape}")
+            if x.size != W.shape[1]:
+                raise ValueError(f"x: expected shape ({W.shape[1]},) to match W "
+                                 f"{W.shape}, got {x.shape}")
+            return W @ x, True
+        if scores is None:
+            return np.zeros(k), False
+        f = as_float_array(scores, "scores", ndim=1)
+        if f.size != k:
+            raise ValueError(f"scores: expected shape ({k},), one per label, got {f.shape}")
+        return f.copy(), True
+
+    @staticmethod
+    def _check_custom(spec, gamma: np.ndarray, one_based: bool) -> list[Piece]:
+        """Validate a custom decomposition; returns it as un-normalised Pieces."""
+        zero = _one_based_to_zero(spec, gamma.size) if one_based else spec
+        if isinstance(zero, (str, bytes)) or not hasattr(zero, "__iter__"):
+            raise TypeError(f"decomposition: expected a list of (A, B) or "
+                            f"(A, B, sigma), got {spec!r}")
+        try:
+            return decompose(gamma, list(zero), normalize=False)
+        except ValueError as exc:
+            note = (" [the indices in this message are 0-based: index i is label "
+                    "i + 1 in the figure, pieces[j] is piece j + 1]") if one_based else ""
+            raise ValueError(f"decomposition: {exc}{note}") from None
+
+    def _resolve(self, spec, gamma, one_based) -> tuple[str, list | None]:
+        """(kind, newly validated custom pieces or None) for a decomposition
+        argument; raises ValueError for unknown names or invalid lists."""
+        if isinstance(spec, str):
+            if spec not in _KINDS:
+                raise ValueError(f"decomposition: expected one of {_KINDS} or a list "
+                                 f"of (A, B[, sigma]), got {spec!r}")
+            if spec != "custom":
+                return spec, None
+            if self._custom is None:
+                raise ValueError("decomposition: 'custom' needs a custom "
+                                 "decomposition; pass a list of (A, B[, sigma]) "
+                                 f"(e.g. {_CUSTOM_EXAMPLE} with one_based=True)")
+            return spec, self._check_custom(self._custom, gamma, False)
+        return "custom", self._check_custom(spec, gamma, one_based)
+
+    def _decompose(self, gamma, kind) -> list[Piece]:
+        spec = self._custom if kind == "custom" else kind
+        return decompose(gamma, spec, normalize=self._normalize)
+
+    # ------------------------------------------------------------ builders
+    def _base_layout(self) -> go.Layout:
+        return go.Layout(
+            template="plotly_white", width=_WIDTH, height=self._graph.height,
+            margin=_MARGIN, hovermode="closest", showlegend=True,
+            legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left",
+                        x=0.0, font=dict(size=12), itemwidth=30),
+            xaxis=dict(showgrid=False, zeroline=False, fixedrange=True,
+                       title=dict(text="layers of equal γ, most preferred (largest γ) "
+                                       "on the left", standoff=8),
+                       ticks="", tickfont=dict(size=13)),
+            yaxis=dict(visible=False, fixedrange=True),
+        )
+
+    def _build_controls(self) -> None:
+        wide = ipw.Layout(width="330px")
+        style = {"description_width": "90px"}
+        self.gamma_text = ipw.Text(description="γ", continuous_update=False,
+                                   placeholder="e.g. -1, 0, 2, 0, -1",
+                                   layout=wide, style=style)
+        self.decomposition_dropdown = ipw.Dropdown(
+            options=[(_TITLES[kd], kd) for kd in _KINDS], description="decomposition",
+            layout=wide, style=style)
+        self.custom_text = ipw.Text(description="custom (A, B)", continuous_update=False,
+                                    placeholder=_CUSTOM_EXAMPLE, layout=wide, style=style)
+        self.piece_slider = ipw.IntSlider(min=1, max=1, value=1, description="piece j",
+                                          continuous_update=True, layout=wide,
+                                          style=style)
+        self.piece_label = ipw.HTML(layout=ipw.Layout(width="330px"))
+        self.normalize_checkbox = ipw.Checkbox(description="σ_j = 1/d (average loss)",
+                                               indent=False, layout=wide)
+        self.scores_text = ipw.Text(description="scores f", continuous_update=False,
+                                    placeholder="comma-separated, one per label",
+                                    layout=wide, style=style)
+        self.readout = ipw.HTML(layout=ipw.Layout(width="330px"))
+        self.status = ipw.HTML(layout=ipw.Layout(width="330px"))
+        self.gamma_text.observe(self._on_gamma_text, names="value")
+        self.decomposition_dropdown.observe(self._on_dropdown, names="value")
+        self.custom_text.observe(self._on_custom_text, names="value")
+        self.piece_slider.observe(self._on_piece, names="value")
+        self.normalize_checkbox.observe(self._on_normalize, names="value")
+        self.scores_text.observe(self._on_scores_text, names="value")
+        controls = ipw.VBox([self.gamma_text, self.decomposition_dropdown,
+                             self.custom_text, self.normalize_checkbox,
+                             self.piece_slider, self.piece_label, self.scores_text,
+                             self.status, self.readout])
+        self.widget = ipw.HBox([self.fig, controls])
+
+    # ------------------------------------------------------------ state
+    @property
+    def gamma(self) -> np.ndarray:
+        """Current target ranking, shape (k,) (a copy)."""
+        return self._gamma.copy()
+
+    @property
+    def k(self) -> int:
+        """Number of labels."""
+        return int(self._gamma.size)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Current scores f, shape (k,) (a copy; zeros unless set)."""
+        return self._scores.copy()
+
+    @property
+    def decomposition(self) -> str:
+        """Kind of the current decomposition: one of ``"all_pairs"``,
+        ``"adjacent_layers"``, ``"top_vs_rest"``, ``"custom"``."""
+        return self._kind
+
+    @property
+    def normalize(self) -> bool:
+        """Whether sigma_j is divided by d (Sec. 2, "average" loss)."""
+        return self._normalize
+
+    @property
+    def pieces(self) -> list[Piece]:
+        """The pieces E_j = A_j x B_j, 0-based labels (copies: editing them
+        does not change the viewer)."""
+        return [Piece(p.A.copy(), p.B.copy(), p.sigma) for p in self._pieces]
+
+    @property
+    def n_pieces(self) -> int:
+        """d, the number of pieces."""
+        return len(self._pieces)
+
+    @property
+    def piece_index(self) -> int:
+        """0-based index j of the selected piece (the slider shows j + 1)."""
+        return self._j
+
+    @property
+    def edges(self) -> np.ndarray:
+        """Edges of the feedback graph, (E, 2) 0-based (r, s) (a copy)."""
+        return self._graph.edges.copy()
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of labels drawn (A, B and gray markers together)."""
+        return sum(len(self._trace(n).x) for n in
+                   ("A (open circles)", "B (filled circles)", "not in piece (gray)"))
+
+    @property
+    def n_edges(self) -> int:
+        """Number of feedback-graph edges drawn (traces named ``"edge ..."``)."""
+        return sum(1 for t in self.fig.data if t.name.startswith("edge "))
+
+    def piece_loss(self, j: int) -> float:
+        """Loss of piece j: ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` with
+        ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1, 3).
+
+        Parameters
+        ----------
+        j : int
+            0-based piece index, ``0 <= j < d``.
+
+        Returns
+        -------
+        float
+            In the units of gamma (times sigma_j).
+
+        Raises
+        ------
+        TypeError
+            If ``j`` is not an int.
+        ValueError
+            If ``j`` is out of range.
+        """
+        return _piece_loss(self._gamma, self._scores, self._pieces[self._check_j(j)])[0]
+
+    def worst_edge(self, j: int) -> tuple[int, int]:
+        """The 0-based edge (r, s) of piece j with the largest
+        ``(gamma_r - gamma_s) - (f_r - f_s)`` (it attains the max of Eq. 3;
+        the first in A_j x B_j order on ties). Raises as :meth:`piece_loss`."""
+        return _piece_loss(self._gamma, self._scores, self._pieces[self._check_j(j)])[1]
+
+    def total_loss(self) -> float:
+        """The loss of Eq. 3, ``sum_j sigma_j max_{(r,s) in E_j} l_rs``, over
+        all d pieces (units of gamma)."""
+        return float(sum(_piece_loss(self._gamma, self._scores, p)[0]
+                         for p in self._pieces))
+
+    # ------------------------------------------------------------ setters
+    def set_gamma(self, gamma, *, scores=None) -> None:
+        """Set the target ranking and redraw; the decomposition (of the same
+        kind) and the piece follow (the piece index is kept when it exists,
+        else the last piece is shown).
+
+        Parameters
+        ----------
+        gamma : array_like, shape (k,)
+            Finite real numbers, at least two distinct, k <= max_labels.
+        scores : array_like, shape (k,), optional
+            New scores f. Needed when k changes and scores were set (by
+            ``scores``, ``W`` and ``x`` or :meth:`set_scores`); default zero
+            scores follow k.
+
+        Raises
+        ------
+        ValueError
+            Naming ``gamma`` if it is not a 1-d sequence of real numbers
+            (strings included), has NaN or infinity, has all entries equal,
+            has more than max_labels entries, changes k while set scores do
+            not, or if the custom decomposition does not fit it. Naming
+            ``scores`` if those are invalid. Nothing changes on error.
+        """
+        g = self._check_gamma(gamma)
+        k = g.size
+        if scores is not None:
+            f, given = self._check_scores(scores, None, None, k)
+        elif k != self.k and self._scores_given:
+            raise ValueError(f"gamma: has {k} labels but the scores f have "
+                             f"{self.k}; pass set_gamma(gamma, scores=f) with f of "
+                             f"length {k}")
+        elif k != self.k:
+            f, given = np.zeros(k), False
+        else:
+            f, given = self._scores, self._scores_given
+        kind, custom = self._kind, self._custom
+        if kind == "custom":
+            try:
+                custom = self._check_custom(self._custom, g, False)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"gamma: the custom decomposition does not fit the "
+                                 f"new gamma; choose another decomposition first "
+                                 f"({exc})") from None
+        elif self._custom is not None and k != self.k:
+            custom = None                     # custom labels refer to the old k
+        self._gamma, self._scores, self._scores_given = g, f, given
+        self._custom = custom
+        self._pieces = self._decompose(g, kind)
+        self._j = min(self._j, len(self._pieces) - 1)
+        self._graph = _layout_graph(g)
+        self._rebuild()
+        self._sync_controls()
+
+    def set_decomposition(self, decomposition, *, one_based: bool = False) -> None:
+        """Choose the decomposition and redraw (what the dropdown and the
+        custom text box call). The piece index is kept when it exists, else
+        the last piece is shown.
+
+        Parameters
+        ----------
+        decomposition : str or sequence of (A, B) or (A, B, sigma)
+            A name of :data:`polyrank.sopopo.DECOMPOSITIONS`, ``"custom"``
+            (the stored custom decomposition), or a custom list, checked
+            against the three conditions of Sec. 2 and stored.
+        one_based : bool, optional
+            Whether a custom list uses the paper's 1-based labels.
+
+        Raises
+        ------
+        ValueError
+            Starting ``"decomposition:"``: an unknown name, ``"custom"`` with
+            none stored, labels out of range, or a custom list violating a
+            condition of Sec. 2 (the message names "condition 1", "2" or "3").
+        TypeError
+            If a custom piece is not a tuple of 2 or 3 entries or its labels
+            are not integers.
+        """
+        one_based = self._check_bool(one_based, "one_based")
+        kind, custom = self._resolve(decomposition, self._gamma, one_based)
+        if custom is not None:
+            self._custom = custom
+        self._kind = kind
+        self._pieces = self._decompose(self._gamma, kind)
+        self._j = min(self._j, len(self._pieces) - 1)
+        self._render()
+        self._sync_controls()
+
+    def set_normalize(self, normalize: bool) -> None:
+        """Use sigma_j = 1/d (True, the "average" loss of Sec. 2) or the
+        decomposition's own sigmas (False, 1 for the built-in kinds).
+
+        Raises
+        ------
+        TypeError
+            If ``normalize`` is not a bool.
+        """
+        self._normalize = self._check_bool(normalize, "normalize")
+        self._pieces = self._decompose(self._gamma, self._kind)
+        self._render()
+        self._sync_controls()
+
+    def select_piece(self, j: int) -> None:
+        """Highlight piece j (0-based; the slider shows j + 1) and redraw.
+
+        Raises
+        ------
+        TypeError
+            If ``j`` is not an int.
+        ValueError
+            If ``j`` is not in ``0 .. d - 1``.
+        """
+        self._j = self._check_j(j)
+        self._render()
+        self._sync_controls()
+
+    def set_scores(self, f=None, *, W=None, x=None) -> None:
+        """Set the model's scores f (k,), or f = W x, and update the loss
+        readout (Eq. 1, 3).
+
+        Parameters
+        ----------
+        f : array_like, shape (k,), optional
+            Scores f_1(x), ..., f_k(x).
+        W : array_like, shape (k, n), optional
+            Prototypes, one per row; with ``x``.
+        x : array_like, shape (n,), optional
+            The instance.
+
+        Raises
+        ------
+        ValueError
+            Naming ``scores``, ``W`` or ``x``: wrong shapes, NaN or infinity,
+            both ``f`` and ``W, x`` given, or neither.
+        TypeError
+            If an argument is not a real array.
+        """
+        if f is None and W is None and x is None:
+            raise ValueError("scores: give f, or W and x")
+        self._scores, self._scores_given = self._check_scores(f, W, x, self.k)
+        self._render()
+        self._sync_controls()
+
+    def _check_j(self, j) -> int:
+        j = check_int(j, "j", minimum=0)
+        if j >= len(self._pieces):
+            raise ValueError(f"j: must be < d = {len(self._pieces)} (0-based piece "
+                             f"index), got {j}")
+        return j
+
+    # ------------------------------------------------------------ plumbing
+    @contextmanager
+    def _sync(self):
+        """Suppress the widget observers while code moves the widgets."""
+        self._syncing = True
+        try:
+            yield
+        finally:
+            self._syncing = False
+
+    def _sync_controls(self) -> None:
+        d = len(self._pieces)
+        with self._sync():
+            self.gamma_text.value = _fmt_vec(self._gamma)
+            self.decomposition_dropdown.value = self._kind
+            if self._custom is not None:
+                self.custom_text.value = "[" + ", ".join(
+                    f"({(p.A + 1).tolist()}, {(p.B + 1).tolist()}"
+                    + ("" if p.sigma == 1.0 else f", {p.sigma:.12g}") + ")"
+                    for p in self._custom) + "]"
+            self.normalize_checkbox.value = self._normalize
+            self.piece_slider.max = max(d, 1)
+            self.piece_slider.value = self._j + 1
+            self.piece_slider.disabled = d == 1
+            self.scores_text.value = _fmt_vec(self._scores)
+        self.piece_label.value = (f"<span style='margin-left:96px'>piece {self._j + 1} "
+                                  f"of d = {d}</span>")
+
+    def _show_error(self, exc: Exception) -> None:
+        self.status.value = (f"<div style='color:{_COLORS['error']};white-space:normal'>"
+                             f"<b>{type(exc).__name__}</b>: {html.escape(str(exc), quote=False)}"
+                             "</div>")
+
+    def _clear_error(self) -> None:
+        self.status.value = ""
+
+    def _guard(self, action) -> bool:
+        try:
+            action()
+        except (ValueError, TypeError) as exc:
+            self._show_error(exc)
+            return False
+        self._clear_error()
+        return True
+
+    def _on_gamma_text(self, change) -> None:
+        if not self._syncing:
+            self._guard(lambda: self.set_gamma(_parse_numbers(change["new"], "gamma")))
+
+    def _on_scores_text(self, change) -> None:
+        if not self._syncing:
+            self._guard(lambda: self.set_scores(_parse_numbers(change["new"], "scores")))
+
+    def _on_custom_text(self, change) -> None:
+        if not self._syncing:
+            self._guard(lambda: self.set_decomposition(
+                self._parse_custom(change["new"]), one_based=True))
+
+    def _on_dropdown(self, change) -> None:
+        if self._syncing:
+            return
+        kind = change["new"]
+        if kind == "custom" and self._custom is None:
+            if self.custom_text.value.strip():
+                ok = self._guard(lambda: self.set_decomposition(
+                    self._parse_custom(self.custom_text.value), one_based=True))
+            else:
+                self._show_error(ValueError(
+                    "decomposition: type a custom decomposition in 1-based labels "
+                    f"into the box 'custom (A, B)' first, e.g. {_CUSTOM_EXAMPLE}"))
+                ok = False
+        else:
+            ok = self._guard(lambda: self.set_decomposition(kind))
+        if not ok:                            # the dropdown shows the model's kind
+            with self._sync():
+                self.decomposition_dropdown.value = self._kind
+
+    def _on_piece(self, change) -> None:
+        if not self._syncing:
+            self._guard(lambda: self.select_piece(int(change["new"]) - 1))
+
+    def _on_normalize(self, change) -> None:
+        if not self._syncing:
+            self._guard(lambda: self.set_normalize(bool(change["new"])))
+
+    @staticmethod
+    def _parse_custom(text: str):
+        try:
+            spec = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            raise ValueError(f"decomposition: could not read {text!r} as a list of "
+                             f"(A, B) or (A, B, sigma), e.g. {_CUSTOM_EXAMPLE}") from None
+        if isinstance(spec, tuple) and len(spec) in (2, 3) and all(
+                isinstance(s, (list, tuple)) and s and not isinstance(s[0], (list, tuple))
+                for s in spec[:2]):
+            spec = [spec]                     # a single piece ([3], [2, 4])
+        if not isinstance(spec, (list, tuple)):
+            raise ValueError(f"decomposition: expected a list of (A, B) or "
+                             f"(A, B, sigma), got {spec!r}")
+        return list(spec)
+
+    # ------------------------------------------------------------ rendering
+    def _trace(self, name: str):
+        for t in self.fig.data:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def _rebuild(self) -> None:
+        """Replace every trace and annotation (the graph changed) and redraw."""
+        gr = self._graph
+        hidden = dict(x=[None], y=[None])
+        traces = [go.Scatter(name="max-loss edge", mode="lines", hoverinfo="skip",
+                             line=dict(color=_COLORS["halo"], width=14),
+                             showlegend=True, legendrank=3)]
+        wmax = float(gr.weights.max())
+        head = [0] * (_N_CURVE - 1)
+        for e, ((r, s), w, c) in enumerate(zip(gr.edges, gr.weights, gr.curves)):
+            width = 1.3 + 2.7 * w / wmax
+            # the arrowhead is a marker on the last point, turned along the
+            # last segment and pulled back to the rim of the head's circle
+            traces.append(go.Scatter(
+                name=f"edge {r + 1}→{s + 1}", x=c[:, 0], y=c[:, 1],
+                mode="lines+markers", showlegend=False,
+                meta=dict(e=e, r=int(r), s=int(s), weight=float(w)),
+                line=dict(color=_COLORS["gray"], width=width),
+                marker=dict(symbol="arrow", angleref="previous", color=_COLORS["gray"],
+                            size=head + [10 + 2 * width], standoff=_NODE_SIZE / 2,
+                            opacity=1.0, line_width=0)))
+        traces += [
+            go.Scatter(name="piece edges (black)", mode="lines", hoverinfo="skip",
+                       line=dict(color=_COLORS["black"], width=2.5), legendrank=1,
+                       **hidden),
+            go.Scatter(name="other edges (gray)", mode="lines", hoverinfo="skip",
+                       line=dict(color=_COLORS["gray"], width=2.5), legendrank=2,
+                       **hidden),
+            go.Scatter(name="label background", mode="markers", hoverinfo="skip",
+                       x=gr.pos[:, 0], y=gr.pos[:, 1], showlegend=False,
+                       marker=dict(color="white", size=_NODE_SIZE, line_width=0)),
+            go.Scatter(name="not in piece (gray)", mode="markers+text", legendrank=6,
+                       textfont=dict(color=_COLORS["gray_text"], size=14),
+                       marker=dict(symbol="circle-open", color=_COLORS["gray"],
+                                   size=_NODE_SIZE, line=dict(width=2))),
+            go.Scatter(name="A (open circles)", mode="markers+text", legendrank=4,
+                       textfont=dict(color=_COLORS["black"], size=14),
+                       marker=dict(symbol="circle-open", color=_COLORS["black"],
+                                   size=_NODE_SIZE, line=dict(width=2.5))),
+            go.Scatter(name="B (filled circles)", mode="markers+text", legendrank=5,
+                       textfont=dict(color="white", size=14),
+                       marker=dict(symbol="circle", color=_COLORS["black"],
+                                   size=_NODE_SIZE, line=dict(width=0))),
+        ]
+        weights = [dict(name=f"weight {r + 1}→{s + 1}", x=gr.label_at[e, 0],
+                        y=gr.label_at[e, 1], xref="x", yref="y", text=_fmt(w),
+                        showarrow=False, bgcolor=_COLORS["weight_bg"], borderpad=1,
+                        font=dict(size=12, color=_COLORS["gray_text"]))
+                   for e, ((r, s), w) in enumerate(zip(gr.edges, gr.weights))]
+        lay = gr.layers
+        with self.fig.batch_update():
+            self.fig.data = ()
+            self.fig.add_traces(traces)
+            self.fig.layout.annotations = weights
+            self.fig.layout.height = gr.height
+            self.fig.layout.xaxis.update(
+                range=[-0.35, len(lay) - 1 + 0.35],
+                tickvals=list(range(len(lay))),
+                ticktext=[f"γ = {_fmt(gr.gamma[m[0]])}" for m in lay])
+            self.fig.layout.yaxis.range = list(gr.y_range)
+            self._edge_traces = [t for t in self.fig.data if t.name.startswith("edge ")]
+            self._drawn = [None] * len(self._edge_traces)   # (in piece, hover) drawn
+            self._render()
+
+    def _render(self) -> None:
+        """Redraw the piece-dependent parts: edge colours (only those that
+        change), label symbols, the max-loss halo, title and readout."""
+        gr, g, f = self._graph, self._gamma, self._scores
+        piece = self._pieces[self._j]
+        d = len(self._pieces)
+        loss, (wr, ws) = _piece_loss(g, f, piece)
+        r_all, s_all = gr.edges[:, 0], gr.edges[:, 1]
+        raw = (g[r_all] - g[s_all]) - (f[r_all] - f[s_all])
+        in_piece = np.isin(r_all, piece.A) & np.isin(s_all, piece.B)
+        worst = int(np.flatnonzero((r_all == wr) & (s_all == ws))[0])
+        node_hover = ("label %{text}<br>γ = %{customdata[0]:.4g}<br>"
+                      "f = %{customdata[1]:.4g}<extra>%{fullData.name}</extra>")
+
+        def nodes(mask):
+            idx = np.flatnonzero(mask)
+            return dict(x=gr.pos[idx, 0], y=gr.pos[idx, 1],
+                        text=[str(i + 1) for i in idx],
+                        customdata=np.stack([g[idx], f[idx]], axis=1),
+                        hovertemplate=node_hover, textposition="middle center")
+
+        labels = np.arange(self.k)
+        is_a, is_b = np.isin(labels, piece.A), np.isin(labels, piece.B)
+        gam = ", ".join(_fmt(v) for v in g)
+        total = self.total_loss()
+        title = (f"Feedback graph of γ = ({gam}):  {_TITLES[self._kind]}, "
+                 f"piece {self._j + 1} of d = {d}")
+        subtitle = (f"A = {_set1(piece.A)} open, B = {_set1(piece.B)} filled, "
+                    f"σ = {_fmt(piece.sigma)};  loss σ·max ℓ = {_fmt(loss)} at "
+                    f"{wr + 1}→{ws + 1};  Eq. 3 total = {_fmt(total)}"
+                    f"  ·  {_SOURCE}")
+        with self.fig.batch_update():
+            for e, t in enumerate(self._edge_traces):
+                hover = (f"edge {t.meta['r'] + 1} → {t.meta['s'] + 1}<br>"
+                         f"weight γ_r − γ_s = {_fmt(t.meta['weight'])}<br>"
+                         f"ℓ_rs (Eq. 1) = {_fmt(max(raw[e], 0.0))}<br>"
+                         + (f"in piece {self._j + 1}" if in_piece[e] else "not in piece")
+                         + "<extra></extra>")
+                state = (bool(in_piece[e]), hover)
+                if self._drawn[e] == state:
+                    continue
+                color = _COLORS["black"] if in_piece[e] else _COLORS["gray"]
+                t.update(line_color=color, marker_color=color, hovertemplate=hover)
+                self.fig.layout.annotations[e].font.color = (
+                    color if in_piece[e] else _COLORS["gray_text"])
+                self._drawn[e] = state
+            # the halo marks a violated pair only: none when every pair of
+            # the piece is satisfied
+            halo = gr.curves[worst] if raw[worst] > 0 else np.empty((0, 2))
+            self._trace("max-loss edge").update(x=halo[:, 0], y=halo[:, 1])
+            self._trace("A (open circles)").update(**nodes(is_a))
+            self._trace("B (filled circles)").update(**nodes(is_b))
+            self._trace("not in piece (gray)").update(**nodes(~(is_a | is_b)))
+            self.fig.layout.title = dict(
+                text=title, subtitle=dict(text=subtitle, font=dict(size=12)),
+                x=0.0, xanchor="left", xref="paper", y=0.975, yanchor="top",
+                yref="container", font=dict(size=16))
+        self.readout.value = self._readout_html(loss, (wr, ws), total)
+
+    def _readout_html(self, loss, worst, total) -> str:
+        piece = self._pieces[self._j]
+        wr, ws = worst
+        m = float(_pair_losses(self._gamma, self._scores, piece.A, piece.B).max())
+        sat = (" (every pair satisfied: f_r − f_s ≥ γ_r − γ_s)" if m <= 0 else "")
+        rows = []
+        for i, p in enumerate(self._pieces):
+            li, (ri, si) = _piece_loss(self._gamma, self._scores, p)
+            style = " style='font-weight:bold;background:#eee'" if i == self._j else ""
+            rows.append(f"<tr{style}><td>{i + 1}</td><td>{_set1(p.A)}</td>"
+                        f"<td>{_set1(p.B)}</td><td>{_fmt(p.sigma)}</td>"
+                        f"<td>{_fmt(li)}</td><td>{ri + 1}→{si + 1}</td></tr>")
+        return (
+            "<div style='font-family:monospace;line-height:1.45'>"
+            f"<b>d</b> = {len(self._pieces)} pieces ({_TITLES[self._kind]})<br>"
+            f"<b>piece {self._j + 1}</b>: A = {_set1(piece.A)}, B = {_set1(piece.B)}, "
+            f"|A||B| = {piece.n_edges} edges<br>"
+            f"σ<sub>{self._j + 1}</sub> = {_fmt(piece.sigma)}<br>"
+            f"loss σ·max ℓ<sub>rs</sub> = {_fmt(piece.sigma)}·{_fmt(max(m, 0.0))} = "
+            f"<b>{_fmt(loss)}</b>, at edge {wr + 1}→{ws + 1}{sat}<br>"
+            f"total loss (Eq. 3) = <b>{_fmt(total)}</b><br>"
+            "<div style='max-height:220px;overflow-y:auto;margin-top:4px'>"
+            "<table style='border-collapse:collapse'>"
+            "<tr><th>j</th><th>A</th><th>B</th><th>σ</th><th>loss</th><th>max at</th></tr>"
+            + "".join(rows) + "</table></div></div>")
+
+    # ------------------------------------------------------------ display
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+        display(self.widget)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        return (f"DecompositionViewer(k={self.k}, decomposition={self._kind!r}, "
+                f"d={len(self._pieces)}, piece={self._j})")
