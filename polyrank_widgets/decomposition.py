@@ -30,10 +30,11 @@ from dataclasses import dataclass
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-from scipy.spatial import cKDTree
-
 from polyrank.sopopo import DECOMPOSITIONS, Piece, decompose, feedback_graph, layers
 from polyrank.validation import as_float_array, check_int
+from scipy.spatial import cKDTree
+
+from ._display import WidgetDisplay
 
 __all__ = ["DecompositionViewer"]
 
@@ -227,7 +228,7 @@ def _one_based_to_zero(spec, k: int) -> list:
 
 
 # ---------------------------------------------------------------- view
-class DecompositionViewer:
+class DecompositionViewer(WidgetDisplay):
     """The feedback graph of a target ranking gamma (Fig. 1), one of its
     decompositions into complete bipartite pieces A_j x B_j (Fig. 2) and the
     loss of Eq. 3, piece by piece.
@@ -1001,14 +1002,6 @@ class DecompositionViewer:
             "<table style='border-collapse:collapse'>"
             "<tr><th>j</th><th>A</th><th>B</th><th>σ</th><th>loss</th><th>max at</th></tr>"
             + "".join(rows) + "</table></div></div>")
-
-    # ------------------------------------------------------------ display
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
         return (f"DecompositionViewer(k={self.k}, decomposition={self._kind!r}, "

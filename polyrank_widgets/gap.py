@@ -17,8 +17,9 @@ import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-
 from polyrank.validation import check_int, check_positive
+
+from ._display import WidgetDisplay
 
 __all__ = ["GapMonitor"]
 
@@ -46,7 +47,7 @@ def _log_dtick(values: np.ndarray) -> str | None:
     return None
 
 
-class GapMonitor:
+class GapMonitor(WidgetDisplay):
     """Solver callback drawing primal and dual objectives and the duality gap
     against the iteration number.
 
@@ -254,13 +255,6 @@ class GapMonitor:
 
     def __len__(self) -> int:
         return len(self.history["iteration"])
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
         return f"GapMonitor({len(self)} points, log_y={self.log_y})"

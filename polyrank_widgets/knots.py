@@ -21,9 +21,10 @@ from typing import Any
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-
 from polyrank.sopopo import g, knots, margins, solve_reduced
 from polyrank.validation import as_float_array, check_int, check_positive
+
+from ._display import WidgetDisplay
 
 __all__ = ["KnotExplorer"]
 
@@ -69,7 +70,7 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
-class KnotExplorer:
+class KnotExplorer(WidgetDisplay):
     """Interactive plot of g(z; mu), g(z; nu), their sum, the knots and the
     minimiser z* over [0, C].
 
@@ -484,14 +485,6 @@ class KnotExplorer:
             + table("mu", "μ", self._mu, self.alpha, "α")
             + table("nu", "ν", self._nu, self.beta, "β")
             + "</div></div>")
-
-    # ------------------------------------------------------------ display
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
         return (f"KnotExplorer(p={self._mu.size}, q={self._nu.size}, "
