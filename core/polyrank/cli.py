@@ -5,6 +5,8 @@ Sub-commands::
     polyrank demo              fit the SOPOPO label ranker on yeast, print test metrics
     polyrank bench sopopo      time soft_project against Clarabel and np.sort
     polyrank warmup            compile every numba kernel (cached on disk)
+    polyrank reproduce --list  the registered reproductions of the papers' figures
+    polyrank reproduce NAME    run one (or ``all``), print a table, write CSV + HTML
 """
 
 from __future__ import annotations
@@ -127,6 +129,54 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_reproduce(args) -> int:
+    from pathlib import Path
+
+    from .experiments import EXPERIMENTS, run_experiment
+
+    if args.list:
+        width = max(len(name) for name in EXPERIMENTS)
+        for name, exp in EXPERIMENTS.items():
+            print(f"{name:<{width}}  {exp.description}")
+        return 0
+    if args.name is None:
+        print("polyrank reproduce: give an experiment NAME, 'all', or --list; registered: "
+              + ", ".join(EXPERIMENTS), file=sys.stderr)
+        return 2
+    if args.name != "all" and args.name not in EXPERIMENTS:
+        print(f"polyrank reproduce: unknown experiment {args.name!r}; registered: "
+              + ", ".join(EXPERIMENTS) + " (or 'all')", file=sys.stderr)
+        return 2
+    names = list(EXPERIMENTS) if args.name == "all" else [args.name]
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # with --json, stdout carries only the JSON document
+    text = sys.stderr if args.json else sys.stdout
+    summaries = {}
+    status = 0
+    for name in names:
+        res = run_experiment(name, quick=args.quick, seed=args.seed,
+                             progress=not args.no_progress)
+        written = [res.write_csv(out_dir / f"{name}.csv"),
+                   res.write_html(out_dir / f"{name}.html")]
+        print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
+        print(res.format_table(), file=text)
+        for line in res.notes:
+            print(line, file=text)
+        if args.png:
+            try:
+                written.append(res.write_png(out_dir / f"{name}.png"))
+            except Exception as exc:          # kaleido or Chrome missing: say so, go on
+                status = 1
+                print(f"could not write {name}.png: {type(exc).__name__}: {exc}", file=text)
+        print("wrote " + ", ".join(map(str, written)), file=text, flush=True)
+        summaries[name] = res.summary
+    if args.json:
+        doc = summaries if args.name == "all" else summaries[names[0]]
+        print(json.dumps(doc, indent=2, allow_nan=False))
+    return status
+
+
 def _cmd_warmup(args) -> int:
     from . import warmup
 
@@ -157,6 +207,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser(
+        "reproduce", help="reproduce a paper's figure: table, CSV and interactive HTML",
+        description=("Run a registered reproduction of a paper's figure (see --list): "
+                     "print a table, write OUT/NAME.csv and OUT/NAME.html (interactive, "
+                     "works offline). Times are single-threaded, speed-ups are ratios "
+                     "measured in the same run."))
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="a registered experiment (see --list) or 'all'")
+    p.add_argument("--list", action="store_true",
+                   help="list the registered experiments and exit")
+    p.add_argument("--quick", action="store_true",
+                   help="reduced sizes (each experiment under a minute on two cores)")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as JSON on stdout (the table goes to stderr); "
+                        "with 'all', a JSON object keyed by experiment name")
+    p.add_argument("--out", default="polyrank-output",
+                   help="directory for NAME.csv and NAME.html (default polyrank-output)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the data and solvers")
+    p.add_argument("--png", action="store_true",
+                   help="also write OUT/NAME.png (needs kaleido and Chrome/Chromium)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("warmup", help="compile every numba kernel once (cached on disk)")
     p.set_defaults(func=_cmd_warmup)

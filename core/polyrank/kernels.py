@@ -8,7 +8,6 @@ names and parameters polyrank accepts and validates them.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from .validation import as_float_array, check_int, check_positive
 
@@ -72,4 +71,7 @@ def kernel_matrix(X, Y=None, kernel: str = "linear", **params) -> np.ndarray:
     Y = X if Y is None else as_float_array(Y, "X", ndim=2, shape=(None, X.shape[1]))
     if kernel not in ("linear", "rbf", "poly"):
         raise ValueError(f"kernel: expected 'linear', 'rbf' or 'poly', got {kernel!r}")
+    # imported here: sklearn.metrics costs about 2 s at ``import polyrank``
+    from sklearn.metrics.pairwise import pairwise_kernels
+
     return np.ascontiguousarray(pairwise_kernels(X, Y, metric=kernel, **params))

@@ -266,6 +266,10 @@ def solve_qp(P, q, A_eq=None, b_eq=None, G=None, h=None, *,
     settings.tol_gap_abs = float(tol)
     settings.tol_gap_rel = float(tol)
     settings.tol_feas = float(tol)
+    # Clarabel defaults to a rayon thread pool (max_threads = 0), which
+    # threadpoolctl cannot limit; one thread keeps reference solves and
+    # timings single-threaded like every polyrank solver
+    settings.max_threads = 1
     solution = clarabel.DefaultSolver(P_upper, q, A, b, cones,
                                       settings).solve()
     status = str(solution.status)

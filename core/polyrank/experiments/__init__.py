@@ -4,8 +4,18 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :func:`bench_sopopo`, :func:`format_table`: run-time of a single soft
   projection, SOPOPO vs Clarabel vs ``np.sort``
   (``sopopo-label-ranking.txt``, Sec. 5, Fig. 6).
+- :func:`sopopo_fig6`, :func:`sopopo_fig7`, :func:`sopopo_fig8`: the
+  reproductions of Fig. 6, 7 and 8 of ``sopopo-label-ranking.txt`` (Sec. 5),
+  each returning an :class:`ExperimentResult` (rows, summary, plotly figure).
+- :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
+  :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 """
 
 from .bench import bench_sopopo, format_table
+from .registry import (EXPERIMENTS, Experiment, ExperimentResult, format_rows,
+                       get_experiment, list_experiments, run_experiment)
+from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 
-__all__ = ["bench_sopopo", "format_table"]
+__all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
+           "fig7_data", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
+           "get_experiment", "list_experiments", "run_experiment"]

@@ -273,9 +273,9 @@ def format_table(rows: Sequence[dict]) -> str:
     --------
     >>> print(format_table([{"k": 10, "sopopo_s": 2e-6, "clarabel_s": 1e-4,
     ...                      "ratio_clarabel": 50.0}]))
-     k  sopopo  sopopo19  clarabel  cl.solve  sort  cl/sop  sop/sort  cl/sop19  obj_diff
-    --  ------  --------  --------  --------  ----  ------  --------  --------  --------
-    10    2 us         -    100 us         -     -    50.0         -         -         -
+     k  sopopo  sopopo19  clarabel  cl.solve  sort  cl/sop  sop/sort  cl/sop19  sop19/sort  obj_diff
+    --  ------  --------  --------  --------  ----  ------  --------  --------  ----------  --------
+    10    2 us         -    100 us         -     -    50.0         -         -           -         -
     """
     header = [title for _, title, _ in _COLUMNS]
     body = [[fmt(row[key]) if key in row else "-"

@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.utils.validation import check_is_fitted
 
 from ..kernels import check_kernel_params, kernel_matrix
@@ -225,5 +224,7 @@ class LabelRanker(BaseEstimator):
         -------
         float in [0, 1]
         """
+        from sklearn.metrics import label_ranking_average_precision_score
+
         Y = as_float_array(Y, "Y", ndim=2)
         return float(label_ranking_average_precision_score(Y > 0, self.decision_function(X)))

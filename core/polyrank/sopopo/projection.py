@@ -175,7 +175,7 @@ def solve_reduced(mu, nu, C) -> ReducedSolution:
 
 #: Up to this many labels the sort runs inside numba (no array round trips);
 #: above it numpy's vectorised sort is several times faster.
-_NUMBA_SORT_MAX = 2048
+_NUMBA_SORT_MAX = 256
 _EMPTY = np.empty(0)
 
 

@@ -1,0 +1,268 @@
+"""A registry of reproducible experiments and the result they return.
+
+Every reproduction of a paper's figure or table is a function registered
+here under a short name (``"sopopo-fig6"`` ...) with a one-line
+description; ``polyrank reproduce --list`` prints them and ``polyrank
+reproduce NAME`` runs one through :func:`run_experiment`.
+
+An experiment returns an :class:`ExperimentResult`: tidy rows (a list of
+dicts, one per measurement), a JSON-serialisable ``summary`` of the key
+figures, and a plotly figure.  Following ``DESIGN.md``, this module and the
+experiment modules never import plotly at import time: the figure is built
+lazily when the experiment runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
+           "get_experiment", "list_experiments", "run_experiment",
+           "format_rows"]
+
+
+def _fmt_default(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return str(v)
+        return f"{v:.4g}"
+    return str(v)
+
+
+def format_rows(rows: Sequence[dict], columns: Sequence[tuple] | None = None) -> str:
+    """Format rows as a plain-text table.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The rows; a missing key or a ``None`` value is shown as ``-``.
+    columns : sequence of (key, header, formatter), optional
+        Which columns to show, their headers, and a callable turning a
+        value into a string (``None``: a default, 4 significant digits for
+        floats).  Default: every key of the first row, in order.
+
+    Returns
+    -------
+    str
+        A header line, a rule and one right-aligned line per row.
+
+    Examples
+    --------
+    >>> print(format_rows([{"k": 10, "t": 0.5}, {"k": 20, "t": None}]))
+     k    t
+    --  ---
+    10  0.5
+    20    -
+    """
+    if columns is None:
+        columns = [(key, key, None) for key in (rows[0] if rows else {})]
+    header = [title for _, title, _ in columns]
+    body = []
+    for row in rows:
+        cells = []
+        for key, _, fmt in columns:
+            v = row.get(key)
+            cells.append("-" if v is None else (fmt or _fmt_default)(v))
+        body.append(cells)
+    widths = [max([len(h)] + [len(r[j]) for r in body]) for j, h in enumerate(header)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)
+
+
+@dataclass
+class ExperimentResult:
+    """What an experiment returns.
+
+    Attributes
+    ----------
+    name : str
+        The registered name, e.g. ``"sopopo-fig6"``.
+    title : str
+        One line saying what was measured and what it reproduces.
+    rows : list of dict
+        Tidy rows, one per measurement; values are str, int, float, bool or
+        ``None`` (not measured).  Written to CSV by :meth:`write_csv`.
+    summary : dict
+        The key figures (JSON-serialisable: str, int, float, bool, None,
+        lists and dicts with str keys; never NaN).
+    figure : plotly.graph_objects.Figure or None
+        The reproduced figure (None when the experiment ran with
+        ``figure=False``).
+    columns : list of (key, header, formatter)
+        The columns of the printed table (see :func:`format_rows`).
+    table_rows : list of dict or None
+        The rows to print when ``rows`` is too long to read (Fig. 8 has one
+        row per update); None: print ``rows``.
+    notes : list of str
+        Human-readable lines on the key figures and targets, printed under
+        the table by ``polyrank reproduce``.
+    """
+
+    name: str
+    title: str
+    rows: list
+    summary: dict
+    figure: Any = None
+    columns: list = field(default_factory=list)
+    table_rows: list | None = None
+    notes: list = field(default_factory=list)
+
+    def format_table(self) -> str:
+        """The printed table: ``table_rows`` (or ``rows``) in ``columns``."""
+        rows = self.rows if self.table_rows is None else self.table_rows
+        return format_rows(rows, self.columns or None)
+
+    def write_csv(self, path) -> Path:
+        """Write ``rows`` to ``path`` as CSV (csv module; the header is the
+        union of the rows' keys in order of first appearance; ``None`` is
+        an empty cell, floats keep full precision).  Returns the path."""
+        path = Path(path)
+        fields: dict[str, None] = {}
+        for row in self.rows:
+            fields.update(dict.fromkeys(row))
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(fields), restval="")
+            writer.writeheader()
+            for row in self.rows:
+                writer.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
+                                 for k, v in row.items()})
+        return path
+
+    def write_html(self, path) -> Path:
+        """Write the figure as a self-contained interactive HTML file
+        (plotly.js embedded, so it works offline).  Returns the path.
+
+        Raises
+        ------
+        ValueError
+            If the experiment ran without a figure.
+        """
+        if self.figure is None:
+            raise ValueError(f"{self.name}: no figure (the experiment ran with figure=False)")
+        path = Path(path)
+        self.figure.write_html(str(path), include_plotlyjs=True, full_html=True)
+        return path
+
+
+    def write_png(self, path, scale: float = 2.0) -> Path:
+        """Write the figure as a static PNG (plotly's ``write_image``; needs
+        the optional ``kaleido`` package and a Chrome/Chromium).  Returns
+        the path.
+
+        Raises
+        ------
+        ValueError
+            If the experiment ran without a figure.
+        ImportError, RuntimeError
+            If kaleido or a browser is missing (plotly's messages).
+        """
+        if self.figure is None:
+            raise ValueError(f"{self.name}: no figure (the experiment ran with figure=False)")
+        path = Path(path)
+        self.figure.write_image(str(path), scale=scale)
+        return path
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A registered experiment.
+
+    Attributes
+    ----------
+    name : str
+        Short name used by ``polyrank reproduce NAME``.
+    description : str
+        One line for ``polyrank reproduce --list``.
+    func : callable
+        ``func(*, quick=False, seed=0, progress=False, **options) ->
+        ExperimentResult``.
+    """
+
+    name: str
+    description: str
+    func: Callable[..., ExperimentResult]
+
+    def run(self, *, quick: bool = False, seed: int = 0, progress: bool = False,
+            **options) -> ExperimentResult:
+        """Run the experiment (see :func:`run_experiment`)."""
+        return self.func(quick=quick, seed=seed, progress=progress, **options)
+
+
+#: The registered experiments, in registration order.
+EXPERIMENTS: dict[str, Experiment] = {}
+
+
+def register(name: str, description: str):
+    """Decorator registering an experiment function under ``name``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is already registered or is ``"all"`` (reserved by the
+        CLI).
+    """
+    if name in EXPERIMENTS or name == "all":
+        raise ValueError(f"name: {name!r} is already registered or reserved")
+
+    def deco(func):
+        EXPERIMENTS[name] = Experiment(name, description, func)
+        return func
+    return deco
+
+
+def list_experiments() -> list[Experiment]:
+    """The registered experiments, in registration order."""
+    return list(EXPERIMENTS.values())
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment registered as ``name``.
+
+    Raises
+    ------
+    ValueError
+        If no experiment has that name (the message lists the names).
+    """
+    try:
+        return EXPERIMENTS[name]
+    except KeyError:
+        raise ValueError(f"name: unknown experiment {name!r}; registered: "
+                         f"{', '.join(EXPERIMENTS)}") from None
+
+
+def run_experiment(name: str, *, quick: bool = False, seed: int = 0,
+                   progress: bool = False, **options) -> ExperimentResult:
+    """Run the experiment registered as ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (see :func:`list_experiments`).
+    quick : bool
+        Reduced sizes (each experiment documents them; under a minute on
+        two cores).
+    seed : int
+        Seed of the data and of the solvers' random orders.
+    progress : bool
+        Show a tqdm progress bar on stderr.
+    **options
+        Passed to the experiment function (e.g. ``ks=(10, 100)``).
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown, or an option is invalid.
+    """
+    return get_experiment(name).run(quick=quick, seed=seed, progress=progress, **options)
