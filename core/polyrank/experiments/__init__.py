@@ -12,8 +12,15 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 """
 
 from .bench import bench_sopopo, format_table
-from .registry import (EXPERIMENTS, Experiment, ExperimentResult, format_rows,
-                       get_experiment, list_experiments, run_experiment)
+from .registry import (
+                       EXPERIMENTS,
+                       Experiment,
+                       ExperimentResult,
+                       format_rows,
+                       get_experiment,
+                       list_experiments,
+                       run_experiment,
+)
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",

@@ -20,6 +20,8 @@ from typing import Callable, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .registry import format_rows
+
 __all__ = ["bench_sopopo", "format_table"]
 
 
@@ -277,12 +279,4 @@ def format_table(rows: Sequence[dict]) -> str:
     --  ------  --------  --------  --------  ----  ------  --------  --------  ----------  --------
     10    2 us         -    100 us         -     -    50.0         -         -           -         -
     """
-    header = [title for _, title, _ in _COLUMNS]
-    body = [[fmt(row[key]) if key in row else "-"
-             for key, _, fmt in _COLUMNS] for row in rows]
-    widths = [max(len(h), *(len(r[j]) for r in body)) if body else len(h)
-              for j, h in enumerate(header)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
-    return "\n".join(lines)
+    return format_rows(rows, _COLUMNS)

@@ -1345,7 +1345,7 @@ def _fig8_summary(rows, display, drift, k, m, n, C, passes, gap_every, window,
 
 
 def _fig8_notes(s) -> list[str]:
-    lines = [f"median dual increase per pass: "
+    lines = ["median dual increase per pass: "
              + ", ".join(f"{v:.2e}" for v in s["median_increase_per_pass"])]
     if s["transition_iteration"] is not None:
         lines.append(f"phase transition: the median increase (window {s['window']}) first "
