@@ -93,8 +93,8 @@ class KnotExplorer(WidgetDisplay):
     Attributes
     ----------
     fig : plotly.graph_objects.FigureWidget
-        Line traces ``"g(z; mu)"``, ``"g(z; nu)"``, ``"sum"``; marker traces
-        ``"knots of mu"``, ``"knots of nu"`` (on their curves) and ``"z*"``
+        Line traces ``"g(z; μ)"``, ``"g(z; ν)"``, ``"sum"``; marker traces
+        ``"knots of μ"``, ``"knots of ν"`` (on their curves) and ``"z*"``
         (on the sum); layout shapes named ``"bracket"`` (the interval between
         consecutive knots of the union that contains z*), ``"C"`` (vertical
         line) and ``"z > C"`` (the infeasible region).
@@ -220,16 +220,16 @@ class KnotExplorer(WidgetDisplay):
         line_hover = "z = %{x:.4g}<br>%{fullData.name} = %{y:.4g}<extra></extra>"
         knot_hover = "knot z = %{x:.4g}<br>g = %{y:.4g}<extra>%{fullData.name}</extra>"
         traces = [
-            go.Scatter(name="g(z; mu)", mode="lines", hovertemplate=line_hover,
+            go.Scatter(name="g(z; μ)", mode="lines", hovertemplate=line_hover,
                        line=dict(color=c["mu"], width=2)),
-            go.Scatter(name="g(z; nu)", mode="lines", hovertemplate=line_hover,
+            go.Scatter(name="g(z; ν)", mode="lines", hovertemplate=line_hover,
                        line=dict(color=c["nu"], width=2.5, dash="dot")),
             go.Scatter(name="sum", mode="lines", hovertemplate=line_hover,
                        line=dict(color=c["sum"], width=3.5)),
-            go.Scatter(name="knots of mu", mode="markers", hovertemplate=knot_hover,
+            go.Scatter(name="knots of μ", mode="markers", hovertemplate=knot_hover,
                        marker=dict(color=c["mu"], size=10, symbol="diamond",
                                    line=dict(color="white", width=1))),
-            go.Scatter(name="knots of nu", mode="markers", hovertemplate=knot_hover,
+            go.Scatter(name="knots of ν", mode="markers", hovertemplate=knot_hover,
                        marker=dict(color=c["nu"], size=10, symbol="diamond",
                                    line=dict(color="white", width=1))),
             go.Scatter(name="z*", mode="markers+text", textposition="top center",
@@ -442,11 +442,11 @@ class KnotExplorer(WidgetDisplay):
         ]
         with self.fig.batch_update():
             t = {tr.name: tr for tr in self.fig.data}
-            t["g(z; mu)"].update(x=s.z, y=s.g_mu)
-            t["g(z; nu)"].update(x=s.z, y=s.g_nu)
+            t["g(z; μ)"].update(x=s.z, y=s.g_mu)
+            t["g(z; ν)"].update(x=s.z, y=s.g_nu)
             t["sum"].update(x=s.z, y=s.g_mu + s.g_nu)
-            t["knots of mu"].update(x=s.knots_mu, y=g_km)
-            t["knots of nu"].update(x=s.knots_nu, y=g_kn)
+            t["knots of μ"].update(x=s.knots_mu, y=g_km)
+            t["knots of ν"].update(x=s.knots_nu, y=g_kn)
             t["z*"].update(x=[s.z_star], y=[s.f_star],
                            text=[f"z* = {_fmt(s.z_star)}"])
             self.fig.layout.shapes = shapes

@@ -73,7 +73,7 @@ def test_fig4_minimiser_matches_brute_force_and_paper(fig4):
 
 
 def test_curves_are_g_and_their_sum(fig4):
-    g_mu, g_nu, total = (trace(fig4.fig, n) for n in ("g(z; mu)", "g(z; nu)", "sum"))
+    g_mu, g_nu, total = (trace(fig4.fig, n) for n in ("g(z; μ)", "g(z; ν)", "sum"))
     z = np.asarray(g_mu.x)
     assert z[0] == 0.0 and z[-1] >= 1.15 * max(7.0, fig4.C) - 1e-9
     np.testing.assert_allclose(g_mu.y, g_ref(z, MU4), atol=1e-9)
@@ -83,8 +83,8 @@ def test_curves_are_g_and_their_sum(fig4):
 
 def test_knot_markers_are_the_knots_on_their_curves(fig4):
     z_max = fig4.fig.layout.xaxis.range[1]
-    for name, vec, expected in (("mu", MU4, [0.0, 1.0, 7.0]),
-                                ("nu", NU4, [0.0, 1.0, 1.0])):
+    for name, vec, expected in (("μ", MU4, [0.0, 1.0, 7.0]),
+                                ("ν", NU4, [0.0, 1.0, 1.0])):
         mark = trace(fig4.fig, f"knots of {name}")
         k = knots(vec)
         np.testing.assert_allclose(k, expected)
@@ -110,16 +110,16 @@ def test_C_below_z_star_moves_the_marker_to_C(fig4):
 
 
 def test_set_entry_changes_curves_and_readout(fig4):
-    assert trace(fig4.fig, "g(z; mu)").y[0] == pytest.approx(7.0)   # 1/2 ||mu||^2
+    assert trace(fig4.fig, "g(z; μ)").y[0] == pytest.approx(7.0)   # 1/2 ||mu||^2
     readout_before = fig4.readout.value
     fig4.set_entry("mu", 1, 4.0)
     np.testing.assert_allclose(fig4.mu, [3.0, 4.0, 2.0])
-    g_mu = trace(fig4.fig, "g(z; mu)")
+    g_mu = trace(fig4.fig, "g(z; μ)")
     assert g_mu.y[0] == pytest.approx(14.5)
     np.testing.assert_allclose(g_mu.y, g_ref(g_mu.x, fig4.mu), atol=1e-9)
     np.testing.assert_allclose(trace(fig4.fig, "sum").y,
                                g_ref(g_mu.x, fig4.mu) + g_ref(g_mu.x, NU4), atol=1e-9)
-    np.testing.assert_allclose(trace(fig4.fig, "knots of mu").x, knots([3.0, 4.0, 2.0]))
+    np.testing.assert_allclose(trace(fig4.fig, "knots of μ").x, knots([3.0, 4.0, 2.0]))
     assert fig4.readout.value != readout_before
     assert f"{fig4.z_star:.4g}" in fig4.readout.value
     assert fig4.entry_dropdown.value == ("mu", 1)
@@ -134,7 +134,7 @@ def test_entry_widgets_drive_the_model(fig4):
     np.testing.assert_allclose(fig4.nu, NU4)          # choosing does not edit
     fig4.entry_slider.value = -3.0
     np.testing.assert_allclose(fig4.nu, [1.0, 1.0, -3.0])
-    np.testing.assert_allclose(trace(fig4.fig, "knots of nu").x, knots([1.0, 1.0, -3.0]))
+    np.testing.assert_allclose(trace(fig4.fig, "knots of ν").x, knots([1.0, 1.0, -3.0]))
     grid = np.linspace(0.0, fig4.C, 100_001)
     z_brute = grid[np.argmin(g_ref(grid, fig4.mu) + g_ref(grid, fig4.nu))]
     assert abs(trace(fig4.fig, "z*").x[0] - z_brute) < 1e-3
