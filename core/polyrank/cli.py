@@ -100,8 +100,22 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from .experiments import bench_sopopo, format_table
+    from .experiments import BENCHES, bench_sopopo, format_table
 
+    if args.name != "sopopo":
+        if args.k:
+            print("polyrank bench: --k applies to 'sopopo' only", file=sys.stderr)
+            return 2
+        res = BENCHES[args.name].run(quick=args.quick, seed=args.seed,
+                                     progress=not args.json)
+        text = sys.stderr if args.json else sys.stdout
+        print(f"{args.name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
+        print(res.format_table(), file=text)
+        for line in res.notes:
+            print(line, file=text)
+        if args.json:
+            print(json.dumps(res.summary, indent=2, allow_nan=False))
+        return 0
     ks = tuple(args.k) if args.k else (10, 100, 1000, 10000)
     rows = bench_sopopo(ks=ks, seed=args.seed)
     if args.json:
@@ -201,9 +215,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the numbers as JSON")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("bench", help="benchmarks (ratios against baselines timed in the same run)")
-    p.add_argument("name", choices=["sopopo"])
-    p.add_argument("--k", type=int, nargs="+", help="numbers of labels (default 10 100 1000 10000)")
+    from .experiments import BENCHES   # importing the package registers them
+
+    p = sub.add_parser(
+        "bench", help="benchmarks (ratios against baselines timed in the same run)",
+        description="Benchmarks: " + "; ".join(
+            ["sopopo: soft_project vs Clarabel vs np.sort"]
+            + [f"{name}: {b.description}" for name, b in BENCHES.items()]))
+    p.add_argument("name", choices=["sopopo", *BENCHES])
+    p.add_argument("--k", type=int, nargs="+",
+                   help="sopopo only: numbers of labels (default 10 100 1000 10000)")
+    p.add_argument("--quick", action="store_true", help="reduced sizes (not for 'sopopo')")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)

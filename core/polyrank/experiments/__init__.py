@@ -9,20 +9,24 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   each returning an :class:`ExperimentResult` (rows, summary, plotly figure).
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
+- :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
+  ``polyrank bench NAME``.
 """
 
 from .bench import bench_sopopo, format_table
 from .registry import (
+                       BENCHES,
                        EXPERIMENTS,
                        Experiment,
                        ExperimentResult,
                        format_rows,
                        get_experiment,
                        list_experiments,
+                       register_bench,
                        run_experiment,
 )
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
-           "fig7_data", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
+           "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
            "get_experiment", "list_experiments", "run_experiment"]

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
-           "format_rows"]
+           "format_rows", "BENCHES", "register_bench"]
 
 
 def _fmt_default(v: Any) -> str:
@@ -266,3 +266,32 @@ def run_experiment(name: str, *, quick: bool = False, seed: int = 0,
         If ``name`` is unknown, or an option is invalid.
     """
     return get_experiment(name).run(quick=quick, seed=seed, progress=progress, **options)
+
+
+#: The registered benchmarks of ``polyrank bench NAME`` (other than
+#: ``sopopo``, which has its own ``--k`` option), in registration order.
+BENCHES: dict[str, Experiment] = {}
+
+
+def register_bench(name: str, description: str):
+    """Decorator registering a benchmark under ``name`` for ``polyrank bench``.
+
+    The function has the signature of an experiment,
+    ``func(*, quick=False, seed=0, progress=False, **options) ->
+    ExperimentResult``: its ``rows`` are the timings, its ``notes`` say
+    which ratio is the target and whether it was met, its ``summary`` is
+    printed by ``--json``.  Speed is reported as ratios against a baseline
+    timed in the same run (``DESIGN.md``).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is already registered as a benchmark.
+    """
+    if name in BENCHES or name == "sopopo":
+        raise ValueError(f"name: benchmark {name!r} is already registered")
+
+    def deco(func):
+        BENCHES[name] = Experiment(name, description, func)
+        return func
+    return deco

@@ -26,3 +26,19 @@ __all__ = [
     "PieceSet", "build_pieces", "DECOMPOSITIONS",
     "sopopo_batch", "ORDERS", "LabelRanker",
 ]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every SOPOPO kernel on a tiny problem;
+    called by :func:`polyrank.warmup`."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
+    soft_project(X[0], Y[0], np.zeros((3, 3)), [0], [1, 2], 1.0)
+    solve_reduced(np.array([1.0, 0.5]), np.array([0.2]), 1.0)
+    knots(np.array([1.0, 0.5]))
+    g(np.array([0.0, 1.0]), np.array([1.0, 0.5]))
+    for order, kernel in (("shuffle", "linear"), ("cyclic", "rbf"), ("greedy", "linear")):
+        sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2)
