@@ -13,12 +13,14 @@ Minimization" (``sign-constrained-sdca-pegasos.txt``).
   the scikit-learn estimators.
 """
 
+from .estimator import SignConstrainedClassifier, SignConstrainedRegressor
 from .losses import (BINARY_LOSSES, LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES,
                      Loss, r_loss)
 from .solvers import sc_pegasos, sc_sdca
 
 __all__ = ["Loss", "r_loss", "LOSSES", "BINARY_LOSSES", "REGRESSION_LOSSES",
-           "MULTICLASS_LOSSES", "sc_sdca", "sc_pegasos"]
+           "MULTICLASS_LOSSES", "sc_sdca", "sc_pegasos",
+           "SignConstrainedClassifier", "SignConstrainedRegressor"]
 
 
 def _warmup() -> None:
