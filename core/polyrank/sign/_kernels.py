@@ -653,3 +653,20 @@ def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
         mc_loss_grad(code, z, y[i], k, g)
         for c in range(m):
             A[i, c] = -g[c]
+
+
+@njit(cache=True)
+def xt_alpha(indptr, indices, data, alpha, lam_n, out):
+    """out = X' alpha / (lam n) (wbar of Alg. 2 step 5 recomputed exactly);
+    ``alpha`` (n,) with ``out`` (d,), or (n, m) with ``out`` (d, m)
+    (passed as 2-d arrays by the driver: (n, 1) and (d, 1) for the binary
+    case)."""
+    m = alpha.shape[1]
+    for h in range(out.shape[0]):
+        for c in range(m):
+            out[h, c] = 0.0
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            h = indices[p]
+            for c in range(m):
+                out[h, c] += data[p] * alpha[i, c] / lam_n

@@ -114,15 +114,20 @@ def _violation(w, c) -> float:
 
 def _dual_point(Xc, alpha, lam, c):
     """(wbar, Pi_S(wbar)) with wbar = X' alpha / (lam n) (Eq. 49)."""
-    wbar = np.ascontiguousarray(Xc.T @ alpha) / (lam * Xc.shape[0])
+    n, d = Xc.shape
+    wbar = np.empty((d,) + alpha.shape[1:])
+    K.xt_alpha(*_csr(Xc), alpha.reshape(n, -1), lam * n, wbar.reshape(d, -1))
     w_dual = np.empty_like(wbar)
     K.project_signs(wbar, c, w_dual)
     return wbar, w_dual
 
 
-def _objectives(data, Xc, lam, gamma, top_k, w, alpha):
-    """(P(w), D(alpha)) with the dual point recomputed from alpha exactly."""
-    wbar, w_dual = _dual_point(Xc, alpha, lam, data["c"])
+def _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual=None):
+    """(P(w), D(alpha)) with the dual point Pi_S(X' alpha / (lam n))
+    recomputed from alpha exactly unless given as ``w_dual``."""
+    wbar = None
+    if w_dual is None:
+        wbar, w_dual = _dual_point(Xc, alpha, lam, data["c"])
     if data["multiclass"]:
         P, D = K.mc_objectives(*_csr(Xc), data["y"], data["code"], top_k, lam, w, alpha,
                                w_dual)
@@ -265,9 +270,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     else:
         alpha = np.zeros(n)
         shape = (d,)
-    wbar = np.ascontiguousarray(Xc.T @ alpha) / (lam * n)
-    w = np.empty(shape)
-    K.project_signs(wbar, c, w)
+    wbar, w = _dual_point(Xc, alpha, lam, c)
     wsum = np.zeros(shape)
     last = np.zeros(d, dtype=np.int64)
     status = STATUS_MAX_ITER
@@ -296,7 +299,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         wbar[...] = wbar_new
         w[...] = w_new
         out = wsum / avg_steps if averaging else w
-        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, out, alpha)
+        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, out, alpha, w)
         stop = runner.record(it, P, D, steps=float(steps), n_changed=float(changed),
                              sign_violation=_violation(out, c))
         if P - D <= tol:
@@ -422,8 +425,8 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
             K.mc_dual_from_primal(*_csr(Xc), yv, code, top_k, avg, alpha)
         else:
             K.dual_from_primal(*_csr(Xc), yv, code, gamma, avg, alpha)
-        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, avg, alpha)
-        P_last, _, _, _ = _objectives(data, Xc, lam, gamma, top_k, w, alpha)
+        P, D, _, w_dual = _objectives(data, Xc, lam, gamma, top_k, avg, alpha)
+        P_last, _, _, _ = _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual)
         stop = runner.record(epoch, P, D, steps=float(t), primal_last=P_last,
                              sign_violation=max(_violation(avg, c), _violation(w, c)))
         if tol > 0 and P - D <= tol:
