@@ -532,6 +532,8 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
     summary = {"bench": "sign", "data": "phishing", "n": n, "d": int(X.shape[1]),
                "lam": lam, "gamma": gamma, "tol": tol, "repeats": repeats,
                "sdca_time_s": ts, "lbfgsb_time_s": tl, "ratio": ratio,
+               "sdca_primal": float(sd.primal_objective), "sdca_gap": float(sd.gap),
+               "sdca_epochs": int(sd.nit), "lbfgsb_primal": float(lb.primal_objective),
                "lbfgsb_reached_target": bool(lb.reached_target),
                "target": "ratio t(L-BFGS-B) / t(SC-SDCA) > 1", "target_met": bool(ratio > 1)}
     columns = [("solver", "solver", None), ("time_s", "time [s]", lambda v: f"{v:.3f}"),

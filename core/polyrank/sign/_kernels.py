@@ -658,15 +658,22 @@ def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
 @njit(cache=True)
 def xt_alpha(indptr, indices, data, alpha, lam_n, out):
     """out = X' alpha / (lam n) (wbar of Alg. 2 step 5 recomputed exactly);
-    ``alpha`` (n,) with ``out`` (d,), or (n, m) with ``out`` (d, m)
-    (passed as 2-d arrays by the driver: (n, 1) and (d, 1) for the binary
-    case)."""
+    ``alpha`` (n, m) and ``out`` (d, m) (the driver passes (n, 1) and
+    (d, 1) views in the binary case)."""
     m = alpha.shape[1]
-    for h in range(out.shape[0]):
-        for c in range(m):
-            out[h, c] = 0.0
+    out[:, :] = 0.0
+    inv = 1.0 / lam_n
+    if m == 1:
+        o = out[:, 0]
+        for i in range(indptr.shape[0] - 1):
+            a = alpha[i, 0] * inv
+            if a != 0.0:
+                for p in range(indptr[i], indptr[i + 1]):
+                    o[indices[p]] += data[p] * a
+        return
     for i in range(indptr.shape[0] - 1):
         for p in range(indptr[i], indptr[i + 1]):
             h = indices[p]
+            v = data[p] * inv
             for c in range(m):
-                out[h, c] += data[p] * alpha[i, c] / lam_n
+                out[h, c] += v * alpha[i, c]
