@@ -106,7 +106,6 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
         res = solve_qp(sp.csc_matrix(P), q, G=G, h=h, tol=tol)
         w = res.x
     elif loss == "hinge":
-        nv = d + n
         P = sp.block_diag([lam * sp.identity(d), Z(n, n)], format="csc")
         q = np.concatenate([np.zeros(d), np.full(n, 1.0 / n)])
         Gs, hs = _sign_rows(c, d)
@@ -146,12 +145,10 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
 def _reference_qp_multiclass(Xc, yv, m, loss, lam, C, top_k, tol, gamma):
     n, d = Xc.shape
     nw = d * m                                   # w vectorised: W[h, j] at j * d + h
-    rows_all = []
     # S = X W : s_ij = <x_i, W[:, j]> = (kron(e_j', X)) vec(W)
     blocks = [sp.kron(sp.csc_matrix(np.eye(m)[j:j + 1]), Xc, format="csr") for j in range(m)]
     Gs, hs = _sign_rows(C.T.ravel(), nw)         # column-major order of W
     if loss == "max_hinge":
-        nv = nw + n
         P = sp.block_diag([lam * sp.identity(nw), sp.csc_matrix((n, n))], format="csc")
         q = np.concatenate([np.zeros(nw), np.full(n, 1.0 / n)])
         G_rows, h_rows = [], []
@@ -172,7 +169,6 @@ def _reference_qp_multiclass(Xc, yv, m, loss, lam, C, top_k, tol, gamma):
         res = solve_qp(P, q, G=sp.vstack(G_rows, format="csc"), h=np.concatenate(h_rows),
                        tol=tol)
     else:  # top-k hinge: variables vec(W), tau (n), xi (n*m)
-        nv = nw + n + n * m
         P = sp.block_diag([lam * sp.identity(nw), sp.csc_matrix((n + n * m, n + n * m))],
                           format="csc")
         q = np.concatenate([np.zeros(nw), np.full(n, 1.0 / n),

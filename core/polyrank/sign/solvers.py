@@ -137,7 +137,7 @@ def _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual=None):
     return float(P), float(D), wbar, w_dual
 
 
-def _check_common(lam, gamma, top_k, tol, callback_every):
+def _check_common(lam, gamma, top_k, tol):
     lam = check_positive(lam, "lam")
     gamma = check_positive(gamma, "gamma")
     if gamma > 1:
@@ -242,7 +242,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     >>> res.status, bool(res.x[0] >= 0 and res.x[1] <= 0), res.gap <= 1e-10
     ('converged', True, True)
     """
-    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol, callback_every)
+    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
     max_epochs = check_int(max_epochs, "max_epochs", minimum=1)
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
@@ -362,7 +362,9 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         ``x``: the average w~ (Alg. 1 step 9); ``last``: w_{T+1};
         ``dual``: alpha(w~); ``primal_objective``, ``dual_objective``,
         ``gap``, ``nit`` (steps T), ``status``, ``trace``,
-        ``solver="sc-pegasos"``.
+        ``solver="sc-pegasos"``; ``success`` is True unless the callback
+        stopped the run (Pegasos has no stopping rule: it runs its T
+        iterations, or stops early at ``tol``).
 
     Raises
     ------
@@ -386,7 +388,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     >>> bool(np.all(res.x[:2] >= 0)), res.nit
     (True, 200)
     """
-    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol, callback_every)
+    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
     data = prepare_data(X, y, loss, signs, top_k)
     Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
     n, d = Xc.shape
