@@ -394,3 +394,19 @@ def test_hostile_inputs_raise_clear_errors():
         sc_sdca(X, ym + 0.5, "softmax", 0.1)
     with pytest.raises(TypeError, match="X: expected real numbers"):
         sc_sdca(np.array([["a"] * 4] * 10), yb, "hinge", 0.1)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "square", "absolute",
+                                  "softmax", "max_hinge", "top_k_hinge"])
+def test_zero_rows_do_not_stall_the_gap(loss):
+    """x_i = 0 makes ||x_i||^2 / (lam n) = 0 in the coordinate step: the step
+    must still maximise over alpha_i (the loss conjugate alone)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    X[[3, 7]] = 0.0
+    y = {"square": rng.normal(size=30), "absolute": rng.normal(size=30)}.get(
+        loss, np.where(rng.random(30) < 0.5, 1.0, -1.0))
+    if loss in ("softmax", "max_hinge", "top_k_hinge"):
+        y = rng.integers(0, 3, size=30)
+    res = sc_sdca(X, y, loss, 0.1, None, top_k=2, tol=1e-9, max_epochs=20000, random_state=0)
+    assert res.status == STATUS_CONVERGED and 0 <= res.gap <= 1e-9
