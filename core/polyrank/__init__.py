@@ -5,6 +5,8 @@ scikit-learn estimators).  Implemented so far:
 
 - :mod:`polyrank.sopopo`: label ranking by soft projections onto polyhedra
   (Shalev-Shwartz & Singer, JMLR 2006), with :class:`LabelRanker`.
+- :mod:`polyrank.sign`: sign-constrained Pegasos and SDCA (Kato et al.),
+  with :class:`SignConstrainedClassifier` and :class:`SignConstrainedRegressor`.
 - :mod:`polyrank.result`: :class:`SolverResult`, :class:`Trace`,
   :class:`IterInfo` and the callback contract.
 - :mod:`polyrank.datasets`: the bundled real data sets.
@@ -12,18 +14,20 @@ scikit-learn estimators).  Implemented so far:
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
-from . import datasets, result, sopopo
+from . import datasets, result, sign, sopopo
 from .result import IterInfo, SolverResult, Trace
+from .sign import SignConstrainedClassifier, SignConstrainedRegressor
 from .sopopo import LabelRanker, soft_project
 
 __version__ = "0.1.0"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
-           "warmup", "datasets", "result", "sopopo", "__version__"]
+           "warmup", "datasets", "result", "sopopo", "__version__",
+           "sign", "SignConstrainedClassifier", "SignConstrainedRegressor"]
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
-_WARMUP_PACKAGES = ("sopopo",)
+_WARMUP_PACKAGES = ("sopopo", "sign")
 
 
 def warmup(verbose: bool = False) -> dict:

@@ -13,6 +13,7 @@ __all__ = [
     "check_label_set",
     "as_label_array",
     "check_int",
+    "check_signs",
 ]
 
 
@@ -170,3 +171,50 @@ def check_label_set(value, name: str, k: int) -> np.ndarray:
     if np.unique(arr).size != arr.size:
         raise ValueError(f"{name}: contains duplicate labels")
     return arr
+
+
+# ---------------------------------------------------------------- sign vectors
+# (sign-constrained learning, ``sign-constrained-sdca-pegasos.txt``, Eq. 4, 26)
+
+def check_signs(signs, name: str, shape: tuple) -> np.ndarray:
+    """Check a sign vector c (Eq. 4) or sign matrix C (Eq. 26) of
+    ``sign-constrained-sdca-pegasos.txt``: every entry exactly -1, 0 or +1.
+
+    Parameters
+    ----------
+    signs : array_like or None
+        The signs; ``None`` means no constraint (all zeros).
+    name : str
+        The argument's name, used in error messages.
+    shape : tuple of int
+        The required shape, ``(d,)`` or ``(d, m)``.
+
+    Returns
+    -------
+    ndarray of float64, C-contiguous, of the given shape.
+
+    Raises
+    ------
+    TypeError
+        If the entries are not real numbers.
+    ValueError
+        On a wrong shape, NaN, or a value outside {-1, 0, +1}.
+
+    Examples
+    --------
+    >>> check_signs([1, 0, -1], "signs", (3,)).tolist()
+    [1.0, 0.0, -1.0]
+    """
+    if signs is None:
+        return np.zeros(shape)
+    arr = _convert(signs, name)
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{name}: expected shape {tuple(shape)} (one sign per "
+                         f"{'feature' if len(shape) == 1 else 'feature and class'}), "
+                         f"got {arr.shape}")
+    bad = ~np.isin(arr, (-1.0, 0.0, 1.0))
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name}: entries must be -1, 0 or +1, got {arr[idx]!r} "
+                         f"at index {idx}")
+    return np.ascontiguousarray(arr, dtype=np.float64)

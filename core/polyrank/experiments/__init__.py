@@ -7,6 +7,9 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :func:`sopopo_fig6`, :func:`sopopo_fig7`, :func:`sopopo_fig8`: the
   reproductions of Fig. 6, 7 and 8 of ``sopopo-label-ranking.txt`` (Sec. 5),
   each returning an :class:`ExperimentResult` (rows, summary, plotly figure).
+- :func:`sign_convergence`, :func:`sign_small_sample`, :func:`bench_sign`:
+  Fig. 2 (c) and the Sec. 6.1 protocol of ``sign-constrained-sdca-pegasos.txt``,
+  and ``polyrank bench sign``.
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -26,7 +29,9 @@ from .registry import (
                        run_experiment,
 )
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
+from .sign_experiments import bench_sign, sign_convergence, sign_small_sample
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
-           "get_experiment", "list_experiments", "run_experiment"]
+           "get_experiment", "list_experiments", "run_experiment",
+           "sign_convergence", "sign_small_sample", "bench_sign"]

@@ -1,0 +1,40 @@
+"""Sign-constrained regularized loss minimization: SC-Pegasos and SC-SDCA.
+
+Source: T. Kato, M. Kobayashi, D. Sano, "Sign-Constrained Regularized Loss
+Minimization" (``sign-constrained-sdca-pegasos.txt``).
+
+- :class:`Loss`, :func:`r_loss`, :data:`LOSSES`: the losses of Table 1 and
+  Sec. 5 (value, (sub)gradient, conjugate, r_loss, SDCA step).
+- :func:`sc_sdca`: SC-SDCA (Alg. 2, Alg. 4), with duality gap.
+- :func:`sc_pegasos`: SC-Pegasos (Alg. 1, Alg. 3).
+- :mod:`polyrank.sign.reference`: independent references (Clarabel QPs,
+  scipy L-BFGS-B with bounds).
+- :class:`SignConstrainedClassifier`, :class:`SignConstrainedRegressor`:
+  the scikit-learn estimators.
+"""
+
+from .estimator import SignConstrainedClassifier, SignConstrainedRegressor
+from .losses import (BINARY_LOSSES, LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES,
+                     Loss, r_loss)
+from .solvers import sc_pegasos, sc_sdca
+
+__all__ = ["Loss", "r_loss", "LOSSES", "BINARY_LOSSES", "REGRESSION_LOSSES",
+           "MULTICLASS_LOSSES", "sc_sdca", "sc_pegasos",
+           "SignConstrainedClassifier", "SignConstrainedRegressor"]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every sign-constrained kernel on a tiny
+    problem; called by :func:`polyrank.warmup`."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 3))
+    yb = np.array([1.0, -1.0] * 4)
+    yc = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    for loss in ("hinge", "smoothed_hinge", "logistic", "square", "absolute"):
+        sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_epochs=1, average_from=0)
+        sc_pegasos(X, yb, loss, 0.1, [1, -1, 0], batch_size=2, n_iter=4)
+    for loss in ("softmax", "max_hinge", "top_k_hinge"):
+        sc_sdca(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, max_epochs=1, average_from=0)
+        sc_pegasos(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, batch_size=2, n_iter=4)

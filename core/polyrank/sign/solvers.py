@@ -1,0 +1,449 @@
+"""Drivers of SC-Pegasos (Alg. 1, 3) and SC-SDCA (Alg. 2, 4).
+
+Paper: T. Kato, M. Kobayashi, D. Sano, "Sign-Constrained Regularized Loss
+Minimization" (``sign-constrained-sdca-pegasos.txt``).  Both solve Eq. 5,
+
+    min_w  P(w) = lam/2 ||w||^2 + 1/n sum_i phi_i(<w, x_i>)   s.t.  c * w >= 0,
+
+(Eq. 23 and 27 for a weight matrix W (d, m) and a sign matrix C in the
+multiclass case) and record, once per epoch, the primal objective, the dual
+objective of Eq. 48 and the duality gap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
+                      CallbackRunner, SolverResult)
+from ..validation import check_int, check_positive, check_signs
+from . import _kernels as K
+from .losses import BINARY_LOSSES, get_loss, r_loss
+
+__all__ = ["sc_sdca", "sc_pegasos", "prepare_data"]
+
+
+def _as_csr(X) -> sp.csr_matrix:
+    """X (dense or scipy.sparse, shape (n, d)) as canonical float64 CSR."""
+    if X is None:
+        raise TypeError("X: expected an array or scipy.sparse matrix, got None")
+    if sp.issparse(X):
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"X: expected real numbers, got dtype {X.dtype}")
+        Xc = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        Xc.sum_duplicates()
+        Xc.sort_indices()
+    else:
+        arr = np.asarray(X)
+        if arr.dtype == object or arr.dtype.kind not in "biuf":
+            raise TypeError(f"X: expected real numbers, got dtype {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(f"X: expected a 2-d array, got shape {arr.shape}")
+        Xc = sp.csr_matrix(arr.astype(np.float64))
+    if Xc.ndim != 2 or Xc.shape[0] == 0 or Xc.shape[1] == 0:
+        raise ValueError(f"X: must be a non-empty 2-d matrix, got shape {Xc.shape}")
+    if not np.all(np.isfinite(Xc.data)):
+        raise ValueError("X: contains NaN or infinity")
+    Xc.indptr = Xc.indptr.astype(np.int64)
+    Xc.indices = Xc.indices.astype(np.int64)
+    return Xc
+
+
+def _check_labels(y, n: int, loss: str, multiclass: bool):
+    arr = np.asarray(y)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"y: expected numeric labels, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"y: expected shape ({n},) (one label per row of X), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("y: contains NaN or infinity")
+    if multiclass:
+        if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+            raise ValueError(f"y: the {loss} loss needs class indices 0..m-1, got non-integers")
+        yi = arr.astype(np.int64)
+        if yi.min() < 0:
+            raise ValueError(f"y: class indices must be >= 0, got {yi.min()}")
+        return yi, int(yi.max()) + 1
+    yf = arr.astype(np.float64)
+    if loss in BINARY_LOSSES and not np.all(np.abs(yf) == 1.0):
+        bad = yf[np.abs(yf) != 1.0][0]
+        raise ValueError(f"y: the {loss} loss needs labels in {{-1, +1}} (Table 1), got {bad!r}")
+    return np.ascontiguousarray(yf), None
+
+
+def prepare_data(X, y, loss: str, signs, top_k: int = 1):
+    """Validate and convert the inputs shared by :func:`sc_sdca` and
+    :func:`sc_pegasos`.
+
+    Returns
+    -------
+    dict
+        ``X`` (CSR, float64, int64 indices), ``y`` (float64 (n,), or int64
+        class indices), ``code``, ``multiclass``, ``m`` (classes or None),
+        ``c`` (signs, (d,) or (d, m)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        See :func:`sc_sdca`.
+    """
+    code, multiclass = get_loss(loss, top_k)
+    Xc = _as_csr(X)
+    n, d = Xc.shape
+    y, m = _check_labels(y, n, loss, multiclass)
+    if multiclass:
+        if m < 2:
+            raise ValueError(f"y: a multiclass loss needs at least 2 classes, got {m}")
+        if top_k > m:
+            raise ValueError(f"top_k: must be <= the number of classes {m}, got {top_k}")
+        c = check_signs(signs, "signs", (d, m))
+    else:
+        c = check_signs(signs, "signs", (d,))
+    return {"X": Xc, "y": y, "code": code, "multiclass": multiclass, "m": m, "c": c}
+
+
+def _csr(Xc):
+    return Xc.indptr, Xc.indices, Xc.data
+
+
+def _violation(w, c) -> float:
+    """max(0, max_h -c_h w_h): 0.0 exactly when w satisfies the signs."""
+    return float(max(0.0, np.max(-c * w)))
+
+
+def _dual_point(Xc, alpha, lam, c):
+    """(wbar, Pi_S(wbar)) with wbar = X' alpha / (lam n) (Eq. 49)."""
+    n, d = Xc.shape
+    wbar = np.empty((d,) + alpha.shape[1:])
+    K.xt_alpha(*_csr(Xc), alpha.reshape(n, -1), lam * n, wbar.reshape(d, -1))
+    w_dual = np.empty_like(wbar)
+    K.project_signs(wbar, c, w_dual)
+    return wbar, w_dual
+
+
+def _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual=None):
+    """(P(w), D(alpha)) with the dual point Pi_S(X' alpha / (lam n))
+    recomputed from alpha exactly unless given as ``w_dual``."""
+    wbar = None
+    if w_dual is None:
+        wbar, w_dual = _dual_point(Xc, alpha, lam, data["c"])
+    if data["multiclass"]:
+        P, D = K.mc_objectives(*_csr(Xc), data["y"], data["code"], top_k, lam, w, alpha,
+                               w_dual)
+    else:
+        P, D = K.objectives(*_csr(Xc), data["y"], data["code"], gamma, lam, w, alpha,
+                            w_dual)
+    return float(P), float(D), wbar, w_dual
+
+
+def _check_common(lam, gamma, top_k, tol):
+    lam = check_positive(lam, "lam")
+    gamma = check_positive(gamma, "gamma")
+    if gamma > 1:
+        raise ValueError(f"gamma: Table 1 requires 0 < gamma <= 1, got {gamma}")
+    top_k = check_int(top_k, "top_k", minimum=1)
+    tol = check_positive(tol, "tol", strict=False)
+    return lam, gamma, top_k, tol
+
+
+def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
+            gamma: float = 0.01, top_k: int = 1, tol: float = 1e-6,
+            max_epochs: int = 1000, average_from: int | None = None,
+            callback=None, callback_every: int = 1,
+            random_state=None) -> SolverResult:
+    """Sign-constrained SDCA (Alg. 2; Alg. 4 for the multiclass losses).
+
+    Minimises ``P(w) = lam/2 ||w||^2 + 1/n sum_i phi_i(<w, x_i>)`` subject
+    to ``signs * w >= 0`` (Eq. 5) by stochastic dual coordinate ascent on
+    the dual Eq. 48 with the sign correction Eq. 11 after every step.  One
+    iteration is one epoch: a fresh random permutation of the n examples,
+    one coordinate step each.  After every epoch ``wbar = X' alpha/(lam n)``
+    is recomputed exactly, ``w = Pi_S(wbar)`` (Eq. 49), and P, D (Eq. 48)
+    and the gap P - D are recorded.
+
+    Parameters
+    ----------
+    X : array_like or scipy.sparse matrix, shape (n, d)
+        One example per row (the transpose of the paper's d x n X).  Dense
+        input is converted to CSR; the kernels work on CSR.
+    y : array_like, shape (n,)
+        Labels in {-1, +1} for hinge / smoothed hinge / logistic, reals for
+        square / absolute, class indices 0..m-1 for the multiclass losses.
+    loss : str
+        ``"hinge"``, ``"smoothed_hinge"``, ``"logistic"``, ``"square"``,
+        ``"absolute"`` (Table 1), ``"softmax"``, ``"max_hinge"``,
+        ``"top_k_hinge"`` (Eq. 20-22).  The max-hinge is Crammer-Singer's
+        ``max_y (s_y - s_yi + 1 - delta_{y, yi})``, the margin form of
+        Eq. 22 with k = 1.
+    lam : float
+        Regularisation lambda > 0.
+    signs : array_like or None
+        c in {-1, 0, +1}^d (Eq. 4), or C in {-1, 0, +1}^(d x m) (Eq. 26)
+        for a multiclass loss; None: unconstrained.
+    gamma : float
+        Smoothing 0 < gamma <= 1 of the smoothed hinge (Table 1).
+    top_k : int
+        k of the top-k hinge (1 <= k <= m).
+    tol : float
+        Stop when the duality gap P - D <= tol (absolute) after an epoch.
+    max_epochs : int
+        Maximum number of epochs.
+    average_from : int or None
+        T0 of Alg. 2, step 8, in epochs: return the average of the iterates
+        w^(t-1), t = T0 n + 1 .. T, instead of the last one (None: the last
+        iterate).  The trace's primal is then that of the running average.
+    callback : callable, optional
+        ``callback(info: IterInfo)`` after every ``callback_every`` epochs;
+        extras ``steps`` (coordinate steps so far), ``n_changed`` (dual
+        variables changed in the epoch) and ``sign_violation`` (max(0,
+        max_h -c_h w_h) of the recorded iterate: exactly 0).  Raising
+        StopIteration stops the solve.
+    callback_every : int
+        See ``callback``.
+    random_state : int, numpy Generator or None
+        Seed of the permutations.
+
+    Returns
+    -------
+    SolverResult
+        ``x``: w (d,) or W (d, m) (sign-feasible); ``dual``: alpha (n,) or
+        A (n, m); ``wbar``: X' alpha / (lam n); ``primal_objective``,
+        ``dual_objective``, ``gap``, ``nit`` (epochs), ``status``,
+        ``trace``, ``solver="sc-sdca"``.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric X, y or signs; non-int top_k / max_epochs.
+    ValueError
+        Wrong shapes, NaN/inf, signs outside {-1, 0, 1}, lam <= 0, gamma
+        outside (0, 1], labels not in {-1, +1} for a classification loss,
+        class indices < 0 or fewer than 2 classes, unknown loss.
+
+    Notes
+    -----
+    Source: ``sign-constrained-sdca-pegasos.txt``, Sec. 4, Alg. 2 (step 4 in
+    closed form for hinge, smoothed hinge, square and absolute losses; the
+    step of Eq. 16 for the logistic loss, with R = max_i ||x_i||), dual
+    Eq. 48, recovery Eq. 49; Sec. 5, Alg. 4 and Eq. 30 (exact simplex /
+    capped-simplex projections for the max-hinge and top-k hinge, Eq. 16
+    for the soft-max).  For the top-k hinge with k >= 2, alpha = 0 is not
+    dual feasible, so alpha_i starts at e_yi - Pi(e_yi) (Pi: projection
+    onto the capped simplex of the conjugate's domain).  Convergence:
+    Theorem 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 2.0], [2.0, -1.0], [-1.0, -1.0], [-2.0, 1.0]])
+    >>> y = np.array([1.0, 1.0, -1.0, -1.0])
+    >>> res = sc_sdca(X, y, "hinge", lam=0.1, signs=[1, -1], tol=1e-10, random_state=0)
+    >>> res.status, bool(res.x[0] >= 0 and res.x[1] <= 0), res.gap <= 1e-10
+    ('converged', True, True)
+    """
+    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
+    max_epochs = check_int(max_epochs, "max_epochs", minimum=1)
+    if average_from is not None:
+        average_from = check_int(average_from, "average_from", minimum=0)
+    data = prepare_data(X, y, loss, signs, top_k)
+    runner = CallbackRunner(callback, callback_every)
+    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    n, d = Xc.shape
+    rng = np.random.default_rng(random_state)
+    sqnorm = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
+    R2 = float(sqnorm.max())
+    g = float(K.smoothness_gamma(code, gamma))
+    s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
+    mc = data["multiclass"]
+    if mc:
+        m = data["m"]
+        alpha = np.zeros((n, m))
+        if code == K.TOP_K_HINGE and top_k > 1:
+            p = np.empty(m)
+            for i in range(n):
+                e = np.zeros(m)
+                e[yv[i]] = 1.0
+                K.project_capped_simplex(e, 1.0 / top_k, p)
+                alpha[i] = e - p
+        shape = (d, m)
+    else:
+        alpha = np.zeros(n)
+        shape = (d,)
+    wbar, w = _dual_point(Xc, alpha, lam, c)
+    wsum = np.zeros(shape)
+    last = np.zeros(d, dtype=np.int64)
+    status = STATUS_MAX_ITER
+    P = D = np.nan
+    it = 0
+    steps = 0
+    avg_steps = 0
+    out = w
+    for it in range(1, max_epochs + 1):
+        averaging = average_from is not None and it > average_from
+        if averaging and avg_steps == 0:
+            last[:] = steps                 # the sum starts at this epoch
+        perm = rng.permutation(n).astype(np.int64)
+        if mc:
+            changed = K.mc_sdca_epoch(*_csr(Xc), yv, code, top_k, lam, sqnorm, s_lb,
+                                      alpha, wbar, w, c, perm, wsum, last, steps, averaging)
+        else:
+            changed = K.sdca_epoch(*_csr(Xc), yv, code, gamma, lam, sqnorm, s_lb,
+                                   alpha, wbar, w, c, perm, wsum, last, steps, averaging)
+        steps += n
+        if averaging:
+            (K.mc_flush_average if mc else K.flush_average)(w, wsum, last, steps)
+            avg_steps += n
+        # exact recomputation: no drift from the rank-one updates
+        wbar_new, w_new = _dual_point(Xc, alpha, lam, c)
+        wbar[...] = wbar_new
+        w[...] = w_new
+        out = wsum / avg_steps if averaging else w
+        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, out, alpha, w)
+        stop = runner.record(it, P, D, steps=float(steps), n_changed=float(changed),
+                             sign_violation=_violation(out, c))
+        if P - D <= tol:
+            status = STATUS_CONVERGED
+            break
+        if stop:
+            status = STATUS_CALLBACK
+            break
+    messages = {
+        STATUS_CONVERGED: f"duality gap {P - D:.3g} <= tol after {it} epochs",
+        STATUS_MAX_ITER: f"max_epochs={max_epochs} epochs done; duality gap {P - D:.3g}",
+        STATUS_CALLBACK: f"callback raised StopIteration after epoch {it}",
+    }
+    return SolverResult(
+        x=np.array(out), dual=alpha, wbar=wbar, primal_objective=P, dual_objective=D,
+        gap=P - D, nit=it, success=status == STATUS_CONVERGED, status=status,
+        message=messages[status], solver="sc-sdca", loss=loss, lam=lam, signs=c,
+        trace=runner.trace)
+
+
+def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
+               batch_size: int = 1, n_iter: int | None = None, *,
+               gamma: float = 0.01, top_k: int = 1, tol: float = 0.0,
+               callback=None, callback_every: int = 1,
+               random_state=None) -> SolverResult:
+    """Sign-constrained Pegasos (Alg. 1; Alg. 3 for the multiclass losses).
+
+    Minimises the problem of :func:`sc_sdca` by projected stochastic
+    sub-gradient steps: mini-batch A_t of k = ``batch_size`` examples, the
+    step of Eq. 9 with eta_t = 1/(lam t), the sign correction Eq. 11 and the
+    projection onto the ball of radius sqrt(r_loss / lam) (Alg. 1 step 7,
+    Lemma A.2); the output is the average of w_1 .. w_T (step 9).
+
+    One recorded iteration is one epoch of ``max(1, n // batch_size)``
+    steps, whose mini-batches are consecutive slices of a fresh random
+    permutation (each is a uniform k-subset).  After every epoch the trace
+    gets the primal objective of the averaged iterate w~, a dual objective
+    (Eq. 48) at alpha_i = -phi_i'(<w~, x_i>) (a dual feasible point; for the
+    smooth losses it tends to the optimum, so the gap certifies w~; for the
+    hinge losses it stays a valid but loose bound), and the gap.
+
+    Parameters
+    ----------
+    X, y, loss, lam, signs, gamma, top_k
+        As in :func:`sc_sdca`.
+    batch_size : int
+        k >= 1, at most n.
+    n_iter : int, optional
+        Number of iterations T (mini-batch steps); default 20 epochs.
+    tol : float
+        Stop early when the recorded gap <= tol (default 0: never).
+    callback, callback_every, random_state
+        As in :func:`sc_sdca`; extras ``steps``, ``primal_last`` (P of the
+        current, non-averaged w_t) and ``sign_violation`` (of w~ and w_t,
+        exactly 0).
+
+    Returns
+    -------
+    SolverResult
+        ``x``: the average w~ (Alg. 1 step 9); ``last``: w_{T+1};
+        ``dual``: alpha(w~); ``primal_objective``, ``dual_objective``,
+        ``gap``, ``nit`` (steps T), ``status``, ``trace``,
+        ``solver="sc-pegasos"``; ``success`` is True unless the callback
+        stopped the run (Pegasos has no stopping rule: it runs its T
+        iterations, or stops early at ``tol``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`sc_sdca`; also batch_size < 1 or > n, n_iter < 1.
+
+    Notes
+    -----
+    Source: ``sign-constrained-sdca-pegasos.txt``, Sec. 3, Alg. 1, Eq. 9
+    (with its 1/k; Alg. 1 step 5 drops it), Eq. 11, Lemma A.2 (Eq. 38: the
+    radius sqrt(r_loss/lam)); Theorem 1; Sec. 5, Alg. 3 (radius
+    sqrt(r_loss/lam) as in Eq. 38; the printed r_loss/sqrt(lam) is a typo).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 3)); y = np.sign(X[:, 0] + 0.1)
+    >>> res = sc_pegasos(X, y, "hinge", lam=0.1, signs=[1, 1, 0], batch_size=5,
+    ...                  n_iter=200, random_state=0)
+    >>> bool(np.all(res.x[:2] >= 0)), res.nit
+    (True, 200)
+    """
+    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
+    data = prepare_data(X, y, loss, signs, top_k)
+    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    n, d = Xc.shape
+    batch_size = check_int(batch_size, "batch_size", minimum=1)
+    if batch_size > n:
+        raise ValueError(f"batch_size: must be <= n = {n}, got {batch_size}")
+    per_epoch = max(1, n // batch_size)
+    n_iter = 20 * per_epoch if n_iter is None else check_int(n_iter, "n_iter", minimum=1)
+    runner = CallbackRunner(callback, callback_every)
+    rng = np.random.default_rng(random_state)
+    mc = data["multiclass"]
+    m = data["m"]
+    radius = float(np.sqrt(r_loss(loss, yv, gamma, top_k, m) / lam))
+    shape = (d, m) if mc else (d,)
+    w = np.zeros(shape)
+    wsum = np.zeros(shape)
+    alpha = np.zeros((n, m) if mc else n)
+    status = STATUS_MAX_ITER
+    P = D = np.nan
+    t = 0
+    epoch = 0
+    avg = w
+    while t < n_iter:
+        epoch += 1
+        n_steps = min(per_epoch, n_iter - t)
+        perm = rng.permutation(n).astype(np.int64)
+        if mc:
+            K.mc_pegasos_steps(*_csr(Xc), yv, code, top_k, lam, radius, c, w, wsum, perm,
+                               batch_size, t + 1, n_steps)
+        else:
+            K.pegasos_steps(*_csr(Xc), yv, code, gamma, lam, radius, c, w, wsum, perm,
+                            batch_size, t + 1, n_steps)
+        t += n_steps
+        avg = wsum / t
+        if mc:
+            K.mc_dual_from_primal(*_csr(Xc), yv, code, top_k, avg, alpha)
+        else:
+            K.dual_from_primal(*_csr(Xc), yv, code, gamma, avg, alpha)
+        P, D, _, w_dual = _objectives(data, Xc, lam, gamma, top_k, avg, alpha)
+        P_last, _, _, _ = _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual)
+        stop = runner.record(epoch, P, D, steps=float(t), primal_last=P_last,
+                             sign_violation=max(_violation(avg, c), _violation(w, c)))
+        if tol > 0 and P - D <= tol:
+            status = STATUS_CONVERGED
+            break
+        if stop:
+            status = STATUS_CALLBACK
+            break
+    messages = {
+        STATUS_CONVERGED: f"duality gap {P - D:.3g} <= tol after {t} steps",
+        STATUS_MAX_ITER: f"n_iter={n_iter} steps done; duality gap {P - D:.3g}",
+        STATUS_CALLBACK: f"callback raised StopIteration after {t} steps",
+    }
+    return SolverResult(
+        x=np.array(avg), last=w, dual=alpha, primal_objective=P, dual_objective=D,
+        gap=P - D, nit=t, success=status in (STATUS_CONVERGED, STATUS_MAX_ITER),
+        status=status, message=messages[status], solver="sc-pegasos", loss=loss,
+        lam=lam, signs=c, batch_size=batch_size, trace=runner.trace)

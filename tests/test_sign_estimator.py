@@ -1,0 +1,177 @@
+"""SignConstrainedClassifier / SignConstrainedRegressor: scikit-learn API,
+signs as arrays and dicts, dense and sparse X, both solvers, hostile input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from polyrank import SignConstrainedClassifier, SignConstrainedRegressor
+from polyrank.result import STATUS_CALLBACK
+from polyrank.sign.reference import reference_qp
+
+
+def _data(seed=0, n=60, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = np.array([2.0, -1.0, 0.5, 0.0, 1.0])[:d]
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, "pos", "neg")
+    return X, y, rng
+
+
+def test_binary_classifier_equals_the_solver_and_maps_labels():
+    X, y, _ = _data()
+    clf = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 1, -1], tol=1e-10,
+                                    random_state=0).fit(X, y)
+    assert list(clf.classes_) == ["neg", "pos"] and clf.coef_.shape == (1, 5)
+    ypm = np.where(y == "pos", 1.0, -1.0)
+    ref = reference_qp(X, ypm, "hinge", 0.05, [1, -1, 0, 1, -1])
+    np.testing.assert_allclose(clf.coef_[0], ref.x, atol=1e-5)
+    assert clf.result_.gap <= 1e-10 and clf.n_iter_ == clf.result_.nit
+    assert clf.score(X, y) >= 0.8         # one sign (feature 4) contradicts the truth
+    s = clf.decision_function(X)
+    assert s.shape == (60,) and np.array_equal(clf.predict(X), np.where(s > 0, "pos", "neg"))
+
+
+class _Frame:
+    """The two members of a pandas DataFrame the estimators use (pandas is
+    not a dependency of polyrank)."""
+
+    def __init__(self, X, columns):
+        self._X, self.columns = X, columns
+
+    def to_numpy(self):
+        return self._X
+
+
+def test_signs_as_dict_by_index_and_by_column_name():
+    X, y, _ = _data(1)
+    a = SignConstrainedClassifier(lam=0.05, signs={0: 1, 1: -1}, tol=1e-9,
+                                  random_state=0).fit(X, y)
+    b = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 0, 0], tol=1e-9,
+                                  random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    df = _Frame(X, ["wt", "ph", "ec", "ss", "do"])
+    c = SignConstrainedClassifier(lam=0.05, signs={"wt": 1, "ph": -1}, tol=1e-9,
+                                  random_state=0).fit(df, y)
+    np.testing.assert_array_equal(c.coef_, b.coef_)
+    assert list(c.feature_names_in_) == ["wt", "ph", "ec", "ss", "do"]
+    np.testing.assert_array_equal(c.signs_, [1, -1, 0, 0, 0])
+    with pytest.raises(ValueError, match="signs: unknown feature name 'pH'"):
+        SignConstrainedClassifier(signs={"pH": -1}).fit(df, y)
+    with pytest.raises(ValueError, match="feature name 'wt' given but X has no column"):
+        SignConstrainedClassifier(signs={"wt": -1}).fit(X, y)
+    with pytest.raises(ValueError, match="signs: the sign of 0 must be -1, 0 or"):
+        SignConstrainedClassifier(signs={0: 2}).fit(X, y)
+    with pytest.raises(ValueError, match="feature index 7 out of range"):
+        SignConstrainedClassifier(signs={7: 1}).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["sdca", "pegasos"])
+@pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic"])
+def test_dense_and_sparse_fit_agree(solver, loss):
+    X, y, rng = _data(2)
+    X[rng.random(X.shape) < 0.4] = 0.0
+    kw = dict(lam=0.05, signs=[1, -1, 0, 1, -1], loss=loss, solver=solver, random_state=3,
+              n_iter=300, batch_size=5, tol=1e-9)
+    a = SignConstrainedClassifier(**kw).fit(X, y)
+    b = SignConstrainedClassifier(**kw).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a.decision_function(sp.csc_matrix(X)),
+                               b.decision_function(X), rtol=1e-12, atol=1e-12)
+    assert np.all(a.signs_ * a.coef_[0] >= 0)
+
+
+def test_multiclass_classifier():
+    rng = np.random.default_rng(4)
+    centers = np.array([[3, 0, 0], [0, 3, 0], [0, 0, 3.0]])
+    labels = rng.integers(0, 3, size=90)
+    X = centers[labels] + rng.normal(size=(90, 3))
+    y = np.array(["a", "b", "c"])[labels]
+    C = np.eye(3)                                # feature j is positive evidence of class j
+    for loss in ("hinge", "softmax", "top_k_hinge"):
+        clf = SignConstrainedClassifier(lam=0.01, signs=C, loss=loss, top_k=2, tol=1e-8,
+                                        random_state=0).fit(X, y)
+        assert clf.loss_ in ("max_hinge", "softmax", "top_k_hinge")
+        assert clf.coef_.shape == (3, 3) and clf.intercept_.shape == (3,)
+        assert np.all(C.T * clf.coef_ >= 0)
+        assert clf.score(X, y) > 0.9
+    d = SignConstrainedClassifier(lam=0.01, signs={(0, "a"): 1, (1, "a"): -1}, tol=1e-8,
+                                  random_state=0).fit(X, y)
+    assert d.coef_[0, 0] >= 0 and d.coef_[0, 1] <= 0
+    with pytest.raises(ValueError, match="unknown class 'z'"):
+        SignConstrainedClassifier(signs={(0, "z"): 1}).fit(X, y)
+    with pytest.raises(ValueError, match="has no multiclass form"):
+        SignConstrainedClassifier(loss="smoothed_hinge").fit(X, y)
+    with pytest.raises(ValueError, match=r"signs: expected shape \(3, 3\)"):
+        SignConstrainedClassifier(signs=[1, 1, 1]).fit(X, y)
+
+
+def test_regressor_equals_ridge_positive_and_has_an_intercept():
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(70, 4))
+    y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=70)
+    lam = 0.01
+    reg = SignConstrainedRegressor(lam=lam, signs=np.ones(4), tol=1e-12,
+                                   max_epochs=20000, random_state=0).fit(X, y)
+    ridge = Ridge(alpha=lam * 70, positive=True, fit_intercept=False, tol=1e-12,
+                  max_iter=100000).fit(X, y)
+    np.testing.assert_allclose(reg.coef_, ridge.coef_, atol=1e-5)
+    assert reg.coef_[1] == 0.0
+    biased = SignConstrainedRegressor(lam=lam, bias=1.0, tol=1e-10, random_state=0).fit(
+        X, y + 5.0)
+    assert abs(biased.intercept_ - 5.0) < 0.5
+    ab = SignConstrainedRegressor(lam=lam, loss="absolute", signs={1: -1}, tol=1e-4,
+                                  max_epochs=20000, random_state=0).fit(X, y)
+    assert ab.coef_[1] <= 0 and ab.score(X, y) > 0.9
+    peg = SignConstrainedRegressor(lam=lam, solver="pegasos", batch_size=10, n_iter=3000,
+                                   random_state=0).fit(X, y)
+    assert peg.score(X, y) > 0.9
+
+
+def test_callback_clone_and_convergence_warning():
+    X, y, _ = _data(6)
+    seen = []
+
+    def cb(info):
+        seen.append(info.gap)
+        if len(seen) == 2:
+            raise StopIteration
+
+    clf = SignConstrainedClassifier(lam=0.05, random_state=0).fit(X, y, callback=cb)
+    assert clf.result_.status == STATUS_CALLBACK and len(seen) == 2
+    assert clone(clf).get_params()["lam"] == 0.05
+    with pytest.warns(ConvergenceWarning, match="max_epochs"):
+        SignConstrainedClassifier(lam=1e-4, max_epochs=2, tol=1e-12).fit(X, y)
+
+
+def test_estimator_hostile_inputs():
+    X, y, _ = _data(7, n=20)
+    with pytest.raises(ValueError, match="lam"):
+        SignConstrainedClassifier(lam=0).fit(X, y)
+    with pytest.raises(ValueError, match="lam"):
+        SignConstrainedRegressor(lam=-1).fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="solver"):
+        SignConstrainedClassifier(solver="sgd").fit(X, y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        SignConstrainedClassifier().fit(X, np.array(["a"] * 20))
+    with pytest.raises(ValueError, match="signs: entries must be"):
+        SignConstrainedClassifier(signs=[1, 0.5, 0, 0, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="signs: expected shape"):
+        SignConstrainedClassifier(signs=[1, 0]).fit(X, y)
+    Xn = X.copy()
+    Xn[0, 0] = np.inf
+    with pytest.raises(ValueError, match="X: contains NaN"):
+        SignConstrainedClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="y: contains NaN"):
+        SignConstrainedRegressor().fit(X, np.full(20, np.nan))
+    with pytest.raises(ValueError, match="loss"):
+        SignConstrainedRegressor(loss="hinge").fit(X, np.ones(20))
+    clf = SignConstrainedClassifier(lam=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="X: expected 5 features"):
+        clf.predict(X[:, :3])

@@ -1,0 +1,412 @@
+"""SC-SDCA and SC-Pegasos (sign-constrained-sdca-pegasos.txt, Alg. 1-4)
+against independent references: scikit-learn Ridge(positive=True) and
+LinearSVC, Clarabel QPs of the sign-constrained problem, scipy L-BFGS-B with
+bounds, brute-force conjugates and coordinate maximisers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize_scalar
+
+from polyrank.qp import solve_qp
+from polyrank.result import STATUS_CALLBACK, STATUS_CONVERGED
+from polyrank.sign import Loss, r_loss, sc_pegasos, sc_sdca
+from polyrank.sign import _kernels as K
+from polyrank.sign.reference import primal_objective, reference_lbfgsb, reference_qp
+
+REL = 1e-6          # the one tolerance on objectives against references
+
+
+def _problem(seed, n=50, d=6, sparse=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if sparse:
+        X[rng.random(size=X.shape) < 0.5] = 0.0
+    w_true = rng.normal(size=d)
+    yb = np.where(X @ w_true + 0.5 * rng.normal(size=n) >= 0, 1.0, -1.0)
+    yr = X @ w_true + 0.5 * rng.normal(size=n)
+    ym = rng.integers(0, 3, size=n)
+    c = rng.choice([-1.0, 0.0, 1.0], size=d)
+    C = rng.choice([-1.0, 0.0, 1.0], size=(d, 3))
+    return (sp.csr_matrix(X) if sparse else X), yb, yr, ym, c, C
+
+
+def _rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-12)
+
+
+# ------------------------------------------------- the references of issue 4
+
+def test_square_loss_nonnegative_equals_sklearn_ridge_positive():
+    from sklearn.linear_model import Ridge
+
+    X, _, yr, _, _, _ = _problem(0, n=80, d=8)
+    yr = np.abs(yr) + X @ np.abs(np.arange(8.0))          # some weights want to be > 0
+    n = X.shape[0]
+    lam = 0.05
+    res = sc_sdca(X, yr, "square", lam, np.ones(8), tol=1e-12, max_epochs=20000,
+                  random_state=0)
+    # P(w) * 2n = ||Xw - y||^2 + (lam n) ||w||^2: Ridge's alpha = lam n
+    ridge = Ridge(alpha=lam * n, positive=True, fit_intercept=False, tol=1e-12,
+                  max_iter=100000).fit(X, yr)
+    assert res.status == STATUS_CONVERGED
+    assert np.all(res.x >= 0) and np.any(res.x == 0)       # the constraint is active
+    p_ridge = primal_objective(X, yr, "square", lam, ridge.coef_)
+    assert _rel(res.primal_objective, p_ridge) < REL
+    np.testing.assert_allclose(res.x, ridge.coef_, atol=1e-5)
+
+
+def test_hinge_with_signs_equals_clarabel_qp():
+    for seed in range(3):
+        X, yb, _, _, c, _ = _problem(seed)
+        res = sc_sdca(X, yb, "hinge", 0.05, c, tol=1e-10, max_epochs=20000, random_state=seed)
+        ref = reference_qp(X, yb, "hinge", 0.05, c)
+        assert res.status == STATUS_CONVERGED
+        assert _rel(res.primal_objective, ref.primal_objective) < REL
+        assert np.all(c * res.x >= 0)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_hinge_without_signs_equals_linearsvc():
+    from sklearn.svm import LinearSVC
+
+    X, yb, _, _, _, _ = _problem(4, n=60)
+    n, lam = X.shape[0], 0.02
+    res = sc_sdca(X, yb, "hinge", lam, None, tol=1e-10, max_epochs=20000, random_state=0)
+    svc = LinearSVC(loss="hinge", C=1.0 / (lam * n), fit_intercept=False, dual=True,
+                    tol=1e-12, max_iter=1_000_000).fit(X, yb)
+    p_svc = primal_objective(X, yb, "hinge", lam, svc.coef_.ravel())
+    assert _rel(res.primal_objective, p_svc) < REL
+    np.testing.assert_allclose(res.x, svc.coef_.ravel(), atol=1e-4)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])
+def test_every_binary_loss_matches_its_reference(loss, sparse):
+    for seed in (10, 11):
+        X, yb, yr, _, c, _ = _problem(seed, sparse=sparse)
+        y = yr if loss in ("square", "absolute") else yb
+        res = sc_sdca(X, y, loss, 0.03, c, gamma=0.1, tol=1e-10, max_epochs=50000,
+                      random_state=seed)
+        assert res.status == STATUS_CONVERGED, res.message
+        if loss == "logistic":
+            ref = reference_lbfgsb(X, y, loss, 0.03, c, gamma=0.1)
+        else:
+            ref = reference_qp(X, y, loss, 0.03, c, gamma=0.1)
+        assert _rel(res.primal_objective, ref.primal_objective) < REL
+        # the dual is a certified lower bound of the reference optimum
+        assert res.dual_objective <= ref.primal_objective + 1e-9
+        assert np.all(c * res.x >= 0)
+        if loss in ("smoothed_hinge", "logistic", "square"):
+            lb = reference_lbfgsb(X, y, loss, 0.03, c, gamma=0.1)
+            assert _rel(res.primal_objective, lb.primal_objective) < REL
+
+
+@pytest.mark.parametrize("loss", ["softmax", "max_hinge", "top_k_hinge"])
+def test_every_multiclass_loss_matches_its_reference(loss):
+    X, _, _, ym, _, C = _problem(20, n=45)
+    res = sc_sdca(X, ym, loss, 0.05, C, top_k=2, tol=1e-10, max_epochs=50000,
+                  random_state=0)
+    assert res.status == STATUS_CONVERGED, res.message
+    ref = (reference_lbfgsb(X, ym, loss, 0.05, C) if loss == "softmax"
+           else reference_qp(X, ym, loss, 0.05, C, top_k=2))
+    assert _rel(res.primal_objective, ref.primal_objective) < REL
+    assert res.x.shape == (6, 3) and np.all(C * res.x >= 0)
+
+
+def test_top1_hinge_is_the_max_hinge():
+    X, _, _, ym, _, C = _problem(21, n=30)
+    a = sc_sdca(X, ym, "top_k_hinge", 0.05, C, top_k=1, tol=1e-10, max_epochs=50000,
+                random_state=0)
+    b = sc_sdca(X, ym, "max_hinge", 0.05, C, tol=1e-10, max_epochs=50000, random_state=0)
+    assert _rel(a.primal_objective, b.primal_objective) < REL
+
+
+# -------------------------------------------- sign constraints, gap, Pegasos
+
+@pytest.mark.parametrize("loss", ["hinge", "logistic", "square", "max_hinge"])
+def test_every_iterate_satisfies_the_signs_exactly(loss):
+    X, yb, yr, ym, c, C = _problem(30)
+    y = {"square": yr, "max_hinge": ym}.get(loss, yb)
+    s = C if loss == "max_hinge" else c
+    seen = []
+    for solver, kw in ((sc_sdca, {"max_epochs": 30, "tol": 0.0}),
+                       (sc_pegasos, {"batch_size": 5, "n_iter": 300})):
+        res = solver(X, y, loss, 0.01, s, random_state=0, callback=seen.append, **kw)
+        assert np.all(res.trace.sign_violation == 0.0)
+        assert np.all(s * res.x >= 0.0)
+    assert len(seen) == 30 + 30
+    # the constraints are active: the unconstrained solution violates them
+    free = sc_sdca(X, y, loss, 0.01, None, max_epochs=30, tol=0.0, random_state=0)
+    assert np.any(s * free.x < 0)
+
+
+def test_pegasos_iterates_are_feasible_at_every_step():
+    X, yb, _, _, c, _ = _problem(31, n=20)
+    for T in range(1, 25):
+        res = sc_pegasos(X, yb, "hinge", 0.1, c, batch_size=3, n_iter=T, random_state=1)
+        assert np.all(c * res.last >= 0) and np.all(c * res.x >= 0)
+        assert np.linalg.norm(res.last) <= math.sqrt(1.0 / 0.1) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "absolute",
+                                  "softmax", "top_k_hinge"])
+def test_sdca_duality_gap_goes_to_zero(loss):
+    X, yb, yr, ym, c, C = _problem(40)
+    mc = loss in ("softmax", "top_k_hinge")
+    y = ym if mc else (yr if loss == "absolute" else yb)
+    res = sc_sdca(X, y, loss, 0.02, C if mc else c, top_k=2, tol=1e-9, max_epochs=50000,
+                  random_state=0)
+    gaps = res.trace.gap
+    assert res.status == STATUS_CONVERGED and gaps[-1] <= 1e-9
+    assert np.all(gaps >= -1e-12)                       # weak duality at every epoch
+    assert gaps[0] > 100 * gaps[-1]
+    # D(alpha) never decreases much (hinge/abs steps maximise D_t exactly)
+    assert np.all(np.diff(res.trace.dual) >= -1e-9)
+
+
+def test_sdca_averaging_from_t0():
+    X, yb, _, _, c, _ = _problem(41)
+    ref = reference_qp(X, yb, "hinge", 0.05, c)
+    res = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, average_from=10, max_epochs=200,
+                  random_state=0)
+    assert np.all(c * res.x >= 0) and np.all(res.trace.sign_violation == 0)
+    excess = res.primal_objective - ref.primal_objective
+    assert -1e-12 <= excess < 1e-3 * ref.primal_objective
+    # the averaged iterate differs from the last iterate
+    last = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_epochs=200, random_state=0)
+    assert not np.array_equal(res.x, last.x)
+
+
+def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8():
+    from polyrank.sign.solvers import _csr, prepare_data
+
+    X, yb, _, _, c, _ = _problem(42, n=15, d=4, sparse=True)
+    data = prepare_data(X, yb, "hinge", c)
+    Xc, n, lam = data["X"], 15, 0.1
+    sq = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
+    perm = np.random.default_rng(0).permutation(n).astype(np.int64)
+
+    def state():
+        return np.zeros(n), np.zeros(4), np.zeros(4), np.zeros(4), np.zeros(4, np.int64)
+
+    alpha, wbar, w, wsum, last = state()
+    K.sdca_epoch(*_csr(Xc), data["y"], K.HINGE, 0.01, lam, sq, 1.0, alpha, wbar, w,
+                 data["c"], perm, wsum, last, 0, True)
+    K.flush_average(w, wsum, last, n)
+    a2, wb2, w2, ws2, l2 = state()
+    explicit = np.zeros(4)
+    for j in range(n):                        # one step at a time, w^(t-1) summed by hand
+        explicit += w2
+        K.sdca_epoch(*_csr(Xc), data["y"], K.HINGE, 0.01, lam, sq, 1.0, a2, wb2, w2,
+                     data["c"], perm[j:j + 1], ws2, l2, 0, False)
+    np.testing.assert_allclose(wsum, explicit, rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(w, w2)
+
+
+@pytest.mark.parametrize("batch_size", [1, 10])
+def test_pegasos_approaches_the_optimum(batch_size):
+    X, yb, _, _, c, _ = _problem(50, n=100)
+    lam = 0.1
+    ref = reference_qp(X, yb, "hinge", lam, c)
+    res = sc_pegasos(X, yb, "hinge", lam, c, batch_size=batch_size, n_iter=20000,
+                     random_state=0)
+    # Theorem 1: E[P(w~)] - P* <= (sqrt(r lam) + L R)^2 (1 + log T) / (lam T)
+    R = np.linalg.norm(X, axis=1).max()
+    bound = (math.sqrt(lam) + R) ** 2 * (1 + math.log(20000)) / (lam * 20000)
+    excess = res.primal_objective - ref.primal_objective
+    assert -1e-9 <= excess <= bound
+    assert excess < 1e-2 * ref.primal_objective
+    # the certified gap is valid: P(w~) - D(alpha(w~)) >= P(w~) - P*
+    assert res.gap >= excess - 1e-9
+
+
+def test_pegasos_smooth_loss_gap_is_a_certificate():
+    X, yb, _, _, c, _ = _problem(51, n=80)
+    res = sc_pegasos(X, yb, "logistic", 0.1, c, batch_size=8, n_iter=5000, random_state=0)
+    ref = reference_lbfgsb(X, yb, "logistic", 0.1, c)
+    assert res.dual_objective <= ref.primal_objective + 1e-12 <= res.primal_objective + 1e-12
+    assert res.gap < 1e-3
+
+
+def test_dense_and_sparse_give_the_same_iterates():
+    X, yb, _, _, c, _ = _problem(60, sparse=True)
+    a = sc_sdca(X, yb, "smoothed_hinge", 0.05, c, max_epochs=5, tol=0.0, random_state=3)
+    b = sc_sdca(X.toarray(), yb, "smoothed_hinge", 0.05, c, max_epochs=5, tol=0.0,
+                random_state=3)
+    np.testing.assert_array_equal(a.x, b.x)
+    p = sc_pegasos(X, yb, "hinge", 0.05, c, batch_size=4, n_iter=50, random_state=3)
+    q = sc_pegasos(X.toarray(), yb, "hinge", 0.05, c, batch_size=4, n_iter=50, random_state=3)
+    np.testing.assert_array_equal(p.x, q.x)
+
+
+def test_callback_contract():
+    X, yb, _, _, c, _ = _problem(70)
+    calls = []
+
+    def stop_at_3(info):
+        calls.append(info.iteration)
+        if info.iteration == 3:
+            raise StopIteration
+
+    for solver, kw in ((sc_sdca, {"tol": 0.0}), (sc_pegasos, {"n_iter": 10000})):
+        calls.clear()
+        res = solver(X, yb, "hinge", 0.05, c, callback=stop_at_3, **kw)
+        assert res.status == STATUS_CALLBACK and calls == [1, 2, 3] and len(res.trace) == 3
+        assert set(res.trace.columns) >= {"primal", "dual", "gap", "sign_violation", "steps"}
+    calls.clear()
+    sc_sdca(X, yb, "hinge", 0.05, c, max_epochs=7, tol=0.0, callback=calls.append,
+            callback_every=3)
+    assert [i.iteration for i in calls] == [3, 6]
+
+
+# ------------------------------------------------------------- the losses
+
+@pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])
+def test_loss_conjugate_matches_brute_force_sup(name):
+    loss = Loss(name, gamma=0.3)
+    y = 1.0 if name in ("hinge", "smoothed_hinge", "logistic") else 0.7
+    lo, hi = (-1.0, 0.0) if name != "absolute" and name != "square" else (-1.0, 1.0)
+    if name == "square":
+        lo, hi = -2.0, 2.0
+    for u in np.linspace(lo, hi, 7) * y:
+        # phi*(u) = sup_s u s - phi(s)
+        r = minimize_scalar(lambda s: -(u * s - loss.value([s], [y])[0]),
+                            bounds=(-60, 60), method="bounded",
+                            options={"xatol": 1e-12})
+        assert abs(loss.conjugate([u], [y])[0] - (-r.fun)) < 1e-6
+    assert loss.conjugate([5.0], [y])[0] == np.inf or name == "square"
+
+
+@pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])
+def test_loss_gradient_matches_finite_differences(name):
+    loss = Loss(name, gamma=0.3)
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=20) * 2
+    y = np.where(rng.random(20) < 0.5, -1.0, 1.0)
+    h = 1e-6
+    fd = (loss.value(s + h, y) - loss.value(s - h, y)) / (2 * h)
+    np.testing.assert_allclose(loss.grad(s, y), fd, atol=1e-5)
+
+
+def test_r_loss_is_phi_of_zero():
+    y = np.array([1.0, -1.0, 1.0])
+    for name in ("hinge", "smoothed_hinge", "logistic"):
+        assert math.isclose(r_loss(name, y, 0.2), Loss(name, 0.2).value(np.zeros(3), y).mean())
+    yr = np.array([0.5, -2.0, 3.0])
+    for name in ("square", "absolute"):
+        assert math.isclose(r_loss(name, yr), Loss(name).value(np.zeros(3), yr).mean())
+    assert math.isclose(r_loss("softmax", [0, 1], n_classes=4), math.log(4))
+    assert r_loss("max_hinge", [0, 1], n_classes=4) == 1.0
+
+
+@pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "square", "absolute"])
+def test_closed_form_sdca_step_maximises_eq15(name):
+    loss = Loss(name, gamma=0.3)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        y = float(rng.choice([-1.0, 1.0])) if name in ("hinge", "smoothed_hinge") else rng.normal()
+        a = y * rng.random() if name != "square" else rng.normal()
+        if name == "absolute":
+            a = rng.uniform(-1, 1)
+        z, qq = rng.normal() * 2, rng.random() + 0.05
+
+        def neg_dt(d):
+            return d * z + 0.5 * qq * d * d + loss.conjugate([-(a + d)], [y])[0]
+        step = loss.sdca_step(z, a, y, qq)
+        # the domain of phi^*(-(a + d)) as an interval of d; D_t is concave on it
+        lo, hi = {"hinge": sorted((-a, y - a)), "smoothed_hinge": sorted((-a, y - a)),
+                  "absolute": (-1 - a, 1 - a)}.get(name, (-20.0, 20.0))
+        best = minimize_scalar(neg_dt, bounds=(lo, hi), method="bounded",
+                               options={"xatol": 1e-12})
+        assert neg_dt(step) <= best.fun + 1e-9
+        assert neg_dt(step) <= min(neg_dt(lo), neg_dt(hi)) + 1e-12
+
+
+def test_eq16_logistic_step_never_decreases_the_coordinate_dual():
+    loss = Loss("logistic")
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        y = float(rng.choice([-1.0, 1.0]))
+        a, z, qq = y * rng.random(), rng.normal() * 3, rng.random() + 0.01
+        s_lb = 1.0 / (1.0 + 0.25 * qq)           # lam n gamma / (lam n gamma + R^2), gamma = 4
+        step = loss.sdca_step(z, a, y, qq, s_lb)
+        before = loss.conjugate([-a], [y])[0]
+        after = step * z + 0.5 * qq * step ** 2 + loss.conjugate([-(a + step)], [y])[0]
+        assert after <= before + 1e-12 and 0 <= (a + step) * y <= 1
+
+
+def test_capped_simplex_projection_equals_clarabel():
+    rng = np.random.default_rng(3)
+    for m, cap in ((3, 1.0), (5, 0.5), (6, 1 / 3), (4, 0.25)):
+        v = rng.normal(size=m) * 2
+        out = np.empty(m)
+        K.project_capped_simplex(v, cap, out)
+        ref = solve_qp(np.eye(m), -v, A_eq=np.ones((1, m)), b_eq=[1.0],
+                       G=np.vstack([-np.eye(m), np.eye(m)]),
+                       h=np.concatenate([np.zeros(m), np.full(m, cap)]))
+        np.testing.assert_allclose(out, ref.x, atol=1e-7)
+        assert abs(out.sum() - 1) < 1e-12 and out.min() >= 0 and out.max() <= cap + 1e-15
+
+
+# ------------------------------------------------------------ hostile input
+
+def test_hostile_inputs_raise_clear_errors():
+    X, yb, yr, ym, c, C = _problem(80, n=10, d=4)
+    with pytest.raises(ValueError, match="signs: expected shape"):
+        sc_sdca(X, yb, "hinge", 0.1, [1, 0])
+    with pytest.raises(ValueError, match="signs: entries must be -1, 0 or"):
+        sc_sdca(X, yb, "hinge", 0.1, [1, 0, 2, 0])
+    with pytest.raises(ValueError, match="signs: entries must be"):
+        sc_pegasos(X, yb, "hinge", 0.1, [1, 0, np.nan, 0])
+    with pytest.raises(ValueError, match="signs: expected shape"):
+        sc_sdca(X, ym, "softmax", 0.1, [1, 0, 0, 0])
+    for lam in (0.0, -1.0, np.nan):
+        with pytest.raises(ValueError, match="lam"):
+            sc_sdca(X, yb, "hinge", lam)
+    with pytest.raises(TypeError, match="lam"):
+        sc_pegasos(X, yb, "hinge", "0.1")
+    with pytest.raises(ValueError, match=r"y: the hinge loss needs labels in \{-1, \+1\}"):
+        sc_sdca(X, (yb > 0).astype(float), "hinge", 0.1)
+    with pytest.raises(ValueError, match="y: the logistic loss"):
+        sc_pegasos(X, yr, "logistic", 0.1)
+    Xn = np.array(X)
+    Xn[2, 1] = np.nan
+    with pytest.raises(ValueError, match="X: contains NaN"):
+        sc_sdca(Xn, yb, "hinge", 0.1)
+    with pytest.raises(ValueError, match="y: contains NaN"):
+        sc_sdca(X, np.where(np.arange(10) == 3, np.nan, yr), "square", 0.1)
+    with pytest.raises(ValueError, match="y: expected shape"):
+        sc_sdca(X, yb[:5], "hinge", 0.1)
+    with pytest.raises(ValueError, match="loss: expected one of"):
+        sc_sdca(X, yb, "huber", 0.1)
+    with pytest.raises(ValueError, match="gamma"):
+        sc_sdca(X, yb, "smoothed_hinge", 0.1, gamma=2.0)
+    with pytest.raises(ValueError, match="batch_size"):
+        sc_pegasos(X, yb, "hinge", 0.1, batch_size=11)
+    with pytest.raises(ValueError, match="top_k"):
+        sc_sdca(X, ym, "top_k_hinge", 0.1, top_k=4)
+    with pytest.raises(ValueError, match="y: the softmax loss needs class indices"):
+        sc_sdca(X, ym + 0.5, "softmax", 0.1)
+    with pytest.raises(TypeError, match="X: expected real numbers"):
+        sc_sdca(np.array([["a"] * 4] * 10), yb, "hinge", 0.1)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "square", "absolute",
+                                  "softmax", "max_hinge", "top_k_hinge"])
+def test_zero_rows_do_not_stall_the_gap(loss):
+    """x_i = 0 makes ||x_i||^2 / (lam n) = 0 in the coordinate step: the step
+    must still maximise over alpha_i (the loss conjugate alone)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    X[[3, 7]] = 0.0
+    y = {"square": rng.normal(size=30), "absolute": rng.normal(size=30)}.get(
+        loss, np.where(rng.random(30) < 0.5, 1.0, -1.0))
+    if loss in ("softmax", "max_hinge", "top_k_hinge"):
+        y = rng.integers(0, 3, size=30)
+    res = sc_sdca(X, y, loss, 0.1, None, top_k=2, tol=1e-9, max_epochs=20000, random_state=0)
+    assert res.status == STATUS_CONVERGED and 0 <= res.gap <= 1e-9
