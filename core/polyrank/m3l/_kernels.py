@@ -321,15 +321,20 @@ def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
             G[p, k] = 2.0 - 2.0 * Y[p, k] * F[p, k]
 
 
-@numba.njit(cache=True)
-def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
+#: floating-point contraction and reassociation (vectorised dot products);
+#: no assumptions about NaN/inf, which the shrinking bounds use
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise,
               seed, shrink):
     """One epoch of linear M3L dual coordinate ascent with shrinkage (Sec. 6).
 
     Each visited variable alpha_pl gets the exact coordinate maximiser
     (Eq. 37-39): alpha <- clip(alpha + G_pl / (4 R_ll x_p'x_p), 0, C) with
-    G_pl = 2 - 2 y_pl z_l'x_p, and Z (D, L) is kept equal to
-    2 X'(Y alpha) R (Eq. 23, 40).
+    G_pl = 2 - 2 y_pl z_l'x_p, and ``Zt`` = Z' (L, D, rows z_l contiguous)
+    is kept equal to (2 X'(Y alpha) R)' (Eq. 23, 40).
 
     * ``labelwise=False``: the active variables of all labels in a uniformly
       random order, each update applied to every column of Z at once (Eq. 40).
@@ -352,7 +357,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
         Number of variables visited.
     """
     np.random.seed(seed)
-    D, L = Z.shape
+    L, D = Zt.shape
     pg_min = np.zeros(L)
     pg_max = np.zeros(L)
     keep = np.ones(active.shape, dtype=np.bool_)
@@ -411,7 +416,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
             done += 1
             s = 0.0
             for d in range(D):
-                s += Z[d, l] * X[p, d]
+                s += Zt[l, d] * X[p, d]
             g = 2.0 - 2.0 * Y[p, l] * s
             a = alpha[p, l]
             if shrink:
@@ -437,7 +442,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
             c = Y[p, l] * delta
             if labelwise:
                 for d in range(D):
-                    Z[d, l] += 2.0 * Rll * c * X[p, d]
+                    Zt[l, d] += 2.0 * Rll * c * X[p, d]
                     v[d] += c * X[p, d]
             else:
                 for k in range(L):
@@ -445,7 +450,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
                     if Rkl == 0.0:
                         continue
                     for d in range(D):
-                        Z[d, k] += 2.0 * Rkl * c * X[p, d]
+                        Zt[k, d] += 2.0 * Rkl * c * X[p, d]
         if labelwise:
             for k in range(L):
                 if k == l:
@@ -454,7 +459,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
                 if Rkl == 0.0:
                     continue
                 for d in range(D):
-                    Z[d, k] += 2.0 * Rkl * v[d]
+                    Zt[k, d] += 2.0 * Rkl * v[d]
     # compact the active sets (the variables that were kept, in their old order)
     for l in range(L):
         m = 0
@@ -464,3 +469,32 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active, n_active, lb, ub, labelwise,
                 m += 1
         n_active[l] = m
     return pg_min, pg_max, total
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def linear_state(X, Y, R, alpha, Zt, G):
+    """Exact Zt = (2 X'(Y alpha) R)' (Eq. 23) and G = 2 - 2 Y * (X Z)
+    (Eq. 29), single-threaded, O(N D L + D L^2)."""
+    N, D = X.shape
+    L = Y.shape[1]
+    At = np.zeros((L, D))
+    for i in range(N):
+        for k in range(L):
+            c = Y[i, k] * alpha[i, k]
+            if c != 0.0:
+                for d in range(D):
+                    At[k, d] += c * X[i, d]
+    for l in range(L):
+        for d in range(D):
+            Zt[l, d] = 0.0
+        for k in range(L):
+            Rlk = 2.0 * R[l, k]
+            if Rlk != 0.0:
+                for d in range(D):
+                    Zt[l, d] += Rlk * At[k, d]
+    for i in range(N):
+        for l in range(L):
+            s = 0.0
+            for d in range(D):
+                s += Zt[l, d] * X[i, d]
+            G[i, l] = 2.0 - 2.0 * Y[i, l] * s

@@ -269,8 +269,10 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     gradient is below ``tau`` the active sets are reset to all variables;
     the solve stops when every projected gradient is below ``tau``.
 
-    One iteration (one trace row) is one epoch; after it Z is recomputed
-    from alpha (no drift) and P2, D2 and the gap are recorded.
+    One iteration (one trace row) is as many epochs over the active sets as
+    it takes to visit N L variables (the work of one unshrunk epoch); after
+    it Z is recomputed from alpha (no drift) and P2, D2 and the gap are
+    recorded.
 
     Parameters
     ----------
@@ -292,11 +294,12 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     ridge : float
         Added to R's diagonal (explicit).
     max_iter : int
-        Maximum number of epochs.
+        Maximum number of iterations.
     callback : callable, optional
-        ``callback(info)`` after each epoch; extras ``max_pg`` (over all
-        variables), ``n_active`` (active variables in the epoch) and
-        ``labelwise`` (1.0 once batches are label-wise).
+        ``callback(info)`` after each iteration; extras ``max_pg`` (over all
+        variables), ``visited`` (variables visited in the iteration),
+        ``epochs`` (epochs so far) and ``labelwise`` (1.0 once batches are
+        label-wise).
     callback_every : int
     random_state : int, Generator or None
         Seed of the visiting order.
@@ -323,7 +326,7 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     N, L = Y.shape
     sqnorm = np.einsum("ij,ij->i", X, X)
     alpha = np.zeros((N, L))
-    Z = np.zeros((X.shape[1], L))
+    Zt = np.zeros((L, X.shape[1]))
     active = np.tile(np.arange(N, dtype=np.int64), (L, 1))
     n_active = np.full(L, N, dtype=np.int64)
     lb = np.full(L, -np.inf)
@@ -335,33 +338,45 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     G = np.full((N, L), 2.0)
     max_pg = 2.0
     it = 0
+    epochs = 0
     for it in range(1, max_iter + 1):
-        seed = int(rng.integers(0, 2**31 - 1))
-        pg_min, pg_max, visited = _kernels.dca_epoch(X, sqnorm, Y, R, C, alpha, Z, active,
-                                                     n_active, lb, ub, labelwise, seed,
-                                                     bool(shrinking))
-        # extremal gradients coupled through R (Eq. 44-45); Hsieh et al.'s
-        # convention: no shrinking on a side whose extreme has the wrong sign
-        lb = (absR * pg_min[None, :]).min(axis=1)
-        ub = (absR * pg_max[None, :]).max(axis=1)
-        lb[lb >= 0] = -np.inf
-        ub[ub <= 0] = np.inf
-        active_pg = max(float(pg_max.max()), float(-pg_min.min()))
-        A = Y * alpha
-        Z = 2.0 * (X.T @ A) @ R            # exact Z: no drift between epochs
-        G = 2.0 - 2.0 * Y * (X @ Z)
+        visited_total = 0
+        check = False
+        # one iteration: epochs until N L variables were visited, or until the
+        # active sets are optimal with every variable active (then check all)
+        while visited_total < N * L:
+            seed = int(rng.integers(0, 2**31 - 1))
+            pg_min, pg_max, visited = _kernels.dca_epoch(
+                X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise, seed,
+                bool(shrinking))
+            epochs += 1
+            visited_total += visited
+            # extremal gradients coupled through R (Eq. 44-45); Hsieh et al.'s
+            # convention: no shrinking on a side whose extreme has the wrong sign
+            lb = (absR * pg_min[None, :]).min(axis=1)
+            ub = (absR * pg_max[None, :]).max(axis=1)
+            lb[lb >= 0] = -np.inf
+            ub[ub <= 0] = np.inf
+            active_pg = max(float(pg_max.max()), float(-pg_min.min()))
+            if switch_tol > 0 and active_pg < switch_tol:
+                labelwise = True
+            if active_pg < tau:
+                full = n_active.sum() == N * L
+                # the active sets are optimal: expand them to every variable
+                active[:] = np.arange(N, dtype=np.int64)[None, :]
+                n_active[:] = N
+                lb[:] = -np.inf
+                ub[:] = np.inf
+                if full:
+                    check = True
+                    break
+        # exact Z and G from alpha (no drift between iterations), single-threaded
+        _kernels.linear_state(X, Y, R, alpha, Zt, G)
         max_pg = float(np.abs(projected_gradient(alpha, G, C)).max())
-        if switch_tol > 0 and active_pg < switch_tol:
-            labelwise = True
-        if active_pg < tau and n_active.sum() < N * L:
-            # the active sets are optimal: expand them to every variable
-            active = np.tile(np.arange(N, dtype=np.int64), (L, 1))
-            n_active[:] = N
-            lb[:] = -np.inf
-            ub[:] = np.inf
+        visited = visited_total
         primal, dual = m3l_objectives(alpha, G, C)
-        stop = runner.record(it, primal, dual, max_pg=max_pg, n_active=float(visited),
-                             labelwise=float(labelwise))
+        stop = runner.record(it, primal, dual, max_pg=max_pg, visited=float(visited),
+                             epochs=float(epochs), labelwise=float(labelwise))
         if max_pg < tau:
             status = STATUS_CONVERGED
             break
@@ -369,4 +384,4 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
             status = STATUS_CALLBACK
             break
     return _finish(runner, status, it, alpha, G, C, max_pg, tau, "m3l-dca",
-                   {"x": Z, "R": R})
+                   {"x": Zt.T.copy(), "R": R})
