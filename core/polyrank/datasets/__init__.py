@@ -103,3 +103,8 @@ def load_yeast() -> MultiLabelData:
     return MultiLabelData(Xtr, Ytr, Xte, Yte, features, names,
                           "MULAN yeast (Elisseeff & Weston, NIPS 2001): 103 features, "
                           "14 labels; standard MULAN train/test split")
+
+
+from ._awa import AwAClasses, load_awa_classes  # noqa: E402
+
+__all__ += ["AwAClasses", "load_awa_classes"]
