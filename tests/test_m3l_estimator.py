@@ -197,3 +197,20 @@ def test_check_R_accepts_negative_dense_and_rejects_semidefinite():
     with pytest.raises(ValueError, match="positive-definite"):
         check_R(np.ones((2, 2)))
     np.testing.assert_allclose(check_R(np.ones((2, 2)), ridge=1.0), np.ones((2, 2)) + np.eye(2))
+
+
+def test_warm_start_reaches_the_same_optimum_faster():
+    X, Y = _toy(9, N=60)
+    R1 = two_label_prior(0.3)
+    R2 = two_label_prior(0.4)
+    Y2 = Y[:, :2]
+    for kw in (dict(kernel="rbf", gamma=0.5), dict(kernel="linear", random_state=0)):
+        cold = M3LClassifier(R=R2, C=1.0, tau=1e-8, **kw).fit(X, Y2)
+        warm = M3LClassifier(R=R1, C=1.0, tau=1e-8, warm_start=True, **kw).fit(X, Y2)
+        warm.set_params(R=R2).fit(X, Y2)
+        assert warm.result_.dual_objective == pytest.approx(cold.result_.dual_objective,
+                                                            rel=1e-8)
+        assert warm.result_.trace.dual[0] > cold.result_.trace.dual[0]
+    with pytest.raises(ValueError, match="alpha0"):
+        from polyrank.m3l import m3l_smo
+        m3l_smo(X, Y2, None, 1.0, alpha0=np.full((60, 2), 2.0))

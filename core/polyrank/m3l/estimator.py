@@ -69,6 +69,11 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         Maximum sweeps (SMO) or epochs (DCA).
     random_state : int or None, default=None
         Seed of the DCA visiting order.
+    warm_start : bool, default=False
+        If True and the model was fitted before on data of the same shape,
+        start from the previous dual variables (clipped to [0, C]) instead
+        of 0, e.g. when only R or C changed (the CorrelationSlider refits
+        this way).
 
     Attributes
     ----------
@@ -106,7 +111,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, R=None, C=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  bias=1.0, tau=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
-                 switch_tol=0.1, max_iter=10000, random_state=None):
+                 switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False):
         self.R = R
         self.C = C
         self.kernel = kernel
@@ -121,6 +126,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         self.switch_tol = switch_tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.warm_start = warm_start
 
     def _augment(self, X):
         if self.bias > 0:
@@ -139,7 +145,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             return "dca" if self.kernel == "linear" else "smo"
         return self.solver
 
-    def fit(self, X, Y, callback=None, callback_every=1, warm_start=None):
+    def fit(self, X, Y, callback=None, callback_every=1):
         """Fit the classifier.
 
         Parameters
@@ -152,8 +158,6 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             ``callback(info: IterInfo)`` per iteration (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
         callback_every : int, default=1
-        warm_start : ndarray, shape (N, L), optional
-            Not supported: must be None (the solvers start from alpha = 0).
 
         Returns
         -------
@@ -172,8 +176,6 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             If ``max_iter`` ends the solve before every projected gradient
             is below ``tau``.
         """
-        if warm_start is not None:
-            raise ValueError("warm_start: not supported, pass None")
         solver = self._solver()
         X = as_float_array(X, "X", ndim=2)
         bias = check_positive(self.bias, "bias", strict=False)
@@ -182,9 +184,13 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         self.label_values_ = (0, 1) if np.any(Yarr == 0) else (-1, 1)
         n_features = X.shape[1]
         Xa = self._augment(X)
+        alpha0 = None
+        if self.warm_start and getattr(self, "alpha_", None) is not None \
+                and self.alpha_.shape == Ypm.shape:
+            alpha0 = np.clip(self.alpha_, 0.0, check_positive(self.C, "C"))
         common = dict(R=self.R, C=self.C, tau=self.tau, ridge=self.ridge,
                       max_iter=self.max_iter, callback=callback,
-                      callback_every=callback_every)
+                      callback_every=callback_every, alpha0=alpha0)
         if solver == "dca":
             res = m3l_dca(Xa, Ypm, switch_tol=self.switch_tol,
                           random_state=self.random_state, **common)
