@@ -11,6 +11,9 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
+- :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
+  :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
+  (Sec. 7) on yeast and the AwA class/attribute tables.
 """
 
 from .bench import bench_sopopo, format_table
@@ -30,3 +33,8 @@ from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
            "get_experiment", "list_experiments", "run_experiment"]
+
+from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig5,  # noqa: E402
+                            m3l_table1, m3l_table3)
+
+__all__ += ["m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l"]
