@@ -301,9 +301,9 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
         bar.close()
     summary = {"experiment": "m3l-fig5", "quick": quick, "seed": seed,
                "pair": list(s["names"]), "pair_index": list(s["pair"]),
-               "n_train": int(len(s["index"])), "train_subset_corr": round(s["train_corr"], 3),
-               "full_train_corr": round(s["full_train_corr"], 3),
-               "test_corr": round(s["test_corr"], 3), "rs": list(rs), **summary_k,
+               "n_train": int(len(s["index"])), "train_subset_corr": round(s["train_corr"], 4),
+               "full_train_corr": round(s["full_train_corr"], 4),
+               "test_corr": round(s["test_corr"], 4), "rs": list(rs), **summary_k,
                "elapsed_s": round(time.perf_counter() - t0, 2)}
     notes = [f"pair {s['names'][0]} / {s['names'][1]}: correlation {s['test_corr']:+.2f} on "
              f"test, {s['full_train_corr']:+.2f} on the full training split, "
