@@ -41,5 +41,6 @@ def _warmup() -> None:
     for kernel in ("linear", "rbf", "poly"):
         m3l_smo(X, Y, R, 1.0, kernel=kernel, gamma=0.5, max_iter=2, cache_mb=1e-4)
     m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
+    m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
     G = np.empty((8, 2))
     _kernels.smo_gradient(X, _kernels.KIND_RBF, 0.5, 0.0, 1, Y, R, np.zeros((8, 2)), G)

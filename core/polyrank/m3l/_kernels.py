@@ -27,6 +27,11 @@ import math
 import numba
 import numpy as np
 
+#: floating-point contraction and reassociation (vectorised dot products);
+#: no assumptions about NaN/inf, which the shrinking bounds use
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+
 #: kernel codes understood by :func:`kernel_row`
 KIND_LINEAR = 0
 KIND_RBF = 1
@@ -44,7 +49,7 @@ def projected(g, a, C):
     return g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath=_FAST)
 def kernel_row(X, p, kind, gamma, coef0, degree, out):
     """out[i] = k(x_i, x_p) for all rows i of X (linear, rbf
     exp(-gamma ||x_i - x_p||^2) or poly (gamma x_i.x_p + coef0)^degree)."""
@@ -157,22 +162,23 @@ def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
 
 
 @numba.njit(cache=True)
-def max_projected(G, alpha, C):
-    """(max_{i,l} |projected G|, label attaining it)."""
-    N, L = G.shape
+def max_projected(Gt, At, C):
+    """(max_{l,i} |projected G|, label attaining it) for label-major arrays
+    Gt, At of shape (L, N)."""
+    L, N = Gt.shape
     best = 0.0
     lab = -1
-    for i in range(N):
-        for k in range(L):
-            pg = abs(projected(G[i, k], alpha[i, k], C))
+    for k in range(L):
+        for i in range(N):
+            pg = abs(projected(Gt[k, i], At[k, i], C))
             if pg > best:
                 best = pg
                 lab = k
     return best, lab
 
 
-@numba.njit(cache=True)
-def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Y, R, C, alpha, G, u,
+@numba.njit(cache=True, fastmath=_FAST)
+def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
              rows, slot_of, owner, stamp, state, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
     updates or until every projected gradient is below ``tau``.
@@ -185,7 +191,11 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Y, R, C, alpha, G, u,
     Alg. 2) or, if there is no such q, the 1-variable QP; the gradients of
     label l are updated at once and the change is accumulated in ``u``
     (Eq. 36); at the end of the round the other labels' gradients receive
-    the delayed update G[:, k] -= 4 R_kl Y[:, k] u (Eq. 35, lines 28-32).
+    the delayed update Gt[k, :] -= 4 R_kl Yt[k, :] u (Eq. 35, lines 28-32).
+
+    The labels, dual variables and gradients are stored label-major,
+    ``Yt``, ``At``, ``Gt`` of shape (L, N), so that the scans along one
+    label are contiguous.
 
     Returns
     -------
@@ -194,32 +204,37 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Y, R, C, alpha, G, u,
     max_pg : float
         The largest projected gradient magnitude after the last round
         (all gradients current).
+    rounds : int
+        Number of rounds (label switches with a delayed update).
     """
-    N, L = G.shape
+    L, N = Gt.shape
     steps = 0
+    rounds = 0
     while True:
-        max_pg, l = max_projected(G, alpha, C)
+        max_pg, l = max_projected(Gt, At, C)
         if max_pg < tau or steps >= n_steps:
-            return steps, max_pg
+            return steps, max_pg, rounds
+        rounds += 1
         for i in range(N):
             u[i] = 0.0
         Rll = R[l, l]
+        # first variable: largest projected gradient along label l (Eq. 32);
+        # after the first step it is found while the gradients are updated
+        p = -1
+        best = 0.0
+        for i in range(N):
+            pg = abs(projected(Gt[l, i], At[l, i], C))
+            if pg > best:
+                best = pg
+                p = i
         for _ in range(L):
-            # first variable: largest projected gradient along label l (Eq. 32)
-            p = -1
-            best = 0.0
-            for i in range(N):
-                pg = abs(projected(G[i, l], alpha[i, l], C))
-                if pg > best:
-                    best = pg
-                    p = i
             if p < 0 or best < tau:
                 break
             sp = cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                            stamp, state)
             Kpp = Kdiag[p]
-            gp = G[p, l]
-            yp = Y[p, l]
+            gp = Gt[l, p]
+            yp = Yt[l, p]
             # second variable: maximal unconstrained gain (Eq. 30 / 56) among
             # the j giving a positive-definite 2x2 block (Alg. 1 line 10)
             q = -1
@@ -227,33 +242,33 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Y, R, C, alpha, G, u,
             for j in range(N):
                 if j == p:
                     continue
-                if projected(G[j, l], alpha[j, l], C) == 0.0:
+                if projected(Gt[l, j], At[l, j], C) == 0.0:
                     continue
                 Kpj = rows[sp, j]
                 Kjj = Kdiag[j]
                 det = Kpp * Kjj - Kpj * Kpj
                 if det <= 1e-12 * Kpp * Kjj or det <= 0.0:
                     continue
-                gj = G[j, l]
+                gj = Gt[l, j]
                 h = (gp * gp * Kjj + gj * gj * Kpp
-                     - 2.0 * gp * gj * yp * Y[j, l] * Kpj) / (8.0 * Rll * det)
+                     - 2.0 * gp * gj * yp * Yt[l, j] * Kpj) / (8.0 * Rll * det)
                 if h > hbest:
                     hbest = h
                     q = j
             if q >= 0:
                 sq = cache_get(q, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                                stamp, state)
-                yq = Y[q, l]
+                yq = Yt[l, q]
                 Kpq = rows[sp, q]
                 Q11 = 4.0 * Kpp * Rll
                 Q22 = 4.0 * Kdiag[q] * Rll
                 Q12 = 4.0 * Kpq * Rll * yp * yq
-                dp, dq = solve_2d(Q11, Q12, Q22, gp, G[q, l],
-                                  -alpha[p, l], C - alpha[p, l],
-                                  -alpha[q, l], C - alpha[q, l])
+                dp, dq = solve_2d(Q11, Q12, Q22, gp, Gt[l, q],
+                                  -At[l, p], C - At[l, p],
+                                  -At[l, q], C - At[l, q])
                 # land exactly on the bounds (the projected gradient tests them)
-                ap = alpha[p, l] + dp
-                aq = alpha[q, l] + dq
+                ap = At[l, p] + dp
+                aq = At[l, q] + dq
                 ap = min(C, max(0.0, ap))
                 aq = min(C, max(0.0, aq))
                 if C - ap < 1e-12 * C:
@@ -264,30 +279,42 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Y, R, C, alpha, G, u,
                     aq = C
                 if aq < 1e-12 * C:
                     aq = 0.0
-                dp = ap - alpha[p, l]
-                dq = aq - alpha[q, l]
-                alpha[p, l] = ap
-                alpha[q, l] = aq
+                dp = ap - At[l, p]
+                dq = aq - At[l, q]
+                At[l, p] = ap
+                At[l, q] = aq
                 cp = yp * dp
                 cq = yq * dq
+                p = -1
+                best = 0.0
                 for i in range(N):
                     w = rows[sp, i] * cp + rows[sq, i] * cq
-                    G[i, l] -= 4.0 * Rll * Y[i, l] * w
+                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
                     u[i] += w
+                    pg = abs(projected(Gt[l, i], At[l, i], C))
+                    if pg > best:
+                        best = pg
+                        p = i
             else:
-                dp = solve_1d(4.0 * Kpp * Rll, gp, -alpha[p, l], C - alpha[p, l])
-                ap = min(C, max(0.0, alpha[p, l] + dp))
+                dp = solve_1d(4.0 * Kpp * Rll, gp, -At[l, p], C - At[l, p])
+                ap = min(C, max(0.0, At[l, p] + dp))
                 if C - ap < 1e-12 * C:
                     ap = C
                 if ap < 1e-12 * C:
                     ap = 0.0
-                dp = ap - alpha[p, l]
-                alpha[p, l] = ap
+                dp = ap - At[l, p]
+                At[l, p] = ap
                 cp = yp * dp
+                p = -1
+                best = 0.0
                 for i in range(N):
                     w = rows[sp, i] * cp
-                    G[i, l] -= 4.0 * Rll * Y[i, l] * w
+                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
                     u[i] += w
+                    pg = abs(projected(Gt[l, i], At[l, i], C))
+                    if pg > best:
+                        best = pg
+                        p = i
             steps += 1
         # delayed gradient update of the other labels (Eq. 34-36)
         for k in range(L):
@@ -297,7 +324,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Y, R, C, alpha, G, u,
             if Rkl == 0.0:
                 continue
             for i in range(N):
-                G[i, k] -= 4.0 * Rkl * Y[i, k] * u[i]
+                Gt[k, i] -= 4.0 * Rkl * Yt[k, i] * u[i]
 
 
 @numba.njit(cache=True)
@@ -321,14 +348,9 @@ def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
             G[p, k] = 2.0 - 2.0 * Y[p, k] * F[p, k]
 
 
-#: floating-point contraction and reassociation (vectorised dot products);
-#: no assumptions about NaN/inf, which the shrinking bounds use
-_FAST = {"reassoc", "contract", "nsz", "arcp"}
-
-
 @numba.njit(cache=True, fastmath=_FAST)
 def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise,
-              seed, shrink):
+              seed, shrink, skip):
     """One epoch of linear M3L dual coordinate ascent with shrinkage (Sec. 6).
 
     Each visited variable alpha_pl gets the exact coordinate maximiser
@@ -346,7 +368,9 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
     at 0 with G < lb[l] or at C with G > ub[l] leaves its label's active
     set (Hsieh et al. 2008). The extremal projected gradients seen in this
     epoch are returned per label; the driver couples them through R
-    (Eq. 44-45) into the next lb, ub.
+    (Eq. 44-45) into the next lb, ub. Labels with ``skip[l]`` are not
+    visited in this epoch (the driver skips groups of labels, coupled
+    through R, whose active sets are already optimal).
 
     Returns
     -------
@@ -363,8 +387,12 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
     keep = np.ones(active.shape, dtype=np.bool_)
     # random order of every active variable, per label
     orders = active.copy()
+    n_vis = np.zeros(L, dtype=np.int64)
     for l in range(L):
-        n = n_active[l]
+        if not skip[l]:
+            n_vis[l] = n_active[l]
+    for l in range(L):
+        n = n_vis[l]
         for t in range(n - 1, 0, -1):
             s = np.random.randint(0, t + 1)
             tmp = orders[l, t]
@@ -373,7 +401,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
     pos = np.zeros(L, dtype=np.int64)
     total = 0
     for l in range(L):
-        total += n_active[l]
+        total += n_vis[l]
     v = np.zeros(D)
     done = 0
     while done < total:
@@ -383,12 +411,12 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
         if labelwise:
             cnt = 0
             for l in range(L):
-                if pos[l] < n_active[l]:
+                if pos[l] < n_vis[l]:
                     cnt += 1
             r = np.random.randint(0, cnt)
             l = 0
             for k in range(L):
-                if pos[k] < n_active[k]:
+                if pos[k] < n_vis[k]:
                     if r == 0:
                         l = k
                         break
@@ -398,7 +426,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
             r = np.random.randint(0, left)
             l = 0
             for k in range(L):
-                rem = n_active[k] - pos[k]
+                rem = n_vis[k] - pos[k]
                 if r < rem:
                     l = k
                     break
@@ -408,7 +436,7 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
         for d in range(D):
             v[d] = 0.0
         b = 0
-        while b < batch and pos[l] < n_active[l]:
+        while b < batch and pos[l] < n_vis[l]:
             t = pos[l]
             p = orders[l, t]
             pos[l] += 1

@@ -192,6 +192,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     callback : callable, optional
         ``callback(info: IterInfo)`` after each sweep; extras ``max_pg``
         (largest projected gradient), ``steps`` (variable updates so far),
+        ``rounds`` (label rounds so far, each ending with a delayed update),
         ``cache_hits`` and ``cache_misses``. Raising StopIteration stops.
     callback_every : int
 
@@ -244,18 +245,25 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     if warm:
         _kernels.smo_gradient(X, kind, g, c0, deg, Y, R, alpha, G)
     u = np.zeros(N)
+    # label-major copies for the kernel (contiguous scans along one label)
+    Yt = np.ascontiguousarray(Y.T)
+    At = np.ascontiguousarray(alpha.T)
+    Gt = np.ascontiguousarray(G.T)
     runner = CallbackRunner(callback, callback_every)
     status = STATUS_MAX_ITER
     steps_total = 0
+    rounds_total = 0
     max_pg = 2.0
     it = 0
     for it in range(1, max_iter + 1):
-        steps, max_pg = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Y, R, C, alpha, G,
+        steps, max_pg, rounds = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Yt, R, C, At, Gt,
                                           u, rows, slot_of, owner, stamp, state, tau,
                                           max(N, L))
         steps_total += steps
-        primal, dual = m3l_objectives(alpha, G, C)
+        rounds_total += rounds
+        primal, dual = m3l_objectives(At, Gt, C)
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
+                             rounds=rounds_total,
                              cache_hits=int(state[1]), cache_misses=int(state[2]))
         if max_pg < tau:
             status = STATUS_CONVERGED
@@ -263,6 +271,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         if stop:
             status = STATUS_CALLBACK
             break
+    alpha = np.ascontiguousarray(At.T)
+    G = np.ascontiguousarray(Gt.T)
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": int(state[1]),
              "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R}
     return _finish(runner, status, it, alpha, G, C, max_pg, tau, "m3l-smo", extra)
@@ -360,17 +370,25 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
         _kernels.linear_state(X, Y, R, alpha, Zt, G)
     max_pg = 2.0
     it = 0
+    # groups of labels coupled through R (connected components of R != 0):
+    # a group whose active sets are optimal is skipped until every group is
+    # (for R = I each label is its own group, like 1-vs-All LIBLINEAR)
+    from scipy.sparse.csgraph import connected_components
+
+    n_groups, group = connected_components(R != 0, directed=False)
+    skip = np.zeros(L, dtype=np.bool_)
     epochs = 0
     for it in range(1, max_iter + 1):
         visited_total = 0
         check = False
-        # one iteration: epochs until N L variables were visited, or until the
-        # active sets are optimal with every variable active (then check all)
+        # one iteration: epochs until N L variables were visited, or until an
+        # epoch over every variable finds all projected gradients below tau
         while visited_total < N * L:
             seed = int(rng.integers(0, 2**31 - 1))
+            verifying = not skip.any() and n_active.sum() == N * L
             pg_min, pg_max, visited = _kernels.dca_epoch(
                 X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise, seed,
-                bool(shrinking))
+                bool(shrinking), skip)
             epochs += 1
             visited_total += visited
             # extremal gradients coupled through R (Eq. 44-45); Hsieh et al.'s
@@ -379,19 +397,23 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
             ub = (absR * pg_max[None, :]).max(axis=1)
             lb[lb >= 0] = -np.inf
             ub[ub <= 0] = np.inf
-            active_pg = max(float(pg_max.max()), float(-pg_min.min()))
+            label_pg = np.maximum(pg_max, -pg_min)
+            active_pg = float(label_pg[~skip].max()) if (~skip).any() else 0.0
             if switch_tol > 0 and active_pg < switch_tol:
                 labelwise = True
-            if active_pg < tau:
-                full = n_active.sum() == N * L
-                # the active sets are optimal: expand them to every variable
+            done = skip | (label_pg < tau)
+            group_done = np.bincount(group, weights=~done, minlength=n_groups) == 0
+            skip = group_done[group]
+            if skip.all():
+                # every active set is optimal: expand them to every variable
+                skip[:] = False
+                if verifying:
+                    check = True
+                    break
                 active[:] = np.arange(N, dtype=np.int64)[None, :]
                 n_active[:] = N
                 lb[:] = -np.inf
                 ub[:] = np.inf
-                if full:
-                    check = True
-                    break
         # exact Z and G from alpha (no drift between iterations), single-threaded
         _kernels.linear_state(X, Y, R, alpha, Zt, G)
         max_pg = float(np.abs(projected_gradient(alpha, G, C)).max())
