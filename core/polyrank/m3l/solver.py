@@ -292,9 +292,15 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     delayed update of the other columns of Z (Eq. 41-43). Each label keeps
     its own active set; variables at a bound whose gradient lies beyond the
     extremal projected gradients of the previous epoch, coupled across
-    labels through |R| (Eq. 44-45), are shrunk. When every active projected
-    gradient is below ``tau`` the active sets are reset to all variables;
-    the solve stops when every projected gradient is below ``tau``.
+    labels through |R| (Eq. 44-45), are shrunk. A group of labels coupled
+    through R (a connected component of R != 0; each label alone for
+    R = I) whose active projected gradients are all below ``tau`` is not
+    visited until every group is (our addition: with R = I it makes each
+    label stop on its own, as 1-vs-All LIBLINEAR does). When every active
+    projected gradient is below ``tau`` the active sets are reset to all
+    variables; the solve stops after an epoch over every variable in which
+    every projected gradient is below ``tau``, confirmed on the exact
+    gradient.
 
     One iteration (one trace row) is as many epochs over the active sets as
     it takes to visit N L variables (the work of one unshrunk epoch); after
