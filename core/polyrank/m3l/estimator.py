@@ -153,7 +153,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         X : array_like, shape (N, n_features)
         Y : array_like, shape (N, L)
             Labels in {0, 1} or {-1, +1}; ``predict`` answers in the same
-            coding.
+            coding (0/1 if Y contains a 0, else -1/+1).
         callback : callable, optional
             ``callback(info: IterInfo)`` per iteration (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
