@@ -7,6 +7,9 @@
   gamma, one decomposition into complete bipartite pieces and the loss of
   Eq. 3 piece by piece (``sopopo-label-ranking.txt``, Sec. 2, Eq. 1-3,
   Fig. 1-2).
+- :class:`CorrelationSlider` slides r in R = [[1, r], [r, 1]] and refits
+  M3L live over the precomputed curve of Fig. 5
+  (``m3l-multilabel-zero-shot.txt``, Sec. 7.2.1).
 - :class:`GapMonitor` is a solver callback that plots the primal and dual
   objectives and the duality gap live, or replays a finished ``Trace``.
 
@@ -20,3 +23,7 @@ from .gap import GapMonitor
 from .knots import KnotExplorer
 
 __all__ = ["DecompositionViewer", "GapMonitor", "KnotExplorer"]
+
+from .correlation import CorrelationSlider  # noqa: E402
+
+__all__ += ["CorrelationSlider"]

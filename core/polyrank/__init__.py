@@ -10,24 +10,29 @@ scikit-learn estimators).  Implemented so far:
 - :mod:`polyrank.result`: :class:`SolverResult`, :class:`Trace`,
   :class:`IterInfo` and the callback contract.
 - :mod:`polyrank.datasets`: the bundled real data sets.
+- :mod:`polyrank.m3l`: max-margin multi-label classification with a
+  label-correlation prior R (Hariharan et al., MLJ 2012), with
+  :class:`M3LClassifier`.
 
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
-from . import datasets, result, sign, sopopo
+from . import datasets, m3l, result, sign, sopopo
 from .result import IterInfo, SolverResult, Trace
 from .sign import SignConstrainedClassifier, SignConstrainedRegressor
 from .sopopo import LabelRanker, soft_project
+from .m3l import M3LClassifier
 
 __version__ = "0.1.0"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
            "warmup", "datasets", "result", "sopopo", "__version__",
-           "sign", "SignConstrainedClassifier", "SignConstrainedRegressor"]
+           "sign", "SignConstrainedClassifier", "SignConstrainedRegressor",
+           "m3l", "M3LClassifier"]
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
-_WARMUP_PACKAGES = ("sopopo", "sign")
+_WARMUP_PACKAGES = ("sopopo", "sign", "m3l")
 
 
 def warmup(verbose: bool = False) -> dict:

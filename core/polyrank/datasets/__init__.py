@@ -106,3 +106,7 @@ def load_yeast() -> MultiLabelData:
 
 
 from ._phishing import load_phishing  # noqa: E402  (uses data_path above)
+
+from ._awa import AwAClasses, load_awa_classes  # noqa: E402
+
+__all__ += ["AwAClasses", "load_awa_classes"]

@@ -14,6 +14,9 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
+- :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
+  :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
+  (Sec. 7) on yeast and the AwA class/attribute tables.
 """
 
 from .bench import bench_sopopo, format_table
@@ -35,3 +38,8 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
            "get_experiment", "list_experiments", "run_experiment",
            "sign_convergence", "sign_small_sample", "bench_sign"]
+
+from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig5,  # noqa: E402
+                            m3l_table1, m3l_table3)
+
+__all__ += ["m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l"]

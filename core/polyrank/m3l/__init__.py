@@ -1,0 +1,46 @@
+"""M3L: max-margin multi-label classification with a label-correlation prior R.
+
+Source: B. Hariharan, S. V. N. Vishwanathan, M. Varma, "Efficient
+Max-Margin Multi-Label Classification with Applications to Zero-Shot
+Learning", Machine Learning 88, 2012 (``m3l-multilabel-zero-shot.txt``).
+
+- :func:`m3l_smo`: kernelised M3L by SMO with delayed gradient updates and an
+  LRU kernel cache (Sec. 5.1, Alg. 1-2).
+- :func:`m3l_dca`: linear M3L by dual coordinate ascent with shrinkage
+  (Sec. 6, Eq. 37-45).
+- :class:`M3LClassifier`: the scikit-learn estimator.
+- :func:`prior_from_classes`, :func:`empirical_prior`,
+  :func:`two_label_prior`, :func:`check_R`: label-correlation priors
+  (Sec. 3, Sec. 7.2).
+- :func:`dual_qp`: the Clarabel reference of the dual D2 (Eq. 25).
+"""
+
+from .estimator import M3LClassifier
+from .priors import (check_R, empirical_prior, labels_pm1, prior_from_classes,
+                     two_label_prior)
+from .reference import dual_qp
+from .solver import (SMO_KERNELS, dual_gradient, m3l_dca, m3l_objectives, m3l_smo,
+                     projected_gradient)
+
+__all__ = ["M3LClassifier", "m3l_smo", "m3l_dca", "m3l_objectives", "projected_gradient",
+           "dual_gradient", "SMO_KERNELS", "check_R", "prior_from_classes",
+           "empirical_prior", "two_label_prior", "labels_pm1", "dual_qp"]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every M3L kernel on a tiny problem;
+    called by :func:`polyrank.warmup`."""
+    import numpy as np
+
+    from . import _kernels
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 3))
+    Y = np.where(rng.normal(size=(8, 2)) > 0, 1.0, -1.0)
+    R = two_label_prior(0.3)
+    for kernel in ("linear", "rbf", "poly"):
+        m3l_smo(X, Y, R, 1.0, kernel=kernel, gamma=0.5, max_iter=2, cache_mb=1e-4)
+    m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
+    m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
+    G = np.empty((8, 2))
+    _kernels.smo_gradient(X, _kernels.KIND_RBF, 0.5, 0.0, 1, Y, R, np.zeros((8, 2)), G)

@@ -1,0 +1,528 @@
+"""numba kernels of M3L: kernelised SMO (Alg. 1-2) and linear dual
+coordinate ascent with shrinkage (Sec. 6).
+
+Source: ``m3l-multilabel-zero-shot.txt`` (Hariharan, Vishwanathan, Varma),
+Sec. 5.1 (Eq. 26-36), Sec. 6 (Eq. 37-45) and Appendix A (Alg. 1, Alg. 2,
+Eq. 46-58).
+
+Notation (all arrays are plain float64/int64 numpy arrays):
+
+* ``Y`` (N, L) labels in {-1, +1}; ``alpha`` (N, L) dual variables in
+  [0, C]; ``R`` (L, L) the symmetric positive-definite label prior.
+* With the Hamming loss, Delta^-_il - Delta^+_il = 2, so the gradient of
+  the dual D2 (Eq. 25, Eq. 29) is ``G[i, l] = 2 - 2 y_il f_l(x_i)`` where
+  ``f_l(x) = z_l' phi(x) = 2 sum_k R_lk sum_j K(x, x_j) y_jk alpha_jk``.
+* The projected gradient (Eq. 31, 55) is G on (0, C), min(0, G) at C and
+  max(0, G) at 0.
+
+The kernels are free functions over arrays (no jitclass, no callbacks):
+one call of :func:`smo_pass` or :func:`dca_epoch` is one chunk of work of
+the Python drivers in :mod:`polyrank.m3l.solver`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+#: floating-point contraction and reassociation (vectorised dot products);
+#: no assumptions about NaN/inf, which the shrinking bounds use
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+
+#: kernel codes understood by :func:`kernel_row`
+KIND_LINEAR = 0
+KIND_RBF = 1
+KIND_POLY = 2
+
+
+@numba.njit(cache=True)
+def projected(g, a, C):
+    """Projected gradient of one variable of a box-constrained maximisation
+    (Eq. 31 / Eq. 55)."""
+    if a <= 0.0:
+        return g if g > 0.0 else 0.0
+    if a >= C:
+        return g if g < 0.0 else 0.0
+    return g
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def kernel_row(X, p, kind, gamma, coef0, degree, out):
+    """out[i] = k(x_i, x_p) for all rows i of X (linear, rbf
+    exp(-gamma ||x_i - x_p||^2) or poly (gamma x_i.x_p + coef0)^degree)."""
+    N, D = X.shape
+    for i in range(N):
+        s = 0.0
+        if kind == KIND_RBF:
+            for d in range(D):
+                t = X[i, d] - X[p, d]
+                s += t * t
+            out[i] = math.exp(-gamma * s)
+        else:
+            for d in range(D):
+                s += X[i, d] * X[p, d]
+            if kind == KIND_LINEAR:
+                out[i] = s
+            else:
+                out[i] = (gamma * s + coef0) ** degree
+
+
+@numba.njit(cache=True)
+def cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state):
+    """Slot of kernel row ``p`` in the LRU cache ``rows`` (n_slots, N),
+    computing it (and evicting the least recently used row) on a miss.
+
+    ``slot_of`` (N,) maps a row to its slot or -1; ``owner`` (n_slots,)
+    the reverse; ``stamp`` (n_slots,) last-use times; ``state`` =
+    [clock, hits, misses] (int64). Sec. 5.1.3: a least-recently-used cache
+    shared by all labels.
+    """
+    state[0] += 1
+    s = slot_of[p]
+    if s >= 0:
+        stamp[s] = state[0]
+        state[1] += 1
+        return s
+    n_slots = rows.shape[0]
+    v = 0
+    oldest = stamp[0]
+    for j in range(1, n_slots):
+        if stamp[j] < oldest:
+            oldest = stamp[j]
+            v = j
+    if owner[v] >= 0:
+        slot_of[owner[v]] = -1
+    owner[v] = p
+    slot_of[p] = v
+    stamp[v] = state[0]
+    kernel_row(X, p, kind, gamma, coef0, degree, rows[v])
+    state[2] += 1
+    return v
+
+
+@numba.njit(cache=True)
+def solve_1d(a, b, m, M):
+    """SolveOneDQP (Appendix A, Eq. 58): argmax_{m <= x <= M} -a/2 x^2 + b x
+    = min(M, max(m, b / a)); for a <= 0 (a zero kernel diagonal) the
+    linear objective is maximised at the bound b points to."""
+    if a <= 0.0:
+        if b > 0.0:
+            return M
+        if b < 0.0:
+            return m
+        return 0.0
+    x = b / a
+    if x < m:
+        return m
+    if x > M:
+        return M
+    return x
+
+
+@numba.njit(cache=True)
+def _q2(Q11, Q12, Q22, g1, g2, x1, x2):
+    return -0.5 * (Q11 * x1 * x1 + 2.0 * Q12 * x1 * x2 + Q22 * x2 * x2) + g1 * x1 + g2 * x2
+
+
+@numba.njit(cache=True)
+def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
+    """Solve2DQP (Appendix A, Alg. 2): argmax -1/2 x'Qx + g'x over the box
+    m <= x <= M for a positive-definite 2x2 Q.
+
+    The unconstrained maximiser Q^{-1} g is returned if it is feasible;
+    otherwise the maximiser lies on the boundary, and every edge (one
+    coordinate clamped to a bound, the other solved by :func:`solve_1d`)
+    is evaluated and the best one returned (Alg. 2 evaluates a subset of
+    these edges; evaluating all four is exact for every case).
+    """
+    det = Q11 * Q22 - Q12 * Q12
+    x1 = (Q22 * g1 - Q12 * g2) / det
+    x2 = (Q11 * g2 - Q12 * g1) / det
+    if m1 <= x1 <= M1 and m2 <= x2 <= M2:
+        return x1, x2
+    best = -np.inf
+    b1 = 0.0
+    b2 = 0.0
+    for e in range(4):
+        if e < 2:
+            y1 = m1 if e == 0 else M1
+            y2 = solve_1d(Q22, g2 - Q12 * y1, m2, M2)
+        else:
+            y2 = m2 if e == 2 else M2
+            y1 = solve_1d(Q11, g1 - Q12 * y2, m1, M1)
+        v = _q2(Q11, Q12, Q22, g1, g2, y1, y2)
+        if v > best:
+            best = v
+            b1 = y1
+            b2 = y2
+    return b1, b2
+
+
+@numba.njit(cache=True)
+def max_projected(Gt, At, C):
+    """(max_{l,i} |projected G|, label attaining it) for label-major arrays
+    Gt, At of shape (L, N)."""
+    L, N = Gt.shape
+    best = 0.0
+    lab = -1
+    for k in range(L):
+        for i in range(N):
+            pg = abs(projected(Gt[k, i], At[k, i], C))
+            if pg > best:
+                best = pg
+                lab = k
+    return best, lab
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
+             rows, slot_of, owner, stamp, state, tau, n_steps):
+    """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
+    updates or until every projected gradient is below ``tau``.
+
+    One round: pick the label l holding the largest projected gradient
+    (Alg. 1 line 7); do up to L updates along l (lines 8-27), each choosing
+    p = argmax_i |pg_il| (Eq. 32) and q maximising the second-order gain
+    h^max (Eq. 30 / Eq. 56) among the j with K_pj^2 < K_pp K_jj and a
+    non-zero projected gradient, then solving the 2-variable QP (Eq. 26-28,
+    Alg. 2) or, if there is no such q, the 1-variable QP; the gradients of
+    label l are updated at once and the change is accumulated in ``u``
+    (Eq. 36); at the end of the round the other labels' gradients receive
+    the delayed update Gt[k, :] -= 4 R_kl Yt[k, :] u (Eq. 35, lines 28-32).
+
+    The labels, dual variables and gradients are stored label-major,
+    ``Yt``, ``At``, ``Gt`` of shape (L, N), so that the scans along one
+    label are contiguous.
+
+    Returns
+    -------
+    steps : int
+        Number of variable updates (pairs or singles) done.
+    max_pg : float
+        The largest projected gradient magnitude after the last round
+        (all gradients current).
+    rounds : int
+        Number of rounds (label switches with a delayed update).
+    """
+    L, N = Gt.shape
+    steps = 0
+    rounds = 0
+    while True:
+        max_pg, l = max_projected(Gt, At, C)
+        if max_pg < tau or steps >= n_steps:
+            return steps, max_pg, rounds
+        rounds += 1
+        for i in range(N):
+            u[i] = 0.0
+        Rll = R[l, l]
+        # first variable: largest projected gradient along label l (Eq. 32);
+        # after the first step it is found while the gradients are updated
+        p = -1
+        best = 0.0
+        for i in range(N):
+            pg = abs(projected(Gt[l, i], At[l, i], C))
+            if pg > best:
+                best = pg
+                p = i
+        for _ in range(L):
+            if p < 0 or best < tau:
+                break
+            sp = cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner,
+                           stamp, state)
+            Kpp = Kdiag[p]
+            gp = Gt[l, p]
+            yp = Yt[l, p]
+            # second variable: maximal unconstrained gain (Eq. 30 / 56) among
+            # the j giving a positive-definite 2x2 block (Alg. 1 line 10)
+            q = -1
+            hbest = -1.0
+            for j in range(N):
+                if j == p:
+                    continue
+                if projected(Gt[l, j], At[l, j], C) == 0.0:
+                    continue
+                Kpj = rows[sp, j]
+                Kjj = Kdiag[j]
+                det = Kpp * Kjj - Kpj * Kpj
+                if det <= 1e-12 * Kpp * Kjj or det <= 0.0:
+                    continue
+                gj = Gt[l, j]
+                h = (gp * gp * Kjj + gj * gj * Kpp
+                     - 2.0 * gp * gj * yp * Yt[l, j] * Kpj) / (8.0 * Rll * det)
+                if h > hbest:
+                    hbest = h
+                    q = j
+            if q >= 0:
+                sq = cache_get(q, X, kind, gamma, coef0, degree, rows, slot_of, owner,
+                               stamp, state)
+                yq = Yt[l, q]
+                Kpq = rows[sp, q]
+                Q11 = 4.0 * Kpp * Rll
+                Q22 = 4.0 * Kdiag[q] * Rll
+                Q12 = 4.0 * Kpq * Rll * yp * yq
+                dp, dq = solve_2d(Q11, Q12, Q22, gp, Gt[l, q],
+                                  -At[l, p], C - At[l, p],
+                                  -At[l, q], C - At[l, q])
+                # land exactly on the bounds (the projected gradient tests them)
+                ap = At[l, p] + dp
+                aq = At[l, q] + dq
+                ap = min(C, max(0.0, ap))
+                aq = min(C, max(0.0, aq))
+                if C - ap < 1e-12 * C:
+                    ap = C
+                if ap < 1e-12 * C:
+                    ap = 0.0
+                if C - aq < 1e-12 * C:
+                    aq = C
+                if aq < 1e-12 * C:
+                    aq = 0.0
+                dp = ap - At[l, p]
+                dq = aq - At[l, q]
+                At[l, p] = ap
+                At[l, q] = aq
+                cp = yp * dp
+                cq = yq * dq
+                p = -1
+                best = 0.0
+                for i in range(N):
+                    w = rows[sp, i] * cp + rows[sq, i] * cq
+                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
+                    u[i] += w
+                    pg = abs(projected(Gt[l, i], At[l, i], C))
+                    if pg > best:
+                        best = pg
+                        p = i
+            else:
+                dp = solve_1d(4.0 * Kpp * Rll, gp, -At[l, p], C - At[l, p])
+                ap = min(C, max(0.0, At[l, p] + dp))
+                if C - ap < 1e-12 * C:
+                    ap = C
+                if ap < 1e-12 * C:
+                    ap = 0.0
+                dp = ap - At[l, p]
+                At[l, p] = ap
+                cp = yp * dp
+                p = -1
+                best = 0.0
+                for i in range(N):
+                    w = rows[sp, i] * cp
+                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
+                    u[i] += w
+                    pg = abs(projected(Gt[l, i], At[l, i], C))
+                    if pg > best:
+                        best = pg
+                        p = i
+            steps += 1
+        # delayed gradient update of the other labels (Eq. 34-36)
+        for k in range(L):
+            if k == l:
+                continue
+            Rkl = R[k, l]
+            if Rkl == 0.0:
+                continue
+            for i in range(N):
+                Gt[k, i] -= 4.0 * Rkl * Yt[k, i] * u[i]
+
+
+@numba.njit(cache=True)
+def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
+    """Exact gradient G = 2 - 2 Y * F with F = 2 K (Y alpha) R (Eq. 29),
+    computed row by row in O(N^2 (D + L)) without storing K."""
+    N, L = Y.shape
+    A = Y * alpha
+    row = np.empty(N)
+    M = np.zeros((N, L))
+    for p in range(N):
+        kernel_row(X, p, kind, gamma, coef0, degree, row)
+        for k in range(L):
+            s = 0.0
+            for i in range(N):
+                s += row[i] * A[i, k]
+            M[p, k] = s
+    F = 2.0 * (M @ R)
+    for p in range(N):
+        for k in range(L):
+            G[p, k] = 2.0 - 2.0 * Y[p, k] * F[p, k]
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise,
+              seed, shrink, skip):
+    """One epoch of linear M3L dual coordinate ascent with shrinkage (Sec. 6).
+
+    Each visited variable alpha_pl gets the exact coordinate maximiser
+    (Eq. 37-39): alpha <- clip(alpha + G_pl / (4 R_ll x_p'x_p), 0, C) with
+    G_pl = 2 - 2 y_pl z_l'x_p, and ``Zt`` = Z' (L, D, rows z_l contiguous)
+    is kept equal to (2 X'(Y alpha) R)' (Eq. 23, 40).
+
+    * ``labelwise=False``: the active variables of all labels in a uniformly
+      random order, each update applied to every column of Z at once (Eq. 40).
+    * ``labelwise=True``: batches of L updates along one label chosen
+      uniformly at random; z_l is updated at once, the other columns get
+      the delayed update z_k += 2 R_kl v at the end of the batch (Eq. 41-43).
+
+    Shrinkage: per-label active sets ``active[l, :n_active[l]]``; a variable
+    at 0 with G < lb[l] or at C with G > ub[l] leaves its label's active
+    set (Hsieh et al. 2008). The extremal projected gradients seen in this
+    epoch are returned per label; the driver couples them through R
+    (Eq. 44-45) into the next lb, ub. Labels with ``skip[l]`` are not
+    visited in this epoch (the driver skips groups of labels, coupled
+    through R, whose active sets are already optimal).
+
+    Returns
+    -------
+    pg_min, pg_max : ndarray, shape (L,)
+        Smallest and largest projected gradient per label over the variables
+        visited in this epoch (0 if none).
+    n_updates : int
+        Number of variables visited.
+    """
+    np.random.seed(seed)
+    L, D = Zt.shape
+    pg_min = np.zeros(L)
+    pg_max = np.zeros(L)
+    keep = np.ones(active.shape, dtype=np.bool_)
+    # random order of every active variable, per label
+    orders = active.copy()
+    n_vis = np.zeros(L, dtype=np.int64)
+    for l in range(L):
+        if not skip[l]:
+            n_vis[l] = n_active[l]
+    for l in range(L):
+        n = n_vis[l]
+        for t in range(n - 1, 0, -1):
+            s = np.random.randint(0, t + 1)
+            tmp = orders[l, t]
+            orders[l, t] = orders[l, s]
+            orders[l, s] = tmp
+    pos = np.zeros(L, dtype=np.int64)
+    total = 0
+    for l in range(L):
+        total += n_vis[l]
+    v = np.zeros(D)
+    done = 0
+    while done < total:
+        # choose a label with unvisited variables: labelwise -> uniformly among
+        # labels; uniform -> proportional to the number left (uniform over pairs)
+        left = total - done
+        if labelwise:
+            cnt = 0
+            for l in range(L):
+                if pos[l] < n_vis[l]:
+                    cnt += 1
+            r = np.random.randint(0, cnt)
+            l = 0
+            for k in range(L):
+                if pos[k] < n_vis[k]:
+                    if r == 0:
+                        l = k
+                        break
+                    r -= 1
+            batch = L
+        else:
+            r = np.random.randint(0, left)
+            l = 0
+            for k in range(L):
+                rem = n_vis[k] - pos[k]
+                if r < rem:
+                    l = k
+                    break
+                r -= rem
+            batch = 1
+        Rll = R[l, l]
+        for d in range(D):
+            v[d] = 0.0
+        b = 0
+        while b < batch and pos[l] < n_vis[l]:
+            t = pos[l]
+            p = orders[l, t]
+            pos[l] += 1
+            b += 1
+            done += 1
+            s = 0.0
+            for d in range(D):
+                s += Zt[l, d] * X[p, d]
+            g = 2.0 - 2.0 * Y[p, l] * s
+            a = alpha[p, l]
+            if shrink:
+                if a <= 0.0 and g < lb[l]:
+                    keep[l, t] = False
+                    continue
+                if a >= C and g > ub[l]:
+                    keep[l, t] = False
+                    continue
+            pg = projected(g, a, C)
+            if pg < pg_min[l]:
+                pg_min[l] = pg
+            if pg > pg_max[l]:
+                pg_max[l] = pg
+            if pg == 0.0:
+                continue
+            a_new = solve_1d(4.0 * Rll * sqnorm[p], g, -a, C - a) + a
+            a_new = min(C, max(0.0, a_new))
+            delta = a_new - a
+            if delta == 0.0:
+                continue
+            alpha[p, l] = a_new
+            c = Y[p, l] * delta
+            if labelwise:
+                for d in range(D):
+                    Zt[l, d] += 2.0 * Rll * c * X[p, d]
+                    v[d] += c * X[p, d]
+            else:
+                for k in range(L):
+                    Rkl = R[k, l]
+                    if Rkl == 0.0:
+                        continue
+                    for d in range(D):
+                        Zt[k, d] += 2.0 * Rkl * c * X[p, d]
+        if labelwise:
+            for k in range(L):
+                if k == l:
+                    continue
+                Rkl = R[k, l]
+                if Rkl == 0.0:
+                    continue
+                for d in range(D):
+                    Zt[k, d] += 2.0 * Rkl * v[d]
+    # compact the active sets (the variables that were kept, in their old order)
+    for l in range(L):
+        m = 0
+        for t in range(n_active[l]):
+            if keep[l, t]:
+                active[l, m] = orders[l, t]
+                m += 1
+        n_active[l] = m
+    return pg_min, pg_max, total
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def linear_state(X, Y, R, alpha, Zt, G):
+    """Exact Zt = (2 X'(Y alpha) R)' (Eq. 23) and G = 2 - 2 Y * (X Z)
+    (Eq. 29), single-threaded, O(N D L + D L^2)."""
+    N, D = X.shape
+    L = Y.shape[1]
+    At = np.zeros((L, D))
+    for i in range(N):
+        for k in range(L):
+            c = Y[i, k] * alpha[i, k]
+            if c != 0.0:
+                for d in range(D):
+                    At[k, d] += c * X[i, d]
+    for l in range(L):
+        for d in range(D):
+            Zt[l, d] = 0.0
+        for k in range(L):
+            Rlk = 2.0 * R[l, k]
+            if Rlk != 0.0:
+                for d in range(D):
+                    Zt[l, d] += Rlk * At[k, d]
+    for i in range(N):
+        for l in range(L):
+            s = 0.0
+            for d in range(D):
+                s += Zt[l, d] * X[i, d]
+            G[i, l] = 2.0 - 2.0 * Y[i, l] * s

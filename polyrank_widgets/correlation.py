@@ -1,0 +1,257 @@
+"""CorrelationSlider: the R-matrix slider of the M3L zero-shot experiment.
+
+Paper file ``m3l-multilabel-zero-shot.txt``, Sec. 7.2.1, Fig. 5: two labels,
+R = [[1, r], [r, 1]] plugged into M3L (Eq. 11-14), and the test Hamming
+loss as r varies from -1 to +1. Moving the slider refits M3L at r
+(warm-started from the previous solution) and marks the test Hamming loss
+at r over the precomputed curve, with the correlations of the two labels
+on the training and test sets printed beside it.
+
+The model (:class:`CorrelationSlider` state: r, the fitted
+:class:`polyrank.M3LClassifier`, the loss) is separate from the view
+(a plotly ``FigureWidget``, an ipywidgets ``FloatSlider`` and an ``HTML``
+readout) which only shows it.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import ipywidgets as ipw
+import numpy as np
+import plotly.graph_objects as go
+from polyrank import M3LClassifier
+from polyrank.m3l import two_label_prior
+from polyrank.validation import as_float_array
+
+from ._display import WidgetDisplay
+
+__all__ = ["CorrelationSlider"]
+
+_COLORS = {"curve": "#1f77b4", "current": "#d62728", "zero": "#888888"}
+
+
+def _corr(Y2) -> float:
+    Y2 = np.asarray(Y2, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.corrcoef(Y2[:, 0], Y2[:, 1])[0, 1]
+    return float(c)
+
+
+class CorrelationSlider(WidgetDisplay):
+    """Slide r in R = [[1, r], [r, 1]] and watch M3L's test Hamming loss.
+
+    Source: ``m3l-multilabel-zero-shot.txt``, Sec. 7.2.1, Fig. 5.
+
+    Parameters
+    ----------
+    X, Y : array_like, shapes (N, D) and (N, L)
+        Training points and their 0/1 (or -1/+1) labels.
+    X_test, Y_test : array_like, shapes (M, D) and (M, L)
+        Test points and labels.
+    labels : (int, int), default (0, 1)
+        The two label columns of Y / Y_test used.
+    r : float in (-1, 1), default 0
+        Initial classifier correlation.
+    curve : (array_like, array_like), optional
+        Precomputed (r values, test Hamming loss in %) of Fig. 5 drawn
+        under the live point (e.g. from ``polyrank reproduce m3l-fig5``).
+        Default: computed on 13 values of r in [-0.9, 0.9] at construction
+        by :func:`polyrank.experiments.m3l_zero_shot.fig5_curve`.
+    label_names : (str, str), optional
+    C, kernel, gamma, tau, bias
+        :class:`polyrank.M3LClassifier` settings (default: the rbf
+        reference settings gamma = 1, C = 1, tau = 1e-3, bias 1).
+    r_max : float, default 0.95
+        The slider spans [-r_max, r_max] in steps of ``step``.
+    step : float, default 0.05
+
+    Attributes
+    ----------
+    fig : plotly.graph_objects.FigureWidget
+        Traces ``"curve"`` (the precomputed losses) and ``"current"`` (one
+        marker at (r, loss)); the title reads the current r and loss.
+    slider : ipywidgets.FloatSlider
+        r; moving it refits.
+    readout : ipywidgets.HTML
+        r, the test Hamming loss, the train and test correlation of the two
+        labels, iterations of the last (warm-started) fit.
+    widget : ipywidgets.VBox
+        What Jupyter displays.
+    model : polyrank.M3LClassifier
+        The classifier fitted at the current r.
+    history : list of dict
+        One entry per fit: ``r``, ``hamming_pct``, ``n_iter``.
+
+    Raises
+    ------
+    ValueError
+        Mismatched shapes, NaN, labels out of range or equal, |r| >= 1,
+        a curve with mismatched lengths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3)); Y = (X[:, :2] > 0).astype(int)
+    >>> s = CorrelationSlider(X, Y, X, Y, curve=([0.0, 0.5], [10.0, 12.0]))
+    >>> s.set_r(0.5)
+    >>> s.r, s.slider.value
+    (0.5, 0.5)
+    """
+
+    def __init__(self, X, Y, X_test, Y_test, labels=(0, 1), *, r: float = 0.0, curve=None,
+                 label_names=None, C: float = 1.0, kernel: str = "rbf", gamma=1.0,
+                 tau: float = 1e-3, bias: float = 1.0, r_max: float = 0.95,
+                 step: float = 0.05) -> None:
+        X = as_float_array(X, "X", ndim=2)
+        X_test = as_float_array(X_test, "X_test", ndim=2, shape=(None, X.shape[1]))
+        Y = np.asarray(Y)
+        Y_test = np.asarray(Y_test)
+        if Y.ndim != 2 or Y.shape[0] != X.shape[0]:
+            raise ValueError(f"Y: expected shape ({X.shape[0]}, L), got {Y.shape}")
+        if Y_test.ndim != 2 or Y_test.shape != (X_test.shape[0], Y.shape[1]):
+            raise ValueError(f"Y_test: expected shape ({X_test.shape[0]}, {Y.shape[1]}), got "
+                             f"{Y_test.shape}")
+        a, b = (int(v) for v in labels)
+        if a == b or not (0 <= a < Y.shape[1] and 0 <= b < Y.shape[1]):
+            raise ValueError(f"labels: expected two different columns in [0, {Y.shape[1]}), "
+                             f"got {labels}")
+        if not 0 < r_max < 1:
+            raise ValueError(f"r_max: expected 0 < r_max < 1, got {r_max}")
+        self.X, self.Y2 = X, Y[:, [a, b]]
+        self.X_test, self.Y2_test = X_test, Y_test[:, [a, b]]
+        self.labels = (a, b)
+        self.label_names = tuple(label_names) if label_names else (f"label {a}", f"label {b}")
+        self.train_corr = _corr(self.Y2)
+        self.test_corr = _corr(self.Y2_test)
+        self.model = M3LClassifier(R=two_label_prior(0.0), C=C, kernel=kernel, gamma=gamma,
+                                   tau=tau, bias=bias, warm_start=True, random_state=0)
+        if curve is None:
+            from polyrank.experiments.m3l_zero_shot import fig5_curve
+
+            rs = np.round(np.linspace(-0.9, 0.9, 13), 3) + 0.0
+            curve = (rs, fig5_curve(X, self.Y2, X_test, self.Y2_test, rs, kernel=kernel,
+                                    C=C, gamma=gamma, tau=tau, bias=bias))
+        cr = as_float_array(curve[0], "curve", ndim=1)
+        ch = as_float_array(curve[1], "curve", ndim=1, shape=(cr.shape[0],))
+        self.curve = (cr, ch)
+        self.history: list[dict] = []
+        self._syncing = False
+        self.slider = ipw.FloatSlider(value=0.0, min=-r_max, max=r_max, step=step,
+                                      description="r", continuous_update=False,
+                                      readout_format="+.2f",
+                                      layout=ipw.Layout(width="420px"))
+        self.readout = ipw.HTML()
+        self.fig = self._build_figure()
+        self.slider.observe(self._on_slider, names="value")
+        self.widget = ipw.VBox([self.fig, ipw.HBox([self.slider, self.readout])])
+        self._r = None
+        self.set_r(r)
+
+    # -- model ---------------------------------------------------------------
+    @property
+    def r(self) -> float:
+        """The current classifier correlation r."""
+        return self._r
+
+    @property
+    def hamming_pct(self) -> float:
+        """Test Hamming loss (%) of the model fitted at the current r."""
+        return self.history[-1]["hamming_pct"]
+
+    def set_r(self, r) -> None:
+        """Refit M3L with R = [[1, r], [r, 1]] (warm-started) and redraw.
+
+        Raises
+        ------
+        ValueError
+            If |r| >= 1 or r is not finite.
+        TypeError
+            If r is not a real number.
+        """
+        from sklearn.metrics import hamming_loss
+
+        R = two_label_prior(r)
+        r = float(R[0, 1])
+        self.model.set_params(R=R)
+        self.model.fit(self.X, self.Y2)
+        loss = 100.0 * hamming_loss(self.Y2_test, self.model.predict(self.X_test))
+        self._r = r
+        self.history.append({"r": r, "hamming_pct": float(loss),
+                             "n_iter": int(self.model.n_iter_)})
+        with self._sync():
+            if self.slider.min <= r <= self.slider.max:
+                self.slider.value = r
+        self._render()
+
+    # -- view ----------------------------------------------------------------
+    @contextmanager
+    def _sync(self):
+        self._syncing = True
+        try:
+            yield
+        finally:
+            self._syncing = False
+
+    def _on_slider(self, change) -> None:
+        if not self._syncing:
+            self.set_r(change["new"])
+
+    def _build_figure(self) -> go.FigureWidget:
+        fig = go.FigureWidget()
+        fig.add_scatter(x=self.curve[0], y=self.curve[1], mode="lines+markers",
+                        name="curve", line={"color": _COLORS["curve"]},
+                        hovertemplate="r = %{x:+.2f}<br>loss %{y:.2f} %<extra></extra>")
+        fig.add_scatter(x=[0.0], y=[float(np.mean(self.curve[1]))], mode="markers",
+                        name="current", marker={"color": _COLORS["current"], "size": 14,
+                                                "symbol": "diamond"})
+        fig.add_vline(x=0, line_dash="dot", line_color=_COLORS["zero"])
+        fig.update_layout(xaxis_title="classifier correlation r  (R = [[1, r], [r, 1]])",
+                          yaxis_title="test Hamming loss (%)", template="plotly_white",
+                          xaxis_range=[-1, 1], height=420, width=720,
+                          margin={"t": 60, "b": 50, "l": 60, "r": 20},
+                          legend={"x": 0.01, "y": 0.99})
+        return fig
+
+    def _title(self) -> str:
+        a, b = self.label_names
+        return f"{a} / {b}: r = {self.r:+.2f}, test Hamming loss {self.hamming_pct:.2f} %"
+
+    def _render(self) -> None:
+        with self.fig.batch_update():
+            self.fig.data[1].x = [self.r]
+            self.fig.data[1].y = [self.hamming_pct]
+            self.fig.layout.title.text = self._title()
+        h = self.history[-1]
+        a, b = self.label_names
+        self.readout.value = (
+            f"<b>r = {self.r:+.2f}</b>: test Hamming loss <b>{self.hamming_pct:.2f} %</b>"
+            f"<br>corr({a}, {b}): train {self.train_corr:+.2f}, test {self.test_corr:+.2f}"
+            f"<br>warm-started fit: {h['n_iter']} iterations")
+
+    def __repr__(self) -> str:
+        return (f"CorrelationSlider(labels={self.label_names}, r={self.r:+.2f}, "
+                f"test Hamming loss={self.hamming_pct:.2f} %)")
+
+    @classmethod
+    def from_yeast(cls, n_train: int = 200, rho_train: float = 0.6, seed: int = 0,
+                   curve=None, **kwargs) -> "CorrelationSlider":
+        """The slider on the data of ``polyrank reproduce m3l-fig5``: yeast
+        Class2 / Class4 (correlation -0.36 on test), a training subset of
+        ``n_train`` points with correlation ``+rho_train``.
+
+        Parameters
+        ----------
+        n_train, rho_train, seed
+            See :func:`polyrank.experiments.m3l_zero_shot.fig5_setup`.
+        curve : optional
+            As in the constructor (default: 13 points computed here).
+        **kwargs
+            Passed to the constructor (``r``, ``C``, ``kernel`` ...).
+        """
+        from polyrank.experiments.m3l_zero_shot import fig5_setup
+
+        s = fig5_setup(n_train, rho_train, seed)
+        return cls(s["X"], s["Y2"], s["X_test"], s["Y2_test"], (0, 1), curve=curve,
+                   label_names=s["names"], **kwargs)
