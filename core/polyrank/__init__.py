@@ -5,6 +5,9 @@ scikit-learn estimators).  Implemented so far:
 
 - :mod:`polyrank.sopopo`: label ranking by soft projections onto polyhedra
   (Shalev-Shwartz & Singer, JMLR 2006), with :class:`LabelRanker`.
+- :mod:`polyrank.ordinal`: ordinal ranking by minimum-margin maximisation
+  with row and column generation and kernels (Izunaga et al., JORSJ 2015),
+  with :class:`OrdinalMarginRanker` and the baseline :class:`PRank`.
 - :mod:`polyrank.result`: :class:`SolverResult`, :class:`Trace`,
   :class:`IterInfo` and the callback contract.
 - :mod:`polyrank.datasets`: the bundled real data sets.
@@ -15,15 +18,18 @@ Widgets live in the separate package ``polyrank_widgets``.
 from . import datasets, result, sopopo
 from .result import IterInfo, SolverResult, Trace
 from .sopopo import LabelRanker, soft_project
+from . import ordinal
+from .ordinal import OrdinalMarginRanker, PRank
 
 __version__ = "0.1.0"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
-           "warmup", "datasets", "result", "sopopo", "__version__"]
+           "warmup", "datasets", "result", "sopopo", "__version__",
+           "ordinal", "OrdinalMarginRanker", "PRank"]
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
-_WARMUP_PACKAGES = ("sopopo",)
+_WARMUP_PACKAGES = ("sopopo", "ordinal")
 
 
 def warmup(verbose: bool = False) -> dict:
