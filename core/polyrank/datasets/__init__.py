@@ -14,7 +14,8 @@ from importlib import resources
 import numpy as np
 from scipy.io import arff
 
-__all__ = ["MultiLabelData", "load_yeast", "data_path"]
+__all__ = ["MultiLabelData", "load_yeast", "data_path", "OrdinalData",
+           "load_winequality_red"]
 
 
 def data_path(*parts: str):
@@ -103,3 +104,6 @@ def load_yeast() -> MultiLabelData:
     return MultiLabelData(Xtr, Ytr, Xte, Yte, features, names,
                           "MULAN yeast (Elisseeff & Weston, NIPS 2001): 103 features, "
                           "14 labels; standard MULAN train/test split")
+
+
+from ._winequality import OrdinalData, load_winequality_red  # noqa: E402

@@ -163,14 +163,16 @@ def check_labels(labels, n: int) -> tuple[np.ndarray, int]:
 
 def predict_labels(f, thresholds) -> np.ndarray:
     """Labels from scores: l^ = max {k in L | f > p_k} with p_0 = -inf
-    (Sec. 10, the rule under Table 2).
+    (Sec. 10, the rule under Table 2).  Exact also when the thresholds are
+    not ordered (possible for the soft margin problems, which do not
+    constrain their order).
 
     Parameters
     ----------
     f : array_like, shape (n,)
         Scores.
     thresholds : array_like, shape (l,)
-        p_1 <= ... <= p_l.
+        p_1, ..., p_l.
 
     Returns
     -------
@@ -180,11 +182,14 @@ def predict_labels(f, thresholds) -> np.ndarray:
     --------
     >>> predict_labels([-3.0, 0.5, 2.0, 9.0], [0.0, 1.0, 5.0]).tolist()
     [0, 1, 2, 3]
+    >>> predict_labels([0.5], [1.0, 0.0]).tolist()     # p_2 < f < p_1: label 2
+    [2]
     """
     f = np.asarray(f, dtype=np.float64)
     p = np.asarray(thresholds, dtype=np.float64)
-    # max{k : f > p_k} = #{k : p_k < f} for ordered thresholds
-    return np.searchsorted(p, f, side="left").astype(np.int64)
+    above = f[:, None] > p[None, :]
+    last = p.size - np.argmax(above[:, ::-1], axis=1)       # largest k with f > p_k
+    return np.where(above.any(axis=1), last, 0).astype(np.int64)
 
 
 def initial_working_set(scores, labels, n_labels: int) -> np.ndarray:
