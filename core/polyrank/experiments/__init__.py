@@ -7,6 +7,9 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :func:`sopopo_fig6`, :func:`sopopo_fig7`, :func:`sopopo_fig8`: the
   reproductions of Fig. 6, 7 and 8 of ``sopopo-label-ranking.txt`` (Sec. 5),
   each returning an :class:`ExperimentResult` (rows, summary, plotly figure).
+- :func:`ordinal_table1`, :func:`ordinal_table2`, :func:`ordinal_curves`,
+  :func:`bench_ordinal`: Tables 1-2 and Sec. 9 of
+  ``row-column-generation-ordinal.txt`` and ``polyrank bench ordinal``.
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -26,7 +29,10 @@ from .registry import (
                        run_experiment,
 )
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
+from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_table1,
+                                  ordinal_table2)
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
-           "get_experiment", "list_experiments", "run_experiment"]
+           "get_experiment", "list_experiments", "run_experiment",
+           "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal"]
