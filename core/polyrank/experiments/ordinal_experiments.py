@@ -468,7 +468,7 @@ def wine_two_features(n_train: int, seed: int = 0):
           "Gaussian and polynomial (S~); 11-feature wine test MAE/accuracy vs PRank")
 def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False,
                    n_train: int | None = None, n_train_full: int | None = None,
-                   add_per_iter: int = 10, grid: int = 120,
+                   add_per_iter: int = 10, grid: int | None = None,
                    figure: bool = True) -> ExperimentResult:
     """The illustrative example of Sec. 9 (Fig. 1-3) redone on real data.
 
@@ -499,8 +499,8 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
         Override the training sizes.
     add_per_iter : int
         Objects added per iteration.
-    grid : int
-        Grid points per axis of the contour plots.
+    grid : int, optional
+        Grid points per axis of the contour plots (default 50 quick, 100).
     figure : bool
 
     Returns
@@ -516,6 +516,7 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
 
     n_train = n_train or (120 if quick else 250)
     n_train_full = n_train_full or (300 if quick else 800)
+    grid = grid or (50 if quick else 100)
     t0 = time.perf_counter()
     data = wine_two_features(n_train, seed)
     Xtr, ytr, Xte, yte = data["X_train"], data["y_train"], data["X_test"], data["y_test"]
@@ -628,7 +629,8 @@ def _curves_figure(models, Xtr, ytr, grid):
     fig = make_subplots(rows=1, cols=len(models), subplot_titles=[m[0] for m in models],
                         horizontal_spacing=0.05)
     for col, (name, score, thr) in enumerate(models, start=1):
-        Z = score(G).reshape(grid, grid)
+        # 4 decimals are plenty for a picture and keep the figure's JSON small
+        Z = np.round(score(G).reshape(grid, grid), 4)
         for k, p in enumerate(thr, start=1):
             fig.add_trace(go.Contour(
                 x=g, y=g, z=Z, contours={"start": p, "end": p, "size": 1.0, "coloring": "none",
