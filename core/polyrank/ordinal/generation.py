@@ -489,6 +489,26 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     TypeError
         Non-numeric input or wrongly typed parameters.
 
+    Notes
+    -----
+    How each sub-problem is solved (one Clarabel call through
+    :func:`polyrank.qp.solve_qp`, ``method="full"`` included):
+
+    * (H), (S), (H~+) and its soft version: the QP exactly as written in the
+      paper (variables w or lambda_W, p, and the slacks).
+    * (H-bar), (H~), (S-bar), (S~): their Lagrangian dual (see
+      ``_solve_sub_dual``), lambda_W = (a - b) / 2 and p = minus the
+      equality multipliers.  The primal form has an unbounded optimal face
+      (lambda + null(K~_W)), on which Clarabel stops with ``NumericalError``
+      for the hard margin; the dual's optimal set is bounded.  The tests
+      check both against independent formulations (w in the primal, the
+      explicit polynomial feature map, libsvm for two labels).
+
+    The soft margin problems, as in the paper, do not constrain the order of
+    the thresholds: with tiny classes the optimum can have p_k > p_{k+1}
+    (the hard margin forces p_{k+1} - p_k >= 2).  :func:`predict_labels`
+    applies the paper's rule max {k | f > p_k} as written.
+
     Examples
     --------
     >>> import numpy as np
