@@ -38,7 +38,7 @@ def test_fit_predict_decision_function_match_the_solver():
 
 
 def test_hard_margin_separable_zero_rank_loss_and_linear_coef():
-    X, y = make_instance(300, 2, separable=True, seed=4)
+    X, y = make_instance(150, 2, separable=True, seed=4)
     model = OrdinalMarginRanker(margin="hard", **POLY4).fit(X, y)
     assert model.score(X, y) == 0.0                       # Table 2: zero on S instances
     assert np.all(np.diff(model.thresholds_) >= 2 - 1e-6)   # p_{k+1} - p_k >= 2
