@@ -1,38 +1,48 @@
 """polyrank: max-margin ranking, exact and fast.
 
 The numerical core of polyrank (numba kernels, Python drivers and
-scikit-learn estimators).  Implemented so far:
+scikit-learn estimators), one subpackage per paper:
 
 - :mod:`polyrank.sopopo`: label ranking by soft projections onto polyhedra
   (Shalev-Shwartz & Singer, JMLR 2006), with :class:`LabelRanker`.
 - :mod:`polyrank.sign`: sign-constrained Pegasos and SDCA (Kato et al.),
   with :class:`SignConstrainedClassifier` and :class:`SignConstrainedRegressor`.
-- :mod:`polyrank.result`: :class:`SolverResult`, :class:`Trace`,
-  :class:`IterInfo` and the callback contract.
-- :mod:`polyrank.datasets`: the bundled real data sets.
+- :mod:`polyrank.ordinal`: ordinal ranking by minimum-margin maximisation
+  with row and column generation and kernels (Izunaga et al., JORSJ 2015),
+  with :class:`OrdinalMarginRanker` and the baseline :class:`PRank`.
 - :mod:`polyrank.m3l`: max-margin multi-label classification with a
   label-correlation prior R (Hariharan et al., MLJ 2012), with
   :class:`M3LClassifier`.
 
+and the shared pieces:
+
+- :mod:`polyrank.result`: :class:`SolverResult`, :class:`Trace`,
+  :class:`IterInfo` and the callback contract.
+- :mod:`polyrank.datasets`: the bundled real data sets.
+- :mod:`polyrank.experiments`: the reproductions of the papers' figures
+  and tables, and the benchmarks.
+
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
-from . import datasets, m3l, result, sign, sopopo
+from . import datasets, m3l, ordinal, result, sign, sopopo
+from .m3l import M3LClassifier
+from .ordinal import OrdinalMarginRanker, PRank
 from .result import IterInfo, SolverResult, Trace
 from .sign import SignConstrainedClassifier, SignConstrainedRegressor
 from .sopopo import LabelRanker, soft_project
-from .m3l import M3LClassifier
 
 __version__ = "0.1.0"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
            "warmup", "datasets", "result", "sopopo", "__version__",
            "sign", "SignConstrainedClassifier", "SignConstrainedRegressor",
+           "ordinal", "OrdinalMarginRanker", "PRank",
            "m3l", "M3LClassifier"]
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
-_WARMUP_PACKAGES = ("sopopo", "sign", "m3l")
+_WARMUP_PACKAGES = ("sopopo", "sign", "ordinal", "m3l")
 
 
 def warmup(verbose: bool = False) -> dict:

@@ -14,7 +14,8 @@ from importlib import resources
 import numpy as np
 from scipy.io import arff
 
-__all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing"]
+__all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "OrdinalData",
+           "load_winequality_red", "AwAClasses", "load_awa_classes"]
 
 
 def data_path(*parts: str):
@@ -105,8 +106,7 @@ def load_yeast() -> MultiLabelData:
                           "14 labels; standard MULAN train/test split")
 
 
-from ._phishing import load_phishing  # noqa: E402  (uses data_path above)
-
+# the loaders of the other data sets use data_path above
 from ._awa import AwAClasses, load_awa_classes  # noqa: E402
-
-__all__ += ["AwAClasses", "load_awa_classes"]
+from ._phishing import load_phishing  # noqa: E402
+from ._winequality import OrdinalData, load_winequality_red  # noqa: E402

@@ -10,13 +10,19 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :func:`sign_convergence`, :func:`sign_small_sample`, :func:`bench_sign`:
   Fig. 2 (c) and the Sec. 6.1 protocol of ``sign-constrained-sdca-pegasos.txt``,
   and ``polyrank bench sign``.
+- :func:`ordinal_table1`, :func:`ordinal_table2`, :func:`ordinal_curves`,
+  :func:`bench_ordinal`: Tables 1-2 and Sec. 9 of
+  ``row-column-generation-ordinal.txt`` and ``polyrank bench ordinal``.
+- :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
+  :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
+  (Sec. 7) on yeast and the AwA class/attribute tables.
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
-- :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
-  :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
-  (Sec. 7) on yeast and the AwA class/attribute tables.
+
+Importing this package registers every experiment and benchmark, in the
+order of the papers.
 """
 
 from .bench import bench_sopopo, format_table
@@ -33,13 +39,14 @@ from .registry import (
 )
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 from .sign_experiments import bench_sign, sign_convergence, sign_small_sample
+from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_table1,
+                                  ordinal_table2)
+from .m3l_zero_shot import bench_m3l, m3l_awa_prior, m3l_fig5, m3l_table1, m3l_table3
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
-           "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
-           "get_experiment", "list_experiments", "run_experiment",
-           "sign_convergence", "sign_small_sample", "bench_sign"]
-
-from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig5,  # noqa: E402
-                            m3l_table1, m3l_table3)
-
-__all__ += ["m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l"]
+           "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
+           "ExperimentResult", "format_rows", "get_experiment", "list_experiments",
+           "run_experiment",
+           "sign_convergence", "sign_small_sample", "bench_sign",
+           "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",
+           "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l"]

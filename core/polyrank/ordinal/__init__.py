@@ -1,0 +1,42 @@
+"""Ordinal ranking by minimum-margin maximisation with row and column
+generation, and kernels.
+
+Source: Y. Izunaga, K. Sato, K. Tatsumi and Y. Yamamoto, "Row and column
+generation algorithms for minimum margin maximization of ranking problems",
+J. Oper. Res. Soc. Japan 58(4):394-409, 2015
+(``row-column-generation-ordinal.txt``).
+
+- :func:`solve_ordinal`: the problems (H), (H-bar), (H~), (H~+), (S),
+  (S-bar), (S~) (Sec. 3, 5, 6, 8, Appendix A) by the algorithms RH,
+  RC(H-bar), RC(H~), RS, RC(S-bar), RC(S~) (Sec. 4, 5, 7, 8, 10), or as one
+  QP (``method="full"``).
+- :func:`prank`: kernel PRank (Crammer & Singer, NIPS 2001), the paper's
+  baseline (Sec. 10).
+- :class:`OrdinalMarginRanker`, :class:`PRank`: the scikit-learn estimators.
+- :func:`make_instance`: the random instances S.n.q and NS.n.q (Sec. 10).
+"""
+
+from .estimator import OrdinalMarginRanker, PRank
+from .generation import (FORMULATIONS, METHODS, InfeasibleError, algorithm_name,
+                         check_labels, formulation_name, initial_working_set,
+                         predict_labels, solve_ordinal)
+from .instances import PAPER_THRESHOLDS, make_instance, rank_loss
+from .prank import prank
+
+__all__ = ["solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
+           "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",
+           "InfeasibleError", "algorithm_name", "formulation_name", "check_labels",
+           "initial_working_set", "predict_labels"]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every kernel of this subpackage on a tiny
+    problem; called by :func:`polyrank.warmup`."""
+    X, labels = make_instance(12, separable=True, seed=0)
+    solve_ordinal(X, labels, margin="hard", kernel="poly", gamma=1.0, degree=2)
+    solve_ordinal(X, labels, margin="hard", kernel="poly", gamma=1.0, degree=2,
+                  nonneg=True)
+    solve_ordinal(X, labels, margin="soft", representation="primal", c=1.0,
+                  add_per_iter=1)
+    for kernel in ("linear", "rbf", "poly"):
+        PRank(kernel=kernel).fit(X, labels).predict(X)

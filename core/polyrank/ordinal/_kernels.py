@@ -1,0 +1,356 @@
+"""numba kernels of the row and column generation algorithms and of PRank.
+
+Source: ``row-column-generation-ordinal.txt`` (Izunaga, Sato, Tatsumi and
+Yamamoto, J. Oper. Res. Soc. Japan 58(4), 2015), Sec. 4, 5, 7, 8 and 10;
+PRank: K. Crammer and Y. Singer, "Pranking with ranking", NIPS 14, 2002
+(reference [2] of the paper).
+
+Every kernel is a free function over plain arrays (no jitclass, no Python
+callbacks).  Labels are 0..l (int64), thresholds are passed extended as
+``thr = (p_0, p_1, ..., p_l, p_{l+1}) = (-inf, p_1, ..., p_l, +inf)`` so that
+the constraints of an object with label k read ``thr[k] + 1 <= f_i <=
+thr[k + 1] - 1`` (the paper's convention p_0 = -inf, p_{l+1} = +inf, Sec. 3.1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+#: kernel codes of :func:`kappa` (the names of :mod:`polyrank.kernels`)
+LINEAR, RBF, POLY = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def initial_working_set(scores, labels, n_labels, out):
+    """The paper's initial working set W^0 (Sec. 10).
+
+    For each label k the objects of N(k) with the lowest, the median and the
+    highest score (the median of n(k) sorted scores is the one at position
+    (n(k) - 1) // 2); duplicates (n(k) < 3) are listed once.
+
+    Parameters
+    ----------
+    scores : float64 (n,)
+        The initial scorer's values (the paper: x_1 + x_2).
+    labels : int64 (n,)
+        Labels in 0..n_labels-1; every label has at least one object.
+    n_labels : int
+        l + 1.
+    out : int64 (>= 3 n_labels,)
+        Receives the indices, label by label.
+
+    Returns
+    -------
+    int
+        The number of indices written to ``out``.
+    """
+    n = scores.shape[0]
+    order = np.argsort(scores, kind="mergesort")
+    counts = np.zeros(n_labels, dtype=np.int64)
+    for i in range(n):
+        counts[labels[i]] += 1
+    start = np.zeros(n_labels + 1, dtype=np.int64)
+    for k in range(n_labels):
+        start[k + 1] = start[k] + counts[k]
+    sorted_by_label = np.empty(n, dtype=np.int64)
+    fill = start[:n_labels].copy()
+    for t in range(n):                       # stable: ascending score per label
+        i = order[t]
+        k = labels[i]
+        sorted_by_label[fill[k]] = i
+        fill[k] += 1
+    m = 0
+    for k in range(n_labels):
+        c = counts[k]
+        picks = (start[k], start[k] + (c - 1) // 2, start[k] + c - 1)
+        last = -1
+        for pos in picks:
+            i = sorted_by_label[pos]
+            if i != last:
+                dup = False
+                for t in range(m):
+                    if out[t] == i:
+                        dup = True
+                if not dup:
+                    out[m] = i
+                    m += 1
+            last = i
+    return m
+
+
+@numba.njit(cache=True)
+def violations(f, labels, thr, in_w, v_lo, v_up):
+    """Violations of the hard margin constraints outside the working set.
+
+    For every object i not in W (``in_w[i] == False``)::
+
+        v_lo[i] = 1 - f_i + p_{l_i}          (if l_i >= 1, else -inf)
+        v_up[i] = 1 + f_i - p_{l_i + 1}      (if l_i <= l - 1, else -inf)
+
+    the two quantities maximised in Sec. 10 ("we add the objects i and j
+    ... such that i = argmax {1 - k_W^i' lambda_W + p_{l_i} > 0}, j = argmax
+    {1 + k_W^i' lambda_W - p_{l_i+1} > 0}"); objects in W get -inf.
+    A positive value is a violated constraint of Step 3 of the algorithms.
+
+    Parameters
+    ----------
+    f : float64 (n,)
+        Scores (x^i)' w, (k^i_W)' lambda_W or (k~^i_W)' lambda_W.
+    labels : int64 (n,)
+    thr : float64 (l + 2,)
+        Extended thresholds (-inf, p_1, ..., p_l, +inf).
+    in_w : bool (n,)
+    v_lo, v_up : float64 (n,)
+        Outputs.
+
+    Returns
+    -------
+    (float, int)
+        The largest violation over both sides (-inf if none applies) and the
+        number of objects outside W with a positive violation.
+    """
+    n = f.shape[0]
+    big = -np.inf
+    count = 0
+    for i in range(n):
+        v_lo[i] = -np.inf
+        v_up[i] = -np.inf
+        if in_w[i]:
+            continue
+        k = labels[i]
+        lo = thr[k]
+        up = thr[k + 1]
+        viol = False
+        if lo > -np.inf:
+            v_lo[i] = 1.0 - f[i] + lo
+            if v_lo[i] > big:
+                big = v_lo[i]
+            if v_lo[i] > 0.0:
+                viol = True
+        if up < np.inf:
+            v_up[i] = 1.0 + f[i] - up
+            if v_up[i] > big:
+                big = v_up[i]
+            if v_up[i] > 0.0:
+                viol = True
+        if viol:
+            count += 1
+    return big, count
+
+
+@numba.njit(cache=True)
+def _top(v, q, tol, taken, out, m):
+    """Append to ``out[m:]`` up to ``q`` indices with the largest ``v > tol``
+    not yet ``taken`` (repeated arg-max: q is small). Returns the new m."""
+    n = v.shape[0]
+    for _ in range(q):
+        best = -1
+        best_v = tol
+        for i in range(n):
+            if not taken[i] and v[i] > best_v:
+                best_v = v[i]
+                best = i
+        if best < 0:
+            break
+        taken[best] = True
+        out[m] = best
+        m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def select_violated(v_lo, v_up, add_per_iter, tol, out):
+    """Choose Delta^nu of Step 5: at most ``add_per_iter`` objects.
+
+    For ``add_per_iter >= 2`` the ceil(a/2) objects with the most violated
+    lower constraints (1 - f_i + p_{l_i} > tol) and the floor(a/2) with the
+    most violated upper constraints (1 + f_i - p_{l_i+1} > tol), distinct
+    objects; for a = 2 these are the paper's i and j of Sec. 10.  For
+    ``add_per_iter == 1`` the single object with the largest violation.
+
+    Parameters
+    ----------
+    v_lo, v_up : float64 (n,)
+        As computed by :func:`violations`.
+    add_per_iter : int
+        a >= 1.
+    tol : float
+        Violations <= tol count as satisfied.
+    out : int64 (>= add_per_iter,)
+        Receives the chosen indices.
+
+    Returns
+    -------
+    int
+        The number of chosen objects (0 iff no violation exceeds tol).
+    """
+    n = v_lo.shape[0]
+    taken = np.zeros(n, dtype=np.bool_)
+    if add_per_iter == 1:
+        best = -1
+        best_v = tol
+        for i in range(n):
+            v = max(v_lo[i], v_up[i])
+            if v > best_v:
+                best_v = v
+                best = i
+        if best < 0:
+            return 0
+        out[0] = best
+        return 1
+    m = _top(v_lo, (add_per_iter + 1) // 2, tol, taken, out, 0)
+    m = _top(v_up, add_per_iter // 2, tol, taken, out, m)
+    return m
+
+
+@numba.njit(cache=True)
+def select_columns(nu, in_w, q, tol, out, m):
+    """Column pricing of the monotone variant (H~+) (Appendix A with the
+    generation of Sec. 5): append to ``out[m:]`` up to ``q`` objects j not
+    in W whose reduced cost ``nu_j < -tol`` (most negative first).
+    Returns the new count."""
+    n = nu.shape[0]
+    for _ in range(q):
+        best = -1
+        best_v = -tol
+        for j in range(n):
+            if in_w[j]:
+                continue
+            dup = False
+            for t in range(m):
+                if out[t] == j:
+                    dup = True
+            if not dup and nu[j] < best_v:
+                best_v = nu[j]
+                best = j
+        if best < 0:
+            break
+        out[m] = best
+        m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def soft_slacks(f, labels, thr):
+    """Sum over all objects of the optimal slacks of (S), (S-bar), (S~) at
+    fixed scores and thresholds: sum_i max(0, 1 - f_i + p_{l_i}) +
+    max(0, 1 + f_i - p_{l_i+1}) (Sec. 6.1).  The objective of the full
+    problem at such a point is ||w||^2 + c * this sum: an upper bound on its
+    optimum."""
+    s = 0.0
+    for i in range(f.shape[0]):
+        k = labels[i]
+        if thr[k] > -np.inf:
+            s += max(0.0, 1.0 - f[i] + thr[k])
+        if thr[k + 1] < np.inf:
+            s += max(0.0, 1.0 + f[i] - thr[k + 1])
+    return s
+
+
+@numba.njit(cache=True)
+def kappa(x, y, kind, gamma, degree, coef0):
+    """One kernel value kappa(x, y), as :mod:`polyrank.kernels` defines it:
+    x.y (LINEAR), exp(-gamma ||x - y||^2) (RBF), (gamma x.y + coef0)^degree
+    (POLY).  The paper's Gaussian kernel exp(-||x - y||^2 / (2 sigma^2)) is
+    gamma = 1 / (2 sigma^2); its polynomial kernel (1 + x.y)^d is gamma = 1,
+    coef0 = 1, degree = d (Sec. 9)."""
+    if kind == RBF:
+        s = 0.0
+        for t in range(x.shape[0]):
+            d = x[t] - y[t]
+            s += d * d
+        return math.exp(-gamma * s)
+    s = 0.0
+    for t in range(x.shape[0]):
+        s += x[t] * y[t]
+    if kind == POLY:
+        return (gamma * s + coef0) ** degree
+    return s
+
+
+@numba.njit(cache=True)
+def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
+                gamma, degree, coef0):
+    """One pass of kernel PRank (Crammer & Singer, NIPS 2001, Fig. 1) over
+    the objects in ``order``.
+
+    The score is f(x) = sum_{j in support} alpha_j kappa(x^j, x); the
+    prediction for labels 0..l is the smallest r with f(x) < b_{r+1}
+    (b_{l+1} = +inf), i.e. rank r + 1 in the paper's 1-based ranks.  On a
+    mistake, for r = 1..l with y_r = +1 if l_i >= r else -1: tau_r = y_r if
+    (f - b_r) y_r <= 0 else 0; alpha_i += sum_r tau_r and b_r -= tau_r.
+
+    Parameters
+    ----------
+    X : float64 (n, m)
+    labels : int64 (n,)
+    order : int64 (T,)
+        Objects in the order they arrive.
+    alpha : float64 (n,)
+        Kernel expansion coefficients (updated in place).
+    thr : float64 (l,)
+        Thresholds b_1..b_l (updated in place).
+    support : int64 (n,)
+        The objects with alpha != 0 so far, in ``support[:n_support]``
+        (updated in place).
+    n_support : int
+    kind, gamma, degree, coef0
+        See :func:`kappa`.
+
+    Returns
+    -------
+    (int, int, float)
+        Mistakes in the pass, the new n_support and the sum of |l^_i - l_i|
+        over the pass (the on-line rank loss).
+    """
+    l = thr.shape[0]
+    mistakes = 0
+    loss = 0.0
+    in_support = np.zeros(X.shape[0], dtype=np.bool_)
+    for t in range(n_support):
+        in_support[support[t]] = True
+    for t in range(order.shape[0]):
+        i = order[t]
+        f = 0.0
+        for s in range(n_support):
+            j = support[s]
+            f += alpha[j] * kappa(X[j], X[i], kind, gamma, degree, coef0)
+        pred = l
+        for r in range(l):
+            if f < thr[r]:
+                pred = r
+                break
+        if pred == labels[i]:
+            continue
+        mistakes += 1
+        loss += abs(pred - labels[i])
+        tau_sum = 0.0
+        for r in range(l):
+            y = 1.0 if labels[i] >= r + 1 else -1.0
+            if (f - thr[r]) * y <= 0.0:
+                tau_sum += y
+                thr[r] -= y
+        if tau_sum != 0.0:
+            alpha[i] += tau_sum
+            if not in_support[i]:
+                in_support[i] = True
+                support[n_support] = i
+                n_support += 1
+    return mistakes, n_support, loss
+
+
+@numba.njit(cache=True)
+def prank_scores(X_support, alpha_support, Z, kind, gamma, degree, coef0):
+    """Scores f(z) = sum_j alpha_j kappa(x^j, z) of PRank for every row of Z
+    (kernel values computed on the fly, never stored)."""
+    out = np.zeros(Z.shape[0])
+    for i in range(Z.shape[0]):
+        s = 0.0
+        for j in range(X_support.shape[0]):
+            s += alpha_support[j] * kappa(X_support[j], Z[i], kind, gamma,
+                                          degree, coef0)
+        out[i] = s
+    return out

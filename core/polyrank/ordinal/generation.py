@@ -1,0 +1,675 @@
+"""Minimum-margin maximisation for ordinal ranking: the formulations (H),
+(H-bar), (H~), (H~+), (S), (S-bar), (S~) and the row and column generation
+algorithms RH, RC(H-bar), RC(H~), RS, RC(S-bar), RC(S~).
+
+Source: ``row-column-generation-ordinal.txt`` (Y. Izunaga, K. Sato,
+K. Tatsumi and Y. Yamamoto, "Row and column generation algorithms for
+minimum margin maximization of ranking problems", J. Oper. Res. Soc. Japan
+58(4):394-409, 2015), Sections 3-8, 10 and Appendix A.
+
+Objects i = 1..n have attribute vectors x^i and labels l_i in L = {0..l};
+the thresholds p_1 < ... < p_l (with p_0 = -inf, p_{l+1} = +inf) separate
+the layers.  The hard margin constraints (Sec. 3.1) are::
+
+    p_{l_i} + 1 <= f_i <= p_{l_i + 1} - 1        for i in N
+
+with f_i = (x^i)' w (primal), (k^i)' lambda (dual representation w =
+X lambda, Sec. 3.2) or (k~^i)' lambda (kernel, Sec. 5); the soft margin
+constraints (Sec. 6.1) relax them by slacks xi_{-i}, xi_{+i} >= 0 penalised
+by c.  The objective is ||w||^2 (resp. lambda' K lambda) plus
+c 1'(xi_- + xi_+): the paper's objective, without a factor 1/2.
+
+Every QP sub-problem is solved by Clarabel through :func:`polyrank.qp.solve_qp`;
+the searches for violated constraints (Step 3), the choice of Delta^nu
+(Step 5) and the initial working set (Sec. 10) are numba kernels
+(:mod:`polyrank.ordinal._kernels`).  Kernel values are computed only for
+the columns of the working set (n x |W|), never the full n x n Gram matrix
+(except by ``method="full"``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..kernels import check_kernel_params, kernel_matrix
+from ..qp import solve_qp
+from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
+                      CallbackRunner, SolverResult)
+from ..validation import as_float_array, check_int, check_positive
+from . import _kernels
+
+__all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
+           "formulation_name", "algorithm_name", "predict_labels",
+           "initial_working_set", "MARGINS", "REPRESENTATIONS", "METHODS"]
+
+MARGINS = ("hard", "soft")
+REPRESENTATIONS = ("primal", "dual")
+METHODS = ("generation", "full")
+
+#: The paper's problems and the keyword arguments of :func:`solve_ordinal`
+#: that select them (Sec. 3.1, 3.2, 5, 6.1, 6.2, 8, Appendix A).  For
+#: "Htilde", "Htilde+" and "Stilde" also pass a non-linear ``kernel``.
+FORMULATIONS = {
+    "H": {"margin": "hard", "representation": "primal"},
+    "Hbar": {"margin": "hard", "representation": "dual", "kernel": "linear"},
+    "Htilde": {"margin": "hard", "representation": "dual"},
+    "Htilde+": {"margin": "hard", "representation": "dual", "nonneg": True},
+    "S": {"margin": "soft", "representation": "primal"},
+    "Sbar": {"margin": "soft", "representation": "dual", "kernel": "linear"},
+    "Stilde": {"margin": "soft", "representation": "dual"},
+}
+
+
+class InfeasibleError(ValueError):
+    """The hard margin problem (H), (H-bar), (H~) or (H~+) is infeasible:
+    the instance is not separable (Sec. 3.1) by the chosen model."""
+
+
+def formulation_name(margin: str, representation: str, kernel: str,
+                     nonneg: bool = False) -> str:
+    """The paper's name of the problem: "H", "Hbar", "Htilde", "Htilde+",
+    "S", "Sbar" or "Stilde" (the soft margin version of (H~+) is called
+    "Stilde+").
+
+    Examples
+    --------
+    >>> formulation_name("soft", "dual", "poly")
+    'Stilde'
+    """
+    base = "H" if margin == "hard" else "S"
+    if representation == "primal":
+        return base
+    name = base + ("bar" if kernel == "linear" else "tilde")
+    if nonneg:
+        name = base + "tilde+"
+    return name
+
+
+def algorithm_name(formulation: str) -> str:
+    """The paper's algorithm for a formulation: "H" -> "RH", "S" -> "RS",
+    "Hbar" -> "RCHbar", "Stilde" -> "RCStilde", "Htilde+" -> "RCHtilde+".
+
+    Examples
+    --------
+    >>> algorithm_name("Htilde")
+    'RCHtilde'
+    """
+    return "R" + formulation if formulation in ("H", "S") else "RC" + formulation
+
+
+def check_labels(labels, n: int) -> tuple[np.ndarray, int]:
+    """Validate ordinal labels 0..l and return them as int64 with l.
+
+    Parameters
+    ----------
+    labels : array_like, shape (n,)
+        Integer labels (an integer dtype, or floats with integral values);
+        every label 0, 1, ..., l must have at least one object (Sec. 3.1
+        assumes N(k) != empty for all k), and l >= 1.
+    n : int
+        Expected length (the number of rows of X).
+
+    Returns
+    -------
+    (ndarray of int64 (n,), int)
+        The labels and l (the largest label).
+
+    Raises
+    ------
+    TypeError
+        If the labels are not numbers (strings, objects, booleans).
+    ValueError
+        If not 1-d of length n, NaN/inf, non-integral, negative, fewer than
+        two labels, or a label in 0..l without objects.
+
+    Examples
+    --------
+    >>> check_labels([0, 2, 1, 2], 4)[1]
+    2
+    """
+    arr = np.asarray(labels)
+    if arr.dtype == bool:
+        raise TypeError("labels: expected integer labels 0..l, got booleans")
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"labels: expected integer labels 0..l, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"labels: expected a 1-d array, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"labels: expected {n} labels (one per row of X), got {arr.shape[0]}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("labels: contains NaN or infinity")
+        if not np.all(arr == np.round(arr)):
+            bad = arr[arr != np.round(arr)][0]
+            raise ValueError(f"labels: expected integer labels 0..l, got the "
+                             f"non-integer value {bad!r}")
+    out = arr.astype(np.int64)
+    if out.min() < 0:
+        raise ValueError(f"labels: expected labels 0..l (>= 0), got {out.min()}")
+    l = int(out.max())
+    if l < 1:
+        raise ValueError("labels: need at least two labels (0 and 1), got only 0")
+    counts = np.bincount(out, minlength=l + 1)
+    empty = np.flatnonzero(counts == 0)
+    if empty.size:
+        raise ValueError(f"labels: label {int(empty[0])} has no objects; labels "
+                         f"must be 0..{l} with every label used (Sec. 3.1 "
+                         f"assumes N(k) non-empty)")
+    return out, l
+
+
+def predict_labels(f, thresholds) -> np.ndarray:
+    """Labels from scores: l^ = max {k in L | f > p_k} with p_0 = -inf
+    (Sec. 10, the rule under Table 2).  Exact also when the thresholds are
+    not ordered (possible for the soft margin problems, which do not
+    constrain their order).
+
+    Parameters
+    ----------
+    f : array_like, shape (n,)
+        Scores.
+    thresholds : array_like, shape (l,)
+        p_1, ..., p_l.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> predict_labels([-3.0, 0.5, 2.0, 9.0], [0.0, 1.0, 5.0]).tolist()
+    [0, 1, 2, 3]
+    >>> predict_labels([0.5], [1.0, 0.0]).tolist()     # p_2 < f < p_1: label 2
+    [2]
+    """
+    f = np.asarray(f, dtype=np.float64)
+    p = np.asarray(thresholds, dtype=np.float64)
+    above = f[:, None] > p[None, :]
+    last = p.size - np.argmax(above[:, ::-1], axis=1)       # largest k with f > p_k
+    return np.where(above.any(axis=1), last, 0).astype(np.int64)
+
+
+def initial_working_set(scores, labels, n_labels: int) -> np.ndarray:
+    """The initial working set W^0 of Sec. 10: for each label the objects
+    with the lowest, the median and the highest score.
+
+    Parameters
+    ----------
+    scores : ndarray (n,)
+        The initial scorer (the paper: x_1 + x_2, the sum of the attributes).
+    labels : int64 ndarray (n,)
+    n_labels : int
+        l + 1.
+
+    Returns
+    -------
+    ndarray of int64
+        At most 3 (l + 1) distinct indices, label by label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> initial_working_set(np.arange(6.0), np.array([0, 0, 0, 0, 1, 1]), 2).tolist()
+    [0, 1, 3, 4, 5]
+    """
+    out = np.empty(3 * n_labels, dtype=np.int64)
+    m = _kernels.initial_working_set(np.asarray(scores, dtype=np.float64),
+                                     labels, n_labels, out)
+    return out[:m].copy()
+
+
+# --------------------------------------------------------------- sub-problem
+
+def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c: float,
+              nonneg: bool):
+    """The QP of (H(W)), (S(W)), (H-bar(W)) ... in Clarabel form.
+
+    Variables ``[coef (d), p_1..p_l, xi_- (n_lo), xi_+ (n_up)]``; the rows
+    ``A_rows`` (r x d) give f = A_rows coef for the objects of the working
+    set.  Returns P, q, G, h and the bookkeeping of the rows of G."""
+    r, d = A_rows.shape
+    has_lo = labels_rows >= 1
+    has_up = labels_rows <= l - 1
+    lo = np.flatnonzero(has_lo)
+    up = np.flatnonzero(has_up)
+    n_lo, n_up = lo.size, up.size
+    n_slack = (n_lo + n_up) if soft else 0
+    nvar = d + l + n_slack
+    # lower: p_{l_i} - f_i (- xi_-i) <= -1 ; upper: f_i - p_{l_i+1} (- xi_+i) <= -1
+    blocks_coef = sp.csr_matrix(np.vstack([-A_rows[lo], A_rows[up]]))
+    rows_p = np.r_[np.arange(n_lo), n_lo + np.arange(n_up)]
+    cols_p = np.r_[labels_rows[lo] - 1, labels_rows[up]]
+    vals_p = np.r_[np.ones(n_lo), -np.ones(n_up)]
+    Gp = sp.csr_matrix((vals_p, (rows_p, cols_p)), shape=(n_lo + n_up, l))
+    parts = [blocks_coef, Gp]
+    if soft:
+        parts.append(-sp.identity(n_lo + n_up, format="csr"))
+    G_main = sp.hstack(parts, format="csr")
+    h_main = -np.ones(n_lo + n_up)
+    extra_G, extra_h = [], []
+    if soft:                                       # xi >= 0
+        extra_G.append(sp.hstack([sp.csr_matrix((n_slack, d + l)),
+                                  -sp.identity(n_slack, format="csr")], format="csr"))
+        extra_h.append(np.zeros(n_slack))
+    if nonneg:                                     # lambda >= 0 (Appendix A)
+        extra_G.append(sp.hstack([-sp.identity(d, format="csr"),
+                                  sp.csr_matrix((d, l + n_slack))], format="csr"))
+        extra_h.append(np.zeros(d))
+    G = sp.vstack([G_main] + extra_G, format="csc")
+    h = np.concatenate([h_main] + extra_h)
+    Pm = sp.block_diag([sp.csr_matrix(2.0 * P_coef),
+                        sp.csr_matrix((l + n_slack, l + n_slack))], format="csc")
+    q = np.zeros(nvar)
+    if soft:
+        q[d + l:] = c
+    return Pm, q, G, h, lo, up
+
+
+def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
+    """Solve one sub-problem; returns coef, p, slacks, multipliers, result."""
+    Pm, q, G, h, lo, up = _build_qp(A_rows, P_coef, labels_rows, l, soft, c, nonneg)
+    try:
+        res = solve_qp(Pm, q, G=G, h=h, tol=qp_tol, max_iter=500)
+    except RuntimeError as exc:
+        msg = str(exc)
+        if "Infeasible" in msg and not soft:
+            raise InfeasibleError(
+                f"the hard margin problem ({name}) is infeasible: the instance "
+                f"is not separable by this model (Clarabel: {msg}); use "
+                f"margin='soft'") from None
+        raise
+    d = A_rows.shape[1]
+    x = res.x
+    coef, p = x[:d].copy(), x[d:d + l].copy()
+    r = A_rows.shape[0]
+    xi_lo = np.zeros(r)
+    xi_up = np.zeros(r)
+    if soft:
+        xi_lo[lo] = x[d + l:d + l + lo.size]
+        xi_up[up] = x[d + l + lo.size:]
+    y = res.dual["ineq"]
+    y_lo = np.zeros(r)
+    y_up = np.zeros(r)
+    y_lo[lo] = y[:lo.size]
+    y_up[up] = y[lo.size:lo.size + up.size]
+    return coef, p, xi_lo, xi_up, y_lo, y_up, res
+
+
+def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
+    """Solve (H-bar(W)), (H~(W)), (S-bar(W)) or (S~(W)) through its
+    Lagrangian dual (the fixed-margin dual of Shashua & Levin, the paper's
+    ref. [6])::
+
+        max  1'(a + b) - 1/4 (a - b)' K_W (a - b)
+        s.t. sum_{i in W, l_i = k} a_i = sum_{i in W, l_i = k - 1} b_i  (k = 1..l)
+             0 <= a, b (<= c for the soft margin)
+
+    with a_i (b_i) the multiplier of the lower (upper) constraint of object
+    i.  Then lambda_W = (a - b) / 2 and p = minus the multipliers of the
+    equalities solve the sub-problem (KKT).  The primal form itself is
+    degenerate: every lambda + null(K_W) is optimal, an unbounded optimal
+    face on which Clarabel's interior point stops with NumericalError for
+    the hard margin; the dual's optimal set is bounded (Slater)."""
+    r = K_rows.shape[0]
+    lo = np.flatnonzero(labels_rows >= 1)
+    up = np.flatnonzero(labels_rows <= l - 1)
+    sel = np.r_[lo, up]
+    sign = np.r_[np.ones(lo.size), -np.ones(up.size)]
+    M = sign[:, None] * K_rows[np.ix_(sel, sel)] * sign[None, :]
+    nz = sel.size
+    A_eq = sp.csr_matrix(
+        (np.r_[np.ones(lo.size), -np.ones(up.size)],
+         (np.r_[labels_rows[lo] - 1, labels_rows[up]], np.arange(nz))), shape=(l, nz))
+    if soft:
+        G = sp.vstack([-sp.identity(nz), sp.identity(nz)], format="csc")
+        h = np.r_[np.zeros(nz), np.full(nz, c)]
+    else:
+        G = -sp.identity(nz, format="csc")
+        h = np.zeros(nz)
+    try:
+        res = solve_qp(0.5 * (M + M.T) * 0.5, -np.ones(nz), A_eq=A_eq, b_eq=np.zeros(l),
+                       G=G, h=h, tol=qp_tol, max_iter=500)
+    except RuntimeError as exc:
+        msg = str(exc)
+        if "Infeasible" in msg and not soft:
+            raise InfeasibleError(
+                f"the hard margin problem ({name}) is infeasible: the instance "
+                f"is not separable by this model (Clarabel on its dual: {msg}); "
+                f"use margin='soft'") from None
+        raise
+    z = np.maximum(res.x, 0.0)
+    y_lo = np.zeros(r)
+    y_up = np.zeros(r)
+    y_lo[lo] = z[:lo.size]
+    y_up[up] = z[lo.size:]
+    coef = 0.5 * (y_lo - y_up)
+    p = -res.dual["eq"]
+    # the dual's optimum, a lower bound on the sub-problem's optimum
+    res.lower_bound = -res.primal_objective
+    return coef, p, y_lo, y_up, res
+
+
+# -------------------------------------------------------------------- driver
+
+def _kernel_params(kernel, gamma, degree, coef0, n_features):
+    if kernel == "precomputed":
+        raise ValueError("kernel: 'precomputed' is not supported here (the "
+                         "generation algorithms compute kernel columns on demand)")
+    return check_kernel_params(kernel, gamma, degree, coef0, n_features)
+
+
+def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
+                  representation: str = "dual", kernel: str = "linear",
+                  gamma=None, degree: int = 3, coef0: float = 1.0,
+                  nonneg: bool = False, method: str = "generation",
+                  add_per_iter: int = 2, init_scores=None, tol: float = 1e-7,
+                  qp_tol: float = 1e-10, max_iter: int = 10000,
+                  callback=None, callback_every: int = 1) -> SolverResult:
+    """Maximise the minimum margin of an ordinal ranking by row (and column)
+    generation, or solve the whole problem at once.
+
+    ``margin``, ``representation``, ``kernel`` and ``nonneg`` select the
+    paper's problem (see :data:`FORMULATIONS`):
+
+    ===========  ==========  ===============  =======  =================
+    margin       repr.       kernel           nonneg   problem / algorithm
+    ===========  ==========  ===============  =======  =================
+    hard         primal      linear           --       (H)  / RH
+    hard         dual        linear           False    (H-bar) / RC(H-bar)
+    hard         dual        rbf, poly        False    (H~) / RC(H~)
+    hard         dual        any              True     (H~+) / RC(H~+)
+    soft         primal      linear           --       (S)  / RS
+    soft         dual        linear           False    (S-bar) / RC(S-bar)
+    soft         dual        rbf, poly        False    (S~) / RC(S~)
+    ===========  ==========  ===============  =======  =================
+
+    Row generation (RH, RS; Sec. 4, 7) grows the set W of constraint rows;
+    row and column generation (Sec. 4, 5, 7, 8) grows W as both the rows and
+    the columns lambda_W.  Each iteration (Steps 2-5) solves the sub-problem
+    on W with Clarabel, finds the objects outside W whose hard margin
+    constraints ``p_{l_i} + 1 <= f_i <= p_{l_i+1} - 1`` are violated by more
+    than ``tol`` and adds at most ``add_per_iter`` of the most violated ones
+    (Sec. 10); it stops when none is left (Lemmas 4.1, 5.1, 7.1, 7.2: then
+    the sub-problem's solution, padded with zeros, solves the whole problem).
+
+    For the monotone variant (H~+) (Appendix A, lambda >= 0) the paper's
+    lemmas do not cover column generation (a zero lambda_j may have a
+    negative reduced cost); the driver therefore also prices the columns
+    outside W, nu_j = (k~^j_W)'(2 lambda_W + y_+ - y_-) with the sub-problem's
+    multipliers y, adds objects with nu_j < -tol and stops only when no row is
+    violated and no column is priced out: the KKT conditions of (H~+).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, m)
+        Attribute vectors x^i (rows).
+    labels : array_like of int, shape (n,)
+        Labels l_i in 0..l, every label used (see :func:`check_labels`).
+    margin : {"hard", "soft"}
+        Hard margin constraints (Sec. 3) or soft margin (Sec. 6).
+    c : float
+        Penalty c > 0 of the slacks (soft margin only; checked always).
+    representation : {"primal", "dual"}
+        ``"primal"``: the normal vector w itself ((H), (S); linear kernel
+        only); ``"dual"``: w = X lambda or its kernel version (Sec. 3.2, 5).
+    kernel : {"linear", "rbf", "poly"}
+        kappa(x, y) of :mod:`polyrank.kernels`: x.y, exp(-gamma ||x-y||^2),
+        (gamma x.y + coef0)^degree.  The paper's Gaussian kernel with width
+        sigma is ``gamma = 1 / (2 sigma^2)``; its polynomial kernel (1 +
+        x.y)^d is ``gamma=1, coef0=1, degree=d`` (Sec. 9).
+    gamma, degree, coef0 : float or None, int, float
+        Kernel parameters (``gamma=None``: 1 / m).
+    nonneg : bool
+        Add lambda >= 0 (the monotone variant (H~+), Appendix A; allowed
+        with the soft margin too).  Needs ``representation="dual"``.
+    method : {"generation", "full"}
+        ``"generation"``: the algorithms above; ``"full"``: the whole
+        problem as one QP (the paper's "GRB" column of Table 1; builds the
+        n x n Gram matrix).
+    add_per_iter : int
+        At most this many objects added per iteration (>= 1, default 2: the
+        most violated lower and upper constraints, Sec. 10; see
+        :func:`polyrank.ordinal._kernels.select_violated`).
+    init_scores : array_like (n,), optional
+        The initial scorer of W^0 (Sec. 10); default: the sum of the
+        attributes, x_1 + ... + x_m (the paper's x_1 + x_2).
+    tol : float
+        Violations (and, for nonneg, negative reduced costs) up to ``tol``
+        count as satisfied (absolute; the constraints have right-hand side 1).
+    qp_tol : float
+        Clarabel's tolerances for the sub-problems.
+    max_iter : int
+        Maximum number of sub-problems.
+    callback : callable, optional
+        ``callback(info: IterInfo)`` after every sub-problem; extras
+        ``n_rows`` (|W| rows), ``n_cols`` (columns: |W| or m), ``n_added``,
+        ``n_violated`` (objects outside W with a violated constraint) and
+        ``max_violation`` (largest violation outside W, 0 if none).
+        Raising :class:`StopIteration` stops the solve.
+    callback_every : int
+        Call the callback every this many iterations.
+
+    Returns
+    -------
+    SolverResult
+        ``x``: w (m,) for ``representation="primal"``, else lambda (n,)
+        (zeros outside W); ``thresholds`` p_1..p_l (l,); ``scores`` f (n,) on
+        the training objects; ``predictions`` (n,) by :func:`predict_labels`;
+        ``working_set`` W (int64, in the order objects were added; all of N
+        for ``method="full"``); ``slack_lo``, ``slack_up`` (n,) the optimal
+        slacks at (f, p) (zero for the hard margin); ``dual`` dict with the
+        sub-problem's multipliers ``y_lo``, ``y_up`` (n,); ``objective``: the
+        paper's objective of the whole problem at the returned point
+        (||w||^2 or lambda' K lambda, plus c times the slacks for the soft
+        margin): its optimum on convergence; ``primal_objective``: the upper
+        bound of the last trace row (equal to ``objective`` up to rounding on
+        convergence); ``dual_objective``: the last sub-problem's optimum, a
+        lower bound on the whole problem's optimum (a relaxation); ``gap``;
+        ``nit`` (sub-problems solved); ``n_added`` (objects added beyond W^0);
+        ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
+        (seconds inside Clarabel); ``status``, ``success``, ``message``,
+        ``trace``.  In the trace, ``primal`` is an upper bound on the optimum
+        of the whole problem (soft margin: the objective with all slacks;
+        hard margin: the objective of the iterate scaled by 1 / (1 - v) when
+        the largest violation v < 1, else NaN), ``dual`` the sub-problem's
+        optimum (a lower bound): their gap goes to zero.
+
+    Raises
+    ------
+    InfeasibleError (a ValueError)
+        Hard margin on an instance that is not separable by the model.
+    ValueError
+        Bad shapes, NaN/inf in X or init_scores, bad labels (see
+        :func:`check_labels`), c <= 0, unknown margin / representation /
+        method / kernel, primal representation with a non-linear kernel or
+        nonneg, add_per_iter < 1, tol < 0.
+    TypeError
+        Non-numeric input or wrongly typed parameters.
+
+    Notes
+    -----
+    How each sub-problem is solved (one Clarabel call through
+    :func:`polyrank.qp.solve_qp`, ``method="full"`` included):
+
+    * (H), (S), (H~+) and its soft version: the QP exactly as written in the
+      paper (variables w or lambda_W, p, and the slacks).
+    * (H-bar), (H~), (S-bar), (S~): their Lagrangian dual (see
+      ``_solve_sub_dual``), lambda_W = (a - b) / 2 and p = minus the
+      equality multipliers.  The primal form has an unbounded optimal face
+      (lambda + null(K~_W)), on which Clarabel stops with ``NumericalError``
+      for the hard margin; the dual's optimal set is bounded.  The tests
+      check both against independent formulations (w in the primal, the
+      explicit polynomial feature map, libsvm for two labels).
+
+    The soft margin problems, as in the paper, do not constrain the order of
+    the thresholds: with tiny classes the optimum can have p_k > p_{k+1}
+    (the hard margin forces p_{k+1} - p_k >= 2).  :func:`predict_labels`
+    applies the paper's rule max {k | f > p_k} as written.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0], [7.0]])
+    >>> r = solve_ordinal(X, [0, 0, 1, 1, 2, 2], margin="hard")
+    >>> r.algorithm, r.status, np.round(r.thresholds, 6).tolist()
+    ('RCHbar', 'converged', [2.0, 5.0])
+    >>> round(r.primal_objective, 8)     # ||w||^2 with w = 1: margin 2 between layers
+    1.0
+    """
+    if margin not in MARGINS:
+        raise ValueError(f"margin: expected one of {MARGINS}, got {margin!r}")
+    if representation not in REPRESENTATIONS:
+        raise ValueError(f"representation: expected one of {REPRESENTATIONS}, "
+                         f"got {representation!r}")
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
+    c = check_positive(c, "c")
+    tol = check_positive(tol, "tol", strict=False)
+    qp_tol = check_positive(qp_tol, "qp_tol")
+    add_per_iter = check_int(add_per_iter, "add_per_iter", minimum=1)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    if not isinstance(nonneg, (bool, np.bool_)):
+        raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
+    X = as_float_array(X, "X", ndim=2)
+    n, m = X.shape
+    labels, l = check_labels(labels, n)
+    primal = representation == "primal"
+    if primal and kernel != "linear":
+        raise ValueError(f"kernel: the primal representation ((H), (S)) needs "
+                         f"kernel='linear', got {kernel!r}; use representation='dual'")
+    if primal and nonneg:
+        raise ValueError("nonneg: lambda >= 0 needs representation='dual' (H~+)")
+    params = _kernel_params(kernel, gamma, degree, coef0, m)
+    if init_scores is None:
+        init_scores = X.sum(axis=1)
+    else:
+        init_scores = as_float_array(init_scores, "init_scores", ndim=1, shape=(n,))
+    soft = margin == "soft"
+    via_dual = not primal and not nonneg
+    name = formulation_name(margin, representation, kernel, bool(nonneg))
+    algorithm = algorithm_name(name) if method == "generation" else "full QP"
+    runner = CallbackRunner(callback, callback_every)
+
+    thr_ext = np.empty(l + 2)
+    thr_ext[0], thr_ext[-1] = -np.inf, np.inf
+    v_lo = np.empty(n)
+    v_up = np.empty(n)
+    chosen = np.empty(add_per_iter + max(1, add_per_iter // 2), dtype=np.int64)
+    in_w = np.zeros(n, dtype=bool)
+    no_w = np.zeros(n, dtype=bool)
+    t_lo = np.empty(n)
+    t_up = np.empty(n)
+    if method == "full":
+        W = np.arange(n, dtype=np.int64)
+    else:
+        W = initial_working_set(init_scores, labels, l + 1)
+    in_w[W] = True
+    n_init = W.size
+    # kernel columns kappa(x^i, x^j), j in W, in insertion order (dual only)
+    Kcols = np.empty((n, 0))
+    if not primal:
+        cap = n if method == "full" else max(64, 2 * W.size)
+        Kcols = np.empty((n, cap))
+        Kcols[:, :W.size] = (kernel_matrix(X, kernel=kernel, **params)
+                             if method == "full"
+                             else kernel_matrix(X, X[W], kernel=kernel, **params))
+
+    status = STATUS_MAX_ITER
+    qp_time = 0.0
+    it = 0
+    upper = lower = math.nan
+    while it < max_iter:
+        it += 1
+        w_size = W.size
+        if primal:
+            A_rows, P_coef = X[W], np.eye(m)
+        else:
+            Kw = Kcols[:, :w_size]
+            A_rows = Kw[W]
+            P_coef = 0.5 * (A_rows + A_rows.T)
+            A_rows = P_coef
+        if via_dual:
+            coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft, c,
+                                                       qp_tol, name)
+            lower = res.lower_bound
+        else:
+            coef, p, _, _, y_lo, y_up, res = _solve_sub(
+                A_rows, P_coef, labels[W], l, soft, c, bool(nonneg), qp_tol, name)
+            lower = res.primal_objective
+        qp_time += res.solve_time_s
+        f = X @ coef if primal else Kcols[:, :w_size] @ coef
+        thr_ext[1:-1] = p
+        big, n_viol = _kernels.violations(f, labels, thr_ext, in_w, v_lo, v_up)
+        n_new = _kernels.select_violated(v_lo, v_up, add_per_iter, tol, chosen)
+        if nonneg:
+            # reduced costs of the columns outside W (KKT of (H~+))
+            nu = Kcols[:, :w_size] @ (2.0 * coef + y_up - y_lo)
+            n_new = _kernels.select_columns(nu, in_w, max(1, add_per_iter // 2),
+                                            tol, chosen, n_new)
+        reg = float(coef @ (P_coef @ coef))
+        if soft:
+            upper = reg + c * _kernels.soft_slacks(f, labels, thr_ext)
+        else:
+            # the largest violation over all of N (W included, where it is
+            # only Clarabel's rounding)
+            v_all, _ = _kernels.violations(f, labels, thr_ext, no_w, t_lo, t_up)
+            v_all = max(v_all, 0.0)
+            upper = reg / (1.0 - v_all) ** 2 if v_all < 1.0 else math.nan
+        W_solved = W
+        stop = runner.record(it, upper, lower, n_rows=float(w_size),
+                             n_cols=float(m if primal else w_size),
+                             n_added=float(n_new), n_violated=float(n_viol),
+                             max_violation=float(max(big, 0.0)))
+        if n_new == 0:
+            status = STATUS_CONVERGED
+            break
+        if stop:
+            status = STATUS_CALLBACK
+            break
+        new = chosen[:n_new].copy()
+        in_w[new] = True
+        if not primal:
+            if W.size + n_new > Kcols.shape[1]:
+                grown = np.empty((n, min(n, 2 * Kcols.shape[1] + n_new)))
+                grown[:, :W.size] = Kcols[:, :W.size]
+                Kcols = grown
+            Kcols[:, W.size:W.size + n_new] = kernel_matrix(X, X[new], kernel=kernel,
+                                                             **params)
+        W = np.concatenate([W, new])
+    # the solution of the last sub-problem, on W_solved (W may have grown
+    # after it when max_iter was reached)
+    if primal:
+        x = coef
+    else:
+        x = np.zeros(n)
+        x[W_solved] = coef
+    slack_lo = np.zeros(n)
+    slack_up = np.zeros(n)
+    if soft:
+        slack_lo = np.maximum(0.0, 1.0 - f + thr_ext[labels])
+        slack_up = np.maximum(0.0, 1.0 + f - thr_ext[labels + 1])
+    y_lo_n = np.zeros(n)
+    y_up_n = np.zeros(n)
+    y_lo_n[W_solved] = y_lo
+    y_up_n[W_solved] = y_up
+    messages = {
+        STATUS_CONVERGED: (f"no constraint outside W violated by more than tol={tol:g} "
+                           f"after {it} sub-problems; |W| = {W_solved.size} of n = {n}"),
+        STATUS_MAX_ITER: (f"max_iter={max_iter} sub-problems solved; {n_viol} objects "
+                          f"outside W still violate a constraint"),
+        STATUS_CALLBACK: f"callback raised StopIteration after sub-problem {it}",
+    }
+    return SolverResult(
+        x=x, thresholds=p, scores=f, predictions=predict_labels(f, p),
+        working_set=W_solved.copy(), slack_lo=slack_lo, slack_up=slack_up,
+        dual={"y_lo": y_lo_n, "y_up": y_up_n},
+        objective=float(reg + c * float(slack_lo.sum() + slack_up.sum()) if soft else reg),
+        primal_objective=float(upper), dual_objective=float(lower),
+        gap=float(upper - lower), nit=it, n_added=int(W_solved.size - n_init),
+        n_initial=int(n_init),
+        success=status == STATUS_CONVERGED, status=status, message=messages[status],
+        solver="ordinal-" + method, formulation=name, algorithm=algorithm,
+        qp_time_s=qp_time, kernel=kernel, kernel_params=params, trace=runner.trace)

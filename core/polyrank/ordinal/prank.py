@@ -1,0 +1,128 @@
+"""Kernel PRank: the perceptron ranking algorithm of Crammer and Singer, the
+baseline of Sec. 10 of ``row-column-generation-ordinal.txt`` (its ref. [2]:
+K. Crammer and Y. Singer, "Pranking with ranking", NIPS 14, 2002, Fig. 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import check_kernel_params
+from ..result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner, SolverResult
+from ..validation import as_float_array, check_int
+from . import _kernels
+from .generation import check_labels
+
+__all__ = ["prank", "prank_decision", "KERNEL_CODES"]
+
+#: numba codes of the kernel names of :mod:`polyrank.kernels`
+KERNEL_CODES = {"linear": _kernels.LINEAR, "rbf": _kernels.RBF, "poly": _kernels.POLY}
+
+
+def _kernel_args(kernel, gamma, degree, coef0, m):
+    if kernel not in KERNEL_CODES:
+        raise ValueError(f"kernel: expected one of {tuple(KERNEL_CODES)}, got {kernel!r}")
+    params = check_kernel_params(kernel, gamma, degree, coef0, m)
+    return (KERNEL_CODES[kernel], float(params.get("gamma", 1.0)),
+            float(params.get("degree", 1)), float(params.get("coef0", 0.0))), params
+
+
+def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
+          coef0: float = 1.0, n_epochs: int = 1, shuffle: bool = False,
+          random_state=None, callback=None, callback_every: int = 1) -> SolverResult:
+    """Kernel PRank, on-line, ``n_epochs`` passes over the objects.
+
+    Keeps f(x) = sum_j alpha_j kappa(x^j, x) and thresholds b_1 <= ... <=
+    b_l; predicts the label min {r | f(x) < b_{r+1}} (b_{l+1} = +inf) and, on
+    a mistake, moves f and every threshold on the wrong side by one
+    (Crammer & Singer, Fig. 1; see :func:`polyrank.ordinal._kernels.prank_epoch`).
+    Kernel values are computed on the fly against the objects with
+    alpha_j != 0 (the paper notes PRank needs a row of K~ per step, Sec. 10).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, m)
+    labels : array_like of int, shape (n,)
+        Labels 0..l, every label used (:func:`check_labels`).
+    kernel, gamma, degree, coef0
+        As in :func:`polyrank.ordinal.solve_ordinal`.
+    n_epochs : int
+        Passes over the data (>= 1; the paper's on-line PRank: 1).
+    shuffle : bool
+        Visit the objects in a fresh random order each pass (else in the
+        given order).
+    random_state : int, Generator or None
+        Seed of the shuffling.
+    callback : callable, optional
+        ``callback(info)`` after each pass (primal/dual/gap are NaN; extras
+        ``mistakes``, ``online_rank_loss`` and ``n_support``); StopIteration
+        stops.
+    callback_every : int
+
+    Returns
+    -------
+    SolverResult
+        ``x``: alpha (n,); ``thresholds`` (l,); ``support`` (indices with
+        alpha != 0); ``nit`` passes; ``mistakes`` in the last pass;
+        ``status`` ``"converged"`` if a pass made no mistake, else the
+        maximum-iterations status (PRank has no other stopping rule).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad X, labels (see :func:`check_labels`), kernel or n_epochs < 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> r = prank(X, [0, 0, 1, 1], n_epochs=10)
+    >>> r.status, r.mistakes
+    ('converged', 0)
+    """
+    X = as_float_array(X, "X", ndim=2)
+    n, m = X.shape
+    labels, l = check_labels(labels, n)
+    n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
+    kargs, params = _kernel_args(kernel, gamma, degree, coef0, m)
+    rng = np.random.default_rng(random_state)
+    runner = CallbackRunner(callback, callback_every)
+    alpha = np.zeros(n)
+    thr = np.zeros(l)
+    support = np.empty(n, dtype=np.int64)
+    n_support = 0
+    status = STATUS_MAX_ITER
+    mistakes = 0
+    it = 0
+    for it in range(1, n_epochs + 1):
+        order = rng.permutation(n) if shuffle else np.arange(n)
+        mistakes, n_support, loss = _kernels.prank_epoch(
+            X, labels, order, alpha, thr, support, n_support, *kargs)
+        stop = runner.record(it, np.nan, np.nan, mistakes=float(mistakes),
+                             online_rank_loss=loss / n, n_support=float(n_support))
+        if mistakes == 0:
+            status = STATUS_CONVERGED
+            break
+        if stop:
+            status = STATUS_CALLBACK
+            break
+    messages = {STATUS_CONVERGED: f"pass {it} made no mistake",
+                STATUS_MAX_ITER: f"{n_epochs} passes done; {mistakes} mistakes in the last",
+                STATUS_CALLBACK: f"callback raised StopIteration after pass {it}"}
+    sup = np.sort(support[:n_support])
+    return SolverResult(x=alpha, thresholds=thr.copy(), support=sup, dual=None,
+                        primal_objective=np.nan, dual_objective=np.nan, gap=np.nan,
+                        nit=it, mistakes=int(mistakes), success=status == STATUS_CONVERGED,
+                        status=status, message=messages[status], solver="prank",
+                        kernel=kernel, kernel_params=params, trace=runner.trace)
+
+
+def prank_decision(X_fit, alpha, X, kernel, params) -> np.ndarray:
+    """Scores f(x) = sum_j alpha_j kappa(x^j, x) of a PRank model for the rows of X."""
+    sup = np.flatnonzero(alpha)
+    code = KERNEL_CODES[kernel]
+    return _kernels.prank_scores(np.ascontiguousarray(X_fit[sup]), alpha[sup],
+                                 np.ascontiguousarray(X), code,
+                                 float(params.get("gamma", 1.0)),
+                                 float(params.get("degree", 1)),
+                                 float(params.get("coef0", 0.0)))
+

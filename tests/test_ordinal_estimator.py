@@ -1,0 +1,139 @@
+"""OrdinalMarginRanker and PRank (scikit-learn API), the wine data, hostile
+input to the estimators."""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from polyrank import OrdinalMarginRanker, PRank
+from polyrank.datasets import data_path, load_winequality_red
+from polyrank.kernels import kernel_matrix
+from polyrank.ordinal import (InfeasibleError, make_instance, predict_labels, rank_loss,
+                              solve_ordinal)
+
+POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
+
+
+def test_fit_predict_decision_function_match_the_solver():
+    X, y = make_instance(150, 1, separable=False, seed=3)
+    model = OrdinalMarginRanker(margin="soft", c=10.0, **POLY4).fit(X, y)
+    res = solve_ordinal(X, y, margin="soft", c=10.0, **POLY4)
+    assert model.result_.objective == pytest.approx(res.objective, rel=1e-12)
+    np.testing.assert_allclose(model.decision_function(X), res.scores, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(model.predict(X), res.predictions)
+    assert model.n_iter_ == res.nit and model.support_.size == res.working_set.size
+    # the kernel expansion over the support objects only
+    Xt = np.random.default_rng(0).uniform(size=(7, 2))
+    f = kernel_matrix(Xt, X, **POLY4) @ res.x
+    np.testing.assert_allclose(model.decision_function(Xt), f, rtol=1e-9, atol=1e-8)
+    np.testing.assert_array_equal(model.predict(Xt), predict_labels(f, res.thresholds))
+    assert model.score(X, y) == -rank_loss(y, res.predictions)
+    assert list(model.classes_) == [0, 1, 2, 3]
+
+
+def test_hard_margin_separable_zero_rank_loss_and_linear_coef():
+    X, y = make_instance(150, 2, separable=True, seed=4)
+    model = OrdinalMarginRanker(margin="hard", **POLY4).fit(X, y)
+    assert model.score(X, y) == 0.0                       # Table 2: zero on S instances
+    assert np.all(np.diff(model.thresholds_) >= 2 - 1e-6)   # p_{k+1} - p_k >= 2
+    lin = OrdinalMarginRanker(margin="soft", c=10.0).fit(X, y)
+    np.testing.assert_allclose(lin.decision_function(X), X @ lin.coef_, rtol=1e-10)
+    primal = OrdinalMarginRanker(margin="soft", c=10.0, representation="primal").fit(X, y)
+    assert primal.result_.objective == pytest.approx(lin.result_.objective, rel=1e-6)
+    np.testing.assert_allclose(primal.coef_, lin.coef_, rtol=1e-4)
+    full = OrdinalMarginRanker(margin="soft", c=10.0, method="full").fit(X, y)
+    assert full.result_.objective == pytest.approx(lin.result_.objective, rel=1e-6)
+
+
+def test_hard_margin_infeasible_and_convergence_warning():
+    X, y = make_instance(100, 1, separable=False, seed=5)
+    X = np.vstack([X, X[:1]])
+    y = np.r_[y, (y[0] + 2) % 4]
+    with pytest.raises(InfeasibleError, match="infeasible"):
+        OrdinalMarginRanker(margin="hard", **POLY4).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        OrdinalMarginRanker(margin="soft", max_iter=1).fit(X, y)
+
+
+def test_sklearn_clone_params_and_callback():
+    model = OrdinalMarginRanker(margin="soft", c=3.0, kernel="rbf", gamma=2.0)
+    assert clone(model).get_params() == model.get_params()
+    X, y = make_instance(80, 1, separable=False, seed=6)
+    calls = []
+    model.fit(X, y, callback=calls.append)
+    assert len(calls) == model.n_iter_ and calls[-1].n_rows == model.support_.size
+    with pytest.raises(Exception, match="not fitted"):
+        OrdinalMarginRanker().predict(X)
+
+
+@pytest.mark.parametrize("bad, exc, match", [
+    ({"labels": [0, 0, 2, 2] * 5}, ValueError, "label 1 has no objects"),
+    ({"labels": [0, 1.5, 1, 0] * 5}, ValueError, "non-integer"),
+    ({"c": 0.0}, ValueError, "c"),
+    ({"c": -2.0}, ValueError, "c"),
+    ({"X_nan": True}, ValueError, "NaN"),
+    ({"kernel": "sigmoid"}, ValueError, "kernel"),
+    ({"margin": "firm"}, ValueError, "margin"),
+])
+def test_estimator_hostile_input(bad, exc, match):
+    X = np.random.default_rng(7).uniform(size=(20, 2))
+    y = np.array(bad.get("labels", [0, 1, 2, 3] * 5))
+    if bad.get("X_nan"):
+        X[2, 0] = np.nan
+    params = {k: v for k, v in bad.items() if k in ("c", "kernel", "margin")}
+    with pytest.raises(exc, match=match):
+        OrdinalMarginRanker(**params).fit(X, y)
+    if not params:
+        with pytest.raises(exc, match=match):
+            PRank().fit(X, y)
+
+
+def test_decision_function_checks_features():
+    X, y = make_instance(60, 1, seed=8)
+    model = OrdinalMarginRanker().fit(X, y)
+    with pytest.raises(ValueError, match="X"):
+        model.decision_function(np.ones((3, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(np.array([[np.nan, 0.0]]))
+
+
+def test_prank_estimator():
+    X, y = make_instance(200, 1, separable=True, seed=9)
+    model = PRank(n_epochs=3, **POLY4).fit(X, y)
+    f = model.decision_function(X)
+    K = kernel_matrix(X, X, **POLY4)
+    np.testing.assert_allclose(f, K @ model.result_.x, rtol=1e-9, atol=1e-8)
+    assert np.all(np.diff(model.thresholds_) >= 0)
+    # PRank's rule: the smallest r with f < b_{r+1}
+    expect = np.array([next((r for r in range(3) if v < model.thresholds_[r]), 3) for v in f])
+    np.testing.assert_array_equal(model.predict(X), expect)
+    assert model.n_iter_ <= 3 and model.result_.trace.mistakes.size == model.n_iter_
+    shuffled = PRank(n_epochs=2, shuffle=True, random_state=0).fit(X, y)
+    again = PRank(n_epochs=2, shuffle=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(shuffled.result_.x, again.result_.x)
+
+
+def test_predict_labels_paper_rule_with_unordered_thresholds():
+    # the soft margin problems do not order p; the rule max{k | f > p_k} stands
+    p = np.array([1.0, 0.5, 3.0])
+    f = np.array([0.0, 0.7, 2.0, 4.0])
+    expect = [max([0] + [k + 1 for k in range(3) if v > p[k]]) for v in f]
+    assert predict_labels(f, p).tolist() == expect == [0, 2, 2, 3]
+
+
+def test_winequality_red_bytes_and_shape():
+    raw = data_path("winequality", "winequality-red.csv").read_bytes()
+    assert hashlib.sha256(raw).hexdigest() == (
+        "4a402cf041b025d4566d954c3b9ba8635a3a8a01e039005d97d6a710278cf05e")
+    d = load_winequality_red()
+    assert d.X.shape == (1599, 11) and d.feature_names[1] == "volatile acidity"
+    assert np.bincount(d.quality)[3:].tolist() == [10, 53, 681, 638, 199, 18]
+    np.testing.assert_array_equal(d.labels, d.quality - 3)
+    first = raw.decode().splitlines()[1].split(";")
+    np.testing.assert_array_equal(d.X[0], np.array(first[:11], dtype=float))

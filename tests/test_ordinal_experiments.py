@@ -1,0 +1,89 @@
+"""ordinal-table1, ordinal-table2, ordinal-curves and ``polyrank bench
+ordinal`` on tiny configurations: properties of the results (the same
+optimum as the whole QP, zero rank loss on separable data, contours at the
+thresholds), never timings (DESIGN.md)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from polyrank.cli import main
+from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ordinal, ordinal_curves,
+                                  ordinal_table1, ordinal_table2)
+from polyrank.experiments import ordinal_experiments as oe
+
+NAMES = ("ordinal-table1", "ordinal-table2", "ordinal-curves")
+
+
+def test_registered_and_listed(capsys):
+    assert set(NAMES) <= set(EXPERIMENTS) and BENCHES["ordinal"].func is bench_ordinal
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in NAMES:
+        assert name in out
+
+
+def test_table1_small_agrees_with_the_whole_qp():
+    res = ordinal_table1(n_sets=1, s_sizes=(60,), ns_sizes=(60,), budget_s=60.0, figure=True)
+    assert len(res.rows) == 2 and len(res.table_rows) == 2
+    s = res.summary
+    assert s["all_converged"] and s["full_qp_solved"] == 2
+    assert s["max_obj_rel_diff"] <= 1e-6 and s["all_same_predictions"]
+    for r in res.rows:
+        assert r["full_status"] == "solved" and r["W"] < r["n"]
+        assert r["added"] == r["W"] - 12        # W^0: 3 objects for each of 4 labels
+    json.dumps(s, allow_nan=False)
+    assert {t.name for t in res.figure.data} >= {"row and column generation",
+                                                 "whole QP (Clarabel)"}
+    assert "Table 1" in res.format_table() or "# iter" in res.format_table()
+
+
+def test_table1_budget_and_memory_guard(monkeypatch):
+    monkeypatch.setattr(oe, "FULL_QP_MAX_N", 70)
+    res = ordinal_table1(n_sets=1, s_sizes=(60, 65, 80), ns_sizes=(), budget_s=1e-4,
+                         figure=False)
+    status = {r["instance"]: r["full_status"] for r in res.rows}
+    assert status["S.60.1"] == "over budget"          # the worker was killed
+    assert status["S.65.1"].startswith("skipped")     # larger n after a kill
+    assert status["S.80.1"].startswith("not run")
+    assert all(r["full_time_s"] is None for r in res.rows)
+
+
+def test_table2_zero_loss_on_separable_and_below_prank():
+    res = ordinal_table2(n_sets=2, s_sizes=(100,), ns_sizes=(100,), figure=True)
+    s = res.summary
+    assert s["max_rank_loss_separable"] == 0.0          # Table 2: 0.000 on S
+    for r in res.rows:
+        assert 0.0 <= r["rank_loss"] <= 3.0 and 0.0 <= r["prank_rank_loss"] <= 3.0
+    ns = [r for r in res.rows if r["type"] == "NS"]
+    assert all(r["rank_loss"] < 0.2 for r in ns)
+    assert len(res.figure.data) == 4
+
+
+def test_curves_small():
+    res = ordinal_curves(n_train=120, n_train_full=150, grid=15, figure=True)
+    s = res.summary
+    assert s["features"] == ["alcohol", "volatile acidity"] and s["all_converged"]
+    assert len(res.rows) == 6
+    for r in res.rows:
+        assert 0.0 <= r["test_accuracy"] <= 1.0 and r["test_mae"] >= 0.0
+    # a contour per threshold (5 for labels 0..5) per model, at the threshold value
+    contours = [t for t in res.figure.data if t.type == "contour"]
+    assert len(contours) == 3 * 5
+    first = [float(p) for p in res.rows[0]["thresholds"].split()]
+    assert [c.contours.start for c in contours[:5]] == pytest.approx(first, abs=1e-3)
+    data = oe.wine_two_features(120)
+    assert data["X_train"].min() == 0.0 and data["X_train"].max() == 1.0
+    assert np.unique(data["y_train"]).size == 6
+
+
+def test_bench_small():
+    res = bench_ordinal(sizes=(80,), budget_s=60.0)
+    (row,) = res.rows
+    assert row["full_status"] == "solved" and row["obj_rel_diff"] <= 1e-6
+    assert row["ratio"] > 0 and row["ratio_is_lower_bound"] is False
+    assert any("target" in line for line in res.notes)
+    json.dumps(res.summary, allow_nan=False)
