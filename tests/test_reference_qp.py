@@ -146,6 +146,36 @@ def test_solve_qp_errors():
                  h=np.array([-1.0, -1.0]))          # x0 <= -1 and x0 >= 1
 
 
+@pytest.mark.parametrize("sparse_input", [False, True])
+def test_solve_qp_large_matrices_take_the_scipy_path(monkeypatch, sparse_input):
+    """Above ``_LARGE`` stored entries P and G are converted, checked for
+    symmetry and stacked by scipy.sparse: the same QP, the same solution as
+    the raw-index path, and an asymmetric P is still refused."""
+    import polyrank.qp as qp
+
+    rng = np.random.default_rng(11)
+    n = 350                                  # 122,500 entries > _LARGE
+    B = rng.normal(size=(n, n))
+    P = B @ B.T / n + np.eye(n)
+    q = rng.normal(size=n)
+    G = np.vstack([np.eye(n), -np.eye(n)])
+    h = np.full(2 * n, 0.5)
+    A = np.ones((1, n))
+    conv = sp.csc_matrix if sparse_input else np.asarray
+    assert P.size > qp._LARGE
+    big = solve_qp(conv(P), q, A_eq=conv(A), b_eq=[1.0], G=conv(G), h=h)
+    monkeypatch.setattr(qp, "_LARGE", 10**12)
+    small = solve_qp(conv(P), q, A_eq=conv(A), b_eq=[1.0], G=conv(G), h=h)
+    np.testing.assert_allclose(big.x, small.x, atol=1e-8)
+    assert big.primal_objective == pytest.approx(small.primal_objective, rel=1e-10)
+    assert np.all(np.abs(big.x) <= 0.5 + 1e-8) and big.x.sum() == pytest.approx(1.0)
+    monkeypatch.undo()
+    P_bad = P.copy()
+    P_bad[0, 1] += 1e-3
+    with pytest.raises(ValueError, match="P: expected a symmetric matrix"):
+        solve_qp(conv(P_bad), q)
+
+
 # ------------------------------------------------------------ Eq. 19, Fig. 4
 def test_reduced_qp_fig4_bruteforce():
     mu, nu, C = np.array([3.0, -1.0, 2.0]), np.array([1.0, 1.0, 2.0]), 10.0

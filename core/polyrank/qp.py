@@ -26,6 +26,12 @@ __all__ = ["solve_qp"]
 #: Clarabel statuses accepted as a solution.
 _ACCEPTED = ("Solved", "AlmostSolved")
 
+#: Above this many stored entries, matrices are converted, checked and
+#: stacked by scipy.sparse (C code, a few copies of the entries); below it
+#: by raw numpy index arithmetic (scipy.sparse costs ~0.1 ms per operation,
+#: more than Clarabel needs for a small QP).
+_LARGE = 100_000
+
 
 def _csc_parts(M, name: str, n_cols: int | None):
     """Return ``(data, indices, indptr, shape)`` of ``M`` in canonical CSC form
@@ -53,14 +59,20 @@ def _csc_parts(M, name: str, n_cols: int | None):
         if arr.ndim != 2:
             raise ValueError(f"{name}: expected a 2-d array, got shape "
                              f"{arr.shape}")
-        arr = arr.astype(np.float64)
+        arr = np.asarray(arr, dtype=np.float64)
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name}: contains NaN or infinite entries")
-        cols, rows = np.nonzero(arr.T)          # column-major order = CSC
-        data = arr[rows, cols]
-        indices = rows.astype(np.int64)
-        indptr = np.zeros(arr.shape[1] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cols, minlength=arr.shape[1]), out=indptr[1:])
+        if arr.size > _LARGE:
+            # scipy converts in C, without the index arrays of np.nonzero
+            M = sp.csc_matrix(arr)
+            data, indices = M.data, M.indices.astype(np.int64)
+            indptr = M.indptr.astype(np.int64)
+        else:
+            cols, rows = np.nonzero(arr.T)          # column-major order = CSC
+            data = arr[rows, cols]
+            indices = rows.astype(np.int64)
+            indptr = np.zeros(arr.shape[1] + 1, dtype=np.int64)
+            np.cumsum(np.bincount(cols, minlength=arr.shape[1]), out=indptr[1:])
         shape = arr.shape
     if not np.all(np.isfinite(data)):
         raise ValueError(f"{name}: contains NaN or infinite entries")
@@ -79,6 +91,17 @@ def _entry_cols(indptr: np.ndarray) -> np.ndarray:
 def _upper_triangle(data, indices, indptr, n: int):
     """Check symmetry of the CSC matrix and return its upper triangle (CSC)
     and a function computing ``P @ x``."""
+    if data.size > _LARGE:
+        M = sp.csc_matrix((data, indices, indptr), shape=(n, n))
+        M.eliminate_zeros()
+        diff = M - M.T
+        asym = float(abs(diff).max()) if diff.nnz else 0.0
+        del diff
+        scale = max(float(abs(M).max()) if M.nnz else 0.0, 1.0)
+        if asym > 1e-12 * scale:
+            raise ValueError(f"P: expected a symmetric matrix, max |P - P'| "
+                             f"= {asym:.3g}")
+        return sp.triu(M, format="csc"), M.dot
     cols = _entry_cols(indptr)
     nz = data != 0
     r, c, v = indices[nz], cols[nz], data[nz]
@@ -102,6 +125,11 @@ def _upper_triangle(data, indices, indptr, n: int):
 
 def _stack_rows(parts, n: int):
     """Stack CSC matrices (given as parts) vertically into one CSC matrix."""
+    if not parts:
+        return sp.csc_matrix((0, n), dtype=np.float64)
+    if sum(p[0].size for p in parts) > _LARGE:
+        return sp.vstack([sp.csc_matrix((d, ind, ptr), shape=shape)
+                          for d, ind, ptr, shape in parts], format="csc")
     data, rows, cols = [], [], []
     offset = 0
     for d, ind, ptr, shape in parts:
@@ -109,8 +137,6 @@ def _stack_rows(parts, n: int):
         rows.append(ind + offset)
         cols.append(_entry_cols(ptr))
         offset += shape[0]
-    if not parts:
-        return sp.csc_matrix((0, n), dtype=np.float64)
     data = np.concatenate(data)
     rows = np.concatenate(rows)
     cols = np.concatenate(cols)
