@@ -13,17 +13,20 @@ Widgets live in the separate package ``polyrank_widgets``.
 """
 
 from . import datasets, result, sopopo
+from . import metrics, ranksvm, tron  # noqa: E402  (Lee & Lin 2014: RankSVM)
 from .result import IterInfo, SolverResult, Trace
 from .sopopo import LabelRanker, soft_project
+from .ranksvm import RankSVM  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
            "warmup", "datasets", "result", "sopopo", "__version__"]
+__all__ += ["RankSVM", "ranksvm", "tron", "metrics"]
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
-_WARMUP_PACKAGES = ("sopopo",)
+_WARMUP_PACKAGES = ("sopopo", "ranksvm")
 
 
 def warmup(verbose: bool = False) -> dict:

@@ -14,7 +14,8 @@ from importlib import resources
 import numpy as np
 from scipy.io import arff
 
-__all__ = ["MultiLabelData", "load_yeast", "data_path"]
+__all__ = ["MultiLabelData", "load_yeast", "data_path", "RankingData", "load_letor",
+           "load_mq2008"]
 
 
 def data_path(*parts: str):
@@ -103,3 +104,6 @@ def load_yeast() -> MultiLabelData:
     return MultiLabelData(Xtr, Ytr, Xte, Yte, features, names,
                           "MULAN yeast (Elisseeff & Weston, NIPS 2001): 103 features, "
                           "14 labels; standard MULAN train/test split")
+
+
+from ._letor import RankingData, load_letor, load_mq2008  # noqa: E402  (LETOR loaders)
