@@ -244,7 +244,7 @@ def mean_ndcg(y_true, y_score, qid, *, discount: str = "letor",
     Examples
     --------
     >>> round(mean_ndcg([2, 0, 1], [1.0, 3.0, 2.0], [1, 1, 1]), 6)  # (0 + 1/4 + NDCG@3) / 3
-    0.303788
+    0.324399
     """
     _, vals = ndcg_per_query(y_true, y_score, qid, discount=discount,
                              no_relevant=no_relevant, mean_over_positions=True)
