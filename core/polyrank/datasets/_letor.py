@@ -56,10 +56,13 @@ def load_letor(path, n_features: int | None = None, dense: bool = False):
     from sklearn.datasets import load_svmlight_file
 
     path = os.fspath(path)
+    with open(path, "rb") as fh:
+        first = next((ln for ln in fh if ln.strip() and not ln.lstrip().startswith(b"#")), b"")
+    if first and b"qid:" not in first.split(b"#")[0]:
+        raise ValueError(f"path: {path!r} has no qid: field on its first line "
+                         "(not a ranking file)")
     X, y, qid = load_svmlight_file(path, n_features=n_features, query_id=True,
                                    dtype=np.float64)
-    if qid.size and np.all(qid == 0) and b"qid:" not in open(path, "rb").read(4096):
-        raise ValueError(f"path: {path!r} has no qid: fields (not a ranking file)")
     X = X.toarray() if dense else X.tocsr()
     return X, np.asarray(y, dtype=np.float64), np.asarray(qid, dtype=np.int64)
 
