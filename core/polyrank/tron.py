@@ -109,7 +109,7 @@ def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
 
 def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
          cg_tol: float = 0.1, callback=None, callback_every: int = 1,
-         solver: str = "tron") -> SolverResult:
+         keep_iterates: bool = False, solver: str = "tron") -> SolverResult:
     """Minimise a twice (generalised-)differentiable convex function by TRON.
 
     Alg. 1 of ``large-scale-linear-ranksvm.txt`` with the trust-region
@@ -139,6 +139,10 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
         step), ``cg_total`` (cumulative), ``accepted`` (1.0 or 0.0),
         ``actred``, ``prered``.  Raising StopIteration stops the solve.
     callback_every : int, default 1
+    keep_iterates : bool, default False
+        Also return ``iterates``, a list with a copy of w after every
+        trust-region step (one per trace row; for test-set curves such as
+        Fig. 5-6 of the paper).
     solver : str
         Name recorded in the result.
 
@@ -204,6 +208,7 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
     n_hv = 0
     status = STATUS_CONVERGED if gnorm <= eps * gnorm0 else None
     dual = float(obj.dual(w)) if has_dual else math.nan
+    iterates = []
     while status is None:
         if it > max_iter:
             status = STATUS_MAX_ITER
@@ -245,6 +250,8 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
         stop = runner.record(trial, f, dual, grad_norm=gnorm, delta=delta,
                              cg_iter=float(cg_iter), cg_total=float(n_hv),
                              accepted=float(accepted), actred=actred, prered=prered)
+        if keep_iterates:
+            iterates.append(w.copy())
         if accepted and gnorm <= eps * gnorm0:
             status = STATUS_CONVERGED
         elif stop:
@@ -270,4 +277,4 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
         gap=f - dual if has_dual else math.nan, nit=nit,
         success=status == STATUS_CONVERGED, status=status, message=messages[status],
         solver=solver, trace=runner.trace, grad_norm=gnorm, grad_norm0=gnorm0,
-        f0=f0, n_hv=n_hv)
+        f0=f0, n_hv=n_hv, **({"iterates": iterates} if keep_iterates else {}))

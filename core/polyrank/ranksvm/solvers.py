@@ -36,7 +36,8 @@ def _objective(X, y, qid, C, method, partial_pairs):
 
 def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
                  eps: float = 1e-3, max_iter: int = 1000, partial_pairs: bool = False,
-                 w0=None, callback=None, callback_every: int = 1) -> SolverResult:
+                 w0=None, callback=None, callback_every: int = 1,
+                 keep_iterates: bool = False) -> SolverResult:
     """Solve L2-loss linear RankSVM (Eq. 1.3) by TRON.
 
     Minimises f(w) = 1/2 w'w + C sum_{(i,j) in P} max(0, 1 - w'(x_i -
@@ -69,6 +70,8 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
         See :func:`polyrank.tron.tron`; ``info.primal`` is f(w),
         ``info.dual`` the L2-SVM dual at alpha(w), ``info.gap`` their
         difference (>= 0, zero at the optimum).
+    keep_iterates : bool
+        Return ``iterates`` (w after every step), see :func:`~polyrank.tron.tron`.
 
     Returns
     -------
@@ -93,7 +96,7 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     """
     obj = _objective(X, y, qid, C, method, partial_pairs)
     res = tron(obj, w0, eps=eps, max_iter=max_iter, callback=callback,
-               callback_every=callback_every,
+               callback_every=callback_every, keep_iterates=keep_iterates,
                solver="partial-pairs-tron" if partial_pairs else _SOLVER_NAMES[method])
     res.n_pairs = obj.n_pairs
     res.method = "adjacent" if partial_pairs else method
@@ -104,7 +107,8 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
 
 def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
                           eps: float = 1e-3, max_iter: int = 500, w0=None,
-                          callback=None, callback_every: int = 1) -> SolverResult:
+                          callback=None, callback_every: int = 1,
+                          keep_iterates: bool = False) -> SolverResult:
     """Solve L1-loss linear RankSVM (Eq. 1.2) by the cutting-plane (bundle)
     method of Sec. 3.2 (Teo et al. 2010, as in TreeRankSVM).
 
@@ -131,6 +135,8 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
         ``info.primal`` is the best f so far, ``info.dual`` the bundle's
         lower bound; extras ``f_current`` (f at the newest point) and
         ``n_planes``.
+    keep_iterates : bool
+        Also return ``iterates``: the best w after every cutting plane.
 
     Returns
     -------
@@ -156,6 +162,7 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
     best_f, best_w = math.inf, w.copy()
     lower = -math.inf
     alpha = np.zeros(0)
+    iterates = []
     status = STATUS_MAX_ITER
     it = 0
     for it in range(1, max_iter + 1):
@@ -178,6 +185,8 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
         # the master objective at its minimiser: a lower bound on min f
         lower = max(lower, 0.5 * float(w @ w) + float(np.max(A @ w + b)))
         stop = runner.record(it, best_f, lower, f_current=f, n_planes=float(t))
+        if keep_iterates:
+            iterates.append(best_w.copy())
         if best_f - lower <= eps * abs(best_f):
             status = STATUS_CONVERGED
             break
@@ -193,4 +202,5 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
         x=best_w, dual=alpha, primal_objective=best_f, dual_objective=lower,
         gap=best_f - lower, nit=it, success=status == STATUS_CONVERGED,
         status=status, message=messages[status], solver="cutting-plane-l1",
-        trace=runner.trace, n_pairs=obj.n_pairs, method=method, C=obj.C)
+        trace=runner.trace, n_pairs=obj.n_pairs, method=method, C=obj.C,
+        **({"iterates": iterates} if keep_iterates else {}))
