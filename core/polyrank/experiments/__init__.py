@@ -11,6 +11,9 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
+- :func:`ranksvm_fig4`, :func:`ranksvm_methods`, :func:`ranksvm_vs_svr`,
+  :func:`bench_ranksvm`: Fig. 4-7 and Tables 3-5 of
+  ``large-scale-linear-ranksvm.txt`` and ``polyrank bench ranksvm``.
 """
 
 from .bench import bench_sopopo, format_table
@@ -26,7 +29,11 @@ from .registry import (
                        run_experiment,
 )
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
+from .ranksvm_experiments import (bench_ranksvm, large_k_problem, ranksvm_fig4,  # noqa: E402
+                                  ranksvm_methods, ranksvm_vs_svr)
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment", "ExperimentResult", "format_rows",
            "get_experiment", "list_experiments", "run_experiment"]
+__all__ += ["ranksvm_fig4", "ranksvm_methods", "ranksvm_vs_svr", "bench_ranksvm",
+            "large_k_problem"]

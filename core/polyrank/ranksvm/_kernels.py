@@ -53,6 +53,46 @@ def sort_within_queries(z, perm, start):
 
 
 @numba.njit(cache=True)
+def query_levels(y, perm, start):
+    """Dense relevance levels per query (done once, Sec. 2.5: the keys
+    0 .. k_q-1 of the tree's leaves).
+
+    Returns ``(level, kq, n_pairs, n_adjacent)``: ``level[i]`` the rank of
+    ``y[i]`` among its query's distinct values, ``kq[q]`` their number, the
+    number of preference pairs p (Eq. 1.1) and of adjacent-level pairs
+    (Sec. 5)."""
+    nq = start.size - 1
+    level = np.empty(perm.size, dtype=np.int64)
+    kq = np.empty(nq, dtype=np.int64)
+    n_pairs = 0
+    n_adj = 0
+    for q in range(nq):
+        s, e = start[q], start[q + 1]
+        seg = perm[s:e]
+        ys = y[seg]
+        o = np.argsort(ys, kind="mergesort")
+        m = e - s
+        cur = 0
+        run = 0
+        prev_run = 0
+        same = 0
+        for t in range(m):
+            if t > 0 and ys[o[t]] != ys[o[t - 1]]:
+                cur += 1
+                same += run * run
+                n_adj += run * prev_run
+                prev_run = run
+                run = 0
+            run += 1
+            level[seg[o[t]]] = cur
+        same += run * run
+        n_adj += run * prev_run
+        kq[q] = cur + 1
+        n_pairs += (m * m - same) // 2
+    return level, kq, n_pairs, n_adj
+
+
+@numba.njit(cache=True)
 def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
                           lplus, lminus, gplus, gminus):
     """Alg. 2 with the selection tree of Sec. 2.4 for one query: leaves

@@ -120,19 +120,9 @@ def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
     qs = qid[perm]
     cut = np.flatnonzero(np.diff(qs)) + 1
     start = np.concatenate([[0], cut, [qs.size]]).astype(np.int64)
-    level = np.empty(qs.size, dtype=np.int64)
-    kq = np.empty(start.size - 1, dtype=np.int64)
-    n_pairs = 0
-    for q in range(start.size - 1):
-        idx = perm[start[q]:start[q + 1]]
-        vals, inv, counts = np.unique(y[idx], return_inverse=True, return_counts=True)
-        level[idx] = inv
-        kq[q] = vals.size
-        if adjacent:
-            n_pairs += int(np.sum(counts[1:] * counts[:-1]))
-        else:
-            m = idx.size
-            n_pairs += int((m * m - np.sum(counts * counts)) // 2)
+    level, kq, n_all, n_adj = _kernels.query_levels(np.asarray(y, dtype=np.float64),
+                                                    perm, start)
+    n_pairs = int(n_adj if adjacent else n_all)
     return QueryGroups(perm, start, level, kq, n_pairs, qs[start[:-1]])
 
 
