@@ -152,33 +152,20 @@ def ndcg_per_query(y_true, y_score, qid, m=None, *, discount: str = "letor",
     Notes
     -----
     Documents are ranked by descending score; equal scores keep the input
-    order (a stable sort).  The gain is 2^y - 1.
+    order (a stable sort).  The gain is 2^y - 1.  Inside a query whose ideal
+    DCG is positive, positions before the first relevant document of the
+    ideal list cannot occur (it is sorted), so NDCG@i is always defined; the
+    mean over positions follows liblinear-ranksvm's ``eval_list``.  Computed
+    by a numba kernel, O(l_q log l_q) per query.
     """
+    from .ranksvm._kernels import ndcg_kernel
+
     _check_ndcg_options(discount, no_relevant)
     y_true, y_score, qid = _check_rank_inputs(y_true, y_score, qid)
     perm, start = _groups(qid)
-    nq = start.size - 1
-    out = np.empty(nq)
-    for q in range(nq):
-        idx = perm[start[q]:start[q + 1]]
-        lq = idx.size
-        gain = np.exp2(y_true[idx]) - 1.0
-        ranked = gain[np.argsort(-y_score[idx], kind="stable")]
-        ideal = np.sort(gain)[::-1]
-        d = _discount(lq, discount)
-        dcg = np.cumsum(ranked * d)
-        idcg = np.cumsum(ideal * d)
-        if idcg[-1] <= 0:
-            out[q] = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
-            continue
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0),
-                             {"zero": 0.0, "one": 1.0, "skip": 0.0}[no_relevant])
-        if mean_over_positions:
-            out[q] = float(ratio.mean())
-        else:
-            cut = lq if m is None else min(int(m), lq)
-            out[q] = float(ratio[cut - 1])
+    fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
+    out = ndcg_kernel(y_true, y_score, perm, start, 0 if m is None else int(m),
+                      discount == "yahoo", bool(mean_over_positions), fill)
     return qid[perm[start[:-1]]], out
 
 

@@ -3,6 +3,7 @@ Fold1 (``large-scale-linear-ranksvm.txt``, Sec. 4.2, Table 2)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
@@ -108,7 +109,8 @@ def load_mq2008(dense: bool = True) -> RankingData:
     -------
     RankingData
         train 9,630 x 46 (471 queries, 52,325 preference pairs), vali
-        2,707 x 46 (157 queries), test 2,874 x 46 (156 queries).
+        2,707 x 46 (157 queries), test 2,874 x 46 (156 queries).  The files
+        are parsed once per process; every call returns fresh copies.
 
     Raises
     ------
@@ -128,6 +130,14 @@ def load_mq2008(dense: bool = True) -> RankingData:
     >>> d.X_train.shape, np.unique(d.qid_test).size
     ((9630, 46), 156)
     """
+    cached = _load_mq2008_cached(bool(dense))
+    return RankingData(*[a.copy() for a in cached[:9]], cached[9])
+
+
+@functools.lru_cache(maxsize=2)
+def _load_mq2008_cached(dense: bool):
+    """Parse (once per process) and return the arrays of :func:`load_mq2008`;
+    callers receive copies."""
     from . import data_path
 
     parts = []
@@ -139,6 +149,6 @@ def load_mq2008(dense: bool = True) -> RankingData:
                              f"recorded {MQ2008_SHA256[name]}")
         parts.append(load_letor(str(p), n_features=46, dense=dense))
     (Xtr, ytr, qtr), (Xva, yva, qva), (Xte, yte, qte) = parts
-    return RankingData(Xtr, ytr, qtr, Xva, yva, qva, Xte, yte, qte,
-                       "LETOR 4.0 MQ2008 Fold1 (Qin & Liu 2013): 46 features, "
-                       "relevance 0/1/2; train S1-S3, vali S4, test S5")
+    return (Xtr, ytr, qtr, Xva, yva, qva, Xte, yte, qte,
+            "LETOR 4.0 MQ2008 Fold1 (Qin & Liu 2013): 46 features, "
+            "relevance 0/1/2; train S1-S3, vali S4, test S5")

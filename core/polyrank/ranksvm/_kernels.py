@@ -552,3 +552,47 @@ def pairwise_counts(y, s, perm, start):
         correct[q] = c_ok
         tied[q] = c_tie
     return pairs, correct, tied
+
+
+@numba.njit(cache=True)
+def ndcg_kernel(y, s, perm, start, m, yahoo, mean_over_positions, no_relevant):
+    """NDCG of every query (Eq. 4.5): gain 2^y - 1, discount 1/log2(max(2, i))
+    (LETOR) or 1/log2(i + 1) (``yahoo``); ranking by descending score with
+    equal scores in input order (stable).  ``m <= 0`` means l_q; with
+    ``mean_over_positions`` the per-query mean of NDCG@1..l_q.  A query with
+    ideal DCG 0 gets ``no_relevant`` (NaN to skip it)."""
+    nq = start.size - 1
+    out = np.empty(nq)
+    for q in range(nq):
+        b, e = start[q], start[q + 1]
+        lq = e - b
+        seg = perm[b:e]
+        ys = y[seg]
+        neg = np.empty(lq)
+        for t in range(lq):
+            neg[t] = -s[seg[t]]
+        ranked = np.argsort(neg, kind="mergesort")
+        ideal = np.sort(ys)[::-1]
+        cut = lq if (m <= 0 or m > lq) else m
+        dcg = 0.0
+        idcg = 0.0
+        acc = 0.0
+        for t in range(lq):
+            pos = t + 1.0
+            if yahoo:
+                d = 1.0 / np.log2(pos + 1.0)
+            else:
+                d = 1.0 / np.log2(max(2.0, pos))
+            dcg += (2.0 ** ys[ranked[t]] - 1.0) * d
+            idcg += (2.0 ** ideal[t] - 1.0) * d
+            if mean_over_positions:
+                acc += dcg / idcg if idcg > 0 else 0.0
+            elif t + 1 == cut:
+                break
+        if 2.0 ** ideal[0] - 1.0 <= 0:         # ideal DCG 0: no relevant document
+            out[q] = no_relevant
+        elif mean_over_positions:
+            out[q] = acc / lq
+        else:
+            out[q] = dcg / idcg
+    return out
