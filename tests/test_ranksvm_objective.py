@@ -162,8 +162,8 @@ def test_mq2008_optimum_matches_liblinear_ranksvm(mq2008):
     assert abs(res.primal_objective - 29566.5228) <= 1e-6 * 29566.5228
     assert res.gap <= 1e-6 * res.primal_objective
     res3 = ranksvm_tron(d.X_train, d.y_train, d.qid_train, C=1.0, eps=1e-3)
-    # after 24 CG steps in iteration 4 the iterate depends on the summation
-    # order of X'r at the 1e-6 level (another BLAS order gives 29567.83 after
-    # 5 steps); the count of Newton steps and f to 5e-5 do not
+    # X'r is summed instance by instance as in LIBLINEAR: after 24 CG steps in
+    # step 4 another summation order moves the iterate at the 1e-6 level
+    # (OpenBLAS's order gives 29567.83 after 5 steps)
     assert res3.nit == 5
-    assert abs(res3.primal_objective - 29568.97) <= 5e-5 * 29568.97
+    assert round(res3.primal_objective, 2) == 29568.97

@@ -26,7 +26,7 @@ def _warmup() -> None:
     called by :func:`polyrank.warmup`."""
     import numpy as np
 
-    from ..metrics import pairwise_accuracy
+    from ..metrics import mean_ndcg, pairwise_accuracy
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 3))
@@ -35,4 +35,8 @@ def _warmup() -> None:
     for method in METHODS:
         ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=2)
     ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2)
+    import scipy.sparse as sp
+
+    ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
     pairwise_accuracy(y, X[:, 0], qid)
+    mean_ndcg(y, X[:, 0], qid)

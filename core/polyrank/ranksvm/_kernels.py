@@ -596,3 +596,56 @@ def ndcg_kernel(y, s, perm, start, m, yahoo, mean_over_positions, no_relevant):
         else:
             out[q] = dcg / idcg
     return out
+
+
+@numba.njit(cache=True)
+def dense_matvec(X, v):
+    """X v for a C-contiguous dense X (one thread; O(l n))."""
+    l, n = X.shape
+    out = np.empty(l)
+    for i in range(l):
+        acc = 0.0
+        for j in range(n):
+            acc += X[i, j] * v[j]
+        out[i] = acc
+    return out
+
+
+@numba.njit(cache=True)
+def dense_rmatvec(X, r):
+    """X' r accumulated instance by instance, the order of LIBLINEAR's
+    ``XTv`` (one thread; O(l n))."""
+    l, n = X.shape
+    out = np.zeros(n)
+    for i in range(l):
+        ri = r[i]
+        if ri != 0.0:
+            for j in range(n):
+                out[j] += ri * X[i, j]
+    return out
+
+
+@numba.njit(cache=True)
+def csr_matvec(data, indices, indptr, v):
+    """X v for X in CSR form (O(nnz))."""
+    l = indptr.size - 1
+    out = np.empty(l)
+    for i in range(l):
+        acc = 0.0
+        for t in range(indptr[i], indptr[i + 1]):
+            acc += data[t] * v[indices[t]]
+        out[i] = acc
+    return out
+
+
+@numba.njit(cache=True)
+def csr_rmatvec(data, indices, indptr, r, n):
+    """X' r for X in CSR form, accumulated instance by instance (O(nnz))."""
+    l = indptr.size - 1
+    out = np.zeros(n)
+    for i in range(l):
+        ri = r[i]
+        if ri != 0.0:
+            for t in range(indptr[i], indptr[i + 1]):
+                out[indices[t]] += ri * data[t]
+    return out

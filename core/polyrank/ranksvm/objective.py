@@ -262,14 +262,20 @@ class RankSVMObjective:
 
     # ---------------------------------------------------------- internals
     def _matvec(self, v):
-        return np.asarray(self.X @ v, dtype=np.float64).ravel()
+        X = self.X
+        if sp.issparse(X):
+            return _kernels.csr_matvec(X.data, X.indices, X.indptr, v)
+        return _kernels.dense_matvec(X, v)
 
     def _rmatvec(self, r):
-        # X'r accumulated row by row (numpy's gemv on the transposed view), the
-        # order of LIBLINEAR's XTv; a contiguous copy of X' is faster but sums
-        # in another order, which moves TRON's iterates at the 1e-6 level
-        # after a few dozen CG steps
-        return np.asarray(self.X.T @ r, dtype=np.float64).ravel()
+        # X'r accumulated instance by instance, the order of LIBLINEAR's XTv;
+        # single-threaded numba loops: multi-threaded BLAS gemv is slower on
+        # these shapes on a busy machine, and another summation order moves
+        # TRON's iterates at the 1e-6 level after a few dozen CG steps
+        X = self.X
+        if sp.issparse(X):
+            return _kernels.csr_rmatvec(X.data, X.indices, X.indptr, r, X.shape[1])
+        return _kernels.dense_rmatvec(X, r)
 
     def _count(self, z, u, order):
         l = z.size
