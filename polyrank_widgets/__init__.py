@@ -9,6 +9,8 @@
   Fig. 1-2).
 - :class:`GapMonitor` is a solver callback that plots the primal and dual
   objectives and the duality gap live, or replays a finished ``Trace``.
+- :class:`TronMonitor` draws TRON's log (f, ||grad f||, delta, CG steps) live
+  (``large-scale-linear-ranksvm.txt``, Sec. 4.1).
 
 Each widget is a Python object that owns its state (the model) and a
 ``.fig`` / ``.widget`` that only show it; both display themselves in Jupyter.
@@ -20,3 +22,7 @@ from .gap import GapMonitor
 from .knots import KnotExplorer
 
 __all__ = ["DecompositionViewer", "GapMonitor", "KnotExplorer"]
+
+from .tron import TronMonitor  # noqa: E402  (TRON log of large-scale-linear-ranksvm.txt, Sec. 4.1)
+
+__all__ += ["TronMonitor"]
