@@ -175,12 +175,16 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
         A = np.array(planes_a)
         b = np.array(planes_b)
         t = b.size
-        # dual of Eq. 3.3: min_alpha 1/2 ||A'alpha||^2 - b'alpha on the simplex
+        # dual of Eq. 3.3: min_alpha 1/2 ||A'alpha||^2 - b'alpha on the simplex,
+        # divided by a positive scale (same minimiser; ||a_m||^2 grows like
+        # (C p)^2, which Clarabel's tolerances would not survive unscaled)
         P = A @ A.T
         P = 0.5 * (P + P.T)
-        qp = solve_qp(P, -b, A_eq=np.ones((1, t)), b_eq=np.ones(1),
-                      G=-np.eye(t), h=np.zeros(t), tol=1e-12)
+        scale = max(float(np.max(np.diag(P))), float(np.max(np.abs(b))), 1e-300)
+        qp = solve_qp(P / scale, -b / scale, A_eq=np.ones((1, t)), b_eq=np.ones(1),
+                      G=-np.eye(t), h=np.zeros(t), tol=1e-10)
         alpha = np.maximum(qp.x, 0.0)
+        alpha /= alpha.sum()
         w = -(A.T @ alpha)
         # the master objective at its minimiser: a lower bound on min f
         lower = max(lower, 0.5 * float(w @ w) + float(np.max(A @ w + b)))
