@@ -638,8 +638,9 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
              f"target {big_name}: direct counting / Tree-TRON = {r_direct:.1f}x, PRSVM+ / "
              f"Tree-TRON = {r_prsvm:.1f}x (target >= 10x each): {'met' if met2 else 'NOT met'}"
              + (" (quick size: the full set is needed for this target)" if quick else ""),
-             "single-threaded BLAS (threadpoolctl); seconds = median wall time of "
-             "ranksvm_tron (query grouping + TRON) after a warm-up"]
+             "one thread (numba kernels for X v, X'r and the counts; BLAS limited by "
+             "threadpoolctl); seconds = median wall time of ranksvm_tron (query grouping "
+             "+ TRON) after a warm-up; CPU s = process time of the same calls"]
     summary = {"bench": "ranksvm", "quick": quick, "repeats": repeats, "rows": rows,
                "liblinear_ranksvm_seconds": ref, "target_mq2008_met": met1,
                "target_large_k_met": met2, "large_k_ratio_direct": r_direct,
