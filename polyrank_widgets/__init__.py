@@ -12,18 +12,19 @@
   (``m3l-multilabel-zero-shot.txt``, Sec. 7.2.1).
 - :class:`GapMonitor` is a solver callback that plots the primal and dual
   objectives and the duality gap live, or replays a finished ``Trace``.
+- :class:`TronMonitor` draws TRON's log (f, ||grad f||, delta, CG steps) live
+  (``large-scale-linear-ranksvm.txt``, Sec. 4.1).
 
 Each widget is a Python object that owns its state (the model) and a
 ``.fig`` / ``.widget`` that only show it; both display themselves in Jupyter.
 This package imports :mod:`polyrank`, never the reverse.
 """
 
+from .correlation import CorrelationSlider
 from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
+from .tron import TronMonitor
 
-__all__ = ["DecompositionViewer", "GapMonitor", "KnotExplorer"]
-
-from .correlation import CorrelationSlider  # noqa: E402
-
-__all__ += ["CorrelationSlider"]
+__all__ = ["CorrelationSlider", "DecompositionViewer", "GapMonitor", "KnotExplorer",
+           "TronMonitor"]

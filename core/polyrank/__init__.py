@@ -7,6 +7,9 @@ scikit-learn estimators), one subpackage per paper:
   (Shalev-Shwartz & Singer, JMLR 2006), with :class:`LabelRanker`.
 - :mod:`polyrank.sign`: sign-constrained Pegasos and SDCA (Kato et al.),
   with :class:`SignConstrainedClassifier` and :class:`SignConstrainedRegressor`.
+- :mod:`polyrank.ranksvm`, :mod:`polyrank.tron`: large-scale linear RankSVM
+  by trust-region Newton with selection trees (Lee & Lin 2014), with
+  :class:`RankSVM`; ranking metrics in :mod:`polyrank.metrics`.
 - :mod:`polyrank.ordinal`: ordinal ranking by minimum-margin maximisation
   with row and column generation and kernels (Izunaga et al., JORSJ 2015),
   with :class:`OrdinalMarginRanker` and the baseline :class:`PRank`.
@@ -25,9 +28,10 @@ and the shared pieces:
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
-from . import datasets, m3l, ordinal, result, sign, sopopo
+from . import datasets, m3l, metrics, ordinal, ranksvm, result, sign, sopopo, tron
 from .m3l import M3LClassifier
 from .ordinal import OrdinalMarginRanker, PRank
+from .ranksvm import RankSVM
 from .result import IterInfo, SolverResult, Trace
 from .sign import SignConstrainedClassifier, SignConstrainedRegressor
 from .sopopo import LabelRanker, soft_project
@@ -37,12 +41,13 @@ __version__ = "0.1.0"
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
            "warmup", "datasets", "result", "sopopo", "__version__",
            "sign", "SignConstrainedClassifier", "SignConstrainedRegressor",
+           "ranksvm", "tron", "metrics", "RankSVM",
            "ordinal", "OrdinalMarginRanker", "PRank",
            "m3l", "M3LClassifier"]
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
-_WARMUP_PACKAGES = ("sopopo", "sign", "ordinal", "m3l")
+_WARMUP_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
 
 
 def warmup(verbose: bool = False) -> dict:

@@ -15,7 +15,8 @@ import numpy as np
 from scipy.io import arff
 
 __all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "OrdinalData",
-           "load_winequality_red", "AwAClasses", "load_awa_classes"]
+           "load_winequality_red", "AwAClasses", "load_awa_classes", "RankingData",
+           "load_letor", "load_mq2008"]
 
 
 def data_path(*parts: str):
@@ -108,5 +109,6 @@ def load_yeast() -> MultiLabelData:
 
 # the loaders of the other data sets use data_path above
 from ._awa import AwAClasses, load_awa_classes  # noqa: E402
+from ._letor import RankingData, load_letor, load_mq2008  # noqa: E402
 from ._phishing import load_phishing  # noqa: E402
 from ._winequality import OrdinalData, load_winequality_red  # noqa: E402

@@ -1,0 +1,42 @@
+"""Large-scale linear RankSVM: Tree-TRON with selection trees.
+
+Source: C.-P. Lee and C.-J. Lin, "Large-Scale Linear RankSVM", Neural
+Computation 26:781-817, 2014 (``large-scale-linear-ranksvm.txt``).
+
+- :class:`RankSVMObjective`: the L2-loss objective Eq. 1.3 with fun, grad
+  and Hessian-vector products through l^+, l^-, gamma^+, gamma^- (Eq.
+  2.9-2.13), counted by the selection tree (Sec. 2.4), an order-statistic
+  tree keyed by y (Sec. 2.3), the direct method (Sec. 2.2) or PRSVM+ (Sec. 3.1).
+- :func:`ranksvm_tron`: Tree-TRON / PRSVM+ (Sec. 4.1) via :func:`polyrank.tron.tron`.
+- :func:`ranksvm_cutting_plane`: the L1 loss Eq. 1.2 by cutting planes (Sec. 3.2).
+- :class:`RankSVM`: the scikit-learn estimator.
+- :mod:`polyrank.ranksvm.reference`: pair-enumerating references (tests).
+"""
+
+from .estimator import RankSVM
+from .objective import METHODS, QueryGroups, RankSVMObjective, Workspace, group_queries
+from .solvers import ranksvm_cutting_plane, ranksvm_tron
+
+__all__ = ["RankSVM", "RankSVMObjective", "Workspace", "QueryGroups", "group_queries",
+           "METHODS", "ranksvm_tron", "ranksvm_cutting_plane"]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every RankSVM kernel on a tiny problem;
+    called by :func:`polyrank.warmup`."""
+    import numpy as np
+
+    from ..metrics import mean_ndcg, pairwise_accuracy
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    y = np.array([0, 1, 2, 0, 1, 1, 2, 0, 3, 1, 0, 2], dtype=float)
+    qid = np.repeat([1, 2, 3], 4)
+    for method in METHODS:
+        ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=2)
+    ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2)
+    import scipy.sparse as sp
+
+    ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
+    pairwise_accuracy(y, X[:, 0], qid)
+    mean_ndcg(y, X[:, 0], qid)

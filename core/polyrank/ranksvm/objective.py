@@ -1,0 +1,364 @@
+"""The L2-loss RankSVM objective (Eq. 1.3) as a fun/grad/Hv object for
+:func:`polyrank.tron.tron`, and the query grouping it is built on.
+
+Source: C.-P. Lee and C.-J. Lin, "Large-Scale Linear RankSVM", Neural
+Computation 26, 2014 (``large-scale-linear-ranksvm.txt``), Sec. 2.2-2.5
+(Eq. 2.3-2.23, Alg. 2) and Sec. 3.1 (PRSVM+).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..validation import as_float_array, check_positive
+from . import _kernels
+
+__all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
+           "Workspace", "check_ranking_data"]
+
+#: The counting methods for l_i^+, l_i^-, gamma_i^+, gamma_i^- (Sec. 4.3):
+#: ``"selection_tree"`` (Sec. 2.4, the default; Tree-TRON),
+#: ``"y_tree"`` (order-statistic tree keyed by y, Sec. 2.3),
+#: ``"direct"`` (direct counting, end of Sec. 2.2, O(lk)) and
+#: ``"prsvm_plus"`` (PRSVM+, Sec. 3.1, O(lk)).
+METHODS = {"selection_tree": _kernels.SELECTION_TREE, "y_tree": _kernels.Y_TREE,
+           "direct": _kernels.DIRECT, "prsvm_plus": _kernels.PRSVM_PLUS}
+
+
+@dataclass(frozen=True)
+class QueryGroups:
+    """Queries grouped once (the ``perm/start/count`` blocks of LIBLINEAR's
+    ranksvm).
+
+    Attributes
+    ----------
+    perm : ndarray of int64, shape (l,)
+        Document indices ordered by query (stable: input order inside a
+        query).
+    start : ndarray of int64, shape (n_queries + 1,)
+        The documents of query ``q`` are ``perm[start[q]:start[q+1]]``.
+    level : ndarray of int64, shape (l,)
+        Dense rank 0 .. k_q - 1 of ``y[i]`` among the distinct values of
+        its query (ties in y share a level).
+    kq : ndarray of int64, shape (n_queries,)
+        k_q, the number of relevance levels of each query.
+    n_pairs : int
+        p = |P| of Eq. 1.1 (or the number of adjacent-level pairs when
+        built with ``adjacent=True``, Sec. 5).
+    qids : ndarray, shape (n_queries,)
+        The query id of each group (sorted).
+    """
+
+    perm: np.ndarray
+    start: np.ndarray
+    level: np.ndarray
+    kq: np.ndarray
+    n_pairs: int
+    qids: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.start.size - 1)
+
+
+def check_ranking_data(y, qid, l: int):
+    """Validate ``y`` (finite floats) and ``qid`` (integers), both of length
+    ``l``.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, NaN/inf in y, empty input.
+    TypeError
+        Non-numeric y or non-integer qid.
+    """
+    y = as_float_array(y, "y", ndim=1)
+    if y.size != l:
+        raise ValueError(f"y: expected length {l} (one per row of X), got {y.size}")
+    if qid is None:
+        raise TypeError("qid: expected an array of query ids, got None")
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise ValueError(f"qid: expected a 1-d array, got shape {qid.shape}")
+    if qid.size != l:
+        raise ValueError(f"qid: expected length {l} (one per row of X), got {qid.size}")
+    if qid.dtype.kind == "f":
+        if not np.all(np.isfinite(qid)) or np.any(qid != np.round(qid)):
+            raise ValueError("qid: expected integer query ids")
+        qid = qid.astype(np.int64)
+    elif qid.dtype.kind not in "iu":
+        raise TypeError(f"qid: expected integer query ids, got dtype {qid.dtype}")
+    return y, qid.astype(np.int64)
+
+
+def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
+    """Group documents by query once and rank relevance levels per query.
+
+    Parameters
+    ----------
+    y : ndarray of float, shape (l,)
+        Relevance labels.
+    qid : ndarray of int, shape (l,)
+        Query ids (documents of one query need not be contiguous).
+    adjacent : bool
+        Count only pairs of adjacent levels in ``n_pairs`` (Sec. 5).
+
+    Returns
+    -------
+    QueryGroups
+
+    Examples
+    --------
+    >>> g = group_queries(np.array([2.0, 0.0, 1.0, 1.0]), np.array([7, 7, 3, 7]))
+    >>> g.qids.tolist(), g.kq.tolist(), g.n_pairs
+    ([3, 7], [1, 3], 3)
+    """
+    perm = np.argsort(qid, kind="stable").astype(np.int64)
+    qs = qid[perm]
+    cut = np.flatnonzero(np.diff(qs)) + 1
+    start = np.concatenate([[0], cut, [qs.size]]).astype(np.int64)
+    level, kq, n_all, n_adj = _kernels.query_levels(np.asarray(y, dtype=np.float64),
+                                                    perm, start)
+    n_pairs = int(n_adj if adjacent else n_all)
+    return QueryGroups(perm, start, level, kq, n_pairs, qs[start[:-1]])
+
+
+def _as_design(X):
+    """X as float64 C-contiguous ndarray or canonical CSR matrix."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X: expected a 2-d matrix, got shape {X.shape}")
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError("X: must not be empty")
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError("X: contains NaN or infinity")
+        X.sum_duplicates()
+        return X
+    return as_float_array(X, "X", ndim=2)
+
+
+@dataclass
+class Workspace:
+    """Everything of the objective that depends on w only, tied to that w.
+
+    Attributes
+    ----------
+    w : ndarray, shape (n,)
+        A copy of the point the workspace was computed at.
+    z : ndarray, shape (l,)
+        X w.
+    order : ndarray of int64, shape (l,)
+        Documents sorted by query then ascending z (Alg. 2, step 2).
+    lplus, lminus : ndarray of int64, shape (l,)
+        l_i^+(w), l_i^-(w).
+    gplus, gminus : ndarray, shape (l,)
+        gamma_i^+(w, w), gamma_i^-(w, w).
+    r : ndarray, shape (l,)
+        A_w'A_w X w - A_w'e_w (grad f = w + 2C X'r, Eq. 2.13).
+    f : float
+        f(w), Eq. 2.12.
+    p_w : int
+        |SV(w)| (Eq. 2.8).
+    hinge : float
+        sum over SV(w) of 1 - w'(x_i - x_j).
+    loss : float
+        sum over P of max(0, 1 - w'(x_i - x_j))^2.
+    """
+
+    w: np.ndarray
+    z: np.ndarray
+    order: np.ndarray
+    lplus: np.ndarray
+    lminus: np.ndarray
+    gplus: np.ndarray
+    gminus: np.ndarray
+    r: np.ndarray
+    f: float
+    p_w: int
+    hinge: float
+    loss: float
+    grad: np.ndarray | None = None
+
+
+class RankSVMObjective:
+    """f(w) = 1/2 w'w + C sum_{(i,j) in P} max(0, 1 - w'(x_i - x_j))^2
+    (Eq. 1.3) with fun, grad and generalised Hessian-vector products
+    computed through l_i^+, l_i^-, gamma_i^+, gamma_i^- (Eq. 2.9-2.13).
+
+    Source: ``large-scale-linear-ranksvm.txt``, Sec. 2.2 (Eq. 2.3-2.13),
+    Sec. 2.3-2.4 (Alg. 2, trees), Sec. 3.1 (PRSVM+), Sec. 5 (partial pairs).
+
+    Parameters
+    ----------
+    X : array_like or scipy.sparse matrix, shape (l, n)
+        Documents (dense or CSR; other sparse formats are converted to CSR).
+    y : array_like, shape (l,)
+        Relevance labels (any finite reals; equal values are ties).
+    qid : array_like of int, shape (l,)
+        Query ids; pairs are only formed inside a query.
+    C : float
+        Loss weight C > 0.
+    method : {"selection_tree", "y_tree", "direct", "prsvm_plus"}
+        How l^+, l^-, gamma^+, gamma^- are counted (see :data:`METHODS`);
+        all give the same objective.
+    partial_pairs : bool
+        Use only pairs of adjacent relevance levels in each query (Sec. 5);
+        then ``method`` is ignored (direct per-level lookup, O(1) per
+        query level).
+
+    Attributes
+    ----------
+    groups : QueryGroups
+    n_pairs : int
+        p, the number of preference pairs.
+    n_features : int
+
+    Notes
+    -----
+    The sorted order and the counts at ``w`` are kept in an explicit
+    :class:`Workspace` (see :meth:`workspace`); the object remembers the
+    last one and reuses it only for a ``w`` equal to the one it was built
+    for, so ``fun``, ``grad`` and ``Hv`` can be called in any order.
+
+    The Hessian-vector product uses the generalised Hessian Eq. 2.5.  The
+    dual objective of :meth:`dual` is the L2-SVM dual (appendix) at
+    alpha_ij = 2C max(0, 1 - w'(x_i - x_j)): a lower bound on min f that
+    meets f(w) at the optimum.
+
+    Raises
+    ------
+    ValueError
+        Shapes, NaN/inf, C <= 0, unknown method.
+    TypeError
+        Non-numeric input, non-integer qid.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    >>> obj = RankSVMObjective(X, [2, 0, 1], [1, 1, 1], C=1.0)
+    >>> obj.n_pairs, obj.fun(np.zeros(2))
+    (3, 3.0)
+    """
+
+    def __init__(self, X, y, qid, C: float = 1.0, method: str = "selection_tree",
+                 partial_pairs: bool = False):
+        self.C = check_positive(C, "C")
+        if method not in METHODS:
+            raise ValueError(f"method: expected one of {sorted(METHODS)}, got {method!r}")
+        self.method = method
+        self.partial_pairs = bool(partial_pairs)
+        self._code = _kernels.ADJACENT if self.partial_pairs else METHODS[method]
+        self.X = _as_design(X)
+        self.y, self.qid = check_ranking_data(y, qid, self.X.shape[0])
+        self.groups = group_queries(self.y, self.qid, adjacent=self.partial_pairs)
+        self.n_pairs = self.groups.n_pairs
+        self.n_features = self.X.shape[1]
+        self._ws: Workspace | None = None
+        self.n_fun = self.n_grad = self.n_hv = 0
+
+    # ---------------------------------------------------------- internals
+    def _matvec(self, v):
+        X = self.X
+        if sp.issparse(X):
+            return _kernels.csr_matvec(X.data, X.indices, X.indptr, v)
+        return _kernels.dense_matvec(X, v)
+
+    def _rmatvec(self, r):
+        # X'r accumulated instance by instance, the order of LIBLINEAR's XTv;
+        # single-threaded numba loops: multi-threaded BLAS gemv is slower on
+        # these shapes on a busy machine, and another summation order moves
+        # TRON's iterates at the 1e-6 level after a few dozen CG steps
+        X = self.X
+        if sp.issparse(X):
+            return _kernels.csr_rmatvec(X.data, X.indices, X.indptr, r, X.shape[1])
+        return _kernels.dense_rmatvec(X, r)
+
+    def _count(self, z, u, order):
+        l = z.size
+        lp = np.empty(l, dtype=np.int64)
+        lm = np.empty(l, dtype=np.int64)
+        gp = np.empty(l)
+        gm = np.empty(l)
+        g = self.groups
+        _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
+                             lp, lm, gp, gm)
+        return lp, lm, gp, gm
+
+    def _check_w(self, w, name="w"):
+        return as_float_array(w, name, ndim=1, shape=(self.n_features,))
+
+    # ---------------------------------------------------------- public API
+    def workspace(self, w) -> Workspace:
+        """The :class:`Workspace` at ``w`` (computed, or the remembered one
+        if it was built for an equal ``w``): Alg. 2 with v = w, then Eq.
+        2.11-2.12.  Cost O(l n_bar + l log l + l log k) for the trees."""
+        w = self._check_w(w)
+        ws = self._ws
+        if ws is not None and np.array_equal(ws.w, w):
+            return ws
+        z = self._matvec(w)
+        g = self.groups
+        order = _kernels.sort_within_queries(z, g.perm, g.start)
+        lp, lm, gp, gm = self._count(z, z, order)
+        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm)
+        f = 0.5 * float(w @ w) + self.C * loss
+        ws = Workspace(w.copy(), z, order, lp, lm, gp, gm, r, f, int(pw),
+                       float(hinge), float(loss))
+        self._ws = ws
+        return ws
+
+    def fun(self, w) -> float:
+        """f(w) of Eq. 1.3, computed by Eq. 2.12."""
+        self.n_fun += 1
+        return self.workspace(w).f
+
+    def grad(self, w) -> np.ndarray:
+        """grad f(w) = w + 2C X'(A_w'A_w X w - A_w'e_w), Eq. 2.13; shape (n,)."""
+        ws = self.workspace(w)
+        if ws.grad is None:
+            self.n_grad += 1
+            ws.grad = ws.w + 2.0 * self.C * self._rmatvec(ws.r)
+        return ws.grad.copy()
+
+    def Hv(self, w, v) -> np.ndarray:
+        """Generalised Hessian (Eq. 2.5) at ``w`` times ``v``: Eq. 2.9 with
+        gamma^+(w, v), gamma^-(w, v) from Alg. 2 (one tree sweep per
+        product, O(l n_bar + l log k + n)); shape (n,)."""
+        ws = self.workspace(w)
+        v = self._check_w(v, "v")
+        self.n_hv += 1
+        u = self._matvec(v)
+        lp, lm, gp, gm = self._count(ws.z, u, ws.order)
+        t = _kernels.hv_terms(u, lp, lm, gp, gm)
+        return v + 2.0 * self.C * self._rmatvec(t)
+
+    def dual(self, w) -> float:
+        """The L2-loss dual objective (appendix) at alpha_ij = 2C max(0, 1 -
+        w'(x_i - x_j)): sum alpha - 1/2 ||sum alpha_ij (x_i - x_j)||^2 -
+        ||alpha||^2 / (4C).  A lower bound on min f, equal to it at the
+        optimum; computed from the workspace without forming pairs
+        (sum alpha_ij (x_i - x_j) = w - grad f(w))."""
+        ws = self.workspace(w)
+        g = self.grad(w)
+        d = ws.w - g
+        return 2.0 * self.C * ws.hinge - 0.5 * float(d @ d) - self.C * ws.loss
+
+    def l1_loss(self, w):
+        """The L1 loss of Eq. 1.2 and a subgradient (Eq. 3.4):
+        ``(C sum_{SV(w)} (1 - w'(x_i - x_j)), -C X'(l^- - l^+))``."""
+        ws = self.workspace(w)
+        sub = -self.C * self._rmatvec((ws.lminus - ws.lplus).astype(np.float64))
+        return self.C * ws.hinge, sub
+
+    def counts(self, w, v=None) -> dict:
+        """l^+, l^-, gamma^+(w, v), gamma^-(w, v) for every document (v = w
+        by default), as a dict of arrays of shape (l,).  For tests and
+        teaching; the solvers use :meth:`workspace` and :meth:`Hv`."""
+        ws = self.workspace(w)
+        u = ws.z if v is None else self._matvec(self._check_w(v, "v"))
+        lp, lm, gp, gm = self._count(ws.z, u, ws.order)
+        return {"lplus": lp, "lminus": lm, "gplus": gp, "gminus": gm}

@@ -1,0 +1,280 @@
+"""Trust-region Newton-CG (TRON), as in LIBLINEAR, over any fun/grad/Hv object.
+
+Source: ``large-scale-linear-ranksvm.txt``, Sec. 2.1 (Alg. 1, Eq. 2.1-2.2)
+and Sec. 4.1 (Eq. 4.1-4.4): the trust-region rule of Lin and More (1999) and
+Lin, Weng and Keerthi (2008) with Steihaug's conjugate gradient inside the
+trust region, the constants eta0 = 1e-4, eta1 = 0.25, eta2 = 0.75,
+sigma1 = 0.25, sigma2 = 0.5, sigma3 = 4, and LIBLINEAR's stopping rule
+||grad f(w)|| <= eps ||grad f(w0)|| (Eq. 4.4, with the gradient at the zero
+vector as in LIBLINEAR).  The step-size update follows LIBLINEAR's
+``tron.cpp`` (interpolation ``alpha`` inside the intervals of Eq. 4.3).
+
+The optimiser knows nothing about the objective: an object with
+
+* ``fun(w) -> float``,
+* ``grad(w) -> ndarray (n,)``,
+* ``Hv(w, v) -> ndarray (n,)`` (the (generalised) Hessian at w times v),
+* optionally ``dual(w) -> float`` (a lower bound on min f, recorded as the
+  trace's ``dual`` column; NaN otherwise).
+
+Each CG iteration is one ``Hv`` call; one TRON iteration is one trust-region
+subproblem (Eq. 4.1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
+                     CallbackRunner, SolverResult)
+from .validation import as_float_array, check_int, check_positive
+
+__all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]
+
+#: Eq. 4.3: trust-region constants of LIBLINEAR's TRON.
+TRON_CONSTANTS = {"eta0": 1e-4, "eta1": 0.25, "eta2": 0.75,
+                  "sigma1": 0.25, "sigma2": 0.5, "sigma3": 4.0}
+
+#: ``status`` when the actual and predicted reductions fall below rounding
+#: (LIBLINEAR's "actred and prered too small") before Eq. 4.4 holds.
+STATUS_NO_PROGRESS = "no progress at rounding level"
+
+
+def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
+    """Steihaug's conjugate gradient for min g's + 1/2 s'Hs, ||s|| <= delta
+    (Eq. 4.1), as in LIBLINEAR's ``TRON::trcg``.
+
+    Parameters
+    ----------
+    Hv : callable
+        ``Hv(v) -> H v``.
+    g : ndarray, shape (n,)
+        The gradient.
+    delta : float
+        Trust-region radius (> 0).
+    cg_tol : float
+        Stop when ||r|| <= cg_tol ||g|| (LIBLINEAR: 0.1).
+
+    Returns
+    -------
+    s : ndarray, shape (n,)
+        The step.
+    r : ndarray, shape (n,)
+        The residual -g - H s.
+    cg_iter : int
+        Number of Hessian-vector products.
+    boundary : bool
+        True if the step was stopped at the trust-region boundary.
+
+    Examples
+    --------
+    >>> H = np.diag([1.0, 4.0]); g = np.array([-1.0, -4.0])
+    >>> s, r, it, b = trcg(lambda v: H @ v, g, 10.0)
+    >>> np.round(s, 12).tolist(), b
+    ([1.0, 1.0], False)
+    """
+    n = g.size
+    s = np.zeros(n)
+    r = -g
+    d = r.copy()
+    tol = cg_tol * math.sqrt(float(g @ g))
+    rTr = float(r @ r)
+    cg_iter = 0
+    while math.sqrt(rTr) > tol:
+        cg_iter += 1
+        Hd = Hv(d)
+        dHd = float(d @ Hd)
+        alpha = rTr / dHd
+        s_new = s + alpha * d
+        if math.sqrt(float(s_new @ s_new)) > delta:
+            # move to the boundary along d: ||s + tau d|| = delta
+            std = float(s @ d)
+            sts = float(s @ s)
+            dtd = float(d @ d)
+            dsq = delta * delta
+            rad = math.sqrt(std * std + dtd * (dsq - sts))
+            tau = (dsq - sts) / (std + rad) if std >= 0 else (rad - std) / dtd
+            s = s + tau * d
+            r = r - tau * Hd
+            return s, r, cg_iter, True
+        s = s_new
+        r = r - alpha * Hd
+        rnew = float(r @ r)
+        d = r + (rnew / rTr) * d
+        rTr = rnew
+    return s, r, cg_iter, False
+
+
+def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
+         cg_tol: float = 0.1, callback=None, callback_every: int = 1,
+         keep_iterates: bool = False, solver: str = "tron") -> SolverResult:
+    """Minimise a twice (generalised-)differentiable convex function by TRON.
+
+    Alg. 1 of ``large-scale-linear-ranksvm.txt`` with the trust-region
+    mechanism of Sec. 4.1: at w^t, Steihaug-CG (:func:`trcg`) approximately
+    solves Eq. 4.1; the step is taken if rho = actred / prered >= eta0
+    (Eq. 4.2, LIBLINEAR: ``actred > eta0 * prered``); delta is updated by
+    Eq. 4.3.  Stops when ||grad f(w)|| <= eps ||grad f(0)|| (Eq. 4.4).
+
+    Parameters
+    ----------
+    obj : object
+        With ``fun(w)``, ``grad(w)``, ``Hv(w, v)`` and optionally
+        ``dual(w)`` (see the module docstring).
+    w0 : array_like, shape (n,), optional
+        Starting point (default: zeros; ``obj.n_features`` gives n).
+    eps : float, default 1e-3
+        Relative gradient tolerance eps_s of Eq. 4.4 (> 0).
+    max_iter : int, default 1000
+        Maximum number of accepted Newton steps (LIBLINEAR's ``iter``).
+    cg_tol : float, default 0.1
+        Relative residual tolerance of the inner CG.
+    callback : callable, optional
+        ``callback(info: IterInfo)`` after every trust-region step (taken
+        or not); ``info.primal`` is f(w), ``info.dual`` is ``obj.dual(w)``
+        (NaN without it); extras ``grad_norm`` (||grad f(w)||), ``delta``
+        (the radius for the next step), ``cg_iter`` (Hv products of this
+        step), ``cg_total`` (cumulative), ``accepted`` (1.0 or 0.0),
+        ``actred``, ``prered``.  Raising StopIteration stops the solve.
+    callback_every : int, default 1
+    keep_iterates : bool, default False
+        Also return ``iterates``, a list with a copy of w after every
+        trust-region step (one per trace row; for test-set curves such as
+        Fig. 5-6 of the paper).
+    solver : str
+        Name recorded in the result.
+
+    Returns
+    -------
+    SolverResult
+        ``x`` (w), ``primal_objective`` f(w), ``dual_objective`` (NaN
+        without ``obj.dual``), ``gap``, ``nit`` (accepted steps, as
+        LIBLINEAR's ``iter``), ``grad_norm``, ``grad_norm0``
+        (||grad f(0)||), ``f0`` (f(w0)), ``n_hv`` (total CG iterations),
+        ``status``, ``success``, ``message``, ``trace`` (one row per
+        trust-region step).
+
+    Raises
+    ------
+    ValueError
+        eps <= 0, max_iter < 1, w0 of the wrong shape or not finite.
+    TypeError
+        If ``obj`` lacks fun/grad/Hv.
+
+    Examples
+    --------
+    A strictly convex quadratic 1/2 w'Aw - b'w:
+
+    >>> class Quad:
+    ...     A = np.array([[3.0, 1.0], [1.0, 2.0]]); b = np.array([1.0, 1.0])
+    ...     n_features = 2
+    ...     def fun(self, w): return 0.5 * w @ self.A @ w - self.b @ w
+    ...     def grad(self, w): return self.A @ w - self.b
+    ...     def Hv(self, w, v): return self.A @ v
+    >>> res = tron(Quad(), eps=1e-10)
+    >>> np.allclose(res.x, np.linalg.solve(Quad.A, Quad.b)), res.status
+    (True, 'converged')
+    """
+    for name in ("fun", "grad", "Hv"):
+        if not callable(getattr(obj, name, None)):
+            raise TypeError(f"obj: expected an object with fun, grad and Hv; no {name}")
+    eps = check_positive(eps, "eps")
+    cg_tol = check_positive(cg_tol, "cg_tol")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    runner = CallbackRunner(callback, callback_every)
+    c = TRON_CONSTANTS
+    eta0, eta1, eta2 = c["eta0"], c["eta1"], c["eta2"]
+    sigma1, sigma2, sigma3 = c["sigma1"], c["sigma2"], c["sigma3"]
+    if w0 is None:
+        n = getattr(obj, "n_features", None)
+        if n is None:
+            raise ValueError("w0: required when obj has no n_features")
+        w = np.zeros(int(n))
+    else:
+        w = as_float_array(w0, "w0", ndim=1).copy()
+    has_dual = callable(getattr(obj, "dual", None))
+
+    zero = np.zeros_like(w)
+    gnorm0 = float(np.linalg.norm(obj.grad(zero)))
+    f = float(obj.fun(w))
+    g = obj.grad(w)
+    gnorm = float(np.linalg.norm(g))
+    f0 = f
+    delta = gnorm
+    it = 1
+    trial = 0
+    n_hv = 0
+    status = STATUS_CONVERGED if gnorm <= eps * gnorm0 else None
+    dual = float(obj.dual(w)) if has_dual else math.nan
+    iterates = []
+    while status is None:
+        if it > max_iter:
+            status = STATUS_MAX_ITER
+            break
+        s, r, cg_iter, boundary = trcg(lambda v: obj.Hv(w, v), g, delta, cg_tol)
+        n_hv += cg_iter
+        trial += 1
+        w_new = w + s
+        gs = float(g @ s)
+        prered = -0.5 * (gs - float(s @ r))
+        fnew = float(obj.fun(w_new))
+        actred = f - fnew
+        snorm = float(np.linalg.norm(s))
+        if it == 1:                      # LIBLINEAR: before the first accepted step
+            delta = min(delta, snorm)
+        if fnew - f - gs <= 0:
+            alpha = sigma3
+        else:
+            alpha = max(sigma1, -0.5 * (gs / (fnew - f - gs)))
+        if actred < eta0 * prered:
+            delta = min(max(alpha, sigma1) * snorm, sigma2 * delta)
+        elif actred < eta1 * prered:
+            delta = max(sigma1 * delta, min(alpha * snorm, sigma2 * delta))
+        elif actred < eta2 * prered:
+            delta = max(sigma1 * delta, min(alpha * snorm, sigma3 * delta))
+        elif boundary:                   # LIBLINEAR >= 2.11: the step hit the boundary
+            delta = sigma3 * delta
+        else:
+            delta = max(delta, min(alpha * snorm, sigma3 * delta))
+        accepted = actred > eta0 * prered
+        if accepted:
+            it += 1
+            w = w_new
+            f = fnew
+            g = obj.grad(w)
+            gnorm = float(np.linalg.norm(g))
+            if has_dual:
+                dual = float(obj.dual(w))
+        stop = runner.record(trial, f, dual, grad_norm=gnorm, delta=delta,
+                             cg_iter=float(cg_iter), cg_total=float(n_hv),
+                             accepted=float(accepted), actred=actred, prered=prered)
+        if keep_iterates:
+            iterates.append(w.copy())
+        if accepted and gnorm <= eps * gnorm0:
+            status = STATUS_CONVERGED
+        elif stop:
+            status = STATUS_CALLBACK
+        elif f < -1.0e32:
+            status = STATUS_NO_PROGRESS
+        elif abs(actred) <= 0 and prered <= 0:
+            status = STATUS_NO_PROGRESS
+        elif abs(actred) <= 1.0e-12 * abs(f) and abs(prered) <= 1.0e-12 * abs(f):
+            status = STATUS_NO_PROGRESS
+    nit = it - 1
+    messages = {
+        STATUS_CONVERGED: (f"||grad f|| = {gnorm:.3g} <= eps ||grad f(0)|| = "
+                           f"{eps * gnorm0:.3g} after {nit} Newton steps"),
+        STATUS_MAX_ITER: f"max_iter={max_iter} Newton steps done; ||grad f|| = {gnorm:.3g}",
+        STATUS_CALLBACK: f"callback raised StopIteration after trust-region step {trial}",
+        STATUS_NO_PROGRESS: (f"actual and predicted reductions at rounding level after "
+                             f"{nit} Newton steps; ||grad f|| = {gnorm:.3g} > "
+                             f"eps ||grad f(0)|| = {eps * gnorm0:.3g}"),
+    }
+    return SolverResult(
+        x=w, dual=None, primal_objective=f, dual_objective=dual,
+        gap=f - dual if has_dual else math.nan, nit=nit,
+        success=status == STATUS_CONVERGED, status=status, message=messages[status],
+        solver=solver, trace=runner.trace, grad_norm=gnorm, grad_norm0=gnorm0,
+        f0=f0, n_hv=n_hv, **({"iterates": iterates} if keep_iterates else {}))

@@ -1,0 +1,92 @@
+"""polyrank reproduce ranksvm-* and polyrank bench ranksvm on tiny
+configurations: properties of the results, never timings (DESIGN.md)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from polyrank.cli import main
+from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ranksvm, large_k_problem,
+                                  ranksvm_fig4, ranksvm_methods, ranksvm_vs_svr)
+from polyrank.ranksvm import group_queries
+
+
+def test_registered_names():
+    assert {"ranksvm-fig4", "ranksvm-methods", "ranksvm-vs-svr"} <= set(EXPERIMENTS)
+    assert "ranksvm" in BENCHES
+
+
+def test_large_k_problem_has_k_equal_l_per_query():
+    X, y, qid = large_k_problem(1, n_queries=3, docs_per_query=50)
+    g = group_queries(y, qid)
+    assert g.kq.tolist() == [50, 50, 50] and g.n_pairs == 3 * 50 * 49 // 2
+    assert X.min() >= 0 and X.max() <= 1
+
+
+def test_fig4_tiny_methods_reach_the_same_optimum():
+    res = ranksvm_fig4(quick=True, eps=1e-6, large_k=(2, 60), figure=True)
+    rows = res.rows
+    for name, info in res.summary["datasets"].items():
+        assert set(info["methods"]) == {"direct", "y_tree", "selection_tree"}
+        for m, v in info["methods"].items():
+            assert v["final_rel_f"] < 1e-8                # every method reaches f*
+            pts = [r for r in rows if r["dataset"] == name and r["method"] == m]
+            f = np.array([r["f"] for r in pts])
+            assert np.all(np.diff(f) <= 1e-12 * f[0])     # f decreases
+            assert pts[0]["step"] == 0 and pts[0]["time_s"] == 0.0
+        assert 0 < info["default_line"] < 1e-3
+    mq = res.summary["datasets"]["MQ2008"]
+    assert mq["n_pairs"] == 52325 and mq["f_star"] == pytest.approx(29566.5228, rel=1e-6)
+    assert len(res.figure.data) == 6                       # 3 methods x 2 panels
+    json.dumps(res.summary, allow_nan=False)
+
+
+def test_methods_tiny_grid():
+    res = ranksvm_methods(grid=(0.25, 1.0), cp_max_iter=15, figure=False)
+    s = res.summary
+    assert s["selected_C"]["l2"]["pairwise_accuracy"] in (0.25, 1.0)
+    tree, prsvm = s["solvers"]["tree-tron"], s["solvers"]["prsvm+"]
+    # PRSVM+ solves the same problem: same optimum, same test measures
+    assert tree["f"] == pytest.approx(prsvm["f"], rel=1e-9)
+    assert tree["test_pairwise_accuracy"] == pytest.approx(prsvm["test_pairwise_accuracy"],
+                                                           abs=1e-4)
+    assert 0.80 < tree["test_pairwise_accuracy"] < 0.85 and 0.42 < tree["test_mean_ndcg"] < 0.5
+    path = [r for r in res.rows if r["kind"] == "path" and r["solver"] == "tree-tron"]
+    assert path[-1]["rel_f"] < 1e-6 and path[0]["rel_f"] > path[-1]["rel_f"]
+    cp = s["solvers"]["l1-cutting-plane"]
+    assert cp["gap"] >= 0 and cp["work"] == cp["steps"]
+    json.dumps(s, allow_nan=False)
+
+
+def test_vs_svr_tiny_grid_and_rankers_beat_chance():
+    res = ranksvm_vs_svr(grid=(0.125, 1.0), figure=False)
+    r = res.summary["results"]
+    assert set(r) == {"ranksvm-l2/pairwise_accuracy", "ranksvm-l2/mean_ndcg",
+                      "svr-l2/pairwise_accuracy", "svr-l2/mean_ndcg"}
+    for v in r.values():
+        assert v["C"] in (0.125, 1.0) and 0.75 < v["test_pairwise_accuracy"] < 0.9
+    sel = [row for row in res.rows if row["kind"] == "selection"]
+    assert len(sel) == 4
+
+
+def test_bench_tiny():
+    res = bench_ranksvm(quick=True, repeats=1, large_k=(2, 60))
+    methods = {r["method"] for r in res.rows}
+    assert methods == {"selection_tree", "y_tree", "direct", "prsvm_plus"}
+    f = {r["dataset"]: [] for r in res.rows}
+    for r in res.rows:
+        f[r["dataset"]].append(r["f"])
+    for vals in f.values():                               # same problem, same eps: same f
+        assert max(vals) - min(vals) <= 1e-3 * min(vals)
+    assert any("target MQ2008" in n for n in res.notes)
+    assert isinstance(res.summary["target_mq2008_met"], bool)
+    json.dumps(res.summary, allow_nan=False)
+    assert "ranksvm" in res.format_table() or "selection_tree" in res.format_table()
+
+
+def test_cli_lists_the_experiments(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("ranksvm-fig4", "ranksvm-methods", "ranksvm-vs-svr"):
+        assert name in out
