@@ -96,7 +96,9 @@ def _datasets(quick: bool, seed: int, large_k: tuple | None):
     from ..datasets import load_mq2008
 
     d = load_mq2008()
-    nq, lq = large_k if large_k is not None else ((5, 400) if quick else (10, 2000))
+    # full size: two queries of 10,000 documents, each with its own level (k_q = l_q),
+    # large enough for the O(l k) of direct counting to show against O(l log k)
+    nq, lq = large_k if large_k is not None else ((5, 400) if quick else (2, 10000))
     Xk, yk, qk = large_k_problem(seed, nq, lq)
     return {"MQ2008": (d.X_train, d.y_train, d.qid_train),
             f"large-k ({nq} x {lq})": (Xk, yk, qk)}, d
@@ -121,7 +123,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     Parameters
     ----------
     quick : bool
-        Large-k set of 5 queries x 400 documents (default 10 x 2000);
+        Large-k set of 5 queries x 400 documents (default 2 x 10000);
         eps 1e-6 (default 1e-8).
     seed : int
         Seed of the large-k set.
