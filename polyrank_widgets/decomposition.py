@@ -972,7 +972,9 @@ class DecompositionViewer(WidgetDisplay):
             self._trace("B (filled circles)").update(**nodes(is_b))
             self._trace("not in piece (gray)").update(**nodes(~(is_a | is_b)))
             self.fig.layout.title = dict(
-                text=title, subtitle=dict(text=subtitle, font=dict(size=12)),
+                # one title with two lines, not a plotly subtitle (see
+                # KnotExplorer._render: subtitles overlap in JupyterLab)
+                text=f"{title}<br><span style='font-size:12px'>{subtitle}</span>",
                 x=0.0, xanchor="left", xref="paper", y=0.975, yanchor="top",
                 yref="container", font=dict(size=16))
         self.readout.value = self._readout_html(loss, (wr, ws), total)

@@ -452,11 +452,15 @@ class KnotExplorer(WidgetDisplay):
             self.fig.layout.shapes = shapes
             # a small margin left of 0 keeps the knot markers at z = 0 whole
             self.fig.layout.xaxis.range = [-0.02 * s.z_max, s.z_max]
+            # the second line is part of the title text, not a plotly
+            # subtitle: a subtitle is placed by measuring the title, which
+            # reads 0 in a widget drawn before it is attached to the page
+            # (the two overlapped in JupyterLab; tests/browser)
             self.fig.layout.title = dict(
                 text=(f"Minimiser of g(z; μ) + g(z; ν):  z* = {_fmt(s.z_star)},  "
-                      f"C = {_fmt(self._C)}"),
-                subtitle=dict(text=(f"z* lies in the bracket [{_fmt(lo)}, {_fmt(hi)}] "
-                                    f"between consecutive knots  ·  {_SOURCE}")),
+                      f"C = {_fmt(self._C)}<br><span style='font-size:13px'>"
+                      f"z* lies in the bracket [{_fmt(lo)}, {_fmt(hi)}] "
+                      f"between consecutive knots  ·  {_SOURCE}</span>"),
                 x=0.0, xanchor="left", xref="paper", y=0.97, yanchor="top",
                 yref="container")
         self.readout.value = self._readout_html()

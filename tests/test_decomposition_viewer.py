@@ -125,7 +125,7 @@ def test_fig2_middle_piece_symbols(fig1):
     assert black_edges(fig1.fig) == {(2, 1), (2, 5), (4, 1), (4, 5)}
     assert fig1.piece_index == 1 and fig1.piece_slider.value == 2
     assert "piece 2 of d = 2" in fig1.fig.layout.title.text
-    assert "σ = 1" in fig1.fig.layout.title.subtitle.text
+    assert "σ = 1" in fig1.fig.layout.title.text.split("<br>")[1]
 
 
 def test_fig2_bottom_piece_is_everything():
@@ -422,3 +422,18 @@ def test_display_protocol(fig1):
     assert fig1.fig in fig1.widget.children
     assert fig1.status in fig1.widget.children[1].children
     assert "d=2" in repr(fig1)
+
+
+def test_display_sends_the_current_figure_state():
+    """The FigureWidget inside the viewer's HBox must reach the browser with
+    the traces it has at display time (replaced by ``_rebuild`` after the
+    FigureWidget was built); the real-browser test in tests/browser shows
+    the edges were missing before ``WidgetDisplay`` refreshed the state."""
+    v = DecompositionViewer(FIG1, "adjacent_layers")
+    bundle = v._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    sent = v.fig._widget_data                     # the state the browser builds from
+    assert [t["name"] for t in sent] == [t.name for t in v.fig.data]
+    edges = [t for t in sent if t["name"].startswith("edge ")]
+    assert len(edges) == v.n_edges
+    assert all(len(t["x"]) == len(t["y"]) > 1 for t in edges)
