@@ -424,16 +424,20 @@ def test_display_protocol(fig1):
     assert "d=2" in repr(fig1)
 
 
-def test_display_sends_the_current_figure_state():
-    """The FigureWidget inside the viewer's HBox must reach the browser with
-    the traces it has at display time (replaced by ``_rebuild`` after the
-    FigureWidget was built); the real-browser test in tests/browser shows
-    the edges were missing before ``WidgetDisplay`` refreshed the state."""
+def test_the_browser_gets_the_finished_figure_at_construction():
+    """The FigureWidget is built from the finished first picture, so the
+    state the browser draws from (``_widget_data``, set at construction)
+    holds every edge with its curve; the real-browser test in tests/browser
+    showed the edges without coordinates when the traces were replaced on the
+    FigureWidget before display."""
     v = DecompositionViewer(FIG1, "adjacent_layers")
-    bundle = v._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-    sent = v.fig._widget_data                     # the state the browser builds from
+    sent = v.fig._widget_data
     assert [t["name"] for t in sent] == [t.name for t in v.fig.data]
     edges = [t for t in sent if t["name"].startswith("edge ")]
-    assert len(edges) == v.n_edges
+    assert len(edges) == v.n_edges == 8
     assert all(len(t["x"]) == len(t["y"]) > 1 for t in edges)
+    assert v.fig.layout.title.text.startswith("Feedback graph")
+    assert v._edge_traces[0] is v.fig.data[1]             # updates reach the widget
+    v.select_piece(1)
+    assert {t.name for t in v._edge_traces if t.line.color == "#111111"} == {
+        "edge 2→1", "edge 2→5", "edge 4→1", "edge 4→5"}

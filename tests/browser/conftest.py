@@ -97,8 +97,13 @@ def page(request, browser, lab, artifacts):
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     context.set_default_timeout(30_000)
     p = context.new_page()
+    errors = []
+    p.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    p.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
+         if m.type == "error" else None)
     yield p
     if getattr(request.node, "browser_failed", False):
+        print("\n".join(["browser errors:"] + errors[-20:]))
         try:
             p.screenshot(path=str(artifacts / f"FAILED-{request.node.name}.png"))
         except Exception:

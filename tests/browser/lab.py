@@ -350,7 +350,7 @@ class Notebook:
         prompts = self.page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
         return sum("*" in p for p in prompts)
 
-    def run_all(self, timeout_ms: int = 180_000) -> "Notebook":
+    def run_all(self, timeout_ms: int = 300_000) -> "Notebook":
         """Run -> Run All Cells from the menu bar, wait until every code cell
         has run and the kernel is idle, and fail on any error output."""
         page = self.page
@@ -423,13 +423,27 @@ class Notebook:
         ).all_inner_texts())
 
     def figure(self, title_contains: str, timeout_ms: int = STEP_MS) -> Figure:
-        """The rendered plotly figure whose title contains ``title_contains``,
-        with ``.widget`` the ipywidgets box holding it and its controls."""
-        loc = self.page.locator(".js-plotly-plot").filter(
-            has=self.page.locator(".gtitle", has_text=title_contains))
-        loc.first.wait_for(state="visible", timeout=timeout_ms)
-        assert loc.count() == 1, (f"{loc.count()} figures have a title containing "
-                                  f"{title_contains!r}")
+        """The rendered plotly figure whose title contains ``title_contains``
+        (whitespace-normalised), with ``.widget`` the ipywidgets box holding
+        it and its controls.  AssertionError, listing the titles on the
+        page, if not exactly one figure matches within ``timeout_ms``."""
+        plots = self.page.locator(".js-plotly-plot")
+        want = " ".join(title_contains.split())
+
+        def matches():
+            # a figure scrolled out of sight may not be drawn yet: scroll the
+            # undrawn ones into view, as a person scrolling the notebook would
+            titles = plots.evaluate_all(
+                """gds => gds.map(g => {
+                       const t = g.querySelector('.gtitle');
+                       if (!t || !t.textContent) g.scrollIntoView({block: 'center'});
+                       return t ? t.textContent : ''; })""")
+            return [i for i, t in enumerate(titles) if want in " ".join(t.split())], titles
+
+        found = _poll(matches, lambda m: len(m[0]) >= 1, timeout_ms,
+                      f"a figure titled ...{want}...")
+        assert len(found[0]) == 1, f"{len(found[0])} figures match {want!r}: {found[1]}"
+        loc = plots.nth(found[0][0])
         # the outermost widget box around the figure: the widget's HBox/VBox
         box = loc.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), "
                           "' widget-box ')][last()]")
@@ -458,6 +472,20 @@ class Notebook:
     def select(self, description: str, label: str, within=None) -> None:
         """Choose option ``label`` of the dropdown ``description``."""
         self.dropdown(description, within).select_option(label=label)
+
+    def type_text(self, description: str, text: str, within=None) -> None:
+        """Replace the content of the text box labelled ``description`` by
+        ``text`` and press Enter (``continuous_update=False`` boxes send
+        their value then)."""
+        scope = within if within is not None else self.page
+        loc = scope.locator(".widget-text").filter(
+            has=self.page.locator(".widget-label", has_text=re.compile(
+                rf"^\s*{re.escape(description)}\s*$")))
+        assert loc.count() == 1, f"{loc.count()} text boxes labelled {description!r}"
+        box = loc.locator("input")
+        box.fill(text)
+        box.press("Enter")
+        box.blur()
 
     def html_text(self, within) -> str:
         """The text of the ipywidgets HTML readouts inside ``within``."""

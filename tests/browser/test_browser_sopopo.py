@@ -64,9 +64,11 @@ def test_tour_knot_explorer_C_slider_moves_z_star(lab, page, artifacts):
     slider.type_value("0.5")
     fig.wait_for_trace("z*", lambda t: t["x"][0] < 0.9)
     s = knot_state(fig)
-    assert s["z_star"] == pytest.approx(0.5) and s["C"] == pytest.approx(0.5)
-    assert s["bracket"] == pytest.approx((0.0, 0.5))
-    assert "bracket [0, 0.5]" in fig.title()
+    # the log slider snaps to its step of 0.01 decades: C = 10^-0.3 = 0.5012
+    assert s["C"] == pytest.approx(0.5, rel=0.01)
+    assert s["z_star"] == pytest.approx(s["C"])
+    assert s["bracket"] == pytest.approx((0.0, s["C"]))
+    assert f"bracket [0, {s['C']:.4g}]" in fig.title()
     nb.screenshot(artifacts / "tour_knot_explorer_C0.5.png", fig.widget)
 
 
@@ -170,6 +172,17 @@ def test_notebook02_decomposition_viewer(lab, page, artifacts):
     assert labels(fig, "B (filled circles)") == [5]
     assert "total loss (Eq. 3)" in nb.html_text(fig.widget)
     nb.screenshot(artifacts / "nb02_decomposition_all_pairs_piece2.png", fig.widget)
+
+    # a new gamma typed into its box: the graph is rebuilt in the page (the
+    # traces are replaced after display), 1 > 0 = 0 gives the edges 1->2, 1->3
+    nb.type_text("γ", "1, 0, 0", within=fig.widget)
+    fig.wait_for_title(lambda t: "Feedback graph of γ = (1, 0, 0): all pairs, piece 2 of d = 2"
+                       in " ".join(t.split()))
+    edges = [t for t in fig.traces() if (t["name"] or "").startswith("edge ")]
+    assert sorted(t["name"] for t in edges) == ["edge 1→2", "edge 1→3"]
+    assert all(len(t["x"]) > 1 and len(t["y"]) == len(t["x"]) for t in edges)
+    assert black_edges(fig) == {(1, 3)}                  # all pairs, still piece 2
+    nb.screenshot(artifacts / "nb02_decomposition_new_gamma.png", fig.widget)
 
     # the figures of the paper's Fig. 6-8 are drawn with data too
     for title in ("Fig. 6", "Fig. 7", "Fig. 8"):
