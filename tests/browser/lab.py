@@ -376,6 +376,27 @@ class Notebook:
         self.assert_no_errors()
         return self
 
+    def run_cells_in_turn(self, timeout_ms: int = 300_000) -> "Notebook":
+        """Run the cells one at a time with Shift+Enter, as a person reading
+        the notebook does: after each cell wait for the kernel to be idle
+        and for the figures it displayed to be drawn, then go on; fail on
+        any error output."""
+        n = self.page.locator(".jp-Notebook .jp-Cell").count()
+        self.settle(30_000, quiet_s=0.5)
+        self.cell(0).click(position={"x": 5, "y": 5})
+        self.page.keyboard.press("Escape")                # command mode
+        for i in range(n):
+            self.page.keyboard.press("Shift+Enter")
+            self.page.wait_for_timeout(200)
+            self.wait_idle(timeout_ms)
+            plots = self.cell(i).locator(".js-plotly-plot")
+            _poll(lambda: plots.evaluate_all(
+                "gds => gds.every(g => g._fullLayout && g.querySelector('.gtitle') "
+                "&& g.querySelector('.gtitle').textContent)"),
+                  bool, 20_000, f"the figures of cell {i} to be drawn")
+        self.assert_no_errors()
+        return self
+
     def _n_started(self) -> int:
         prompts = self.page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
         return sum(bool(re.search(r"\[(\*|\d+)\]", p)) for p in prompts)
@@ -483,9 +504,10 @@ class Notebook:
                 rf"^\s*{re.escape(description)}\s*$")))
         assert loc.count() == 1, f"{loc.count()} text boxes labelled {description!r}"
         box = loc.locator("input")
-        box.fill(text)
-        box.press("Enter")
-        box.blur()
+        box.click()
+        self.page.keyboard.press("Control+A")
+        self.page.keyboard.type(text)
+        self.page.keyboard.press("Enter")
 
     def html_text(self, within) -> str:
         """The text of the ipywidgets HTML readouts inside ``within``."""
