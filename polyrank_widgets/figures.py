@@ -4,7 +4,7 @@ Regenerate the README pictures with::
 
     python -m polyrank_widgets.figures notebooks/figures
 
-(about half a minute: one yeast fit, the quick Fig. 8 reproduction and four
+(about a minute: one yeast fit, the quick Fig. 8 reproduction and four
 exports).
 
 Exporting needs kaleido (the ``dev`` extra) and a Chromium browser
