@@ -364,9 +364,16 @@ class DecompositionViewer(WidgetDisplay):
         self._j = j
         self._syncing = False
         self._graph = _layout_graph(self._gamma)
-        self.fig = go.FigureWidget(layout=self._base_layout())
+        # the first picture is drawn on a plain Figure and the FigureWidget is
+        # built from it: its construction state is what the browser draws
+        # (traces replaced before the widget is shown reached JupyterLab
+        # without their coordinates; tests/browser)
+        self.fig = go.Figure(layout=self._base_layout())
         self._build_controls()
         self._rebuild()
+        self.fig = go.FigureWidget(self.fig)
+        self._edge_traces = [t for t in self.fig.data if t.name.startswith("edge ")]
+        self.widget = ipw.HBox([self.fig, self._controls])
         self._sync_controls()
 
     # ------------------------------------------------------------ checks
@@ -496,11 +503,10 @@ class DecompositionViewer(WidgetDisplay):
         self.piece_slider.observe(self._on_piece, names="value")
         self.normalize_checkbox.observe(self._on_normalize, names="value")
         self.scores_text.observe(self._on_scores_text, names="value")
-        controls = ipw.VBox([self.gamma_text, self.decomposition_dropdown,
-                             self.custom_text, self.normalize_checkbox,
-                             self.piece_slider, self.piece_label, self.scores_text,
-                             self.status, self.readout])
-        self.widget = ipw.HBox([self.fig, controls])
+        self._controls = ipw.VBox([self.gamma_text, self.decomposition_dropdown,
+                                   self.custom_text, self.normalize_checkbox,
+                                   self.piece_slider, self.piece_label, self.scores_text,
+                                   self.status, self.readout])
 
     # ------------------------------------------------------------ state
     @property
@@ -972,7 +978,9 @@ class DecompositionViewer(WidgetDisplay):
             self._trace("B (filled circles)").update(**nodes(is_b))
             self._trace("not in piece (gray)").update(**nodes(~(is_a | is_b)))
             self.fig.layout.title = dict(
-                text=title, subtitle=dict(text=subtitle, font=dict(size=12)),
+                # one title with two lines, not a plotly subtitle (see
+                # KnotExplorer._render: subtitles overlap in JupyterLab)
+                text=f"{title}<br><span style='font-size:12px'>{subtitle}</span>",
                 x=0.0, xanchor="left", xref="paper", y=0.975, yanchor="top",
                 yref="container", font=dict(size=16))
         self.readout.value = self._readout_html(loss, (wr, ws), total)

@@ -4,6 +4,9 @@ Regenerate the README pictures with::
 
     python -m polyrank_widgets.figures notebooks/figures
 
+(about a minute: one yeast fit, the quick Fig. 8 reproduction and four
+exports).
+
 Exporting needs kaleido (the ``dev`` extra) and a Chromium browser
 (``/usr/bin/chromium`` on Debian: ``apt-get install chromium``).
 """
@@ -24,6 +27,11 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     - ``gap_monitor_yeast.png``: :class:`~polyrank_widgets.GapMonitor` during
       a :class:`polyrank.LabelRanker` fit on the bundled yeast data
       (C = 0.1, all-pairs decomposition, bias 1, tol 1e-4).
+    - ``decomposition_viewer.png``: :class:`~polyrank_widgets.DecompositionViewer`
+      on the paper's gamma = (-1, 0, 2, 0, -1), adjacent layers (Sec. 2,
+      Fig. 1-2).
+    - ``reproduce_sopopo_fig8.png``: the figure ``polyrank reproduce
+      sopopo-fig8 --quick`` writes as HTML (Sec. 5, Fig. 8, seed 0).
 
     Parameters
     ----------
@@ -47,6 +55,9 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     from polyrank import LabelRanker
     from polyrank.datasets import load_yeast
 
+    from polyrank.experiments import run_experiment
+
+    from .decomposition import DecompositionViewer
     from .gap import GapMonitor
     from .knots import KnotExplorer
 
@@ -64,6 +75,15 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
         data.X_train, data.Y_train, callback=monitor)
     path = out / "gap_monitor_yeast.png"
     monitor.fig.write_image(path, scale=scale)
+    written.append(path)
+
+    viewer = DecompositionViewer(gamma=(-1, 0, 2, 0, -1), decomposition="adjacent_layers")
+    path = out / "decomposition_viewer.png"
+    viewer.fig.write_image(path, scale=scale)
+    written.append(path)
+
+    path = out / "reproduce_sopopo_fig8.png"
+    run_experiment("sopopo-fig8", quick=True, seed=0).write_png(path, scale=scale)
     written.append(path)
     return written
 

@@ -116,11 +116,15 @@ class GapMonitor(WidgetDisplay):
         self.stop_at_gap = (None if stop_at_gap is None
                             else check_positive(stop_at_gap, "stop_at_gap", strict=False))
         self.history: dict[str, list] = {f: [] for f in _FIELDS}
+        # drawn on a plain Figure first; the FigureWidget is built from it, so
+        # that its construction state is what the browser draws (see
+        # KnotExplorer.__init__)
         self.fig = self._build_figure()
-        self.widget = ipw.VBox([self.fig])
         self._render()
+        self.fig = go.FigureWidget(self.fig)
+        self.widget = ipw.VBox([self.fig])
 
-    def _build_figure(self) -> go.FigureWidget:
+    def _build_figure(self) -> go.Figure:
         fig = make_subplots(rows=2, cols=1, shared_xaxes=True,
                             vertical_spacing=0.09, row_heights=[0.5, 0.5])
         hover = "iteration %{x}<br>%{fullData.name} = %{y:.6g}<extra></extra>"
@@ -145,7 +149,7 @@ class GapMonitor(WidgetDisplay):
                          exponentformat="power", row=2, col=1)
         fig.update_xaxes(title_text="iteration (solver pass, epoch or step)",
                          row=2, col=1)
-        return go.FigureWidget(fig)
+        return fig
 
     def __call__(self, info) -> None:
         """Record one iteration and redraw.

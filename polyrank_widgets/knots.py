@@ -140,9 +140,15 @@ class KnotExplorer(WidgetDisplay):
         self._n_grid = check_int(n_grid, "n_grid", minimum=2)
         self._syncing = False
         self._scene = _compute_scene(self._mu, self._nu, self._C, self._n_grid)
+        # the first picture is drawn on a plain Figure and the FigureWidget is
+        # built from it: its construction state is what the browser draws
+        # (edits sent before the widget is shown are not reliably applied in
+        # JupyterLab; tests/browser)
         self.fig = self._build_figure()
         self._build_controls()
         self._render()
+        self.fig = go.FigureWidget(self.fig)
+        self.widget = ipw.HBox([self.fig, self._controls])
 
     # ------------------------------------------------------------ builders
     @classmethod
@@ -215,7 +221,7 @@ class KnotExplorer(WidgetDisplay):
         return cls.from_projection(x, gamma, U, np.array([3, 4, 5]),
                                    np.array([0, 1, 2]), C, **kwargs)
 
-    def _build_figure(self) -> go.FigureWidget:
+    def _build_figure(self) -> go.Figure:
         c = _COLORS
         line_hover = "z = %{x:.4g}<br>%{fullData.name} = %{y:.4g}<extra></extra>"
         knot_hover = "knot z = %{x:.4g}<br>g = %{y:.4g}<extra>%{fullData.name}</extra>"
@@ -249,7 +255,7 @@ class KnotExplorer(WidgetDisplay):
                         x=0.0),
             hovermode="closest",
         )
-        return go.FigureWidget(data=traces, layout=layout)
+        return go.Figure(data=traces, layout=layout)
 
     def _build_controls(self) -> None:
         e = np.log10(self._C)
@@ -271,9 +277,8 @@ class KnotExplorer(WidgetDisplay):
         self.C_slider.observe(self._on_C, names="value")
         self.entry_dropdown.observe(self._on_entry_choice, names="value")
         self.entry_slider.observe(self._on_entry_value, names="value")
-        controls = ipw.VBox([self.C_slider, self.entry_dropdown,
-                             self.entry_slider, self.readout])
-        self.widget = ipw.HBox([self.fig, controls])
+        self._controls = ipw.VBox([self.C_slider, self.entry_dropdown,
+                                   self.entry_slider, self.readout])
 
     # ------------------------------------------------------------ state
     @property
@@ -452,11 +457,15 @@ class KnotExplorer(WidgetDisplay):
             self.fig.layout.shapes = shapes
             # a small margin left of 0 keeps the knot markers at z = 0 whole
             self.fig.layout.xaxis.range = [-0.02 * s.z_max, s.z_max]
+            # the second line is part of the title text, not a plotly
+            # subtitle: a subtitle is placed by measuring the title, which
+            # reads 0 in a widget drawn before it is attached to the page
+            # (the two overlapped in JupyterLab; tests/browser)
             self.fig.layout.title = dict(
                 text=(f"Minimiser of g(z; μ) + g(z; ν):  z* = {_fmt(s.z_star)},  "
-                      f"C = {_fmt(self._C)}"),
-                subtitle=dict(text=(f"z* lies in the bracket [{_fmt(lo)}, {_fmt(hi)}] "
-                                    f"between consecutive knots  ·  {_SOURCE}")),
+                      f"C = {_fmt(self._C)}<br><span style='font-size:13px'>"
+                      f"z* lies in the bracket [{_fmt(lo)}, {_fmt(hi)}] "
+                      f"between consecutive knots  ·  {_SOURCE}</span>"),
                 x=0.0, xanchor="left", xref="paper", y=0.97, yanchor="top",
                 yref="container")
         self.readout.value = self._readout_html()

@@ -125,7 +125,7 @@ def test_fig2_middle_piece_symbols(fig1):
     assert black_edges(fig1.fig) == {(2, 1), (2, 5), (4, 1), (4, 5)}
     assert fig1.piece_index == 1 and fig1.piece_slider.value == 2
     assert "piece 2 of d = 2" in fig1.fig.layout.title.text
-    assert "σ = 1" in fig1.fig.layout.title.subtitle.text
+    assert "σ = 1" in fig1.fig.layout.title.text.split("<br>")[1]
 
 
 def test_fig2_bottom_piece_is_everything():
@@ -422,3 +422,22 @@ def test_display_protocol(fig1):
     assert fig1.fig in fig1.widget.children
     assert fig1.status in fig1.widget.children[1].children
     assert "d=2" in repr(fig1)
+
+
+def test_the_browser_gets_the_finished_figure_at_construction():
+    """The FigureWidget is built from the finished first picture, so the
+    state the browser draws from (``_widget_data``, set at construction)
+    holds every edge with its curve; the real-browser test in tests/browser
+    showed the edges without coordinates when the traces were replaced on the
+    FigureWidget before display."""
+    v = DecompositionViewer(FIG1, "adjacent_layers")
+    sent = v.fig._widget_data
+    assert [t["name"] for t in sent] == [t.name for t in v.fig.data]
+    edges = [t for t in sent if t["name"].startswith("edge ")]
+    assert len(edges) == v.n_edges == 8
+    assert all(len(t["x"]) == len(t["y"]) > 1 for t in edges)
+    assert v.fig.layout.title.text.startswith("Feedback graph")
+    assert v._edge_traces[0] is v.fig.data[1]             # updates reach the widget
+    v.select_piece(1)
+    assert {t.name for t in v._edge_traces if t.line.color == "#111111"} == {
+        "edge 2→1", "edge 2→5", "edge 4→1", "edge 4→5"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 __all__ = ["main", "demo"]
 
@@ -168,7 +169,12 @@ def _cmd_reproduce(args) -> int:
     text = sys.stderr if args.json else sys.stdout
     summaries = {}
     status = 0
-    for name in names:
+    index = []
+    t_all = time.perf_counter()
+    for k, name in enumerate(names, 1):
+        if len(names) > 1:
+            print(f"[{k}/{len(names)}] {name}: {EXPERIMENTS[name].description}",
+                  file=sys.stderr, flush=True)
         res = run_experiment(name, quick=args.quick, seed=args.seed,
                              progress=not args.no_progress)
         written = [res.write_csv(out_dir / f"{name}.csv"),
@@ -185,10 +191,34 @@ def _cmd_reproduce(args) -> int:
                 print(f"could not write {name}.png: {type(exc).__name__}: {exc}", file=text)
         print("wrote " + ", ".join(map(str, written)), file=text, flush=True)
         summaries[name] = res.summary
+        index.append((name, res.title, res.notes))
+    if len(names) > 1:
+        page = _write_index(out_dir / "index.html", index, quick=args.quick)
+        print(f"\n{len(names)} experiments in {time.perf_counter() - t_all:.0f} s; "
+              f"open {page} in a browser for all figures", file=text, flush=True)
     if args.json:
         doc = summaries if args.name == "all" else summaries[names[0]]
         print(json.dumps(doc, indent=2, allow_nan=False))
     return status
+
+
+def _write_index(path, entries, quick: bool):
+    """Write ``index.html`` linking every experiment's HTML figure and CSV
+    table, with its title and notes (what ``reproduce all`` opens with)."""
+    from html import escape
+
+    items = "".join(
+        f"<li><a href='{escape(name)}.html'><b>{escape(name)}</b></a> "
+        f"(<a href='{escape(name)}.csv'>CSV</a>): {escape(title)}"
+        + ("<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>" if notes else "")
+        + "</li>" for name, title, notes in entries)
+    path.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<title>polyrank reproduce</title></head>"
+        "<body style='font-family:sans-serif;max-width:60em;margin:2em auto'>"
+        f"<h1>polyrank reproduce all{' --quick' if quick else ''}</h1>"
+        f"<ul>{items}</ul></body></html>", encoding="utf-8")
+    return path
 
 
 def _cmd_warmup(args) -> int:
@@ -246,7 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the summary as JSON on stdout (the table goes to stderr); "
                         "with 'all', a JSON object keyed by experiment name")
     p.add_argument("--out", default="polyrank-output",
-                   help="directory for NAME.csv and NAME.html (default polyrank-output)")
+                   help="directory for NAME.csv and NAME.html, and index.html linking them "
+                        "all with 'all' (default polyrank-output)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data and solvers")
     p.add_argument("--png", action="store_true",
                    help="also write OUT/NAME.png (needs kaleido and Chrome/Chromium)")
