@@ -90,9 +90,9 @@ def test_display_protocol(slider):
 def test_the_browser_gets_the_finished_figure_at_construction(slider):
     """The FigureWidget is built from the finished first picture, so the
     state the browser draws from (``_widget_data`` / ``_widget_layout``, set
-    at construction) holds the curve, the marker at r and the title; the
-    real-browser tests (tests/browser) showed traces added or changed on a
-    FigureWidget before display reaching JupyterLab without them."""
+    at construction) holds the curve, the marker at r and the title, as for
+    the other widgets (traces changed on their FigureWidget before display
+    reached JupyterLab without coordinates; tests/browser)."""
     sent = slider.fig._widget_data
     assert [t["name"] for t in sent] == ["curve", "current"]
     assert list(sent[0]["x"]) == [-0.5, 0.0, 0.5] and list(sent[0]["y"]) == [30.0, 20.0, 25.0]

@@ -9,6 +9,12 @@ Reference values: ``m3l-multilabel-zero-shot.txt``, Sec. 7.2.1, Fig. 5 (the
 test Hamming loss of two labels under R = [[1, r], [r, 1]]), recomputed here
 by a cold M3L fit outside the browser; ``large-scale-linear-ranksvm.txt``,
 Sec. 4.1 (the TRON log printed by notebook 04, one line per Newton step).
+
+Both widgets now build their FigureWidget from a finished plain Figure, as
+KnotExplorer, GapMonitor and DecompositionViewer do.  Note: with the earlier
+construction (traces added to / updated on the FigureWidget before display)
+these two tests passed as well, run cell by cell and with Run All, so here
+they guard the behaviour rather than reproduce a failure seen on them.
 """
 
 from __future__ import annotations
@@ -117,6 +123,20 @@ def test_notebook06_correlation_slider(lab, page, artifacts):
     assert s3["loss"] == pytest.approx(cold_hamming_pct(0.6), abs=0.3)
     assert s3["loss"] > s2["loss"]
     nb.screenshot(artifacts / "nb06_correlation_slider_r+0.60.png", fig.widget)
+
+    # the GapMonitor of Sec. 2 (replayed from a finished SMO trace before it
+    # was shown): its first and last gaps are the ones the notebook prints
+    run_cells(nb, "res = m3l_smo(", "monitor = GapMonitor(title=\"M3L SMO")
+    printed = nb.stdout(nb.find_cell("res = m3l_smo("))
+    first, last = (float(v) for v in re.search(
+        r"gap: first sweep (\S+), last (\S+) <=", printed).groups())
+    gap_fig = nb.figure("M3L SMO (Alg. 1), dense R")
+    gap = gap_fig.trace("gap")
+    assert len(gap["x"]) >= 2 and gap["x"] == list(range(1, len(gap["x"]) + 1))
+    assert gap["y"][0] == pytest.approx(first, abs=0.05)
+    assert gap["y"][-1] == pytest.approx(last, rel=0.05)
+    assert f"iteration {len(gap['x'])}" in gap_fig.title()
+    nb.screenshot(artifacts / "nb06_gap_monitor_smo.png", gap_fig.widget)
 
 
 def parse_tron_log(text: str) -> list[tuple]:
