@@ -143,11 +143,17 @@ class CorrelationSlider(WidgetDisplay):
                                       readout_format="+.2f",
                                       layout=ipw.Layout(width="420px"))
         self.readout = ipw.HTML()
+        # the first picture (curve, marker at r, title) is drawn on a plain
+        # Figure and the FigureWidget is built from it: its construction
+        # state is what the browser draws (traces added or changed on a
+        # FigureWidget before it is shown reached JupyterLab without them;
+        # tests/browser)
         self.fig = self._build_figure()
-        self.slider.observe(self._on_slider, names="value")
-        self.widget = ipw.VBox([self.fig, ipw.HBox([self.slider, self.readout])])
         self._r = None
         self.set_r(r)
+        self.fig = go.FigureWidget(self.fig)
+        self.slider.observe(self._on_slider, names="value")
+        self.widget = ipw.VBox([self.fig, ipw.HBox([self.slider, self.readout])])
 
     # -- model ---------------------------------------------------------------
     @property
@@ -198,8 +204,8 @@ class CorrelationSlider(WidgetDisplay):
         if not self._syncing:
             self.set_r(change["new"])
 
-    def _build_figure(self) -> go.FigureWidget:
-        fig = go.FigureWidget()
+    def _build_figure(self) -> go.Figure:
+        fig = go.Figure()
         fig.add_scatter(x=self.curve[0], y=self.curve[1], mode="lines+markers",
                         name="curve", line={"color": _COLORS["curve"]},
                         hovertemplate="r = %{x:+.2f}<br>loss %{y:.2f} %<extra></extra>")

@@ -81,11 +81,15 @@ class TronMonitor(WidgetDisplay):
         self.grad_norm0 = None if grad_norm0 is None else check_positive(grad_norm0,
                                                                           "grad_norm0")
         self.history: dict[str, list] = {f: [] for f in _FIELDS}
+        # drawn on a plain Figure first; the FigureWidget is built from it, so
+        # that its construction state is what the browser draws (see
+        # KnotExplorer.__init__)
         self.fig = self._build_figure()
-        self.widget = ipw.VBox([self.fig])
         self._render()
+        self.fig = go.FigureWidget(self.fig)
+        self.widget = ipw.VBox([self.fig])
 
-    def _build_figure(self) -> go.FigureWidget:
+    def _build_figure(self) -> go.Figure:
         fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.12,
                             horizontal_spacing=0.12, subplot_titles=(
                                 "f(w)", "||grad f(w)||", "trust-region radius delta",
@@ -101,7 +105,7 @@ class TronMonitor(WidgetDisplay):
         fig.update_xaxes(title_text="trust-region step", row=2, col=2)
         fig.update_layout(template="plotly_white", width=900, height=560,
                           margin=dict(l=70, r=20, t=90, b=60))
-        return go.FigureWidget(fig)
+        return fig
 
     def __call__(self, info) -> None:
         """Record one TRON step and redraw.

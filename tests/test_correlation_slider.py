@@ -85,3 +85,19 @@ def test_display_protocol(slider):
     bundle = slider._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "CorrelationSlider" in repr(slider)
+
+
+def test_the_browser_gets_the_finished_figure_at_construction(slider):
+    """The FigureWidget is built from the finished first picture, so the
+    state the browser draws from (``_widget_data`` / ``_widget_layout``, set
+    at construction) holds the curve, the marker at r and the title, as for
+    the other widgets (traces changed on their FigureWidget before display
+    reached JupyterLab without coordinates; tests/browser)."""
+    sent = slider.fig._widget_data
+    assert [t["name"] for t in sent] == ["curve", "current"]
+    assert list(sent[0]["x"]) == [-0.5, 0.0, 0.5] and list(sent[0]["y"]) == [30.0, 20.0, 25.0]
+    assert list(sent[1]["x"]) == [0.0] and list(sent[1]["y"]) == [slider.hamming_pct]
+    assert "r = +0.00" in slider.fig._widget_layout["title"]["text"]
+    assert slider.fig in slider.widget.children                # the widget is what is shown
+    slider.slider.value = 0.25                                 # updates still reach it
+    assert list(slider.fig.data[1].x) == [0.25] and "r = +0.25" in slider.fig.layout.title.text

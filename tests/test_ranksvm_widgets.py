@@ -51,3 +51,19 @@ def test_rejected_steps_are_red_and_bad_input():
         TronMonitor(eps=0.0)
     with pytest.raises(TypeError, match="title"):
         TronMonitor(title=3)
+
+
+def test_the_browser_gets_the_finished_figure_at_construction():
+    """The FigureWidget is built from the finished first picture (four named
+    panels' traces, the titled layout), so the state the browser draws from
+    (``_widget_data`` / ``_widget_layout``, set at construction) is complete;
+    see tests/browser for what went wrong otherwise."""
+    mon = TronMonitor(title="test", grad_norm0=2.0, eps=0.1)
+    sent = mon.fig._widget_data
+    assert [t["name"] for t in sent] == ["f", "grad_norm", "delta", "cg_iter"]
+    assert [t["type"] for t in sent] == ["scatter", "scatter", "scatter", "bar"]
+    assert mon.fig._widget_layout["title"]["text"] == "test"
+    assert mon.fig._widget_layout["shapes"][0]["y0"] == pytest.approx(0.2)
+    assert mon.fig in mon.widget.children
+    mon(IterInfo(1, 0.1, 5.0, np.nan, np.nan, grad_norm=2.0, delta=1.0, cg_iter=3.0))
+    assert list(mon.fig.data[3].y) == [3] and "step 1" in mon.fig.layout.title.text

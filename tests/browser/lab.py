@@ -406,12 +406,32 @@ class Notebook:
         return sum(not re.search(r"\[\d+\]", p) for p in prompts)
 
     def run_cell(self, index: int, timeout_ms: int = 120_000) -> "Notebook":
-        """Click cell ``index`` (0-based, all cells) and press Shift+Enter."""
+        """Click cell ``index`` (0-based, all cells) and press Shift+Enter.
+
+        The click is repeated until that cell is the active one (a click
+        while the notebook scrolls after the previous Shift+Enter can land
+        on another cell), and the cell must then show a new execution count.
+        """
         cell = self.cell(index)
-        cell.locator(".jp-InputArea-editor").click()
+        prompt = cell.locator(".jp-InputPrompt").first
+        before = prompt.inner_text().strip()
+        for _ in range(5):
+            cell.locator(".jp-InputArea-editor").click()
+            self.page.wait_for_timeout(200)
+            if cell.evaluate("c => c.classList.contains('jp-mod-active')"):
+                break
+        else:
+            raise AssertionError(f"cell {index} does not become active when clicked")
         self.page.keyboard.press("Shift+Enter")
-        self.page.wait_for_timeout(300)
+        try:     # [*] or a new count: this cell was queued
+            _poll(lambda: prompt.inner_text().strip(), lambda t: t != before, 5_000,
+                  f"cell {index} to start")
+        except AssertionError:
+            pass     # ran and finished within a poll, with the same count as before
+        self.page.wait_for_timeout(100)
         self.wait_idle(timeout_ms)
+        assert re.search(r"\[\d+\]", prompt.inner_text()), (
+            f"cell {index} has no execution count: {prompt.inner_text()!r}")
         self.assert_no_errors()
         return self
 
