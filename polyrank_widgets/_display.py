@@ -1,4 +1,6 @@
-"""Jupyter display shared by every widget class."""
+"""Jupyter display and observer plumbing shared by every widget class."""
+
+from contextlib import contextmanager
 
 
 class WidgetDisplay:
@@ -11,3 +13,13 @@ class WidgetDisplay:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
+
+    @contextmanager
+    def _sync(self):
+        """Suppress the widget observers (they check ``self._syncing``) while
+        code moves the widgets."""
+        self._syncing = True
+        try:
+            yield
+        finally:
+            self._syncing = False

@@ -15,7 +15,6 @@ readout) which only shows it.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 import ipywidgets as ipw
 import numpy as np
@@ -192,14 +191,6 @@ class CorrelationSlider(WidgetDisplay):
         self._render()
 
     # -- view ----------------------------------------------------------------
-    @contextmanager
-    def _sync(self):
-        self._syncing = True
-        try:
-            yield
-        finally:
-            self._syncing = False
-
     def _on_slider(self, change) -> None:
         if not self._syncing:
             self.set_r(change["new"])

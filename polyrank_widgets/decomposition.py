@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import html
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import ipywidgets as ipw
@@ -753,15 +752,6 @@ class DecompositionViewer(WidgetDisplay):
         return j
 
     # ------------------------------------------------------------ plumbing
-    @contextmanager
-    def _sync(self):
-        """Suppress the widget observers while code moves the widgets."""
-        self._syncing = True
-        try:
-            yield
-        finally:
-            self._syncing = False
-
     def _sync_controls(self) -> None:
         d = len(self._pieces)
         with self._sync():

@@ -14,7 +14,6 @@ view only copies its arrays into a plotly ``FigureWidget``.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -390,15 +389,6 @@ class KnotExplorer(WidgetDisplay):
     def _update(self) -> None:
         self._scene = _compute_scene(self._mu, self._nu, self._C, self._n_grid)
         self._render()
-
-    @contextmanager
-    def _sync(self):
-        """Suppress the widget observers while code moves the widgets."""
-        self._syncing = True
-        try:
-            yield
-        finally:
-            self._syncing = False
 
     def _fit_entry_range(self, value: float) -> None:
         r = max(1.0, 2.0 * float(np.max(np.abs(np.concatenate(

@@ -212,6 +212,19 @@ def row_dot(indptr, indices, data, i, w):
 
 
 @njit(cache=True)
+def row_scores(indptr, indices, data, i, W, z):
+    """z = W' x_i: the m class scores of example i (CSR row i of X, W of
+    shape (d, m)); the multiclass twin of :func:`row_dot`."""
+    for c in range(W.shape[1]):
+        z[c] = 0.0
+    for p in range(indptr[i], indptr[i + 1]):
+        h = indices[p]
+        v = data[p]
+        for c in range(W.shape[1]):
+            z[c] += v * W[h, c]
+
+
+@njit(cache=True)
 def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
                alpha, wbar, w, c, perm, wsum, last, t0, average):
     """One epoch of SC-SDCA (Alg. 2): for i in ``perm``, the coordinate step
@@ -527,12 +540,7 @@ def mc_sdca_epoch(indptr, indices, data, y, code, k, lam, sqnorm, s_lb,
     changed = 0
     for jj in range(n):
         i = perm[jj]
-        for c in range(m):
-            z[c] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            h = indices[p]
-            for c in range(m):
-                z[c] += data[p] * W[h, c]
+        row_scores(indptr, indices, data, i, W, z)
         mc_sdca_delta(code, z, A[i], y[i], k, sqnorm[i] / lam_n, s_lb, delta)
         nz = False
         for c in range(m):
@@ -585,12 +593,7 @@ def mc_pegasos_steps(indptr, indices, data, y, code, k, lam, radius, C, W,
         base = s * batch_size
         for j in range(batch_size):
             i = perm[base + j]
-            for c in range(m):
-                z[c] = 0.0
-            for p in range(indptr[i], indptr[i + 1]):
-                h = indices[p]
-                for c in range(m):
-                    z[c] += data[p] * W[h, c]
+            row_scores(indptr, indices, data, i, W, z)
             mc_loss_grad(code, z, y[i], k, g)
             for p in range(indptr[i], indptr[i + 1]):
                 h = indices[p]
@@ -623,12 +626,7 @@ def mc_objectives(indptr, indices, data, y, code, k, lam, W, A, W_dual):
     loss = 0.0
     conj = 0.0
     for i in range(n):
-        for c in range(m):
-            z[c] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            h = indices[p]
-            for c in range(m):
-                z[c] += data[p] * W[h, c]
+        row_scores(indptr, indices, data, i, W, z)
         loss += mc_loss_value(code, z, y[i], k)
         conj += mc_conj_neg(code, A[i], y[i], k)
     P = 0.5 * lam * np.sum(W * W) + loss / n
@@ -644,12 +642,7 @@ def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
     z = np.empty(m)
     g = np.empty(m)
     for i in range(y.shape[0]):
-        for c in range(m):
-            z[c] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            h = indices[p]
-            for c in range(m):
-                z[c] += data[p] * W[h, c]
+        row_scores(indptr, indices, data, i, W, z)
         mc_loss_grad(code, z, y[i], k, g)
         for c in range(m):
             A[i, c] = -g[c]
