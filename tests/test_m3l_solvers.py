@@ -95,7 +95,7 @@ def test_identity_R_is_liblinear_one_vs_all_with_penalty_2C():
     total = 0.0
     for l in range(Y.shape[1]):
         svc = LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, tol=1e-10,
-                        max_iter=1_000_000).fit(X, Y[:, l])
+                        max_iter=1_000_000, random_state=0).fit(X, Y[:, l])
         w = svc.coef_.ravel()
         np.testing.assert_allclose(dca.x[:, l], w, atol=1e-4)
         np.testing.assert_allclose(Z_smo[:, l], w, atol=1e-4)

@@ -534,7 +534,7 @@ def _one_vs_all_linear(Xa, Y, C, tau):
     from sklearn.svm import LinearSVC
 
     return [LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, tol=tau, dual=True,
-                      max_iter=100_000).fit(Xa, Y[:, lab]) for lab in range(Y.shape[1])]
+                      max_iter=100_000, random_state=0).fit(Xa, Y[:, lab]) for lab in range(Y.shape[1])]
 
 
 def _one_vs_all_rbf(X, Y, C, gamma, tau, cache_mb):

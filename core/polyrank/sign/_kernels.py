@@ -18,7 +18,10 @@ out; no Python objects.  Conventions:
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 HINGE = 0
 SMOOTH_HINGE = 1
@@ -169,22 +172,24 @@ def sdca_delta(code, z, a, y, qq, gamma, s_lb):
     smoothed hinge, square and absolute losses; for the logistic loss by the
     step of Eq. 16 (``s_lb = lam n gamma / (lam n gamma + R^2)``, gamma = 4).
     """
+    # each step divides by a quantity known before z: written as a product
+    # with its reciprocal, the division does not wait for <w, x_i>
     if code == HINGE:
         if qq > 0.0:
-            b = y * a + (1.0 - y * z) / qq
+            b = y * a + (1.0 - y * z) * (1.0 / qq)
         else:
             b = 1.0
         b = min(max(b, 0.0), 1.0)
         return y * b - a
     if code == SMOOTH_HINGE:
-        b = (1.0 - y * z + y * a * qq) / (qq + gamma)
+        b = (1.0 - y * z + y * a * qq) * (1.0 / (qq + gamma))
         b = min(max(b, 0.0), 1.0)
         return y * b - a
     if code == SQUARE:
-        return (y - z - a) / (1.0 + qq)
+        return (y - z - a) * (1.0 / (1.0 + qq))
     if code == ABSOLUTE:
         if qq > 0.0:
-            an = a + (y - z) / qq
+            an = a + (y - z) * (1.0 / qq)
         else:
             an = a + (y - z) * np.inf if y != z else a
         an = min(max(an, -1.0), 1.0)
@@ -212,6 +217,19 @@ def row_dot(indptr, indices, data, i, w):
 
 
 @njit(cache=True)
+def row_sqnorms(indptr, data):
+    """||x_i||^2 of every CSR row (the q of Alg. 2's step, R^2 of Eq. 16)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n)
+    for i in range(n):
+        acc = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            acc += data[p] * data[p]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True)
 def row_scores(indptr, indices, data, i, W, z):
     """z = W' x_i: the m class scores of example i (CSR row i of X, W of
     shape (d, m)); the multiclass twin of :func:`row_dot`."""
@@ -224,34 +242,81 @@ def row_scores(indptr, indices, data, i, W, z):
             z[c] += v * W[h, c]
 
 
+@intrinsic
+def _prefetch(typingctx, arr, offset):
+    """Hint the CPU to load the cache line holding element ``offset`` of the
+    C-contiguous array ``arr`` (flat index; LLVM's ``llvm.prefetch``, read,
+    high locality).  No effect on results."""
+    if not isinstance(arr, types.Array) or not isinstance(offset, types.Integer):
+        return None
+    sig = types.void(arr, offset)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+#: rows ahead whose memory an epoch asks for before it needs them: the
+#: epochs visit rows in random order, which the hardware prefetcher cannot
+#: follow
+_PREFETCH_ROWS = 6
+
+
+@njit(cache=True)
+def _prefetch_range(arr, start, stop):
+    """Prefetch the cache lines of the flat elements [start, stop) (8 float64
+    or int64 per 64-byte line)."""
+    for q in range(start, stop, 8):
+        _prefetch(arr, q)
+    if stop > start:
+        _prefetch(arr, stop - 1)
+
+
 @njit(cache=True)
 def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
-               alpha, wbar, w, c, perm, wsum, last, t0, average):
-    """One epoch of SC-SDCA (Alg. 2): for i in ``perm``, the coordinate step
-    (step 4, :func:`sdca_delta`), the update of wbar (step 5) and the sign
-    correction of the coordinates of x_i (step 6; the other coordinates of
-    wbar are unchanged, so Eq. 11 leaves them as they are).
+               alpha, wbar, w, c, perm, wsum, last, t0, average, w_prev, z_prev, track):
+    """One epoch of SC-SDCA (Alg. 2) on CSR rows: for i in ``perm``, the
+    coordinate step (step 4, :func:`sdca_delta`), the update of wbar (step
+    5) and the sign correction of the coordinates of x_i (step 6; the other
+    coordinates of wbar are unchanged, so Eq. 11 leaves them as they are).
 
     If ``average``, accumulates ``wsum += w^(t-1)`` for every step t of the
     epoch lazily (``last[h]`` is the step at which coordinate h last changed;
     flush with :func:`flush_average`), the sum of Alg. 2, step 8.  ``t0`` is
     the number of steps before this epoch.
 
+    If ``track``, also stores ``z_prev[i] = <w_prev, x_i>`` while row i is
+    in cache: the margins of the previous epoch's iterate, from which
+    :func:`loss_sum` gives its primal objective without another pass over X.
+
     Returns the number of dual variables alpha_i that changed.
     """
     n = perm.shape[0]
-    lam_n = lam * y.shape[0]
+    inv_lam_n = 1.0 / (lam * y.shape[0])
     changed = 0
     for j in range(n):
+        if j + _PREFETCH_ROWS < n:
+            r = perm[j + _PREFETCH_ROWS]
+            _prefetch_range(indices, indptr[r], indptr[r + 1])
+            _prefetch_range(data, indptr[r], indptr[r + 1])
         i = perm[j]
         z = row_dot(indptr, indices, data, i, w)
-        qq = sqnorm[i] / lam_n
-        d = sdca_delta(code, z, alpha[i], y[i], qq, gamma, s_lb)
+        if track:
+            z_prev[i] = row_dot(indptr, indices, data, i, w_prev)
+        d = sdca_delta(code, z, alpha[i], y[i], sqnorm[i] * inv_lam_n, gamma, s_lb)
         if d == 0.0:
             continue
         changed += 1
         alpha[i] += d
-        scale = d / lam_n
+        scale = d * inv_lam_n
         t = t0 + j              # steps done before this one
         for p in range(indptr[i], indptr[i + 1]):
             h = indices[p]
@@ -261,6 +326,137 @@ def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
             wbar[h] += scale * data[p]
             w[h] = sign_correct(wbar[h], c[h])
     return changed
+
+
+#: fast-math flags of the dense inner products: reassociation lets LLVM
+#: vectorise the sums (their rounding differs from a left-to-right sum by a
+#: few ulp); no flag that changes inf/NaN semantics
+_VEC = {"reassoc", "contract", "nsz"}
+
+
+@njit(cache=True, fastmath=_VEC)
+def _dot(x, w):
+    acc = 0.0
+    for h in range(x.shape[0]):
+        acc += x[h] * w[h]
+    return acc
+
+
+@njit(cache=True, fastmath=_VEC)
+def _dot2(x, w, v):
+    """(<x, w>, <x, v>) in one pass over x."""
+    a = 0.0
+    b = 0.0
+    for h in range(x.shape[0]):
+        a += x[h] * w[h]
+        b += x[h] * v[h]
+    return a, b
+
+
+@njit(cache=True, fastmath=_VEC)
+def _axpy_project(s, x, wbar, w, lo, hi):
+    """wbar += s x, then w = Pi_S(wbar) (Eq. 11) written as the clip of
+    wbar_h to [lo_h, hi_h] (lo = 0 where c = +1, hi = 0 where c = -1, else
+    -inf / +inf)."""
+    for h in range(x.shape[0]):
+        v = wbar[h] + s * x[h]
+        wbar[h] = v
+        v = v if v > lo[h] else lo[h]
+        w[h] = v if v < hi[h] else hi[h]
+
+
+@njit(cache=True)
+def sdca_epoch_dense(X, y, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, perm,
+                     wsum, last, t0, average, w_prev, z_prev, track):
+    """:func:`sdca_epoch` for a dense, C-contiguous X (n, d): the same steps
+    of Alg. 2 with vectorised inner products and updates (a step touches
+    every coordinate, so the sign correction is applied to all of w, as a
+    clip to [lo, hi]).  ``average``, ``track``: as in :func:`sdca_epoch`.
+
+    Returns the number of alpha_i that changed.
+    """
+    n = perm.shape[0]
+    d = X.shape[1]
+    inv_lam_n = 1.0 / (lam * y.shape[0])
+    changed = 0
+    for j in range(n):
+        if j + _PREFETCH_ROWS < n:
+            r = perm[j + _PREFETCH_ROWS] * d
+            _prefetch_range(X, r, r + d)
+        i = perm[j]
+        x = X[i]
+        if track:
+            z, z_prev[i] = _dot2(x, w, w_prev)
+        else:
+            z = _dot(x, w)
+        d_alpha = sdca_delta(code, z, alpha[i], y[i], sqnorm[i] * inv_lam_n, gamma, s_lb)
+        if d_alpha == 0.0:
+            continue
+        changed += 1
+        alpha[i] += d_alpha
+        if average:
+            t = t0 + j
+            for h in range(d):
+                wsum[h] += w[h] * (t + 1 - last[h])
+                last[h] = t + 1
+        _axpy_project(d_alpha * inv_lam_n, x, wbar, w, lo, hi)
+    return changed
+
+
+@njit(cache=True)
+def loss_sum(code, z, y, gamma):
+    """sum_i phi_i(z_i) (Table 1): the loss part of the primal Eq. 1 (times
+    n) from the margins z_i = <w, x_i>."""
+    acc = 0.0
+    for i in range(y.shape[0]):
+        acc += loss_value(code, z[i], y[i], gamma)
+    return acc
+
+
+@njit(cache=True)
+def active_rows(code, alpha, alpha_before, y):
+    """The rows kept by the shrinking of :func:`polyrank.sign.sc_sdca`: those
+    whose alpha_i changed in the last full epoch or lies inside the domain
+    of phi_i^* (not at a bound: y alpha in {0, 1} for the hinge losses,
+    |alpha| = 1 for the absolute loss; the logistic and square losses have
+    no reachable bound, so all their rows stay).  int64 indices, ascending."""
+    n = alpha.shape[0]
+    keep = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        a = alpha[i]
+        if code == HINGE or code == SMOOTH_HINGE:
+            b = a * y[i]
+            bound = b == 0.0 or b == 1.0
+        elif code == ABSOLUTE:
+            bound = a == 1.0 or a == -1.0
+        else:
+            bound = False
+        if a != alpha_before[i] or not bound:
+            keep[k] = i
+            k += 1
+    return keep[:k].copy()
+
+
+@njit(cache=True)
+def conj_sum(code, alpha, y, gamma):
+    """sum_i phi_i^*(-alpha_i): the loss part of the dual Eq. 48 (times n)."""
+    acc = 0.0
+    for i in range(y.shape[0]):
+        acc += conj_neg(code, alpha[i], y[i], gamma)
+    return acc
+
+
+@njit(cache=True)
+def shuffle(perm, u):
+    """Fisher-Yates shuffle of ``perm`` in place: step i (from the end)
+    swaps perm[i] with perm[j], j = floor(u[i] (i + 1)) for u[i] uniform on
+    [0, 1) (the min guards the rounding of u (i + 1) up to i + 1)."""
+    for i in range(perm.shape[0] - 1, 0, -1):
+        j = min(int(u[i] * (i + 1)), i)
+        t = perm[i]
+        perm[i] = perm[j]
+        perm[j] = t
 
 
 @njit(cache=True)

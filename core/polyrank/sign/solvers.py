@@ -150,23 +150,31 @@ def _check_common(lam, gamma, top_k, tol):
 def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
             gamma: float = 0.01, top_k: int = 1, tol: float = 1e-6,
             max_epochs: int = 1000, average_from: int | None = None,
-            callback=None, callback_every: int = 1,
-            random_state=None) -> SolverResult:
+            layout: str = "auto", shrinking: bool = False, callback=None,
+            callback_every: int = 1, random_state=None) -> SolverResult:
     """Sign-constrained SDCA (Alg. 2; Alg. 4 for the multiclass losses).
 
     Minimises ``P(w) = lam/2 ||w||^2 + 1/n sum_i phi_i(<w, x_i>)`` subject
     to ``signs * w >= 0`` (Eq. 5) by stochastic dual coordinate ascent on
     the dual Eq. 48 with the sign correction Eq. 11 after every step.  One
     iteration is one epoch: a fresh random permutation of the n examples,
-    one coordinate step each.  After every epoch ``wbar = X' alpha/(lam n)``
-    is recomputed exactly, ``w = Pi_S(wbar)`` (Eq. 49), and P, D (Eq. 48)
-    and the gap P - D are recorded.
+    one coordinate step each.  For every epoch the primal objective P of
+    ``w = Pi_S(wbar)`` (Eq. 49), the dual D (Eq. 48) and the gap P - D are
+    recorded.
+
+    For the losses of Table 1 the pass over X that P(w_k) needs is fused
+    into epoch k + 1 (see Notes), so the solver runs one epoch beyond the
+    one it returns, and the callback of epoch k is called after epoch k + 1.
+    The returned iterate, dual point and objectives are those of the
+    recorded epoch, with ``wbar`` recomputed exactly as ``X' alpha/(lam n)``
+    (no drift from the rank-one updates).  The multiclass losses evaluate
+    P and D after each epoch on an exactly recomputed wbar.
 
     Parameters
     ----------
     X : array_like or scipy.sparse matrix, shape (n, d)
-        One example per row (the transpose of the paper's d x n X).  Dense
-        input is converted to CSR; the kernels work on CSR.
+        One example per row (the transpose of the paper's d x n X).  Stored
+        as CSR; see ``layout`` for the storage the epochs run on.
     y : array_like, shape (n,)
         Labels in {-1, +1} for hinge / smoothed hinge / logistic, reals for
         square / absolute, class indices 0..m-1 for the multiclass losses.
@@ -193,10 +201,35 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         T0 of Alg. 2, step 8, in epochs: return the average of the iterates
         w^(t-1), t = T0 n + 1 .. T, instead of the last one (None: the last
         iterate).  The trace's primal is then that of the running average.
+    layout : {"auto", "dense", "csr"}
+        Storage of X that the epochs read.  ``"dense"`` copies X to a
+        C-contiguous float64 array (n x d x 8 bytes) whose inner products
+        vectorise; ``"csr"`` reads the CSR rows.  ``"auto"``: dense when at
+        least :data:`DENSE_MIN_DENSITY` (1/4) of the entries are non-zero
+        and n d <= :data:`DENSE_MAX_ENTRIES` (2^25), else CSR.  The two give
+        the same iterates up to the rounding of the inner products.  The
+        multiclass losses run on CSR only.
+    shrinking : bool
+        Skip rows whose dual variable sits at a bound (LIBLINEAR's
+        shrinking for dual coordinate descent; not part of the paper).
+        After every full epoch, the active rows A (alpha_i changed in that
+        epoch or not at a bound of the conjugate's domain;
+        :func:`polyrank.sign._kernels.active_rows`) get up to
+        min(n / |A|, :data:`MAX_ACTIVE_EPOCHS`) further epochs of the same
+        coordinate steps, each in a fresh random order of A, ending early
+        when one changes nothing.  One iteration is then one full epoch and
+        its active epochs; the duality gap is still P - D over all n rows,
+        so the stopping rule and the returned certificate are unchanged.
+        It pays off when most dual variables end at a bound (hinge,
+        smoothed hinge, absolute loss); the logistic and square losses have
+        none, so it does nothing for them.  Binary and regression losses
+        only.
     callback : callable, optional
         ``callback(info: IterInfo)`` after every ``callback_every`` epochs;
         extras ``steps`` (coordinate steps so far), ``n_changed`` (dual
-        variables changed in the epoch) and ``sign_violation`` (max(0,
+        variables changed in the (full) epoch), ``n_active`` (rows of the
+        active epochs with ``shrinking``, else n; not recorded for the
+        multiclass losses) and ``sign_violation`` (max(0,
         max_h -c_h w_h) of the recorded iterate: exactly 0).  Raising
         StopIteration stops the solve.
     callback_every : int
@@ -210,19 +243,30 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         ``x``: w (d,) or W (d, m) (sign-feasible); ``dual``: alpha (n,) or
         A (n, m); ``wbar``: X' alpha / (lam n); ``primal_objective``,
         ``dual_objective``, ``gap``, ``nit`` (epochs), ``status``,
-        ``trace``, ``solver="sc-sdca"``.
+        ``trace``, ``solver="sc-sdca"``, ``layout`` ("dense" or "csr").
 
     Raises
     ------
     TypeError
-        Non-numeric X, y or signs; non-int top_k / max_epochs.
+        Non-numeric X, y or signs; non-int top_k / max_epochs; non-bool
+        ``shrinking``.
     ValueError
         Wrong shapes, NaN/inf, signs outside {-1, 0, 1}, lam <= 0, gamma
         outside (0, 1], labels not in {-1, +1} for a classification loss,
-        class indices < 0 or fewer than 2 classes, unknown loss.
+        class indices < 0 or fewer than 2 classes, unknown loss, unknown
+        ``layout``, or ``layout="dense"`` or ``shrinking=True`` with a
+        multiclass loss.
 
     Notes
     -----
+    The duality gap of epoch k is P(w_k) - D(alpha_k).  D(alpha_k) =
+    -lam/2 ||Pi_S(wbar_k)||^2 - 1/n sum_i phi_i^*(-alpha_i) needs no pass
+    over X and is computed at the end of epoch k; the losses
+    phi_i(<w_k, x_i>) of P(w_k) are summed during epoch k + 1 while row i
+    is read for its coordinate step.  Each epoch thus reads X once instead
+    of twice.  When that gap is <= ``tol``, it is recomputed on the exact
+    X' alpha_k / (lam n) before the solve stops.
+
     Source: ``sign-constrained-sdca-pegasos.txt``, Sec. 4, Alg. 2 (step 4 in
     closed form for hinge, smoothed hinge, square and absolute losses; the
     step of Eq. 16 for the logistic loss, with R = max_i ||x_i||), dual
@@ -247,32 +291,208 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
     data = prepare_data(X, y, loss, signs, top_k)
+    layout = _choose_layout(layout, data["X"], data["multiclass"])
+    if not isinstance(shrinking, (bool, np.bool_)):
+        raise TypeError(f"shrinking: expected True or False, got {shrinking!r}")
+    if shrinking and data["multiclass"]:
+        raise ValueError("shrinking: implemented for the binary and regression losses only")
     runner = CallbackRunner(callback, callback_every)
-    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
-    n, d = Xc.shape
+    Xc, code = data["X"], data["code"]
+    n = Xc.shape[0]
     rng = np.random.default_rng(random_state)
-    sqnorm = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
+    sqnorm = K.row_sqnorms(Xc.indptr, Xc.data)
     R2 = float(sqnorm.max())
     g = float(K.smoothness_gamma(code, gamma))
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
-    mc = data["multiclass"]
-    if mc:
-        m = data["m"]
-        alpha = np.zeros((n, m))
-        if code == K.TOP_K_HINGE and top_k > 1:
-            p = np.empty(m)
-            for i in range(n):
-                e = np.zeros(m)
-                e[yv[i]] = 1.0
-                K.project_capped_simplex(e, 1.0 / top_k, p)
-                alpha[i] = e - p
-        shape = (d, m)
-    else:
-        alpha = np.zeros(n)
-        shape = (d,)
-    wbar, w = _dual_point(Xc, alpha, lam, c)
-    wsum = np.zeros(shape)
+    run = _sdca_multiclass if data["multiclass"] else _sdca_binary
+    out, alpha, wbar, P, D, it, status = run(
+        data, layout, lam, gamma, top_k, tol, max_epochs, average_from, runner, rng,
+        sqnorm, s_lb, shrinking)
+    messages = {
+        STATUS_CONVERGED: f"duality gap {P - D:.3g} <= tol after {it} epochs",
+        STATUS_MAX_ITER: f"max_epochs={max_epochs} epochs done; duality gap {P - D:.3g}",
+        STATUS_CALLBACK: f"callback raised StopIteration after epoch {it}",
+    }
+    return SolverResult(
+        x=np.array(out), dual=alpha, wbar=wbar, primal_objective=P, dual_objective=D,
+        gap=P - D, nit=it, success=status == STATUS_CONVERGED, status=status,
+        message=messages[status], solver="sc-sdca", loss=loss, lam=lam, signs=data["c"],
+        layout=layout, trace=runner.trace)
+
+
+#: with ``shrinking``, at most this many epochs over the active rows follow
+#: each full epoch of :func:`sc_sdca`
+MAX_ACTIVE_EPOCHS = 50
+
+#: ``layout="auto"`` of :func:`sc_sdca` copies X to a dense array when at
+#: least this fraction of its entries is non-zero ...
+DENSE_MIN_DENSITY = 0.25
+#: ... and the copy has at most this many entries (2^25: 256 MiB of float64)
+DENSE_MAX_ENTRIES = 2 ** 25
+
+
+def _choose_layout(layout, Xc, multiclass: bool) -> str:
+    """The storage the SDCA epochs run on: "dense" or "csr" (see
+    :func:`sc_sdca`, parameter ``layout``)."""
+    if not isinstance(layout, str) or layout not in ("auto", "dense", "csr"):
+        raise ValueError(f"layout: expected 'auto', 'dense' or 'csr', got {layout!r}")
+    if multiclass:
+        if layout == "dense":
+            raise ValueError("layout: 'dense' is implemented for the binary and regression "
+                             "losses only; the multiclass losses run on CSR")
+        return "csr"
+    if layout != "auto":
+        return layout
+    n, d = Xc.shape
+    dense = Xc.nnz >= DENSE_MIN_DENSITY * n * d and n * d <= DENSE_MAX_ENTRIES
+    return "dense" if dense else "csr"
+
+
+class _Snapshot:
+    """The state at the end of one SC-SDCA epoch whose primal objective is
+    still to be completed (its loss sum is gathered during the next epoch)."""
+
+    __slots__ = ("it", "out", "alpha", "wbar", "D", "changed", "steps", "averaged",
+                 "n_active")
+
+    def __init__(self, it, out, alpha, wbar, D, changed, steps, averaged, n_active):
+        self.it, self.out, self.alpha, self.wbar = it, out, alpha, wbar
+        self.D, self.changed, self.steps, self.averaged = D, changed, steps, averaged
+        self.n_active = n_active
+
+
+def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from, runner,
+                 rng, sqnorm, s_lb, shrinking):
+    """Epoch loop of SC-SDCA (Alg. 2) for the losses of Table 1.
+
+    The duality gap of epoch k needs P(w_k), one pass over X.  That pass is
+    fused into epoch k + 1 (each row is read once for both), so the gap of
+    epoch k is known after epoch k + 1; D(alpha_k) is computed at the end of
+    epoch k from alpha and wbar alone.  The solver therefore runs one epoch
+    beyond the one it returns.  A gap <= tol found this way is confirmed on
+    the exact dual point X' alpha_k / (lam n) before the solve stops.
+
+    With ``shrinking``, each full epoch is followed by up to
+    min(n / |A|, MAX_ACTIVE_EPOCHS) epochs over the active rows A (see
+    :func:`sc_sdca`); the snapshot is taken after them, so the gap is still
+    measured by the next full epoch.
+    """
+    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    n, d = Xc.shape
+    alpha = np.zeros(n)
+    wbar = np.zeros(d)
+    w = np.zeros(d)                       # Pi_S(wbar) (Eq. 11)
+    wsum = np.zeros(d)
     last = np.zeros(d, dtype=np.int64)
+    perm = np.arange(n, dtype=np.int64)
+    z_prev = np.zeros(n)                  # <w_(k-1), x_i>, filled during epoch k
+    alpha_before = np.empty(n)
+    if layout == "dense":
+        Xd = np.ascontiguousarray(Xc.toarray())
+        lo = np.where(c > 0, 0.0, -np.inf)
+        hi = np.where(c < 0, 0.0, np.inf)
+
+    def exact(snap):
+        wbar_x, w_x = _dual_point(Xc, snap.alpha, lam, c)
+        out = snap.out if snap.averaged else w_x
+        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, out, snap.alpha, w_x)
+        return out, wbar_x, P, D
+
+    def record(snap, P, D):
+        return runner.record(snap.it, P, D, steps=float(snap.steps),
+                             n_changed=float(snap.changed), n_active=float(snap.n_active),
+                             sign_violation=_violation(snap.out, c))
+
+    def epoch(order, steps, averaging, w_prev, track):
+        if layout == "dense":
+            return K.sdca_epoch_dense(
+                Xd, yv, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, order, wsum,
+                last, steps, averaging, w_prev, z_prev, track)
+        return K.sdca_epoch(
+            *_csr(Xc), yv, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, c, order, wsum,
+            last, steps, averaging, w_prev, z_prev, track)
+
+    prev = None
+    final = None
+    status = STATUS_MAX_ITER
+    steps = avg_steps = 0
+    for it in range(1, max_epochs + 1):
+        averaging = average_from is not None and it > average_from
+        if averaging and avg_steps == 0:
+            last[:] = steps                 # the sum starts at this epoch
+        K.shuffle(perm, rng.random(n))
+        track = prev is not None
+        if shrinking:
+            alpha_before[:] = alpha
+        changed = epoch(perm, steps, averaging, prev.out if track else w, track)
+        steps += n
+        n_steps = n
+        if track:                           # the gap of the previous epoch
+            loss = K.loss_sum(code, z_prev, yv, gamma)
+            P = 0.5 * lam * float(prev.out @ prev.out) + loss / n
+            D = prev.D
+            if P - D <= tol:
+                final = exact(prev)
+                P, D = final[2], final[3]
+            stop = record(prev, P, D)
+            if P - D <= tol:
+                status = STATUS_CONVERGED
+                break
+            final = None
+            if stop:
+                status = STATUS_CALLBACK
+                break
+        n_active = n
+        if shrinking:
+            active = K.active_rows(code, alpha, alpha_before, yv)
+            n_active = active.shape[0]
+            if 0 < n_active < n:
+                for _ in range(min(MAX_ACTIVE_EPOCHS, n // n_active)):
+                    K.shuffle(active, rng.random(n_active))
+                    moved = epoch(active, steps, averaging, w, False)
+                    steps += n_active
+                    n_steps += n_active
+                    if moved == 0:
+                        break
+        if averaging:
+            K.flush_average(w, wsum, last, steps)
+            avg_steps += n_steps
+        out = wsum / avg_steps if averaging else w.copy()
+        D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, gamma) / n
+        prev = _Snapshot(it, out, alpha.copy(), wbar.copy(), D, changed, steps, averaging,
+                         n_active)
+    else:                                   # max_epochs done: evaluate the last epoch
+        final = exact(prev)
+        stop = record(prev, final[2], final[3])
+        if final[2] - final[3] <= tol:
+            status = STATUS_CONVERGED
+        elif stop:
+            status = STATUS_CALLBACK
+    if final is None:
+        final = exact(prev)
+    out, wbar_x, P, D = final
+    return out, prev.alpha, wbar_x, P, D, prev.it, status
+
+
+def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
+                     runner, rng, sqnorm, s_lb, shrinking):
+    """Epoch loop of SC-SDCA for the multiclass losses (Alg. 4): after every
+    epoch wbar is recomputed exactly from A and P, D (Eq. 48) evaluated."""
+    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    n, d = Xc.shape
+    m = data["m"]
+    alpha = np.zeros((n, m))
+    if code == K.TOP_K_HINGE and top_k > 1:
+        p = np.empty(m)
+        for i in range(n):
+            e = np.zeros(m)
+            e[yv[i]] = 1.0
+            K.project_capped_simplex(e, 1.0 / top_k, p)
+            alpha[i] = e - p
+    wbar, w = _dual_point(Xc, alpha, lam, c)
+    wsum = np.zeros((d, m))
+    last = np.zeros(d, dtype=np.int64)
+    perm = np.arange(n, dtype=np.int64)
     status = STATUS_MAX_ITER
     P = D = np.nan
     it = 0
@@ -283,16 +503,12 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         averaging = average_from is not None and it > average_from
         if averaging and avg_steps == 0:
             last[:] = steps                 # the sum starts at this epoch
-        perm = rng.permutation(n).astype(np.int64)
-        if mc:
-            changed = K.mc_sdca_epoch(*_csr(Xc), yv, code, top_k, lam, sqnorm, s_lb,
-                                      alpha, wbar, w, c, perm, wsum, last, steps, averaging)
-        else:
-            changed = K.sdca_epoch(*_csr(Xc), yv, code, gamma, lam, sqnorm, s_lb,
-                                   alpha, wbar, w, c, perm, wsum, last, steps, averaging)
+        K.shuffle(perm, rng.random(n))
+        changed = K.mc_sdca_epoch(*_csr(Xc), yv, code, top_k, lam, sqnorm, s_lb,
+                                  alpha, wbar, w, c, perm, wsum, last, steps, averaging)
         steps += n
         if averaging:
-            (K.mc_flush_average if mc else K.flush_average)(w, wsum, last, steps)
+            K.mc_flush_average(w, wsum, last, steps)
             avg_steps += n
         # exact recomputation: no drift from the rank-one updates
         wbar_new, w_new = _dual_point(Xc, alpha, lam, c)
@@ -308,16 +524,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         if stop:
             status = STATUS_CALLBACK
             break
-    messages = {
-        STATUS_CONVERGED: f"duality gap {P - D:.3g} <= tol after {it} epochs",
-        STATUS_MAX_ITER: f"max_epochs={max_epochs} epochs done; duality gap {P - D:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after epoch {it}",
-    }
-    return SolverResult(
-        x=np.array(out), dual=alpha, wbar=wbar, primal_objective=P, dual_objective=D,
-        gap=P - D, nit=it, success=status == STATUS_CONVERGED, status=status,
-        message=messages[status], solver="sc-sdca", loss=loss, lam=lam, signs=c,
-        trace=runner.trace)
+    return out, alpha, wbar, P, D, it, status
 
 
 def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
