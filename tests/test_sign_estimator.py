@@ -175,3 +175,22 @@ def test_estimator_hostile_inputs():
     clf = SignConstrainedClassifier(lam=0.1).fit(X, y)
     with pytest.raises(ValueError, match="X: expected 5 features"):
         clf.predict(X[:, :3])
+
+
+def test_shrinking_reaches_the_same_model_through_the_estimators():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    data = load_breast_cancer()
+    X = StandardScaler().fit_transform(data.data)
+    kw = dict(lam=1e-3, loss="smoothed_hinge", signs={0: 1, 2: 1}, tol=1e-8,
+              max_epochs=20000, random_state=0)
+    plain = SignConstrainedClassifier(**kw).fit(X, data.target)
+    shrunk = SignConstrainedClassifier(shrinking=True, **kw).fit(X, data.target)
+    assert shrunk.get_params()["shrinking"] is True
+    assert abs(plain.result_.primal_objective - shrunk.result_.primal_objective) <= 2e-8
+    assert shrunk.result_.trace.steps[-1] < plain.result_.trace.steps[-1]
+    np.testing.assert_allclose(shrunk.coef_, plain.coef_, atol=1e-3)
+    reg = SignConstrainedRegressor(lam=0.01, loss="absolute", shrinking=True, tol=1e-8,
+                                   max_epochs=20000, random_state=0).fit(X[:, :5], X[:, 5])
+    assert reg.result_.gap <= 1e-8 and "n_active" in reg.result_.trace.columns

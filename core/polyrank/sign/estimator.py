@@ -89,7 +89,7 @@ class _SignConstrainedBase(BaseEstimator):
         if self.solver == "sdca":
             res = sc_sdca(Xc, y, loss, self.lam, c, tol=self.tol,
                           max_epochs=self.max_epochs, average_from=self.average_from,
-                          **common)
+                          shrinking=self.shrinking, **common)
             if res.status == STATUS_MAX_ITER:
                 warnings.warn(f"{type(self).__name__}: {res.message}; increase "
                               "max_epochs or tol", ConvergenceWarning, stacklevel=3)
@@ -158,6 +158,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         SDCA: maximum number of epochs.
     average_from : int or None, default=None
         SDCA: T0 (epochs) of Alg. 2 step 8; None returns the last iterate.
+    shrinking : bool, default=False
+        SDCA: LIBLINEAR-style shrinking of the rows whose dual variable sits
+        at a bound (not in the paper; same duality-gap stopping rule); see
+        :func:`polyrank.sign.sc_sdca`.  Binary and regression losses only.
     batch_size : int, default=1
         Pegasos: mini-batch size k.
     n_iter : int or None, default=None
@@ -206,8 +210,8 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     """
 
     def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca", gamma=0.01,
-                 top_k=1, tol=1e-6, max_epochs=1000, average_from=None, batch_size=1,
-                 n_iter=None, bias=0.0, random_state=None):
+                 top_k=1, tol=1e-6, max_epochs=1000, average_from=None, shrinking=False,
+                 batch_size=1, n_iter=None, bias=0.0, random_state=None):
         self.lam = lam
         self.signs = signs
         self.loss = loss
@@ -217,6 +221,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         self.tol = tol
         self.max_epochs = max_epochs
         self.average_from = average_from
+        self.shrinking = shrinking
         self.batch_size = batch_size
         self.n_iter = n_iter
         self.bias = bias
@@ -319,7 +324,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     Parameters
     ----------""" + _PARAMS_DOC + """
     loss : {"square", "absolute"}, default="square"
-    solver, tol, max_epochs, average_from, batch_size, n_iter, bias, random_state
+    solver, tol, max_epochs, average_from, shrinking, batch_size, n_iter, bias, random_state
         As in :class:`SignConstrainedClassifier`.
 
     Attributes
@@ -345,8 +350,8 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     """
 
     def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-6,
-                 max_epochs=1000, average_from=None, batch_size=1, n_iter=None,
-                 bias=0.0, random_state=None):
+                 max_epochs=1000, average_from=None, shrinking=False, batch_size=1,
+                 n_iter=None, bias=0.0, random_state=None):
         self.lam = lam
         self.signs = signs
         self.loss = loss
@@ -354,6 +359,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         self.tol = tol
         self.max_epochs = max_epochs
         self.average_from = average_from
+        self.shrinking = shrinking
         self.batch_size = batch_size
         self.n_iter = n_iter
         self.bias = bias
