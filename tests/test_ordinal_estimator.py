@@ -4,7 +4,6 @@ input to the estimators."""
 from __future__ import annotations
 
 import hashlib
-import warnings
 
 import numpy as np
 import pytest

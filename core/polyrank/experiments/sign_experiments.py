@@ -541,7 +541,7 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
                      "iterations": int(sd.nit), "unit": "epochs" if name.endswith("2)")
                      else "rounds", "steps_per_n": float(sd.trace.steps[-1]) / n,
                      "gap": float(sd.gap), "ratio": None})
-        rows.append({"solver": f"  L-BFGS-B to its P", "time_s": tl,
+        rows.append({"solver": "  L-BFGS-B to its P", "time_s": tl,
                      "primal": lb.primal_objective, "iterations": int(lb.nit),
                      "unit": "iterations", "steps_per_n": None, "gap": None,
                      "ratio": tl / ts, "reached": bool(lb.reached_target)})

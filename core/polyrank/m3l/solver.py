@@ -386,7 +386,6 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     epochs = 0
     for it in range(1, max_iter + 1):
         visited_total = 0
-        check = False
         # one iteration: epochs until N L variables were visited, or until an
         # epoch over every variable finds all projected gradients below tau
         while visited_total < N * L:
@@ -414,7 +413,6 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
                 # every active set is optimal: expand them to every variable
                 skip[:] = False
                 if verifying:
-                    check = True
                     break
                 active[:] = np.arange(N, dtype=np.int64)[None, :]
                 n_active[:] = N
