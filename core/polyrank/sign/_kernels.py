@@ -519,13 +519,10 @@ def objectives(indptr, indices, data, y, code, gamma, lam, w, alpha, w_dual):
     """
     n = y.shape[0]
     loss = 0.0
-    conj = 0.0
     for i in range(n):
-        z = row_dot(indptr, indices, data, i, w)
-        loss += loss_value(code, z, y[i], gamma)
-        conj += conj_neg(code, alpha[i], y[i], gamma)
+        loss += loss_value(code, row_dot(indptr, indices, data, i, w), y[i], gamma)
     P = 0.5 * lam * np.dot(w, w) + loss / n
-    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj / n
+    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj_sum(code, alpha, y, gamma) / n
     return P, D
 
 
