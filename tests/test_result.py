@@ -58,3 +58,28 @@ def test_callback_errors_propagate_and_bad_arguments():
     with pytest.raises(ValueError, match="callback_every"):
         CallbackRunner(None, 0)
     assert STATUS_CALLBACK == "stopped by callback"
+
+
+def test_trace_to_pandas():
+    pd = pytest.importorskip("pandas")
+    t = Trace()
+    t.append(IterInfo(1, 0.1, 3.0, 1.0, 2.0, delta=0.5))
+    t.append(IterInfo(2, 0.2, 2.5, 2.0, 0.5, delta=0.25))
+    df = t.to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.index) == [1, 2] and list(df.columns) == ["time_s", "primal", "dual", "gap", "delta"]
+    np.testing.assert_array_equal(df["gap"].to_numpy(), [2.0, 0.5])
+
+
+def test_verbose_log_line_and_chained_callback(capsys):
+    from polyrank._sklearn import log_callback
+
+    seen = []
+    cb = log_callback(seen.append, 2, "Est")
+    for i in (1, 2, 3, 4):
+        cb(IterInfo(i, 0.1 * i, 2.0, 1.0, 1.0, n_active=5.0))
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[2] for ln in lines] == ["2", "4"]        # every 2nd iteration
+    assert lines[0].startswith("Est iter") and "n_active 5" in lines[0]
+    assert [s.iteration for s in seen] == [1, 2, 3, 4]           # user callback sees all
+    assert log_callback(None, 0, "Est") is None

@@ -233,6 +233,23 @@ class Trace:
         """Return ``{column: ndarray}`` (copies), e.g. for ``pandas.DataFrame``."""
         return {k: v.copy() for k, v in self._arrays().items()}
 
+    def to_pandas(self):
+        """Return the trace as a :class:`pandas.DataFrame`, one row per
+        iteration, indexed by ``iteration``.
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed (it is optional: ``pip install pandas``).
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError("Trace.to_pandas needs pandas (pip install pandas); "
+                              "Trace.to_dict() gives the same columns as numpy "
+                              "arrays") from exc
+        return pd.DataFrame(self.to_dict()).set_index("iteration")
+
     def __repr__(self) -> str:
         return f"Trace({len(self)} rows, columns={self.columns})"
 
