@@ -41,3 +41,36 @@ def test_console_script_and_import_outside_the_repository(tmp_path):
     exe = Path(sys.executable).with_name("polyrank")
     res = subprocess.run([str(exe), "--help"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0 and "demo" in res.stdout and "bench" in res.stdout
+
+
+def test_version(capsys):
+    import polyrank
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"polyrank {polyrank.__version__}"
+
+
+def test_python_dash_m_polyrank(tmp_path):
+    """``python -m polyrank`` is the ``polyrank`` command, from any directory."""
+    import polyrank
+
+    res = subprocess.run([sys.executable, "-m", "polyrank", "--version"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == f"polyrank {polyrank.__version__}"
+    res = subprocess.run([sys.executable, "-m", "polyrank", "--help"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 0
+    assert res.stdout.startswith("usage: polyrank ")
+    assert all(cmd in res.stdout for cmd in ("train", "predict", "reproduce", "demo"))
+
+
+def test_help_of_train_and_predict(capsys):
+    assert main(["train", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert all(m in text for m in ("ranksvm", "sign", "ordinal", "m3l", "labelranker"))
+    assert all(opt in text for opt in ("--C", "--lam", "--c", "--kernel", "--gamma", "--tol",
+                                       "--max-iter", "--bias", "--signs", "--standardize",
+                                       "--verbose", "--target", "--labels"))
+    assert main(["predict", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Pairwise Accuracy" in text and "Mean NDCG" in text

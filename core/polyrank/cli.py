@@ -1,4 +1,4 @@
-"""The ``polyrank`` command.
+"""The ``polyrank`` command (also ``python -m polyrank``).
 
 Sub-commands::
 
@@ -7,16 +7,73 @@ Sub-commands::
     polyrank warmup            compile every numba kernel (cached on disk)
     polyrank reproduce --list  the registered reproductions of the papers' figures
     polyrank reproduce NAME    run one (or ``all``), print a table, write CSV + HTML
+    polyrank train METHOD DATA MODEL [options]
+                               fit an estimator on a data file, save it to MODEL
+    polyrank predict DATA MODEL OUT [options]
+                               predict DATA, one line per row to OUT, print metrics
+    polyrank --version
+
+Training and prediction on your own files, like liblinear's ``train`` and
+``predict``::
+
+    polyrank train ranksvm train.txt rank.model -C 0.1       # LETOR / SVMlight with qid:
+    polyrank predict test.txt rank.model scores.txt          # Pairwise Accuracy, Mean NDCG
+    polyrank train ordinal winequality-red.csv wine.model --target quality --standardize
+    polyrank train m3l yeast-train.arff yeast.model --labels 14 -C 1
+    polyrank train sign data.svm sign.model --lam 1e-4 --signs 1,1,0,-1 --bias 1
+
+=============  ===================================  =================================
+METHOD         estimator                            DATA (default first)
+=============  ===================================  =================================
+ranksvm        RankSVM                              SVMlight/LETOR, ``qid:`` = queries
+sign           SignConstrainedClassifier            SVMlight, or CSV with ``--target``
+               (``--regression``: ...Regressor)
+ordinal        OrdinalMarginRanker                  CSV with ``--target NAME``, SVMlight
+m3l            M3LClassifier                        SVMlight multi-label, or ARFF with
+labelranker    LabelRanker                          ``--labels N`` (the last N attributes)
+=============  ===================================  =================================
+
+MODEL is a joblib file holding the fitted estimator (a pipeline with
+``--standardize``) and its metadata (polyrank version, method, data format,
+number and names of the features, label names); ``predict`` checks DATA
+against it.  Only load model files you trust (joblib files are pickles).
+``predict`` writes scores (ranksvm), labels (sign, ordinal) or 0/1 label
+rows (m3l, labelranker; ``--scores``: real scores) and, when DATA carries
+targets, prints liblinear-ranksvm's ``Pairwise Accuracy`` (ties in the
+scores count as correct) and ``Mean NDCG`` (LETOR), liblinear's
+``Accuracy`` or ``Mean squared error``, the mean absolute error (ordinal),
+or the Hamming and ranking losses (multi-label).  A user's mistake (a
+missing or malformed file, an unwritable path, a bad option) ends with a
+one-line message on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import json
+import os
 import sys
+import tempfile
 import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main", "demo"]
+import numpy as np
+import scipy.sparse as sp
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import get_tags
+
+from . import (LabelRanker, M3LClassifier, OrdinalMarginRanker, RankSVM,
+               SignConstrainedClassifier, SignConstrainedRegressor, __version__)
+from .io import (integral_labels, label_names_from_xml, load_model, read_arff, read_csv,
+                 read_svmlight, save_model)
+
+__all__ = ["main", "demo", "build_parser"]
 
 
 def demo(C: float = 0.1, decomposition: str = "all_pairs", tol: float = 1e-3,
@@ -145,8 +202,6 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
-    from pathlib import Path
-
     from .experiments import EXPERIMENTS, run_experiment
 
     if args.list:
@@ -163,8 +218,7 @@ def _cmd_reproduce(args) -> int:
               + ", ".join(EXPERIMENTS) + " (or 'all')", file=sys.stderr)
         return 2
     names = list(EXPERIMENTS) if args.name == "all" else [args.name]
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = _out_dir(args.out)
     # with --json, stdout carries only the JSON document
     text = sys.stderr if args.json else sys.stdout
     summaries = {}
@@ -177,8 +231,9 @@ def _cmd_reproduce(args) -> int:
                   file=sys.stderr, flush=True)
         res = run_experiment(name, quick=args.quick, seed=args.seed,
                              progress=not args.no_progress)
-        written = [res.write_csv(out_dir / f"{name}.csv"),
-                   res.write_html(out_dir / f"{name}.html")]
+        with _user_errors("--out"):
+            written = [res.write_csv(out_dir / f"{name}.csv"),
+                       res.write_html(out_dir / f"{name}.html")]
         print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
         print(res.format_table(), file=text)
         for line in res.notes:
@@ -193,13 +248,30 @@ def _cmd_reproduce(args) -> int:
         summaries[name] = res.summary
         index.append((name, res.title, res.notes))
     if len(names) > 1:
-        page = _write_index(out_dir / "index.html", index, quick=args.quick)
+        with _user_errors("--out"):
+            page = _write_index(out_dir / "index.html", index, quick=args.quick)
         print(f"\n{len(names)} experiments in {time.perf_counter() - t_all:.0f} s; "
               f"open {page} in a browser for all figures", file=text, flush=True)
     if args.json:
         doc = summaries if args.name == "all" else summaries[names[0]]
         print(json.dumps(doc, indent=2, allow_nan=False))
     return status
+
+
+def _out_dir(path: str) -> Path:
+    """The ``--out`` directory of ``reproduce``, created and checked
+    writable before any experiment runs."""
+    out_dir = Path(path)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {path!r} exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--out {path!r}: cannot write there "
+                         f"({exc.strerror or _one_line(exc)})") from exc
+    return out_dir
 
 
 def _write_index(path, entries, quick: bool):
@@ -228,11 +300,478 @@ def _cmd_warmup(args) -> int:
     return 0
 
 
+# ------------------------------------------------------- train / predict
+
+class UsageError(Exception):
+    """A mistake of the user (a file, a path, an option): one line on stderr
+    and exit status 2, never a traceback."""
+
+
+def _one_line(exc) -> str:
+    return " ".join(str(exc).split())
+
+
+@contextmanager
+def _user_errors(what: str, path: str | None = None):
+    """Turn the errors a user's file or option causes into a UsageError
+    whose message starts with ``what`` (and ``path``, said once)."""
+    where = what if path is None else f"{what} {path!r}"
+    try:
+        yield
+    except UsageError:
+        raise
+    except OSError as exc:
+        reason = exc.strerror or _one_line(exc)
+        if exc.filename is None or exc.filename == path:
+            raise UsageError(f"{where}: {reason}") from exc
+        raise UsageError(f"{where}: cannot access {exc.filename!r}: {reason}") from exc
+    except (ValueError, TypeError) as exc:
+        msg = _one_line(exc)
+        if path is not None and msg.startswith(f"{path}"):
+            raise UsageError(f"{what} {msg}") from exc      # the reader named the file
+        raise UsageError(f"{where}: {msg}") from exc
+
+
+@contextmanager
+def _warnings_as_lines(prog: str):
+    """Show every warning (e.g. a ConvergenceWarning) as one line on stderr."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"{prog}: {category.__name__}: {_one_line(message)}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = show
+        yield
+
+
+def _check_writable(path: str, what: str) -> None:
+    """UsageError unless a file can be written at ``path`` (checked before a
+    long fit; the file itself is not created here)."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{what} {path!r} is a directory")
+    parent = p.parent
+    if not parent.is_dir():
+        raise UsageError(f"{what} {path!r}: directory {str(parent)!r} does not exist")
+    ok = os.access(p, os.W_OK) if p.exists() else os.access(parent, os.W_OK | os.X_OK)
+    if not ok:
+        raise UsageError(f"{what} {path!r}: permission denied")
+
+
+@dataclass(frozen=True)
+class _Method:
+    """A METHOD of ``polyrank train``: its estimator, task and data formats."""
+
+    estimator: type
+    task: str                   # "ranking", "classification", "ordinal", "multilabel"
+    formats: tuple              # accepted DATA formats, the default first
+    help: str
+
+
+_METHODS = {
+    "ranksvm": _Method(RankSVM, "ranking", ("svmlight",),
+                       "RankSVM (Tree-TRON); LETOR/SVMlight with qid:"),
+    "sign": _Method(SignConstrainedClassifier, "classification", ("svmlight", "csv"),
+                    "SignConstrainedClassifier (--regression: SignConstrainedRegressor); "
+                    "SVMlight or CSV"),
+    "ordinal": _Method(OrdinalMarginRanker, "ordinal", ("csv", "svmlight"),
+                       "OrdinalMarginRanker; CSV with --target, or SVMlight"),
+    "m3l": _Method(M3LClassifier, "multilabel", ("svmlight", "arff"),
+                   "M3LClassifier; MULAN ARFF with --labels, or SVMlight multi-label"),
+    "labelranker": _Method(LabelRanker, "multilabel", ("svmlight", "arff"),
+                           "LabelRanker (SOPOPO); MULAN ARFF with --labels, or SVMlight "
+                           "multi-label"),
+}
+
+#: estimator options of ``polyrank train``: (dest, flags, type, help, parameter
+#: names; the first one the estimator has is set)
+_PARAM_OPTIONS = (
+    ("C", ("-C", "--C"), float, "slack penalty C (ranksvm, m3l, labelranker)", ("C",)),
+    ("c", ("--c",), float, "slack penalty c of the soft margin (ordinal)", ("c",)),
+    ("lam", ("--lam",), float, "regularisation lambda (sign)", ("lam",)),
+    ("kernel", ("--kernel",), str, "kernel: linear, rbf, poly (ordinal, m3l, labelranker)",
+     ("kernel",)),
+    ("gamma", ("--gamma",), float,
+     "kernel width (sign: smoothing of the smoothed hinge)", ("gamma",)),
+    ("tol", ("--tol",), float,
+     "stopping tolerance (ranksvm: eps, m3l: tau; else tol)", ("tol", "eps", "tau")),
+    ("max_iter", ("--max-iter",), int,
+     "iteration cap (sign: max_epochs; else max_iter)", ("max_iter", "max_epochs")),
+    ("bias", ("--bias",), float,
+     "value of a constant feature giving an intercept (sign, m3l, labelranker)", ("bias",)),
+    ("seed", ("--seed",), int, "random_state (sign, m3l, labelranker)", ("random_state",)),
+)
+
+
+def _estimator(args) -> object:
+    """The unfitted estimator of ``args.method`` with the options set."""
+    method = _METHODS[args.method]
+    if args.regression and args.method != "sign":
+        raise UsageError("--regression applies to method 'sign' only")
+    est = SignConstrainedRegressor() if args.regression else method.estimator()
+    names = set(est.get_params())
+    params = {}
+    for dest, flags, _, _, candidates in _PARAM_OPTIONS:
+        value = getattr(args, dest)
+        if value is None:
+            continue
+        name = next((c for c in candidates if c in names), None)
+        if name is None:
+            usable = [f[-1] for d, f, _, _, cs in _PARAM_OPTIONS
+                      if any(c in names for c in cs)]
+            raise UsageError(f"{flags[-1]} does not apply to method {args.method!r} "
+                             f"({type(est).__name__}); its options: "
+                             + ", ".join(usable + ["--param NAME=VALUE"]))
+        params[name] = value
+    if args.verbose:
+        if "verbose" not in names:
+            raise UsageError(f"--verbose: {type(est).__name__} has no verbose log")
+        params["verbose"] = args.verbose
+    for item in args.param:
+        name, sep, text = item.partition("=")
+        if not sep or name not in names:
+            raise UsageError(f"--param {item!r}: expected NAME=VALUE with NAME one of "
+                             + ", ".join(sorted(names)))
+        try:
+            params[name] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            params[name] = text                  # a bare word, e.g. loss=l1
+    return est.set_params(**params)
+
+
+def _labels_option(value):
+    """``--labels``: N (the last N ARFF attributes) or a MULAN XML file."""
+    try:
+        return int(value)
+    except ValueError:
+        with _user_errors("--labels"):
+            return label_names_from_xml(value)
+
+
+def _train_format(args, method: _Method) -> str:
+    """DATA's format: ``--format``, else CSV with ``--target``, ARFF with
+    ``--labels``, else the method's default."""
+    fmt = args.format or ("csv" if args.target is not None else
+                          "arff" if args.labels is not None else method.formats[0])
+    if args.format is None and fmt == "svmlight" and args.data.lower().endswith(".arff"):
+        fmt = "arff"                 # an ARFF file given without --labels: say what is missing
+    if args.format is None and fmt == "svmlight" and args.data.lower().endswith(".csv"):
+        fmt = "csv"
+    if fmt not in method.formats:
+        why = ("--format" if args.format else "--target" if args.target is not None
+               else "--labels" if args.labels is not None else "the name of DATA")
+        raise UsageError(f"method {args.method!r} reads {' or '.join(method.formats)} data, "
+                         f"not {fmt} ({why})")
+    if fmt == "csv" and args.target is None:
+        others = [f for f in method.formats if f != "csv"]
+        raise UsageError("CSV data need --target NAME (the column of the targets)"
+                         + (f"; for {others[0]} data give --format {others[0]}"
+                            if others else ""))
+    if fmt != "csv" and args.target is not None:
+        raise UsageError(f"--target applies to CSV data, not {fmt}")
+    if fmt == "arff" and args.labels is None:
+        raise UsageError("ARFF data need --labels N (the last N attributes are the "
+                         "labels) or --labels FILE.xml (MULAN's label file)")
+    if fmt != "arff" and args.labels is not None:
+        raise UsageError(f"--labels applies to ARFF data, not {fmt}")
+    return fmt
+
+
+def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, labels=None):
+    """Read DATA for training (``meta`` None) or for a model's prediction."""
+    with _user_errors("DATA", path):
+        if fmt == "svmlight":
+            kw = {} if meta is None else {"n_features": meta["n_features"],
+                                          "zero_based": meta["zero_based"]}
+            if task == "multilabel":
+                kw["labels"] = None if meta is None else meta["label_names"]
+            data = read_svmlight(path, query_id=task == "ranking",
+                                 multilabel=task == "multilabel", **kw)
+        elif fmt == "csv":
+            data = read_csv(path, target=target if meta is None else meta["target"],
+                            feature_names=None if meta is None else meta["feature_names"],
+                            require_target=meta is None)
+        else:
+            data = read_arff(path, labels if meta is None else meta["label_names"],
+                             feature_names=None if meta is None else meta["feature_names"],
+                             require_labels=meta is None)
+    if data.y is not None and task in ("classification", "ordinal"):
+        data.y = integral_labels(data.y)
+    if task == "ordinal" and data.y is not None and data.y.dtype.kind not in "iuf":
+        raise UsageError(f"DATA {path!r}: ordinal targets must be numbers (ordered "
+                         f"labels), got {data.y[0]!r}")
+    if task in ("regression", "ranking") and data.y is not None \
+            and data.y.dtype.kind not in "iuf":
+        raise UsageError(f"DATA {path!r}: the targets must be numbers, got {data.y[0]!r}")
+    if task == "ranking" and data.qid is None:
+        data.qid = np.zeros(data.X.shape[0], dtype=np.int64)   # one query, as liblinear
+    return data
+
+
+def _design(X, est, dense: bool | None = None):
+    """X as the estimator takes it: CSR stays sparse where the estimator's
+    tags accept sparse input, else it is made dense.  Returns (X, dense)."""
+    if dense is None:
+        dense = sp.issparse(X) and not get_tags(est).input_tags.sparse
+    return (X.toarray() if dense and sp.issparse(X) else X), dense
+
+
+def _cmd_train(args) -> int:
+    method = _METHODS[args.method]
+    est = _estimator(args)
+    task = "regression" if args.regression else method.task
+    fmt = _train_format(args, method)
+    labels = _labels_option(args.labels) if args.labels is not None else None
+    _check_writable(args.model, "MODEL")
+    data = _read(args.data, fmt, task, None, target=args.target, labels=labels)
+    if data.y is None:                             # pragma: no cover - readers require it
+        raise UsageError(f"DATA {args.data!r} has no targets")
+    if args.signs is not None:
+        with _user_errors("--signs"):
+            est.set_params(signs=_signs_option(args.signs, data))
+    X, dense = _design(data.X, est)
+    model = est
+    if args.standardize:
+        model = Pipeline([("standardize", StandardScaler(with_mean=not sp.issparse(X))),
+                          ("estimator", est)])
+    fit_params = {}
+    if task == "ranking":
+        fit_params["estimator__qid" if args.standardize else "qid"] = data.qid
+    t = time.perf_counter()
+    with _user_errors(f"fitting {type(est).__name__}"):
+        model.fit(X, data.y, **fit_params)
+    seconds = time.perf_counter() - t
+    meta = dict(method=args.method, task=task, data_format=fmt,
+                n_features=int(data.X.shape[1]), feature_names=data.feature_names,
+                label_names=data.label_names, target=args.target,
+                zero_based=data.zero_based, dense=bool(dense),
+                standardize=bool(args.standardize), params=est.get_params(deep=False),
+                n_samples=int(data.X.shape[0]), train_file=os.path.abspath(args.data))
+    with _user_errors("MODEL", args.model):
+        save_model(args.model, model, **meta)
+    res = getattr(est, "result_", None)
+    what = (f"{res.message}, {est.n_iter_} iterations" if res is not None
+            and hasattr(est, "n_iter_") else "fitted")
+    extra = f", {np.unique(data.qid).size} queries" if task == "ranking" else ""
+    print(f"{args.method}: {data.X.shape[0]} rows x {data.X.shape[1]} features{extra}; "
+          f"{type(est).__name__}: {what} ({seconds:.2f} s); wrote {args.model}")
+    return 0
+
+
+def _signs_option(value: str, data):
+    """``--signs``: a comma list or a file of -1/0/+1 (one per feature; a file
+    may hold a (features, classes) matrix), or ``FEATURE:SIGN,...`` where
+    FEATURE is a CSV/ARFF column name or an SVMlight feature index."""
+    if os.path.isfile(value):
+        with open(value, encoding="utf-8") as fh:
+            text = fh.read().replace(",", " ")
+        return np.loadtxt(io.StringIO(text), ndmin=1).astype(np.int64)
+    items = [s.strip() for s in value.split(",") if s.strip()]
+    if not items:
+        raise ValueError("empty list")
+    if all(":" not in s for s in items):
+        return np.array([int(float(s)) for s in items], dtype=np.int64)
+    signs = {}
+    offset = 0 if data.zero_based is not False else 1
+    for item in items:
+        key, _, sign = item.rpartition(":")
+        if data.feature_names is not None:
+            if key not in data.feature_names:
+                raise ValueError(f"{key!r} is not a feature column "
+                                 f"({', '.join(data.feature_names)})")
+            col = data.feature_names.index(key)
+        else:
+            col = int(key) - offset
+            if not 0 <= col < data.X.shape[1]:
+                raise ValueError(f"feature index {key} outside 1..{data.X.shape[1]}")
+        signs[col] = int(float(sign))
+    return signs
+
+
+#: metadata ``polyrank train`` stores and ``polyrank predict`` needs
+_MODEL_KEYS = ("method", "task", "data_format", "n_features", "feature_names",
+               "label_names", "target", "zero_based", "dense")
+
+
+def _load(path: str):
+    """The estimator and metadata of a MODEL file, checked."""
+    with _user_errors("MODEL", path):
+        est, meta = load_model(path)
+    missing = [k for k in _MODEL_KEYS if k not in meta]
+    if missing:
+        raise UsageError(f"MODEL {path!r}: not written by polyrank train (no {missing})")
+    method = _METHODS.get(meta["method"])
+    final = est[-1] if isinstance(est, Pipeline) else est
+    expected = (SignConstrainedRegressor if meta.get("task") == "regression"
+                else method.estimator if method is not None else None)
+    if method is None or type(final) is not expected:
+        raise UsageError(f"MODEL {path!r}: its metadata say method {meta['method']!r} but it "
+                         f"holds a {type(final).__name__}")
+    return est, meta
+
+
+def _format(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return str(v)
+
+
+def _write_lines(path: str, values) -> None:
+    with _user_errors("OUT", path):
+        with open(path, "w", encoding="utf-8") as fh:
+            for row in values:
+                fh.write((" ".join(map(_format, row)) if np.ndim(row) else _format(row))
+                         + "\n")
+
+
+def _metrics(task: str, y, pred, scores, qid) -> list:
+    """(key, value, text line) of the field's metrics, liblinear's wording."""
+    from sklearn import metrics as skm
+
+    from . import metrics as pm
+
+    n = len(y)
+    if task == "ranking":
+        try:
+            pa = pm.pairwise_accuracy(y, scores, qid)
+        except ValueError:                  # no preference pair in DATA
+            pa = float("nan")
+        ndcg = pm.mean_ndcg(y, scores, qid)
+        return [("pairwise_accuracy", pa, f"Pairwise Accuracy = {100 * pa:g}%"),
+                ("mean_ndcg", ndcg, f"Mean NDCG = {ndcg:g}")]
+    if task == "regression":
+        mse = skm.mean_squared_error(y, pred)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.corrcoef(np.asarray(y, dtype=float), pred)[0, 1] if n > 1 else np.nan
+        return [("mean_squared_error", mse, f"Mean squared error = {mse:g} (regression)"),
+                ("squared_correlation", r * r,
+                 f"Squared correlation coefficient = {r * r:g} (regression)")]
+    if task == "multilabel":
+        hl = skm.hamming_loss(y, pred)
+        rl = skm.label_ranking_loss(y, scores)
+        return [("hamming_loss", hl, f"Hamming loss = {hl:g}"),
+                ("ranking_loss", rl, f"Ranking loss = {rl:g}")]
+    correct = int(np.sum(np.asarray(y) == np.asarray(pred)))
+    out = []
+    if task == "ordinal":
+        mae = skm.mean_absolute_error(y, pred)
+        out.append(("mean_absolute_error", mae, f"Mean absolute error = {mae:g}"))
+    acc = correct / n
+    return out + [("accuracy", acc, f"Accuracy = {100 * acc:g}% ({correct}/{n})")]
+
+
+def _cmd_predict(args) -> int:
+    est, meta = _load(args.model)
+    task = meta["task"]
+    _check_writable(args.out, "OUT")
+    data = _read(args.data, meta["data_format"], task, meta)
+    final = est[-1] if isinstance(est, Pipeline) else est
+    X, _ = _design(data.X, final, dense=meta["dense"])
+    with _user_errors("predict"):
+        scores = est.decision_function(X) if task in ("ranking", "multilabel") or \
+            (args.scores and task != "regression") else None
+        pred = None if task == "ranking" else est.predict(X)
+    if args.scores and task == "regression":
+        raise UsageError("--scores: a regression model predicts real values already")
+    _write_lines(args.out, scores if task == "ranking" or args.scores else pred)
+    if data.y is None:
+        return 0
+    rows = _metrics(task, data.y, pred, scores, data.qid)
+    if args.json:
+        print(json.dumps({k: (None if np.isnan(v) else float(v)) for k, v, _ in rows},
+                         indent=2))
+    else:
+        for _, _, line in rows:
+            print(line)
+    return 0
+
+
+def _add_train_predict(sub) -> None:
+    formats = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser(
+        "train", help="fit an estimator on a data file and save it (like liblinear's train)",
+        formatter_class=formats,
+        description=("Fit METHOD's estimator on DATA and write it, with its metadata, to\n"
+                     "the joblib file MODEL.  Options map to the estimator's parameters;\n"
+                     "unset ones keep the estimator's defaults."),
+        epilog=("methods:\n" + "".join(f"  {k:<12} {m.help}\n" for k, m in _METHODS.items())
+                + "\nexamples:\n"
+                "  polyrank train ranksvm train.txt rank.model -C 0.1\n"
+                "  polyrank train sign data.svm sign.model --lam 1e-4 --signs 3:1,7:-1\n"
+                "  polyrank train sign data.csv reg.model --target y --regression "
+                "--signs 1,1,1\n"
+                "  polyrank train ordinal winequality-red.csv wine.model --target quality "
+                "--standardize\n"
+                "  polyrank train m3l yeast-train.arff yeast.model --labels 14\n"
+                "  polyrank train labelranker data.svm ml.model -C 0.1   "
+                "# SVMlight multi-label (1,3 1:0.5 ...)\n"))
+    p.add_argument("method", choices=list(_METHODS), metavar="METHOD",
+                   help="one of " + ", ".join(_METHODS))
+    p.add_argument("data", metavar="DATA", help="training data file")
+    p.add_argument("model", metavar="MODEL", help="model file to write (joblib)")
+    for dest, flags, typ, text, _ in _PARAM_OPTIONS:
+        p.add_argument(*flags, dest=dest, type=typ, default=None, help=text)
+    p.add_argument("--signs", default=None, metavar="SIGNS",
+                   help="sign: sign constraints, a comma list of -1/0/1 (one per feature), "
+                        "FEATURE:SIGN pairs (CSV column names or SVMlight indices), or a "
+                        "file of them (a features x classes matrix for multiclass)")
+    p.add_argument("--regression", action="store_true",
+                   help="sign: fit SignConstrainedRegressor (real targets)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="any other estimator parameter, e.g. loss=l1 (repeatable)")
+    p.add_argument("--standardize", action="store_true",
+                   help="put a StandardScaler in front of the estimator (sparse data: "
+                        "scaled, not centred)")
+    p.add_argument("-v", "--verbose", type=int, nargs="?", const=1, default=0,
+                   metavar="N", help="log every N-th solver iteration (default 1)")
+    p.add_argument("--format", choices=["svmlight", "csv", "arff"], default=None,
+                   help="DATA format (default: csv with --target, arff with --labels, "
+                        "else the method's first format, see methods below)")
+    p.add_argument("--target", default=None, metavar="NAME",
+                   help="CSV: the column of the targets (all others are features)")
+    p.add_argument("--labels", default=None, metavar="N",
+                   help="ARFF: the last N attributes are the 0/1 labels, or a MULAN XML "
+                        "file naming them")
+    p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser(
+        "predict", help="predict a data file with a saved model (like liblinear's predict)",
+        description=("Predict every row of DATA with MODEL; write one line per row to OUT "
+                     "(ranksvm: scores; sign, ordinal: labels; m3l, labelranker: 0/1 label "
+                     "rows in the training label order) and, when DATA has targets, print "
+                     "the metrics: ranksvm 'Pairwise Accuracy' and 'Mean NDCG' as "
+                     "liblinear-ranksvm (pooled pairs, tied scores count as correct; LETOR "
+                     "mean NDCG, 0 for a query without relevant documents), sign "
+                     "'Accuracy' (regression: mean squared error), ordinal mean absolute "
+                     "error and accuracy, multi-label Hamming loss and ranking loss.  Only "
+                     "load model files you trust."))
+    p.add_argument("data", metavar="DATA", help="data file in the model's format")
+    p.add_argument("model", metavar="MODEL", help="model file written by polyrank train")
+    p.add_argument("out", metavar="OUT", help="output file, one line per row of DATA")
+    p.add_argument("--scores", action="store_true",
+                   help="write the real-valued scores (decision_function) instead of labels")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.set_defaults(func=_cmd_predict)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error message (and exit status 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} "
+                     f"(see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``polyrank`` command."""
-    parser = argparse.ArgumentParser(
-        prog="polyrank", description="Max-margin ranking: solvers, demos and benchmarks.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(
+        prog="polyrank", allow_abbrev=False,
+        description="Max-margin ranking: solvers, demos and benchmarks; training and "
+                    "prediction on your own files.")
+    parser.add_argument("--version", action="version", version=f"polyrank {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("demo", help="fit the SOPOPO label ranker on yeast and print test metrics")
     p.add_argument("--C", type=float, default=0.1, help="slack penalty C (default 0.1)")
@@ -286,13 +825,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("warmup", help="compile every numba kernel once (cached on disk)")
     p.set_defaults(func=_cmd_warmup)
+    _add_train_predict(sub)
     return parser
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``polyrank`` console script."""
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    """Entry point of the ``polyrank`` console script and ``python -m polyrank``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for a user's mistake (a one-line
+        message on stderr: a bad option, a missing or malformed file, an
+        unwritable path), 1 when ``reproduce --png`` could not write a PNG.
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:            # --help, --version, or a usage error
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    prog = f"polyrank {args.command}"
+    try:
+        if args.command in ("train", "predict"):
+            with _warnings_as_lines(prog):
+                return args.func(args)
+        return args.func(args)
+    except UsageError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover
