@@ -160,6 +160,13 @@ def test_ranksvm_without_qid_is_one_query(tmp_path, capsys):
     got = predict_json(capsys, path, model, out)
     scores = read_out(out)[:, 0]
     assert got["mean_ndcg"] == mean_ndcg(y, scores, np.zeros(4, dtype=int))
+    # a file without preference pairs: pairwise accuracy is undefined, said so
+    flat = tmp_path / "flat.svm"
+    dump_svmlight_file(X, np.ones(4), str(flat), zero_based=False)
+    assert predict_json(capsys, flat, model, out)["pairwise_accuracy"] is None
+    rc, text, _ = run(capsys, "predict", flat, model, out)
+    assert rc == 0 and text.splitlines()[0] == ("Pairwise Accuracy = n/a (no preference "
+                                                "pair in DATA)")
 
 
 def test_sign_classifier_labels_signs_and_accuracy(tmp_path, capsys, binary_file):

@@ -639,7 +639,9 @@ def _metrics(task: str, y, pred, scores, qid) -> list:
         except ValueError:                  # no preference pair in DATA
             pa = float("nan")
         ndcg = pm.mean_ndcg(y, scores, qid)
-        return [("pairwise_accuracy", pa, f"Pairwise Accuracy = {100 * pa:g}%"),
+        text = ("Pairwise Accuracy = n/a (no preference pair in DATA)" if np.isnan(pa)
+                else f"Pairwise Accuracy = {100 * pa:g}%")
+        return [("pairwise_accuracy", pa, text),
                 ("mean_ndcg", ndcg, f"Mean NDCG = {ndcg:g}")]
     if task == "regression":
         mse = skm.mean_squared_error(y, pred)
