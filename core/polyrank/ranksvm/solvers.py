@@ -44,7 +44,8 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     """Solve L2-loss linear RankSVM (Eq. 1.3) by TRON.
 
     Minimises f(w) = 1/2 w'w + C sum_{(i,j) in P} c_ij max(0, 1 - w'(x_i -
-    x_j))^2 (c_ij = s_i s_j with document weights, else 1) with :func:`polyrank.tron.tron` (Sec. 4.1) on a
+    x_j))^2 (c_ij = s_i s_j with document weights, else 1) with
+    :func:`polyrank.tron.tron` (Sec. 4.1) on a
     :class:`~polyrank.ranksvm.objective.RankSVMObjective`.  With the default
     ``method="selection_tree"`` this is the paper's Tree-TRON; with
     ``"prsvm_plus"`` it is PRSVM+ in the same TRON framework (as the paper
