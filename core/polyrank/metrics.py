@@ -483,8 +483,8 @@ def prbep(y_true, scores) -> float:
     pos = np.asarray(y > 0)
     p = int(pos.sum())
     if p == 0 or p == y.size:
-        raise ValueError(f"y_true: PRBEP needs positive and negative examples, got "
-                         f"{'no' if p == 0 else 'only'} positive ones")
+        raise ValueError(f"y_true: PRBEP needs at least one positive and one negative "
+                         f"example, got {'no' if p == 0 else 'only'} positive ones")
     t = np.sort(s)[::-1][p - 1]                 # the p-th largest score
     above = s > t
     tied = s == t
