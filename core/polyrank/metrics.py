@@ -6,7 +6,9 @@ ROC AUC, Hamming loss and the other standard metrics come from
 
 - :func:`pairwise_accuracy`, :func:`ndcg_at`, :func:`mean_ndcg`,
   :func:`ndcg_per_query`: learning to rank
-  (``large-scale-linear-ranksvm.txt``, Sec. 4.4, Eq. 4.5).
+  (``large-scale-linear-ranksvm.txt``, Sec. 4.4, Eq. 4.5), and the
+  scikit-learn scorers :func:`ndcg_scorer`, :func:`pairwise_accuracy_scorer`
+  that receive ``qid`` through metadata routing.
 - :func:`prbep`: precision-recall break-even point
   (``sign-constrained-sdca-pegasos.txt``, Sec. 6.1).
 """
@@ -14,8 +16,14 @@ ROC AUC, Hamming loss and the other standard metrics come from
 from __future__ import annotations
 
 import numpy as np
+import sklearn
+from sklearn.metrics import make_scorer
 
-__all__ = ["pairwise_accuracy", "ndcg_at", "mean_ndcg", "ndcg_per_query", "prbep"]
+from ._ranking_kernels import ndcg_kernel, pairwise_counts
+from .validation import as_float_array, check_int, check_query_ids
+
+__all__ = ["pairwise_accuracy", "ndcg_at", "mean_ndcg", "ndcg_per_query", "prbep",
+           "ndcg_scorer", "pairwise_accuracy_scorer"]
 
 
 # ------------------------------------------------------------------------
@@ -26,13 +34,16 @@ __all__ = ["pairwise_accuracy", "ndcg_at", "mean_ndcg", "ndcg_per_query", "prbep
 _DISCOUNTS = ("letor", "yahoo")
 
 
-def _check_rank_inputs(y_true, y_score, qid):
-    from .ranksvm.objective import check_ranking_data
-    from .validation import as_float_array
-
+def _check_rank_inputs(y_true, y_score, qid, relevance: bool = False):
     y_score = as_float_array(y_score, "y_score", ndim=1)
-    y_true, qid = check_ranking_data(y_true, qid, y_score.size)
-    return y_true, y_score, qid
+    y_true = as_float_array(y_true, "y_true", ndim=1)
+    if y_true.size != y_score.size:
+        raise ValueError(f"y_true: expected length {y_score.size} (one per score), "
+                         f"got {y_true.size}")
+    if relevance and y_true.min() < 0:
+        raise ValueError(f"y_true: NDCG needs relevance labels >= 0 (gain 2^y - 1), got "
+                         f"{y_true.min():g}; shift or re-code the labels")
+    return y_true, y_score, check_query_ids(qid, y_score.size)
 
 
 def _groups(qid):
@@ -41,6 +52,13 @@ def _groups(qid):
     cut = np.flatnonzero(np.diff(qs)) + 1
     start = np.concatenate([[0], cut, [qs.size]]).astype(np.int64)
     return perm, start
+
+
+def _check_pairwise_options(average, ties):
+    if average not in ("pooled", "query"):
+        raise ValueError(f"average: expected 'pooled' or 'query', got {average!r}")
+    if ties not in ("correct", "incorrect", "half"):
+        raise ValueError(f"ties: expected 'correct', 'incorrect' or 'half', got {ties!r}")
 
 
 def pairwise_accuracy(y_true, y_score, qid, *, average: str = "pooled",
@@ -97,12 +115,7 @@ def pairwise_accuracy(y_true, y_score, qid, *, average: str = "pooled",
     >>> pairwise_accuracy(y, s, q, average="query", ties="incorrect")
     0.3333333333333333
     """
-    from .ranksvm._kernels import pairwise_counts
-
-    if average not in ("pooled", "query"):
-        raise ValueError(f"average: expected 'pooled' or 'query', got {average!r}")
-    if ties not in ("correct", "incorrect", "half"):
-        raise ValueError(f"ties: expected 'correct', 'incorrect' or 'half', got {ties!r}")
+    _check_pairwise_options(average, ties)
     y_true, y_score, qid = _check_rank_inputs(y_true, y_score, qid)
     perm, start = _groups(qid)
     pairs, correct, tied = pairwise_counts(y_true, y_score, perm, start)
@@ -115,13 +128,6 @@ def pairwise_accuracy(y_true, y_score, qid, *, average: str = "pooled",
         return float(good.sum() / pairs.sum())
     has = pairs > 0
     return float(np.mean(good[has] / pairs[has]))
-
-
-def _discount(m: int, discount: str) -> np.ndarray:
-    i = np.arange(1, m + 1, dtype=np.float64)
-    if discount == "letor":
-        return 1.0 / np.log2(np.maximum(2.0, i))
-    return 1.0 / np.log2(i + 1.0)
 
 
 def _check_ndcg_options(discount, no_relevant):
@@ -157,19 +163,32 @@ def ndcg_per_query(y_true, y_score, qid, m=None, *, discount: str = "letor",
     qids : ndarray, shape (n_queries,)
     values : ndarray, shape (n_queries,)
 
+    Raises
+    ------
+    ValueError
+        Lengths differ, NaN/inf, a negative relevance label (the gain
+        2^y - 1 would be negative), unknown options.
+    TypeError
+        Non-integer qid.
+
     Notes
     -----
-    Documents are ranked by descending score; equal scores keep the input
-    order (a stable sort).  The gain is 2^y - 1.  Inside a query whose ideal
-    DCG is positive, positions before the first relevant document of the
-    ideal list cannot occur (it is sorted), so NDCG@i is always defined; the
-    mean over positions follows liblinear-ranksvm's ``eval_list``.  Computed
-    by a numba kernel, O(l_q log l_q) per query.
+    Documents are ranked by descending score.  Tied scores follow the
+    LETOR / :func:`sklearn.metrics.ndcg_score` convention: every position
+    of a group of equal scores gets the group's mean gain (the expected DCG
+    over all orders of the tie), so the value does not depend on the order
+    of the rows; a constant scorer gets the NDCG of a random order.  The
+    gain is 2^y - 1 (computed without overflow for any finite y >= 0).
+    Inside a query whose ideal DCG is positive, positions before the first
+    relevant document of the ideal list cannot occur (it is sorted), so
+    NDCG@i is always defined; the mean over positions follows
+    liblinear-ranksvm's ``eval_list``.  With ``discount="yahoo"`` and
+    ``2**y - 1`` passed as ``y_true``, the NDCG@m of one query is
+    ``sklearn.metrics.ndcg_score([2**y - 1], [score], k=m)``.  Computed by a
+    numba kernel, O(l_q log l_q) per query.
     """
-    from .ranksvm._kernels import ndcg_kernel
-
     _check_ndcg_options(discount, no_relevant)
-    y_true, y_score, qid = _check_rank_inputs(y_true, y_score, qid)
+    y_true, y_score, qid = _check_rank_inputs(y_true, y_score, qid, relevance=True)
     perm, start = _groups(qid)
     fill = {"zero": 0.0, "one": 1.0, "skip": np.nan}[no_relevant]
     out = ndcg_kernel(y_true, y_score, perm, start, 0 if m is None else int(m),
@@ -178,7 +197,7 @@ def ndcg_per_query(y_true, y_score, qid, m=None, *, discount: str = "letor",
 
 
 def ndcg_at(y_true, y_score, qid, m: int = 10, *, discount: str = "letor",
-            no_relevant: str = "zero") -> float:
+            no_relevant: str = "zero", sample_weight=None) -> float:
     """NDCG@m of Eq. 4.5, averaged over queries.
 
     NDCG@m = N_m^{-1} sum_{i=1}^{m} (2^{y_pi'(i)} - 1) d(i), with N_m the
@@ -192,6 +211,11 @@ def ndcg_at(y_true, y_score, qid, m: int = 10, *, discount: str = "letor",
         Cut-off (>= 1).
     discount, no_relevant
         See :func:`ndcg_per_query`.
+    sample_weight : array_like, shape (l,), optional
+        Query weights, given per row (constant inside a query, as XGBoost's
+        ranking weights, in the row-aligned form that scikit-learn's
+        metadata routing splits into folds): the result is the weighted
+        mean over queries.
 
     Returns
     -------
@@ -200,8 +224,15 @@ def ndcg_at(y_true, y_score, qid, m: int = 10, *, discount: str = "letor",
     Raises
     ------
     ValueError
-        m < 1, bad lengths, NaN, unknown options, or (with
+        m < 1, bad lengths, NaN, a negative label, unknown options, weights
+        that differ inside a query or are negative, or (with
         ``no_relevant="skip"``) no query with a relevant document.
+
+    Notes
+    -----
+    Tied scores share their gains (the LETOR / scikit-learn convention, see
+    :func:`ndcg_per_query`): a constant scorer gets the same value for
+    every order of the rows.
 
     Examples
     --------
@@ -213,16 +244,14 @@ def ndcg_at(y_true, y_score, qid, m: int = 10, *, discount: str = "letor",
     >>> round(ndcg_at([2, 0, 1], [1.0, 3.0, 2.0], [1, 1, 1], m=2), 6)   # (0+1)/(3+1)
     0.25
     """
-    from .validation import check_int
-
     m = check_int(m, "m", minimum=1)
     _, vals = ndcg_per_query(y_true, y_score, qid, m, discount=discount,
                              no_relevant=no_relevant)
-    return _mean(vals)
+    return _mean(vals, _query_weights(sample_weight, qid))
 
 
 def mean_ndcg(y_true, y_score, qid, *, discount: str = "letor",
-              no_relevant: str = "zero") -> float:
+              no_relevant: str = "zero", sample_weight=None) -> float:
     """Mean NDCG of LETOR 4.0 / MSLR (Sec. 4.4): sum_{i=1}^{l_q} NDCG@i / l_q
     per query, then the average over queries.
 
@@ -231,27 +260,175 @@ def mean_ndcg(y_true, y_score, qid, *, discount: str = "letor",
     y_true, y_score, qid : array_like, shape (l,)
     discount, no_relevant
         See :func:`ndcg_per_query`.
+    sample_weight : array_like, shape (l,), optional
+        Query weights given per row, see :func:`ndcg_at`.
 
     Returns
     -------
     float in [0, 1]
 
+    Raises
+    ------
+    ValueError
+        As :func:`ndcg_at`; weights that differ inside a query or are
+        negative.
+
+    Notes
+    -----
+    Tied scores share their gains (see :func:`ndcg_per_query`).  This is
+    :meth:`polyrank.RankSVM.score`.
+
     Examples
     --------
     >>> round(mean_ndcg([2, 0, 1], [1.0, 3.0, 2.0], [1, 1, 1]), 6)  # (0 + 1/4 + NDCG@3) / 3
     0.324399
+    >>> round(mean_ndcg([2, 0, 1], [0.0, 0.0, 0.0], [1, 1, 1]), 6)   # a tie: mean gain 4/3
+    0.662696
     """
     _, vals = ndcg_per_query(y_true, y_score, qid, discount=discount,
                              no_relevant=no_relevant, mean_over_positions=True)
-    return _mean(vals)
+    return _mean(vals, _query_weights(sample_weight, qid))
 
 
-def _mean(vals) -> float:
-    vals = vals[~np.isnan(vals)]
-    if vals.size == 0:
+def _query_weights(sample_weight, qid):
+    """One weight per query (in the order of :func:`ndcg_per_query`) from
+    row weights that are constant inside each query; None stays None."""
+    if sample_weight is None:
+        return None
+    qid = check_query_ids(qid, np.size(qid))
+    sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(qid.size,))
+    if sw.min() < 0:
+        raise ValueError(f"sample_weight: weights must be >= 0, got {sw.min():g}")
+    perm, start = _groups(qid)
+    first = sw[perm[start[:-1]]]
+    if not np.array_equal(np.repeat(first, np.diff(start)), sw[perm]):
+        raise ValueError("sample_weight: NDCG weighs queries; the weights must be "
+                         "equal for all rows of a query")
+    return first
+
+
+def _mean(vals, weights=None) -> float:
+    keep = ~np.isnan(vals)
+    if not keep.any():
         raise ValueError("y_true: no query has a relevant document (ideal DCG 0 "
                          "everywhere) and no_relevant='skip'")
-    return float(vals.mean())
+    if weights is None:
+        return float(vals[keep].mean())
+    if weights[keep].sum() <= 0:
+        raise ValueError("sample_weight: the scored queries have total weight 0")
+    return float(np.average(vals[keep], weights=weights[keep]))
+
+
+# ------------------------------------------------------------------ scorers
+# scikit-learn scorers that receive qid through metadata routing
+
+def _need_qid(qid, name):
+    if qid is None:
+        raise ValueError(
+            f"qid: {name} needs the query ids of the rows it scores and got none. "
+            "Enable metadata routing (sklearn.set_config(enable_metadata_routing="
+            "True)) and pass qid with the data, e.g. cross_validate(..., "
+            "params={'qid': qid, 'groups': qid}) or GridSearchCV(...).fit(X, y, "
+            "qid=qid, groups=qid)")
+    return qid
+
+
+def _ndcg_at_k(y_true, y_pred, *, qid=None, k=10, discount="letor", no_relevant="zero"):
+    return ndcg_at(y_true, y_pred, _need_qid(qid, "ndcg_scorer"), k, discount=discount,
+                   no_relevant=no_relevant)
+
+
+def _pairwise_accuracy(y_true, y_pred, *, qid=None, average="pooled", ties="correct"):
+    return pairwise_accuracy(y_true, y_pred, _need_qid(qid, "pairwise_accuracy_scorer"),
+                             average=average, ties=ties)
+
+
+def _routed_scorer(func, name, **kwargs):
+    if not sklearn.get_config()["enable_metadata_routing"]:
+        raise RuntimeError(
+            f"{name}: a ranking scorer receives qid through scikit-learn's metadata "
+            "routing; call sklearn.set_config(enable_metadata_routing=True) first")
+    return make_scorer(func, response_method="predict", **kwargs).set_score_request(qid=True)
+
+
+def ndcg_scorer(k: int = 10, *, discount: str = "letor", no_relevant: str = "zero"):
+    """A scikit-learn scorer of the mean NDCG@k over queries (:func:`ndcg_at`)
+    that requests ``qid``, for ``scoring=`` in ``GridSearchCV`` and
+    ``cross_validate``.
+
+    Built as ``sklearn.metrics.make_scorer(..., response_method="predict")
+    .set_score_request(qid=True)``: the estimator's ``predict`` gives the
+    scores, and scikit-learn's metadata routing hands the scorer the query
+    ids of the rows it scores.
+
+    Parameters
+    ----------
+    k : int, default 10
+        Cut-off (>= 1), ``m`` of :func:`ndcg_at`.
+    discount, no_relevant
+        See :func:`ndcg_per_query`.
+
+    Returns
+    -------
+    sklearn scorer
+        ``scorer(estimator, X, y, qid=qid)``; raises ValueError if called
+        without ``qid`` (one query per fold would be a silent error).
+
+    Raises
+    ------
+    RuntimeError
+        If metadata routing is not enabled
+        (``sklearn.set_config(enable_metadata_routing=True)``).
+    ValueError
+        k < 1 or unknown options.
+
+    Examples
+    --------
+    >>> import numpy as np, sklearn
+    >>> from sklearn.model_selection import GroupKFold, cross_validate
+    >>> from polyrank import RankSVM
+    >>> from polyrank.metrics import ndcg_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); qid = np.repeat(np.arange(6), 10)
+    >>> y = (X @ [1.0, -1.0, 0.0] > 0).astype(int) + (X[:, 0] > 1)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     model = RankSVM().set_fit_request(qid=True)
+    ...     cv = cross_validate(model, X, y, params={"qid": qid, "groups": qid},
+    ...                         cv=GroupKFold(3), scoring=ndcg_scorer(k=5))
+    >>> bool(cv["test_score"].min() > 0.8)
+    True
+    """
+    k = check_int(k, "k", minimum=1)
+    _check_ndcg_options(discount, no_relevant)
+    return _routed_scorer(_ndcg_at_k, "ndcg_scorer", k=k, discount=discount,
+                          no_relevant=no_relevant)
+
+
+def pairwise_accuracy_scorer(*, average: str = "pooled", ties: str = "correct"):
+    """A scikit-learn scorer of :func:`pairwise_accuracy` that requests
+    ``qid`` (see :func:`ndcg_scorer` for how it is built and used).
+
+    Parameters
+    ----------
+    average, ties
+        See :func:`pairwise_accuracy`.
+
+    Returns
+    -------
+    sklearn scorer
+        ``scorer(estimator, X, y, qid=qid)``; raises ValueError if called
+        without ``qid``.
+
+    Raises
+    ------
+    RuntimeError
+        If metadata routing is not enabled.
+    ValueError
+        Unknown ``average`` or ``ties``.
+    """
+    _check_pairwise_options(average, ties)
+    return _routed_scorer(_pairwise_accuracy, "pairwise_accuracy_scorer", average=average,
+                          ties=ties)
 
 
 # ------------------------------------------------------------------ PRBEP
@@ -283,8 +460,9 @@ def prbep(y_true, scores) -> float:
     Raises
     ------
     ValueError
-        If the shapes differ, an input is empty or not finite, or there is
-        no positive example.
+        If the shapes differ, an input is empty or not finite, or
+        ``y_true`` has a single class (no positive or no negative example:
+        the break-even point is then 0 or 1 whatever the scores).
 
     Examples
     --------
@@ -304,8 +482,9 @@ def prbep(y_true, scores) -> float:
         raise ValueError("scores: contains NaN or infinity")
     pos = np.asarray(y > 0)
     p = int(pos.sum())
-    if p == 0:
-        raise ValueError("y_true: PRBEP needs at least one positive example")
+    if p == 0 or p == y.size:
+        raise ValueError(f"y_true: PRBEP needs at least one positive and one negative "
+                         f"example, got {'no' if p == 0 else 'only'} positive ones")
     t = np.sort(s)[::-1][p - 1]                 # the p-th largest score
     above = s > t
     tied = s == t

@@ -14,6 +14,8 @@ __all__ = [
     "as_label_array",
     "check_int",
     "check_signs",
+    "check_query_ids",
+    "query_ids",
 ]
 
 
@@ -171,6 +173,90 @@ def check_label_set(value, name: str, k: int) -> np.ndarray:
     if np.unique(arr).size != arr.size:
         raise ValueError(f"{name}: contains duplicate labels")
     return arr
+
+
+# ---------------------------------------------------------------- query ids
+# (learning to rank, ``large-scale-linear-ranksvm.txt``, Eq. 1.1)
+
+def check_query_ids(qid, l: int, name: str = "qid") -> np.ndarray:
+    """Check query ids: one integer per row (integral floats accepted);
+    documents of a query need not be contiguous.
+
+    Returns
+    -------
+    ndarray of int64, shape (l,)
+
+    Raises
+    ------
+    TypeError
+        If ``qid`` is None or not integer.
+    ValueError
+        If not 1-d, not of length ``l``, or with non-integral / non-finite
+        values.
+
+    Examples
+    --------
+    >>> check_query_ids([3, 3, 1.0], 3).tolist()
+    [3, 3, 1]
+    """
+    if qid is None:
+        raise TypeError(f"{name}: expected an array of query ids, got None")
+    arr = np.asarray(qid)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
+    if arr.size != l:
+        raise ValueError(f"{name}: expected length {l} (one per row of X), got {arr.size}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"{name}: expected integer query ids")
+    elif arr.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer query ids, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def query_ids(qid, group, l: int) -> np.ndarray:
+    """Query ids of ``l`` rows from ``qid`` (one id per row), LightGBM's
+    ``group`` (the sizes of consecutive queries, summing to ``l``) or
+    neither (all rows form one query).
+
+    Returns
+    -------
+    ndarray of int64, shape (l,)
+        With ``group``: 0, 0, ..., 1, 1, ... (query t holds ``group[t]``
+        consecutive rows).
+
+    Raises
+    ------
+    TypeError
+        Non-integer ids or sizes.
+    ValueError
+        Both ``qid`` and ``group`` given, a bad length, sizes < 1 or not
+        summing to ``l``.
+
+    Examples
+    --------
+    >>> query_ids(None, [2, 1], 3).tolist(), query_ids(None, None, 2).tolist()
+    ([0, 0, 1], [0, 0])
+    """
+    if qid is not None and group is not None:
+        raise ValueError("qid, group: give the query ids (qid) or the query sizes "
+                         "(group), not both")
+    if group is None:
+        return np.zeros(l, dtype=np.int64) if qid is None else check_query_ids(qid, l)
+    sizes = np.asarray(group)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"group: expected a non-empty 1-d array of query sizes, got "
+                         f"shape {sizes.shape}")
+    if sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.round(sizes)):
+        sizes = sizes.astype(np.int64)
+    if sizes.dtype.kind not in "iu":
+        raise TypeError(f"group: expected integer query sizes, got dtype {sizes.dtype}")
+    if sizes.min() < 1:
+        raise ValueError(f"group: query sizes must be >= 1, got {sizes.min()}")
+    if int(sizes.sum()) != l:
+        raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, expected "
+                         f"{l} (the number of rows of X)")
+    return np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
 
 
 # ---------------------------------------------------------------- sign vectors

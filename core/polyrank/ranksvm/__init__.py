@@ -13,6 +13,10 @@ Computation 26:781-817, 2014 (``large-scale-linear-ranksvm.txt``).
 - :mod:`polyrank.ranksvm.reference`: pair-enumerating references (tests).
 """
 
+import numpy as np
+import scipy.sparse as sp
+
+from ..metrics import mean_ndcg, pairwise_accuracy
 from .estimator import RankSVM
 from .objective import METHODS, QueryGroups, RankSVMObjective, Workspace, group_queries
 from .solvers import ranksvm_cutting_plane, ranksvm_tron
@@ -22,21 +26,18 @@ __all__ = ["RankSVM", "RankSVMObjective", "Workspace", "QueryGroups", "group_que
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) every RankSVM kernel on a tiny problem;
-    called by :func:`polyrank.warmup`."""
-    import numpy as np
-
-    from ..metrics import mean_ndcg, pairwise_accuracy
-
+    """Compile (or load from cache) every RankSVM kernel on a tiny problem,
+    unweighted and weighted; called by :func:`polyrank.warmup`."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 3))
     y = np.array([0, 1, 2, 0, 1, 1, 2, 0, 3, 1, 0, 2], dtype=float)
     qid = np.repeat([1, 2, 3], 4)
+    sw = np.linspace(0.5, 2.0, 12)
     for method in METHODS:
-        ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=2)
-    ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2)
-    import scipy.sparse as sp
-
+        for weights in (None, sw):
+            ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=2, sample_weight=weights)
+    for weights in (None, sw):
+        ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
     ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
     pairwise_accuracy(y, X[:, 0], qid)
     mean_ndcg(y, X[:, 0], qid)

@@ -23,6 +23,14 @@ in every node, Eq. 2.20, O(l log k)), the direct counting method of Sec.
 level, O(l k)).  The margin test is always the same floating-point
 expression ``1 - z_pref + z_other > 0``, so the integer counts agree
 exactly between methods.
+
+Document weights ``sw`` (``None`` = all ones): a pair (i, j) weighs
+``sw[i] * sw[j]`` (what duplicating documents does to the pairs), the
+counts become weighted (``lplus[i] = sum_{j in SV_i^+} sw[j]``,
+``gplus[i] = sum_{j in SV_i^+} sw[j] u_j``, float arrays) and the terms
+of Eq. 2.11-2.13 take a factor ``sw[i]``.  ``sw is None`` is resolved when
+numba compiles (a separate specialisation), so the unweighted path keeps
+its integer counts and costs nothing extra.
 """
 
 from __future__ import annotations
@@ -93,8 +101,19 @@ def query_levels(y, perm, start):
 
 
 @numba.njit(cache=True)
+def _tree_insert(L, key, wj, wuj, size, xv):
+    """Add weight ``wj`` and ``wuj`` to the leaf of level ``key`` of the
+    selection tree and to all its ancestors (Sec. 2.4)."""
+    node = L + key
+    while node >= 1:
+        size[node] += wj
+        xv[node] += wuj
+        node >>= 1
+
+
+@numba.njit(cache=True)
 def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
-                          lplus, lminus, gplus, gminus):
+                          lplus, lminus, gplus, gminus, sw):
     """Alg. 2 with the selection tree of Sec. 2.4 for one query: leaves
     L .. L+k-1 hold (size, xv) of each relevance level; node m has parent
     m // 2; Larger / Smaller climb from a leaf adding right / left
@@ -108,15 +127,13 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
         zi = z[i]
         while j < e and 1.0 - z[order[j]] + zi > 0.0:
             jj = order[j]
-            node = L + level[jj]
-            uj = u[jj]
-            while node >= 1:
-                size[node] += 1
-                xv[node] += uj
-                node >>= 1
+            if sw is None:
+                _tree_insert(L, level[jj], 1, u[jj], size, xv)
+            else:
+                _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j += 1
         node = L + level[i]
-        c = 0
+        c = size[0]                             # 0 of the tree's type
         g = 0.0
         while node > 1:                         # Larger(leaf of y_i)
             if (node & 1) == 0:
@@ -134,15 +151,13 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
         zi = z[i]
         while j >= s and 1.0 - zi + z[order[j]] > 0.0:
             jj = order[j]
-            node = L + level[jj]
-            uj = u[jj]
-            while node >= 1:
-                size[node] += 1
-                xv[node] += uj
-                node >>= 1
+            if sw is None:
+                _tree_insert(L, level[jj], 1, u[jj], size, xv)
+            else:
+                _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j -= 1
         node = L + level[i]
-        c = 0
+        c = size[0]
         g = 0.0
         while node > 1:                         # Smaller(leaf of y_i)
             if (node & 1) == 1:
@@ -154,17 +169,17 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
 
 
 @numba.njit(cache=True)
-def _ytree_insert(k, key, uj, size, xv):
-    """Insert (key, uj) into the order-statistic tree keyed by y over the
-    levels 0..k-1: node ``mid`` of the key range [lo, hi) has children
-    ``(lo+mid)//2`` and ``(mid+1+hi)//2``; ``size``/``xv`` are subtree sums
-    (Eq. 2.19, 2.22)."""
+def _ytree_insert(k, key, wj, wuj, size, xv):
+    """Insert (key, weight wj, wj * u_j) into the order-statistic tree keyed
+    by y over the levels 0..k-1: node ``mid`` of the key range [lo, hi) has
+    children ``(lo+mid)//2`` and ``(mid+1+hi)//2``; ``size``/``xv`` are
+    subtree sums (Eq. 2.19, 2.22)."""
     lo = 0
     hi = k
     while lo < hi:
         mid = (lo + hi) >> 1
-        size[mid] += 1
-        xv[mid] += uj
+        size[mid] += wj
+        xv[mid] += wuj
         if key == mid:
             return
         if key < mid:
@@ -178,7 +193,7 @@ def _ytree_larger(k, key, size, xv):
     """Larger(root, y_i) of Eq. 2.20, extended to xv (Eq. 2.21-2.22)."""
     lo = 0
     hi = k
-    c = 0
+    c = size[k]                                 # 0 of the tree's type (size[k] is unused)
     g = 0.0
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -206,7 +221,7 @@ def _ytree_smaller(k, key, size, xv):
     """Smaller(root, y_i): the mirror image of Eq. 2.20."""
     lo = 0
     hi = k
-    c = 0
+    c = size[k]
     g = 0.0
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -231,9 +246,9 @@ def _ytree_smaller(k, key, size, xv):
 
 @numba.njit(cache=True)
 def _ytree_query(z, u, order, s, e, level, k, size, xv,
-                 lplus, lminus, gplus, gminus):
+                 lplus, lminus, gplus, gminus, sw):
     """Alg. 2 with the order-statistic tree keyed by y of Sec. 2.3."""
-    for t in range(k):
+    for t in range(k + 1):
         size[t] = 0
         xv[t] = 0.0
     j = s
@@ -242,12 +257,15 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
         zi = z[i]
         while j < e and 1.0 - z[order[j]] + zi > 0.0:
             jj = order[j]
-            _ytree_insert(k, level[jj], u[jj], size, xv)
+            if sw is None:
+                _ytree_insert(k, level[jj], 1, u[jj], size, xv)
+            else:
+                _ytree_insert(k, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j += 1
         c, g = _ytree_larger(k, level[i], size, xv)
         lplus[i] = c
         gplus[i] = g
-    for t in range(k):
+    for t in range(k + 1):
         size[t] = 0
         xv[t] = 0.0
     j = e - 1
@@ -256,7 +274,10 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
         zi = z[i]
         while j >= s and 1.0 - zi + z[order[j]] > 0.0:
             jj = order[j]
-            _ytree_insert(k, level[jj], u[jj], size, xv)
+            if sw is None:
+                _ytree_insert(k, level[jj], 1, u[jj], size, xv)
+            else:
+                _ytree_insert(k, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j -= 1
         c, g = _ytree_smaller(k, level[i], size, xv)
         lminus[i] = c
@@ -265,12 +286,12 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
 
 @numba.njit(cache=True)
 def _direct_query(z, u, order, s, e, level, k, cnt, sm,
-                  lplus, lminus, gplus, gminus, adjacent):
+                  lplus, lminus, gplus, gminus, adjacent, sw):
     """The direct counting method (end of Sec. 2.2): per-level counts and
     sums of the inserted documents, O(k) per Larger/Smaller.  With
     ``adjacent`` only the next level up / down is counted (partial pairs,
     Sec. 5), O(1) per query."""
-    for t in range(k):
+    for t in range(k + 1):
         cnt[t] = 0
         sm[t] = 0.0
     j = s
@@ -279,10 +300,14 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
         zi = z[i]
         while j < e and 1.0 - z[order[j]] + zi > 0.0:
             jj = order[j]
-            cnt[level[jj]] += 1
-            sm[level[jj]] += u[jj]
+            if sw is None:
+                cnt[level[jj]] += 1
+                sm[level[jj]] += u[jj]
+            else:
+                cnt[level[jj]] += sw[jj]
+                sm[level[jj]] += sw[jj] * u[jj]
             j += 1
-        c = 0
+        c = cnt[k]                              # 0 of the counts' type (cnt[k] is unused)
         g = 0.0
         if adjacent:
             if level[i] + 1 < k:
@@ -294,7 +319,7 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
                 g += sm[r]
         lplus[i] = c
         gplus[i] = g
-    for t in range(k):
+    for t in range(k + 1):
         cnt[t] = 0
         sm[t] = 0.0
     j = e - 1
@@ -303,10 +328,14 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
         zi = z[i]
         while j >= s and 1.0 - zi + z[order[j]] > 0.0:
             jj = order[j]
-            cnt[level[jj]] += 1
-            sm[level[jj]] += u[jj]
+            if sw is None:
+                cnt[level[jj]] += 1
+                sm[level[jj]] += u[jj]
+            else:
+                cnt[level[jj]] += sw[jj]
+                sm[level[jj]] += sw[jj] * u[jj]
             j -= 1
-        c = 0
+        c = cnt[k]
         g = 0.0
         if adjacent:
             if level[i] >= 1:
@@ -322,7 +351,7 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
 
 @numba.njit(cache=True)
 def _prsvm_plus_query(z, u, order, s, e, level, k,
-                      lplus, lminus, gplus, gminus):
+                      lplus, lminus, gplus, gminus, sw):
     """PRSVM+ (Sec. 3.1): the loss split into k-1 two-level problems
     (level r against the levels > r), each done by the two-level sorted
     sweep of Chapelle & Keerthi; O(l_q) per level (Eq. 3.1-3.2)."""
@@ -330,10 +359,11 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
         i = order[ii]
         lminus[i] = 0
         gminus[i] = 0.0
+    zero = lminus[order[s]]                     # 0 of the counts' type
     for r in range(k - 1):
         # low documents (level r): l^+ from the higher levels
         jp = s
-        c = 0
+        c = zero
         g = 0.0
         for ii in range(s, e):
             i = order[ii]
@@ -343,14 +373,18 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
             while jp < e and 1.0 - z[order[jp]] + zi > 0.0:
                 jj = order[jp]
                 if level[jj] > r:
-                    c += 1
-                    g += u[jj]
+                    if sw is None:
+                        c += 1
+                        g += u[jj]
+                    else:
+                        c += sw[jj]
+                        g += sw[jj] * u[jj]
                 jp += 1
             lplus[i] = c
             gplus[i] = g
         # high documents (level > r): their l^- gains the level-r part
         jp = e - 1
-        c = 0
+        c = zero
         g = 0.0
         for ii in range(e - 1, s - 1, -1):
             i = order[ii]
@@ -360,8 +394,12 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
             while jp >= s and 1.0 - zi + z[order[jp]] > 0.0:
                 jj = order[jp]
                 if level[jj] == r:
-                    c += 1
-                    g += u[jj]
+                    if sw is None:
+                        c += 1
+                        g += u[jj]
+                    else:
+                        c += sw[jj]
+                        g += sw[jj] * u[jj]
                 jp -= 1
             lminus[i] += c
             gminus[i] += g
@@ -375,11 +413,12 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
 
 @numba.njit(cache=True)
 def count_pairs(z, u, order, start, level, kq, method,
-                lplus, lminus, gplus, gminus):
+                lplus, lminus, gplus, gminus, sw):
     """Fill ``lplus, lminus, gplus, gminus`` (length l, indexed by
     document) for all queries with the chosen method (see the module
-    docstring).  Returns nothing; O(l log k) for the trees, O(l k) for the
-    direct method and PRSVM+."""
+    docstring).  ``sw``: document weights or None; with weights ``lplus``
+    and ``lminus`` are float arrays of weighted counts.  Returns nothing;
+    O(l log k) for the trees, O(l k) for the direct method and PRSVM+."""
     kmax = 1
     for q in range(kq.size):
         if kq[q] > kmax:
@@ -387,8 +426,8 @@ def count_pairs(z, u, order, start, level, kq, method,
     L = 1
     while L < kmax:
         L *= 2
-    isize = np.zeros(2 * L, dtype=np.int64)
-    fsum = np.zeros(2 * L, dtype=np.float64)
+    isize = np.zeros(2 * L + 1, dtype=lplus.dtype)
+    fsum = np.zeros(2 * L + 1, dtype=np.float64)
     for q in range(start.size - 1):
         s, e = start[q], start[q + 1]
         k = kq[q]
@@ -405,196 +444,64 @@ def count_pairs(z, u, order, start, level, kq, method,
             while Lq < k:
                 Lq *= 2
             _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum,
-                                  lplus, lminus, gplus, gminus)
+                                  lplus, lminus, gplus, gminus, sw)
         elif method == Y_TREE:
             _ytree_query(z, u, order, s, e, level, k, isize, fsum,
-                         lplus, lminus, gplus, gminus)
+                         lplus, lminus, gplus, gminus, sw)
         elif method == DIRECT:
             _direct_query(z, u, order, s, e, level, k, isize, fsum,
-                          lplus, lminus, gplus, gminus, False)
+                          lplus, lminus, gplus, gminus, False, sw)
         elif method == ADJACENT:
             _direct_query(z, u, order, s, e, level, k, isize, fsum,
-                          lplus, lminus, gplus, gminus, True)
+                          lplus, lminus, gplus, gminus, True, sw)
         else:
             _prsvm_plus_query(z, u, order, s, e, level, k,
-                              lplus, lminus, gplus, gminus)
+                              lplus, lminus, gplus, gminus, sw)
 
 
 @numba.njit(cache=True)
-def l2_terms(z, lplus, lminus, gplus, gminus):
+def l2_terms(z, lplus, lminus, gplus, gminus, sw):
     """The L2-loss pieces of Eq. 2.11-2.13 at w (with u = z = Xw).
 
     Returns ``(r, loss, p_w, hinge)`` where ``r = A_w'A_w z - A_w'e_w``
     (length l; grad f = w + 2C X'r, Eq. 2.13), ``loss = z'(A_w'A_w z -
     2 A_w'e_w) + p_w`` (the sum of squared hinge losses, Eq. 2.12),
     ``p_w = sum_i l_i^+`` and ``hinge = p_w - z'A_w'e_w`` (the sum of the
-    hinge losses 1 - w'(x_i - x_j) over SV(w))."""
+    hinge losses 1 - w'(x_i - x_j) over SV(w)).  With weights ``sw`` every
+    pair carries ``sw[i] sw[j]`` (the rows of A_w are scaled by its square
+    root) and ``p_w`` is the weighted number of pairs in SV(w)."""
     l = z.size
     r = np.empty(l)
     quad = 0.0
     lin = 0.0
-    pw = 0
+    pw = lplus[0] * 0                            # 0 of the counts' type
     for i in range(l):
         a = (lplus[i] + lminus[i]) * z[i] - (gplus[i] + gminus[i])
         b = lminus[i] - lplus[i]
+        if sw is None:
+            pw += lplus[i]
+        else:
+            a *= sw[i]
+            b *= sw[i]
+            pw += sw[i] * lplus[i]
         r[i] = a - b
         quad += z[i] * a
         lin += z[i] * b
-        pw += lplus[i]
     loss = quad - 2.0 * lin + pw
     return r, loss, pw, pw - lin
 
 
 @numba.njit(cache=True)
-def hv_terms(u, lplus, lminus, gplus, gminus):
-    """``(l_i^+ + l_i^-) u_i - (gamma_i^+ + gamma_i^-)``: the vector of Eq.
-    2.11 whose product with X' gives the Hessian-vector product (Eq. 2.9)."""
+def hv_terms(u, lplus, lminus, gplus, gminus, sw):
+    """``(l_i^+ + l_i^-) u_i - (gamma_i^+ + gamma_i^-)`` (times ``sw[i]``
+    with weights): the vector of Eq. 2.11 whose product with X' gives the
+    Hessian-vector product (Eq. 2.9)."""
     l = u.size
     out = np.empty(l)
     for i in range(l):
         out[i] = (lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])
-    return out
-
-
-@numba.njit(cache=True)
-def pairwise_counts(y, s, perm, start):
-    """Christensen's O(l log l) count (Sec. 4.4) with a selection tree.
-
-    For every query, the number of preference pairs (y_i > y_j), of pairs
-    ordered correctly (s_i > s_j) and of pairs with tied scores.  ``y`` and
-    ``s`` are float arrays; documents of query q are
-    ``perm[start[q]:start[q+1]]``.  Returns three int64 arrays of length
-    n_queries: (pairs, correct, tied)."""
-    nq = start.size - 1
-    pairs = np.zeros(nq, dtype=np.int64)
-    correct = np.zeros(nq, dtype=np.int64)
-    tied = np.zeros(nq, dtype=np.int64)
-    maxlen = 1
-    for q in range(nq):
-        if start[q + 1] - start[q] > maxlen:
-            maxlen = start[q + 1] - start[q]
-    L = 1
-    while L < maxlen:
-        L *= 2
-    tree = np.zeros(2 * L, dtype=np.int64)
-    grp = np.zeros(maxlen, dtype=np.int64)
-    for q in range(nq):
-        b, e = start[q], start[q + 1]
-        m = e - b
-        if m < 2:
-            continue
-        seg = perm[b:e]
-        # dense levels of y inside the query
-        ys = y[seg]
-        yo = np.argsort(ys, kind="mergesort")
-        lev = np.empty(m, dtype=np.int64)
-        cur = 0
-        for t in range(m):
-            if t > 0 and ys[yo[t]] != ys[yo[t - 1]]:
-                cur += 1
-            lev[yo[t]] = cur
-        k = cur + 1
-        # pairs = (m^2 - sum_c count_c^2) / 2
-        tot = 0
-        run = 1
-        for t in range(1, m + 1):
-            if t < m and lev[yo[t]] == lev[yo[t - 1]]:
-                run += 1
-            else:
-                tot += run * run
-                run = 1
-        pairs[q] = (m * m - tot) // 2
-        if k < 2:
-            continue
-        Lq = 1
-        while Lq < k:
-            Lq *= 2
-        for t in range(2 * Lq):
-            tree[t] = 0
-        so = np.argsort(s[seg], kind="mergesort")
-        ss = s[seg]
-        t = 0
-        c_ok = 0
-        c_tie = 0
-        while t < m:
-            # the group of equal scores so[t:t2]
-            t2 = t + 1
-            while t2 < m and ss[so[t2]] == ss[so[t]]:
-                t2 += 1
-            # concordant: earlier (strictly smaller score) with lower level
-            for a in range(t, t2):
-                node = Lq + lev[so[a]]
-                while node > 1:
-                    if (node & 1) == 1:
-                        c_ok += tree[node - 1]
-                    node >>= 1
-            # tied scores with different levels inside the group
-            g = t2 - t
-            if g > 1:
-                for a in range(g):
-                    grp[a] = lev[so[t + a]]
-                gs = np.sort(grp[:g])
-                same = 0
-                run = 1
-                for a in range(1, g + 1):
-                    if a < g and gs[a] == gs[a - 1]:
-                        run += 1
-                    else:
-                        same += run * run
-                        run = 1
-                c_tie += (g * g - same) // 2
-            for a in range(t, t2):
-                node = Lq + lev[so[a]]
-                while node >= 1:
-                    tree[node] += 1
-                    node >>= 1
-            t = t2
-        correct[q] = c_ok
-        tied[q] = c_tie
-    return pairs, correct, tied
-
-
-@numba.njit(cache=True)
-def ndcg_kernel(y, s, perm, start, m, yahoo, mean_over_positions, no_relevant):
-    """NDCG of every query (Eq. 4.5): gain 2^y - 1, discount 1/log2(max(2, i))
-    (LETOR) or 1/log2(i + 1) (``yahoo``); ranking by descending score with
-    equal scores in input order (stable).  ``m <= 0`` means l_q; with
-    ``mean_over_positions`` the per-query mean of NDCG@1..l_q.  A query with
-    ideal DCG 0 gets ``no_relevant`` (NaN to skip it)."""
-    nq = start.size - 1
-    out = np.empty(nq)
-    for q in range(nq):
-        b, e = start[q], start[q + 1]
-        lq = e - b
-        seg = perm[b:e]
-        ys = y[seg]
-        neg = np.empty(lq)
-        for t in range(lq):
-            neg[t] = -s[seg[t]]
-        ranked = np.argsort(neg, kind="mergesort")
-        ideal = np.sort(ys)[::-1]
-        cut = lq if (m <= 0 or m > lq) else m
-        dcg = 0.0
-        idcg = 0.0
-        acc = 0.0
-        for t in range(lq):
-            pos = t + 1.0
-            if yahoo:
-                d = 1.0 / np.log2(pos + 1.0)
-            else:
-                d = 1.0 / np.log2(max(2.0, pos))
-            dcg += (2.0 ** ys[ranked[t]] - 1.0) * d
-            idcg += (2.0 ** ideal[t] - 1.0) * d
-            if mean_over_positions:
-                acc += dcg / idcg if idcg > 0 else 0.0
-            elif t + 1 == cut:
-                break
-        if 2.0 ** ideal[0] - 1.0 <= 0:         # ideal DCG 0: no relevant document
-            out[q] = no_relevant
-        elif mean_over_positions:
-            out[q] = acc / lq
-        else:
-            out[q] = dcg / idcg
+        if sw is not None:
+            out[i] *= sw[i]
     return out
 
 

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..result import STATUS_MAX_ITER
-from ..tron import STATUS_NO_PROGRESS
-from .objective import METHODS, _as_design
-from .solvers import ranksvm_cutting_plane, ranksvm_tron
+from .._sklearn import log_callback, warn_if_not_converged
+from ..metrics import mean_ndcg
+from ..validation import as_float_array, query_ids
+from .objective import METHODS, RankSVMObjective
+from .solvers import _cutting_plane, _tron
 
 __all__ = ["RankSVM"]
-
-LOSSES = ("l2", "l1")
 
 
 class RankSVM(BaseEstimator):
@@ -25,7 +24,7 @@ class RankSVM(BaseEstimator):
     With ``loss="l2"`` (default) minimises Eq. 1.3 of
     ``large-scale-linear-ranksvm.txt``::
 
-        1/2 w'w + C sum_{(i,j) in P} max(0, 1 - w'(x_i - x_j))^2,
+        1/2 w'w + C sum_{(i,j) in P} s_i s_j max(0, 1 - w'(x_i - x_j))^2,
         P = {(i, j) : q_i = q_j, y_i > y_j}
 
     by Tree-TRON (TRON, Sec. 4.1, with the selection tree of Sec. 2.4); with
@@ -33,6 +32,11 @@ class RankSVM(BaseEstimator):
     method of Sec. 3.2.  No pair is ever formed: the loss, gradient and
     Hessian-vector products go through l_i^+, l_i^-, gamma_i^+, gamma_i^-
     (Eq. 2.11-2.13).  The model has no intercept (it cancels in x_i - x_j).
+    s_i are the document weights (``sample_weight``, default 1).
+
+    Used like LightGBM's ``LGBMRanker`` or XGBoost's ``XGBRanker``: ``fit(X,
+    y, qid=...)`` (or ``group=`` query sizes), ``predict(X)`` gives scores
+    (only their order inside a query matters), ``score`` is the mean NDCG.
 
     Parameters
     ----------
@@ -41,7 +45,7 @@ class RankSVM(BaseEstimator):
     loss : {"l2", "l1"}, default="l2"
     eps : float, default=1e-3
         L2: the relative gradient tolerance of Eq. 4.4; L1: the relative
-        gap between the best objective and the bundle's lower bound.
+        gap between the best objective and the certified lower bound.
     method : {"selection_tree", "y_tree", "direct", "prsvm_plus"}, default="selection_tree"
         The counting method (Sec. 2.2-2.4, 3.1); the solution does not
         depend on it, the run time does.
@@ -50,6 +54,10 @@ class RankSVM(BaseEstimator):
     partial_pairs : bool, default=False
         Train on the pairs of adjacent relevance levels only (Sec. 5);
         L2 loss only.
+    verbose : int, default=0
+        ``v >= 1``: print one line every ``v`` iterations (TRON step or
+        cutting plane: f, the lower bound, the gap, and for TRON ||grad f||,
+        delta and the CG iterations, like LIBLINEAR's log).
 
     Attributes
     ----------
@@ -58,23 +66,44 @@ class RankSVM(BaseEstimator):
     result_ : SolverResult
         The solver's result; ``result_.trace`` has f, the dual bound and
         gap (L2: the L2-SVM dual at alpha(w)), ||grad f||, delta and CG
-        iterations per trust-region step.
+        iterations per trust-region step (``result_.trace.to_pandas()``).
     n_iter_ : int
         Newton steps (L2) or cutting planes (L1).
     n_pairs_ : int
-        Number of training preference pairs p.
+        Number of training preference pairs p (among documents of positive
+        weight).
+    n_queries_ : int
+        Number of training queries.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Only when ``X`` had string column names.
 
     See Also
     --------
     polyrank.ranksvm.ranksvm_tron : the L2 driver.
     polyrank.ranksvm.ranksvm_cutting_plane : the L1 driver.
-    polyrank.metrics.mean_ndcg, polyrank.metrics.pairwise_accuracy
+    polyrank.metrics.ndcg_scorer, polyrank.metrics.pairwise_accuracy_scorer :
+        scorers for ``GridSearchCV`` / ``cross_validate`` that receive qid.
 
     Notes
     -----
-    ``fit`` needs ``qid``, so the estimator cannot pass scikit-learn's
-    ``check_estimator`` (whose checks call ``fit(X, y)``).
+    ``sample_weight`` weighs documents; a pair (i, j) weighs s_i s_j, which
+    is exactly what duplicating documents does (a document repeated k times
+    repeats each of its pairs k times; its copies tie, so they form no pair
+    with each other).  Integer weights therefore equal duplicated rows, and
+    weight 0 equals leaving the document out.
+
+    In ``GridSearchCV``, ``cross_validate`` or a ``Pipeline`` the query ids
+    reach ``fit`` and ``score`` through scikit-learn's metadata routing::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        model = RankSVM().set_fit_request(qid=True).set_score_request(qid=True)
+        cross_validate(make_pipeline(StandardScaler(), model), X, y,
+                       params={"qid": qid, "groups": qid}, cv=GroupKFold(3))
+
+    (``groups=qid`` keeps each query inside one fold).  Without routing a
+    model fitted on several queries refuses to ``score`` rows without qid,
+    instead of silently scoring them as one query.
 
     Examples
     --------
@@ -82,33 +111,66 @@ class RankSVM(BaseEstimator):
     >>> from polyrank import RankSVM
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 0.5], [0.5, 0.5], [1.5, 0.0]])
     >>> y = np.array([0, 1, 2, 0, 1]); qid = np.array([1, 1, 1, 2, 2])
-    >>> model = RankSVM(C=1.0).fit(X, y, qid)
-    >>> model.n_pairs_, model.decision_function(X).argmax()
+    >>> model = RankSVM(C=1.0).fit(X, y, qid=qid)
+    >>> model.n_pairs_, model.predict(X).argmax()
     (4, np.int64(2))
-    >>> model.score(X, y, qid)
+    >>> model.score(X, y, qid=qid)
     1.0
+    >>> RankSVM().fit(X, y, group=[3, 2]).n_queries_     # LightGBM-style sizes
+    2
     """
 
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "loss": [StrOptions({"l2", "l1"})],
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "method": [StrOptions(set(METHODS))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "partial_pairs": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, C=1.0, loss="l2", eps=1e-3, method="selection_tree",
-                 max_iter=1000, partial_pairs=False):
+                 max_iter=1000, partial_pairs=False, verbose=0):
         self.C = C
         self.loss = loss
         self.eps = eps
         self.method = method
         self.max_iter = max_iter
         self.partial_pairs = partial_pairs
+        self.verbose = verbose
 
-    def fit(self, X, y, qid, callback=None, callback_every=1):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # scikit-learn has no ranker type; "ranker" is XGBoost's XGBRanker
+        # convention (a free string: is_classifier/is_regressor stay False)
+        tags.estimator_type = "ranker"
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, qid=None, group=None, sample_weight=None, *, callback=None,
+            callback_every=1):
         """Fit w.
 
         Parameters
         ----------
-        X : array_like or scipy.sparse matrix, shape (l, n_features)
+        X : {array-like, sparse matrix} of shape (l, n_features)
             Dense or CSR (other sparse formats are converted).
-        y : array_like, shape (l,)
-            Relevance labels.
-        qid : array_like of int, shape (l,)
-            Query ids.
+        y : array-like of shape (l,)
+            Relevance labels (any reals; only their order inside a query
+            matters for fitting; :meth:`score` needs them >= 0).
+        qid : array-like of int, shape (l,), optional
+            Query id of each row (rows of a query need not be contiguous).
+            Without ``qid`` and ``group`` all rows form one query.
+        group : array-like of int, shape (n_queries,), optional
+            LightGBM-style query sizes instead of ``qid``: the first
+            ``group[0]`` rows are query 0, the next ``group[1]`` query 1, ...
+            (sum = l).  Exclusive with ``qid``.
+        sample_weight : array-like of shape (l,), optional
+            Document weights >= 0; a pair weighs ``s_i * s_j`` (integer
+            weights equal duplicated rows, 0 = absent; see Notes).
         callback : callable, optional
             ``callback(info: IterInfo)`` per solver iteration (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
@@ -121,47 +183,51 @@ class RankSVM(BaseEstimator):
         Raises
         ------
         ValueError
-            Shape/length mismatch, NaN/inf, C <= 0, unknown loss/method,
-            ``partial_pairs`` with L1, or data without any preference pair
-            (e.g. a single query with one document).
+            Bad parameters, shape/length mismatch, NaN/inf, both ``qid`` and
+            ``group``, bad weights, ``partial_pairs`` with L1, data without
+            any preference pair (e.g. one document, or one relevance level
+            per query), an objective that overflows float64 (scale X) or a
+            failed master QP of the L1 solver (scale X or lower C).
         TypeError
-            Non-numeric input or non-integer qid.
+            Non-numeric input or non-integer qid / group.
 
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
-            If the solver stops before its tolerance.
+            If the solver stops before its tolerance (``max_iter`` reached
+            or no progress at rounding level).
         """
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss: expected one of {LOSSES}, got {self.loss!r}")
-        if self.method not in METHODS:
-            raise ValueError(f"method: expected one of {sorted(METHODS)}, got {self.method!r}")
         if self.partial_pairs and self.loss != "l2":
             raise ValueError("partial_pairs: only with loss='l2'")
-        X = _as_design(X)
-        if self.loss == "l2":
-            res = ranksvm_tron(X, y, qid, self.C, method=self.method, eps=self.eps,
-                               max_iter=self.max_iter, partial_pairs=self.partial_pairs,
-                               callback=callback, callback_every=callback_every)
-        else:
-            res = ranksvm_cutting_plane(X, y, qid, self.C, method=self.method,
-                                        eps=self.eps, max_iter=self.max_iter,
-                                        callback=callback, callback_every=callback_every)
-        if res.status in (STATUS_MAX_ITER, STATUS_NO_PROGRESS):
-            warnings.warn(f"RankSVM: {res.message}", ConvergenceWarning, stacklevel=2)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+                             y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        qid = query_ids(qid, group, X.shape[0])
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
+        obj = RankSVMObjective._trusted(X, y, qid, self.C, self.method, self.partial_pairs,
+                                        sample_weight)
+        solve = _tron if self.loss == "l2" else _cutting_plane
+        res = solve(obj, eps=self.eps, max_iter=self.max_iter,
+                    callback=log_callback(callback, self.verbose, type(self).__name__),
+                    callback_every=callback_every)
+        warn_if_not_converged(self, res, "increase max_iter, or standardise X "
+                                         "(sklearn.preprocessing.StandardScaler)")
         self.result_ = res
         self.coef_ = res.x
         self.n_iter_ = res.nit
         self.n_pairs_ = res.n_pairs
-        self.n_features_in_ = X.shape[1]
+        self.n_queries_ = int(np.unique(qid).size)
         return self
 
-    def decision_function(self, X) -> np.ndarray:
-        """Scores w'x (larger = ranked higher).
+    def predict(self, X) -> np.ndarray:
+        """Ranking scores w'x (larger = ranked higher; compare them inside
+        a query only).
 
         Parameters
         ----------
-        X : array_like or sparse, shape (m, n_features)
+        X : {array-like, sparse matrix} of shape (m, n_features)
 
         Returns
         -------
@@ -169,18 +235,65 @@ class RankSVM(BaseEstimator):
 
         Raises
         ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
         ValueError
-            If the number of features differs from ``fit``.
+            If the number of features differs from ``fit``, NaN/inf.
         """
         check_is_fitted(self, "coef_")
-        X = _as_design(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X: expected {self.n_features_in_} features, got {X.shape[1]}")
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
         return np.asarray(X @ self.coef_, dtype=np.float64).ravel()
 
-    def score(self, X, y, qid) -> float:
-        """Mean NDCG (LETOR 4.0 definition, Sec. 4.4, Eq. 4.5) of the
-        predicted ranking; see :func:`polyrank.metrics.mean_ndcg`."""
-        from ..metrics import mean_ndcg
+    def decision_function(self, X) -> np.ndarray:
+        """The scores of :meth:`predict` (w'x); shape (m,)."""
+        return self.predict(X)
 
-        return mean_ndcg(y, self.decision_function(X), qid)
+    def score(self, X, y, qid=None, group=None, sample_weight=None) -> float:
+        """Mean NDCG of the predicted ranking, averaged over queries.
+
+        The LETOR 4.0 / MSLR "mean NDCG" (Sec. 4.4, Eq. 4.5;
+        :func:`polyrank.metrics.mean_ndcg`): per query the mean of NDCG@1 ..
+        NDCG@l_q with gain 2^y - 1 and discount 1/log2(max(2, i)); tied
+        scores share their gains (the LETOR / ``sklearn.metrics.ndcg_score``
+        convention); a query without a relevant document counts 0.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (m, n_features)
+        y : array-like of shape (m,)
+            Relevance labels >= 0.
+        qid : array-like of int, shape (m,), optional
+            Query ids of the rows; route them with
+            ``set_score_request(qid=True)`` inside scikit-learn tools.
+        group : array-like of int, optional
+            Query sizes instead of ``qid``.
+        sample_weight : array-like of shape (m,), optional
+            Query weights given per row (equal for the rows of a query, as
+            XGBoost's ranking weights): the weighted mean over queries.
+            (Also what lets ``Pipeline.score`` route its ``sample_weight``
+            under metadata routing.)
+
+        Returns
+        -------
+        float in [0, 1]
+
+        Raises
+        ------
+        ValueError
+            Without ``qid`` / ``group`` on a model fitted on several queries
+            (the rows would silently be scored as one query); negative
+            labels; bad lengths; weights that differ inside a query.
+        """
+        check_is_fitted(self, "coef_")
+        if qid is None and group is None and self.n_queries_ > 1:
+            raise ValueError(
+                f"qid: RankSVM was fitted on {self.n_queries_} queries, but score got "
+                "no qid (nor group), which would score all rows as one query. Pass "
+                "qid=... to score; in a Pipeline, GridSearchCV or cross_validate "
+                "enable metadata routing: sklearn.set_config(enable_metadata_routing=True), "
+                "RankSVM().set_fit_request(qid=True).set_score_request(qid=True), and "
+                "pass qid with the data (fit(X, y, qid=qid) or params={'qid': qid})")
+        scores = self.predict(X)
+        y = as_float_array(y, "y", ndim=1)
+        return mean_ndcg(y, scores, query_ids(qid, group, scores.size),
+                         sample_weight=sample_weight)

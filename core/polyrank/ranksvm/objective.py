@@ -8,16 +8,17 @@ Computation 26, 2014 (``large-scale-linear-ranksvm.txt``), Sec. 2.2-2.5
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..validation import as_float_array, check_positive
+from ..validation import as_float_array, check_positive, check_query_ids
 from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
-           "Workspace", "check_ranking_data"]
+           "Workspace", "check_ranking_data", "check_sample_weight", "not_finite_error"]
 
 #: The counting methods for l_i^+, l_i^-, gamma_i^+, gamma_i^- (Sec. 4.3):
 #: ``"selection_tree"`` (Sec. 2.4, the default; Tree-TRON),
@@ -78,20 +79,29 @@ def check_ranking_data(y, qid, l: int):
     y = as_float_array(y, "y", ndim=1)
     if y.size != l:
         raise ValueError(f"y: expected length {l} (one per row of X), got {y.size}")
-    if qid is None:
-        raise TypeError("qid: expected an array of query ids, got None")
-    qid = np.asarray(qid)
-    if qid.ndim != 1:
-        raise ValueError(f"qid: expected a 1-d array, got shape {qid.shape}")
-    if qid.size != l:
-        raise ValueError(f"qid: expected length {l} (one per row of X), got {qid.size}")
-    if qid.dtype.kind == "f":
-        if not np.all(np.isfinite(qid)) or np.any(qid != np.round(qid)):
-            raise ValueError("qid: expected integer query ids")
-        qid = qid.astype(np.int64)
-    elif qid.dtype.kind not in "iu":
-        raise TypeError(f"qid: expected integer query ids, got dtype {qid.dtype}")
-    return y, qid.astype(np.int64)
+    return y, check_query_ids(qid, l)
+
+
+def check_sample_weight(sample_weight, l: int):
+    """Validate document weights: None, or ``l`` finite numbers >= 0, not
+    all zero.  Returns None or a float64 array.
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, NaN/inf, a negative weight, all weights zero.
+    TypeError
+        Non-numeric weights.
+    """
+    if sample_weight is None:
+        return None
+    sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(l,))
+    if sw.min() < 0:
+        raise ValueError(f"sample_weight: weights must be >= 0, got {sw.min():g}")
+    if not sw.any():
+        raise ValueError("sample_weight: all weights are zero; at least one must be "
+                         "positive")
+    return sw
 
 
 def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
@@ -153,20 +163,21 @@ class Workspace:
         X w.
     order : ndarray of int64, shape (l,)
         Documents sorted by query then ascending z (Alg. 2, step 2).
-    lplus, lminus : ndarray of int64, shape (l,)
-        l_i^+(w), l_i^-(w).
+    lplus, lminus : ndarray of int64 (float64 with weights), shape (l,)
+        l_i^+(w), l_i^-(w) (weighted: sums of the partners' weights).
     gplus, gminus : ndarray, shape (l,)
         gamma_i^+(w, w), gamma_i^-(w, w).
     r : ndarray, shape (l,)
         A_w'A_w X w - A_w'e_w (grad f = w + 2C X'r, Eq. 2.13).
     f : float
         f(w), Eq. 2.12.
-    p_w : int
-        |SV(w)| (Eq. 2.8).
+    p_w : int (float with weights)
+        |SV(w)| (Eq. 2.8), or the sum of its pair weights.
     hinge : float
-        sum over SV(w) of 1 - w'(x_i - x_j).
+        sum over SV(w) of c_ij (1 - w'(x_i - x_j)).
     loss : float
-        sum over P of max(0, 1 - w'(x_i - x_j))^2.
+        sum over P of c_ij max(0, 1 - w'(x_i - x_j))^2 (c_ij = 1 without
+        weights).
     """
 
     w: np.ndarray
@@ -185,9 +196,10 @@ class Workspace:
 
 
 class RankSVMObjective:
-    """f(w) = 1/2 w'w + C sum_{(i,j) in P} max(0, 1 - w'(x_i - x_j))^2
-    (Eq. 1.3) with fun, grad and generalised Hessian-vector products
-    computed through l_i^+, l_i^-, gamma_i^+, gamma_i^- (Eq. 2.9-2.13).
+    """f(w) = 1/2 w'w + C sum_{(i,j) in P} c_ij max(0, 1 - w'(x_i - x_j))^2
+    (Eq. 1.3; c_ij = s_i s_j with document weights s, else 1) with fun,
+    grad and generalised Hessian-vector products computed through l_i^+,
+    l_i^-, gamma_i^+, gamma_i^- (Eq. 2.9-2.13).
 
     Source: ``large-scale-linear-ranksvm.txt``, Sec. 2.2 (Eq. 2.3-2.13),
     Sec. 2.3-2.4 (Alg. 2, trees), Sec. 3.1 (PRSVM+), Sec. 5 (partial pairs).
@@ -209,13 +221,23 @@ class RankSVMObjective:
         Use only pairs of adjacent relevance levels in each query (Sec. 5);
         then ``method`` is ignored (direct per-level lookup, O(1) per
         query level).
+    sample_weight : array_like, shape (l,), optional
+        Document weights s_i >= 0.  A pair weighs c_ij = s_i s_j, which is
+        what duplicating documents does (a document repeated k times repeats
+        each of its pairs k times), so integer weights equal duplicated
+        rows; documents of weight 0 are left out (as if absent).  The
+        counting methods then sum weights instead of counting.
 
     Attributes
     ----------
     groups : QueryGroups
+        Of the documents with positive weight.
     n_pairs : int
-        p, the number of preference pairs.
+        p, the number of preference pairs (among documents with positive
+        weight).
     n_features : int
+    sample_weight : ndarray or None
+        The weights of the kept documents (None when all are 1).
 
     Notes
     -----
@@ -226,13 +248,15 @@ class RankSVMObjective:
 
     The Hessian-vector product uses the generalised Hessian Eq. 2.5.  The
     dual objective of :meth:`dual` is the L2-SVM dual (appendix) at
-    alpha_ij = 2C max(0, 1 - w'(x_i - x_j)): a lower bound on min f that
-    meets f(w) at the optimum.
+    alpha_ij = 2C c_ij max(0, 1 - w'(x_i - x_j)): a lower bound on min f
+    that meets f(w) at the optimum.
 
     Raises
     ------
     ValueError
-        Shapes, NaN/inf, C <= 0, unknown method.
+        Shapes, NaN/inf, C <= 0, unknown method, bad weights; from
+        :meth:`fun`, :meth:`grad`, :meth:`Hv`: a value that is not finite
+        in float64 (X or C too large, see :func:`not_finite_error`).
     TypeError
         Non-numeric input, non-integer qid.
 
@@ -242,18 +266,44 @@ class RankSVMObjective:
     >>> obj = RankSVMObjective(X, [2, 0, 1], [1, 1, 1], C=1.0)
     >>> obj.n_pairs, obj.fun(np.zeros(2))
     (3, 3.0)
+    >>> RankSVMObjective(X, [2, 0, 1], [1, 1, 1], sample_weight=[2, 1, 1]).fun(np.zeros(2))
+    5.0
     """
 
     def __init__(self, X, y, qid, C: float = 1.0, method: str = "selection_tree",
-                 partial_pairs: bool = False):
-        self.C = check_positive(C, "C")
+                 partial_pairs: bool = False, sample_weight=None):
+        C = check_positive(C, "C")
         if method not in METHODS:
             raise ValueError(f"method: expected one of {sorted(METHODS)}, got {method!r}")
+        X = _as_design(X)
+        y, qid = check_ranking_data(y, qid, X.shape[0])
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        self._setup(X, y, qid, C, method, partial_pairs, sw)
+
+    @classmethod
+    def _trusted(cls, X, y, qid, C, method, partial_pairs, sample_weight):
+        """The objective of already validated input (float64 C-ordered
+        ndarray or canonical CSR X, float64 y, int64 qid, float64 weights or
+        None, valid C and method): what the estimator calls after
+        ``validate_data``."""
+        obj = cls.__new__(cls)
+        obj._setup(X, y, qid, float(C), method, partial_pairs, sample_weight)
+        return obj
+
+    def _setup(self, X, y, qid, C, method, partial_pairs, sw):
+        self.C = C
         self.method = method
         self.partial_pairs = bool(partial_pairs)
         self._code = _kernels.ADJACENT if self.partial_pairs else METHODS[method]
-        self.X = _as_design(X)
-        self.y, self.qid = check_ranking_data(y, qid, self.X.shape[0])
+        if sw is not None:
+            keep = sw > 0
+            if not keep.all():                  # weight 0: the document is absent
+                X, y, qid, sw = X[keep], y[keep], qid[keep], sw[keep]
+            if np.all(sw == 1.0):
+                sw = None                       # the unweighted kernels
+            else:
+                sw = np.ascontiguousarray(sw, dtype=np.float64)
+        self.X, self.y, self.qid, self.sample_weight = X, y, qid, sw
         self.groups = group_queries(self.y, self.qid, adjacent=self.partial_pairs)
         self.n_pairs = self.groups.n_pairs
         self.n_features = self.X.shape[1]
@@ -279,17 +329,28 @@ class RankSVMObjective:
 
     def _count(self, z, u, order):
         l = z.size
-        lp = np.empty(l, dtype=np.int64)
-        lm = np.empty(l, dtype=np.int64)
+        counts = np.int64 if self.sample_weight is None else np.float64
+        lp = np.empty(l, dtype=counts)
+        lm = np.empty(l, dtype=counts)
         gp = np.empty(l)
         gm = np.empty(l)
         g = self.groups
         _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
-                             lp, lm, gp, gm)
+                             lp, lm, gp, gm, self.sample_weight)
         return lp, lm, gp, gm
 
     def _check_w(self, w, name="w"):
         return as_float_array(w, name, ndim=1, shape=(self.n_features,))
+
+    def _finite(self, value: float, what: str) -> None:
+        if not math.isfinite(value):
+            raise not_finite_error(self.X, self.C, what)
+
+    def _finite_norm(self, vec: np.ndarray, what: str) -> None:
+        # ||vec||^2 must be finite: TRON takes norms of gradients and products
+        with np.errstate(over="ignore", invalid="ignore"):
+            sq = float(vec @ vec)
+        self._finite(sq, what)
 
     # ---------------------------------------------------------- public API
     def workspace(self, w) -> Workspace:
@@ -304,9 +365,11 @@ class RankSVMObjective:
         g = self.groups
         order = _kernels.sort_within_queries(z, g.perm, g.start)
         lp, lm, gp, gm = self._count(z, z, order)
-        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm)
+        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self.sample_weight)
         f = 0.5 * float(w @ w) + self.C * loss
-        ws = Workspace(w.copy(), z, order, lp, lm, gp, gm, r, f, int(pw),
+        self._finite(f, "f(w)")
+        ws = Workspace(w.copy(), z, order, lp, lm, gp, gm, r, f,
+                       int(pw) if self.sample_weight is None else float(pw),
                        float(hinge), float(loss))
         self._ws = ws
         return ws
@@ -321,7 +384,9 @@ class RankSVMObjective:
         ws = self.workspace(w)
         if ws.grad is None:
             self.n_grad += 1
-            ws.grad = ws.w + 2.0 * self.C * self._rmatvec(ws.r)
+            g = ws.w + 2.0 * self.C * self._rmatvec(ws.r)
+            self._finite_norm(g, "||grad f(w)||^2")
+            ws.grad = g
         return ws.grad.copy()
 
     def Hv(self, w, v) -> np.ndarray:
@@ -333,32 +398,62 @@ class RankSVMObjective:
         self.n_hv += 1
         u = self._matvec(v)
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
-        t = _kernels.hv_terms(u, lp, lm, gp, gm)
-        return v + 2.0 * self.C * self._rmatvec(t)
+        t = _kernels.hv_terms(u, lp, lm, gp, gm, self.sample_weight)
+        out = v + 2.0 * self.C * self._rmatvec(t)
+        self._finite_norm(out, "||H v||^2")
+        return out
 
     def dual(self, w) -> float:
-        """The L2-loss dual objective (appendix) at alpha_ij = 2C max(0, 1 -
-        w'(x_i - x_j)): sum alpha - 1/2 ||sum alpha_ij (x_i - x_j)||^2 -
-        ||alpha||^2 / (4C).  A lower bound on min f, equal to it at the
-        optimum; computed from the workspace without forming pairs
-        (sum alpha_ij (x_i - x_j) = w - grad f(w))."""
+        """The L2-loss dual objective (appendix) at alpha_ij = 2C c_ij max(0,
+        1 - w'(x_i - x_j)): sum alpha - 1/2 ||sum alpha_ij (x_i - x_j)||^2 -
+        sum alpha_ij^2 / (4C c_ij).  A lower bound on min f, equal to it at
+        the optimum; computed from the workspace without forming pairs
+        (sum alpha_ij (x_i - x_j) = w - grad f(w)).  Returns min(D, f(w))
+        (also a lower bound on min f), so that f(w) - dual(w) >= 0 even
+        when rounding puts D a hair above f(w) at the optimum."""
         ws = self.workspace(w)
         g = self.grad(w)
         d = ws.w - g
-        return 2.0 * self.C * ws.hinge - 0.5 * float(d @ d) - self.C * ws.loss
+        out = 2.0 * self.C * ws.hinge - 0.5 * float(d @ d) - self.C * ws.loss
+        self._finite(out, "the dual objective")
+        # min f <= f(w): the bound is min(D, f(w)), which only differs from D
+        # by rounding near the optimum (so the gap f(w) - bound is >= 0)
+        return min(out, ws.f)
 
     def l1_loss(self, w):
         """The L1 loss of Eq. 1.2 and a subgradient (Eq. 3.4):
-        ``(C sum_{SV(w)} (1 - w'(x_i - x_j)), -C X'(l^- - l^+))``."""
+        ``(C sum_{SV(w)} c_ij (1 - w'(x_i - x_j)), -C X'(s * (l^- - l^+)))``."""
         ws = self.workspace(w)
-        sub = -self.C * self._rmatvec((ws.lminus - ws.lplus).astype(np.float64))
+        v = (ws.lminus - ws.lplus).astype(np.float64)
+        if self.sample_weight is not None:
+            v *= self.sample_weight
+        sub = -self.C * self._rmatvec(v)
+        self._finite_norm(sub, "||L1 subgradient||^2")
         return self.C * ws.hinge, sub
 
     def counts(self, w, v=None) -> dict:
         """l^+, l^-, gamma^+(w, v), gamma^-(w, v) for every document (v = w
-        by default), as a dict of arrays of shape (l,).  For tests and
+        by default), as a dict of arrays of shape (l,) (weighted sums with
+        weights; only the documents of positive weight).  For tests and
         teaching; the solvers use :meth:`workspace` and :meth:`Hv`."""
         ws = self.workspace(w)
         u = ws.z if v is None else self._matvec(self._check_w(v, "v"))
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
         return {"lplus": lp, "lminus": lm, "gplus": gp, "gminus": gm}
+
+
+def not_finite_error(X, C: float, what: str) -> ValueError:
+    """The ValueError to raise when a quantity of the objective is not
+    finite in float64.
+
+    That happens when f(w), a gradient, a Hessian-vector product or a bound
+    overflows (features or C far too large, e.g. |x| ~ 1e200) or the
+    optimum lies beyond float64 (features far too small): the solver must
+    stop instead of reporting convergence.  The message names X and says to
+    scale it.
+    """
+    data = X.data if sp.issparse(X) else X
+    big = float(np.max(np.abs(data))) if data.size else 0.0
+    return ValueError(
+        f"X: {what} is not finite in float64 (largest |x| = {big:.3g}, C = {C:.3g}); "
+        "scale X, e.g. with sklearn.preprocessing.StandardScaler, or lower C")
