@@ -37,7 +37,10 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "SignConstrainedRegressor": {},
     "OrdinalMarginRanker": {},
     "PRank": {},
-    "M3LClassifier": {},
+    "M3LClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": "the solver stops when projected gradients are below tau=1e-3, so weighted and repeated fits agree to ~1e-3, not 1e-7 (same optimum: tests/test_m3l_weights.py)",
+        "check_sample_weight_equivalence_on_sparse_data": "the solver stops when projected gradients are below tau=1e-3, so weighted and repeated fits agree to ~1e-3, not 1e-7 (same optimum: tests/test_m3l_weights.py)",
+    },
 }
 
 #: the most expected failures an estimator may declare

@@ -1251,7 +1251,7 @@ def _fig8_display_iterations(m: int, total: int) -> list[int]:
 
 def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     from polyrank.sopopo import _kernels, build_pieces
-    from polyrank.sopopo.batch import linear_rows
+    from polyrank._csr import row_arrays
 
     rng = np.random.default_rng(seed)
     X, Y = fig7_data(rng, k, m, n)
@@ -1261,7 +1261,7 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     beta = np.zeros(pieces.B_idx.size)
     W = np.zeros((k, n))
     sqnorm = np.einsum("ij,ij->i", X, X)
-    xrows = linear_rows(X)
+    xrows = row_arrays(X)
     args = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
             pieces.B_idx, alpha, beta)
     total = passes * P

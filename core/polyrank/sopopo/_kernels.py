@@ -9,6 +9,8 @@ order of A and B (unsorted); sorting happens inside.
 import numpy as np
 from numba import njit
 
+from .._csr import csr_row_axpy, csr_row_dot
+
 
 @njit(cache=True)
 def knots_sorted(mu_asc):
@@ -435,12 +437,9 @@ def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, 
 @njit(cache=True)
 def row_dot(w, X, Xdata, Xind, Xptr, i):
     """w . x_i for row i of the dense X, or of the CSR matrix (Xdata, Xind,
-    Xptr) when X has no rows (the sparse path touches only the non-zeros)."""
+    Xptr) when X has no rows (see :mod:`polyrank._csr`)."""
     if X.shape[0] == 0:
-        s = 0.0
-        for t in range(Xptr[i], Xptr[i + 1]):
-            s += w[Xind[t]] * Xdata[t]
-        return s
+        return csr_row_dot(w, Xdata, Xind, Xptr, i)
     return np.dot(w, X[i])
 
 
@@ -448,8 +447,7 @@ def row_dot(w, X, Xdata, Xind, Xptr, i):
 def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
     """w += c x_i, x_i a row as in :func:`row_dot`."""
     if X.shape[0] == 0:
-        for t in range(Xptr[i], Xptr[i + 1]):
-            w[Xind[t]] += c * Xdata[t]
+        csr_row_axpy(w, c, Xdata, Xind, Xptr, i)
     else:
         x = X[i]
         for j in range(x.shape[0]):

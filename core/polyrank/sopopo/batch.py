@@ -19,23 +19,20 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from .._csr import row_arrays
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      STATUS_NUMERICAL, CallbackRunner, SolverResult)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
 
-__all__ = ["sopopo_batch", "solve", "check_gram", "linear_rows", "ORDERS",
+__all__ = ["sopopo_batch", "solve", "check_gram", "ORDERS",
            "STATUS_STALLED", "STATUS_NUMERICAL"]
 
 #: ``status`` when a whole pass leaves the dual unchanged before the gap
 #: tolerance is met (the tolerance is below what float64 resolves).
 STATUS_STALLED = "stalled at rounding level"
-#: ``status`` when an objective is not finite or the duality gap is negative
-#: beyond rounding (P >= D holds for every feasible pair: something is wrong
-#: with the data's scale or the kernel).
-STATUS_NUMERICAL = "numerical failure"
 #: greedy steps smaller than this (relative to |D|) are rounding noise
 _GREEDY_MIN = 1e-16
 #: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
@@ -48,21 +45,6 @@ _GRAM_NEG = 1e-8
 #: "cyclic" (pieces in input order), "greedy" (the piece with the largest
 #: dual increase at every step, as assumed in the analysis of Sec. 4.3).
 ORDERS = ("shuffle", "cyclic", "greedy")
-
-_NO_ROWS = np.empty((0, 0))
-_NO_DATA = np.empty(0)
-_NO_INDEX = np.empty(0, dtype=np.int64)
-
-
-def linear_rows(X):
-    """The row arguments ``(X, Xdata, Xind, Xptr)`` of
-    :func:`polyrank.sopopo._kernels.pass_linear`: a dense X as it is, a CSR
-    matrix as its three arrays (int64 indices) after an empty X."""
-    if sp.issparse(X):
-        return (_NO_ROWS, X.data, X.indices.astype(np.int64, copy=False),
-                X.indptr.astype(np.int64, copy=False))
-    return X, _NO_DATA, _NO_INDEX, _NO_INDEX
-
 
 def check_gram(K, name: str = "X") -> None:
     """Reject a precomputed kernel matrix that is not a Mercer Gram matrix.
@@ -277,7 +259,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
         W = np.zeros((k, X.shape[1]))
-        rows = linear_rows(X)
+        rows = row_arrays(X)
         sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
                   else np.einsum("ij,ij->i", X, X))
     else:
