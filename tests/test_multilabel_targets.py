@@ -188,3 +188,16 @@ def test_threshold_label_on_yeast_beats_one_vs_rest():
         d.X_train, d.Y_train)
     assert abs(label_ranking_loss(d.Y_test, model.decision_function(d.X_test))
                - label_ranking_loss(d.Y_test, plain.decision_function(d.X_test))) < 0.002
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_renamed_dataframe_columns_are_rejected(est, multilabel):
+    """Regression: renamed DataFrame columns were silently accepted."""
+    import pandas as pd
+
+    X, Y = multilabel
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(8)])
+    model = est.fit(frame, Y)
+    np.testing.assert_array_equal(model.feature_names_in_, frame.columns)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(frame.rename(columns={"f0": "g0"}))
