@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .._csr import row_arrays
+from .._csr import as_csr, row_arrays
 from ..kernels import check_kernel_params
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, CallbackRunner, SolverResult)
@@ -68,10 +68,7 @@ def _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok):
         if not sparse_ok:
             raise TypeError("X: sparse input is only supported by m3l_dca (the linear "
                             "kernel); pass a dense array to m3l_smo")
-        X = sp.csr_matrix(X, dtype=np.float64)
-        as_float_array(X.data, "X", allow_empty=True)
-        if X.shape[0] == 0 or X.shape[1] == 0:
-            raise ValueError("X: must not be empty")
+        X = as_csr(X)
     else:
         X = as_float_array(X, "X", ndim=2)
     Y = labels_pm1(Y)

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._csr import row_arrays
+from .._csr import as_csr, row_arrays
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, CallbackRunner, SolverResult)
@@ -107,10 +107,10 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
 
     Minimises Eq. 6 of ``sopopo-label-ranking.txt``::
 
-        1/2 sum_r ||w_r||^2 + C sum_i sum_j sigma_j xi_j^i
+        1/2 sum_r ||w_r||^2 + C sum_i w_i sum_j sigma_j xi_j^i
         s.t. w_r.x_i - w_s.x_i >= gamma^i_r - gamma^i_s - xi_j^i  for (r, s) in E_j(gamma^i)
 
-    over w_1..w_k (or their kernel expansions).  One iteration is one pass
+    (w_i the sample weights, 1 by default) over w_1..w_k (or their kernel expansions).  One iteration is one pass
     over all pieces (for ``order="greedy"``: as many greedy steps as there
     are pieces).  After every pass the primal objective (Eq. 24), the dual
     objective (Eq. 30) and their gap are recorded in the trace.
@@ -201,10 +201,7 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         if kernel != "linear":
             raise TypeError(f"X: sparse input is not supported with kernel={kernel!r} "
                             "(only with kernel='linear'); pass a dense array")
-        X = sp.csr_matrix(X, dtype=np.float64)
-        as_float_array(X.data, "X", allow_empty=True)
-        if X.shape[0] == 0 or X.shape[1] == 0:
-            raise ValueError("X: must not be empty")
+        X = as_csr(X)
     else:
         X = as_float_array(X, "X", ndim=2)
     m = X.shape[0]
