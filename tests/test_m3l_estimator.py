@@ -63,9 +63,9 @@ def test_predict_is_the_sign_of_the_decisions_in_the_input_coding():
     m01 = M3LClassifier(C=1.0, kernel="rbf", gamma=0.5).fit(X, Y)
     F = m01.decision_function(X)
     assert set(np.unique(m01.predict(X))) <= {0, 1}
-    np.testing.assert_array_equal(m01.predict(X), (F >= 0).astype(int))
+    np.testing.assert_array_equal(m01.predict(X), (F > 0).astype(int))
     mpm = M3LClassifier(C=1.0, kernel="rbf", gamma=0.5).fit(X, 2 * Y - 1)
-    np.testing.assert_array_equal(mpm.predict(X), np.where(F >= 0, 1, -1))
+    np.testing.assert_array_equal(mpm.predict(X), np.where(F > 0, 1, -1))
     assert m01.score(X, Y) == pytest.approx(1 - hamming_loss(Y, m01.predict(X)))
     assert m01.score(X, Y) == mpm.score(X, 2 * Y - 1)
 
@@ -140,22 +140,20 @@ def test_hostile_data():
     X, Y = _toy(8)
     Xn = X.copy()
     Xn[0, 0] = np.nan
-    with pytest.raises(ValueError, match="X: contains NaN"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         M3LClassifier().fit(Xn, Y)
     Yn = Y.astype(float)
     Yn[1, 1] = np.nan
-    with pytest.raises(ValueError, match="Y: contains NaN"):
+    with pytest.raises(ValueError, match="Input y contains NaN"):
         M3LClassifier().fit(X, Yn)
-    with pytest.raises(ValueError, match="Y: expected labels"):
+    with pytest.raises(ValueError, match="y: M3LClassifier expects class labels"):
         M3LClassifier().fit(X, Y * 3)
-    with pytest.raises(ValueError, match="Y: expected labels"):
+    with pytest.raises(ValueError, match="y: M3LClassifier expects class labels"):
         M3LClassifier().fit(X, np.where(Y > 0, 1, -1) * (np.arange(3) - 1))   # -1, 0, 1
-    with pytest.raises(ValueError, match="Y: expected 40 rows"):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         M3LClassifier().fit(X, Y[:10])
-    with pytest.raises(ValueError, match="Y: expected a 2-d"):
-        M3LClassifier().fit(X, Y[:, 0])
     m = M3LClassifier().fit(X, Y)
-    with pytest.raises(ValueError, match="X: expected shape"):
+    with pytest.raises(ValueError, match="X has 2 features"):
         m.predict(X[:, :2])
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "STATUS_CONVERGED",
     "STATUS_MAX_ITER",
     "STATUS_CALLBACK",
+    "STATUS_NUMERICAL",
 ]
 
 #: ``status`` when the stopping rule (duality gap, gradient norm ...) was met.
@@ -34,6 +35,9 @@ STATUS_CONVERGED = "converged"
 STATUS_MAX_ITER = "maximum number of iterations reached"
 #: ``status`` when the callback raised :class:`StopIteration`.
 STATUS_CALLBACK = "stopped by callback"
+#: ``status`` when an objective is not finite or the duality gap is negative
+#: beyond rounding (never reported as converged).
+STATUS_NUMERICAL = "numerical failure"
 
 
 class SolverResult(dict):

@@ -1251,6 +1251,7 @@ def _fig8_display_iterations(m: int, total: int) -> list[int]:
 
 def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     from polyrank.sopopo import _kernels, build_pieces
+    from polyrank._csr import row_arrays
 
     rng = np.random.default_rng(seed)
     X, Y = fig7_data(rng, k, m, n)
@@ -1260,6 +1261,7 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     beta = np.zeros(pieces.B_idx.size)
     W = np.zeros((k, n))
     sqnorm = np.einsum("ij,ij->i", X, X)
+    xrows = row_arrays(X)
     args = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
             pieces.B_idx, alpha, beta)
     total = passes * P
@@ -1280,7 +1282,7 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     for p in range(1, passes + 1):
         perm = order_rng.permutation(P)
         for j in range(P):
-            inc, _, _ = _kernels.pass_linear(X, sqnorm, Y, W, perm[j:j + 1], *args)
+            inc, _, _ = _kernels.pass_linear(*xrows, sqnorm, Y, W, perm[j:j + 1], *args)
             t += 1
             dual_run += inc
             row = {"iteration": t, "pass": p, "example": int(pieces.example[perm[j]]),

@@ -8,7 +8,11 @@ Eq. 46-58).
 Notation (all arrays are plain float64/int64 numpy arrays):
 
 * ``Y`` (N, L) labels in {-1, +1}; ``alpha`` (N, L) dual variables in
-  [0, C]; ``R`` (L, L) the symmetric positive-definite label prior.
+  [0, C_i]; ``Cv`` (N,) the per-example bounds C_i = C w_i (sample weights
+  w_i; 0 pins an example's variables at 0); ``R`` (L, L) the symmetric
+  positive-definite label prior.
+* The linear solver reads X through ``(X, Xdata, Xind, Xptr)``: a dense X,
+  or an empty X and a CSR matrix (:mod:`polyrank._csr`).
 * With the Hamming loss, Delta^-_il - Delta^+_il = 2, so the gradient of
   the dual D2 (Eq. 25, Eq. 29) is ``G[i, l] = 2 - 2 y_il f_l(x_i)`` where
   ``f_l(x) = z_l' phi(x) = 2 sum_k R_lk sum_j K(x, x_j) y_jk alpha_jk``.
@@ -27,6 +31,8 @@ import math
 import numba
 import numpy as np
 
+from .._csr import csr_row_axpy, csr_row_dot
+
 #: floating-point contraction and reassociation (vectorised dot products);
 #: no assumptions about NaN/inf, which the shrinking bounds use
 _FAST = {"reassoc", "contract", "nsz", "arcp"}
@@ -41,11 +47,11 @@ KIND_POLY = 2
 @numba.njit(cache=True)
 def projected(g, a, C):
     """Projected gradient of one variable of a box-constrained maximisation
-    (Eq. 31 / Eq. 55)."""
-    if a <= 0.0:
-        return g if g > 0.0 else 0.0
-    if a >= C:
-        return g if g < 0.0 else 0.0
+    over [0, C] (Eq. 31 / Eq. 55); 0 when C = 0 (the box is a point)."""
+    if a <= 0.0 and g < 0.0:
+        return 0.0
+    if a >= C and g > 0.0:
+        return 0.0
     return g
 
 
@@ -162,23 +168,57 @@ def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
 
 
 @numba.njit(cache=True)
-def max_projected(Gt, At, C):
+def max_projected(Gt, At, Cv):
     """(max_{l,i} |projected G|, label attaining it) for label-major arrays
-    Gt, At of shape (L, N)."""
+    Gt, At of shape (L, N) and bounds Cv (N,)."""
     L, N = Gt.shape
     best = 0.0
     lab = -1
     for k in range(L):
         for i in range(N):
-            pg = abs(projected(Gt[k, i], At[k, i], C))
+            pg = abs(projected(Gt[k, i], At[k, i], Cv[i]))
             if pg > best:
                 best = pg
                 lab = k
     return best, lab
 
 
+@numba.njit(cache=True)
+def _snap(a, C):
+    """a clipped to [0, C], landing exactly on a bound within 1e-12 C of it
+    (the projected gradient tests the bounds exactly)."""
+    a = min(C, max(0.0, a))
+    if C - a < 1e-12 * C:
+        return C
+    if a < 1e-12 * C:
+        return 0.0
+    return a
+
+
 @numba.njit(cache=True, fastmath=_FAST)
-def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
+def row_dot(w, X, Xdata, Xind, Xptr, p):
+    """w . x_p for row p of the dense X, or of the CSR matrix (Xdata, Xind,
+    Xptr) when X has no rows."""
+    if X.shape[0] == 0:
+        return csr_row_dot(w, Xdata, Xind, Xptr, p)
+    s = 0.0
+    for d in range(X.shape[1]):
+        s += w[d] * X[p, d]
+    return s
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def row_axpy(w, c, X, Xdata, Xind, Xptr, p):
+    """w += c x_p, x_p a row as in :func:`row_dot`."""
+    if X.shape[0] == 0:
+        csr_row_axpy(w, c, Xdata, Xind, Xptr, p)
+    else:
+        for d in range(X.shape[1]):
+            w[d] += c * X[p, d]
+
+
+@numba.njit(cache=True, fastmath=_FAST)
+def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
              rows, slot_of, owner, stamp, state, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
     updates or until every projected gradient is below ``tau``.
@@ -211,7 +251,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
     steps = 0
     rounds = 0
     while True:
-        max_pg, l = max_projected(Gt, At, C)
+        max_pg, l = max_projected(Gt, At, Cv)
         if max_pg < tau or steps >= n_steps:
             return steps, max_pg, rounds
         rounds += 1
@@ -223,7 +263,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
         p = -1
         best = 0.0
         for i in range(N):
-            pg = abs(projected(Gt[l, i], At[l, i], C))
+            pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
             if pg > best:
                 best = pg
                 p = i
@@ -242,7 +282,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
             for j in range(N):
                 if j == p:
                     continue
-                if projected(Gt[l, j], At[l, j], C) == 0.0:
+                if projected(Gt[l, j], At[l, j], Cv[j]) == 0.0:
                     continue
                 Kpj = rows[sp, j]
                 Kjj = Kdiag[j]
@@ -263,22 +303,14 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
                 Q11 = 4.0 * Kpp * Rll
                 Q22 = 4.0 * Kdiag[q] * Rll
                 Q12 = 4.0 * Kpq * Rll * yp * yq
+                Cp = Cv[p]
+                Cq = Cv[q]
                 dp, dq = solve_2d(Q11, Q12, Q22, gp, Gt[l, q],
-                                  -At[l, p], C - At[l, p],
-                                  -At[l, q], C - At[l, q])
+                                  -At[l, p], Cp - At[l, p],
+                                  -At[l, q], Cq - At[l, q])
                 # land exactly on the bounds (the projected gradient tests them)
-                ap = At[l, p] + dp
-                aq = At[l, q] + dq
-                ap = min(C, max(0.0, ap))
-                aq = min(C, max(0.0, aq))
-                if C - ap < 1e-12 * C:
-                    ap = C
-                if ap < 1e-12 * C:
-                    ap = 0.0
-                if C - aq < 1e-12 * C:
-                    aq = C
-                if aq < 1e-12 * C:
-                    aq = 0.0
+                ap = _snap(At[l, p] + dp, Cp)
+                aq = _snap(At[l, q] + dq, Cq)
                 dp = ap - At[l, p]
                 dq = aq - At[l, q]
                 At[l, p] = ap
@@ -291,17 +323,13 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
                     w = rows[sp, i] * cp + rows[sq, i] * cq
                     Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
                     u[i] += w
-                    pg = abs(projected(Gt[l, i], At[l, i], C))
+                    pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
                     if pg > best:
                         best = pg
                         p = i
             else:
-                dp = solve_1d(4.0 * Kpp * Rll, gp, -At[l, p], C - At[l, p])
-                ap = min(C, max(0.0, At[l, p] + dp))
-                if C - ap < 1e-12 * C:
-                    ap = C
-                if ap < 1e-12 * C:
-                    ap = 0.0
+                dp = solve_1d(4.0 * Kpp * Rll, gp, -At[l, p], Cv[p] - At[l, p])
+                ap = _snap(At[l, p] + dp, Cv[p])
                 dp = ap - At[l, p]
                 At[l, p] = ap
                 cp = yp * dp
@@ -311,7 +339,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, C, At, Gt, u,
                     w = rows[sp, i] * cp
                     Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
                     u[i] += w
-                    pg = abs(projected(Gt[l, i], At[l, i], C))
+                    pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
                     if pg > best:
                         best = pg
                         p = i
@@ -349,8 +377,8 @@ def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
 
 
 @numba.njit(cache=True, fastmath=_FAST)
-def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise,
-              seed, shrink, skip):
+def dca_epoch(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, alpha, Zt, active, n_active, lb,
+              ub, labelwise, seed, shrink, skip):
     """One epoch of linear M3L dual coordinate ascent with shrinkage (Sec. 6).
 
     Each visited variable alpha_pl gets the exact coordinate maximiser
@@ -442,11 +470,10 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
             pos[l] += 1
             b += 1
             done += 1
-            s = 0.0
-            for d in range(D):
-                s += Zt[l, d] * X[p, d]
+            s = row_dot(Zt[l], X, Xdata, Xind, Xptr, p)
             g = 2.0 - 2.0 * Y[p, l] * s
             a = alpha[p, l]
+            C = Cv[p]
             if shrink:
                 if a <= 0.0 and g < lb[l]:
                     keep[l, t] = False
@@ -469,16 +496,14 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
             alpha[p, l] = a_new
             c = Y[p, l] * delta
             if labelwise:
-                for d in range(D):
-                    Zt[l, d] += 2.0 * Rll * c * X[p, d]
-                    v[d] += c * X[p, d]
+                row_axpy(Zt[l], 2.0 * Rll * c, X, Xdata, Xind, Xptr, p)
+                row_axpy(v, c, X, Xdata, Xind, Xptr, p)
             else:
                 for k in range(L):
                     Rkl = R[k, l]
                     if Rkl == 0.0:
                         continue
-                    for d in range(D):
-                        Zt[k, d] += 2.0 * Rkl * c * X[p, d]
+                    row_axpy(Zt[k], 2.0 * Rkl * c, X, Xdata, Xind, Xptr, p)
         if labelwise:
             for k in range(L):
                 if k == l:
@@ -500,18 +525,18 @@ def dca_epoch(X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise
 
 
 @numba.njit(cache=True, fastmath=_FAST)
-def linear_state(X, Y, R, alpha, Zt, G):
+def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
     """Exact Zt = (2 X'(Y alpha) R)' (Eq. 23) and G = 2 - 2 Y * (X Z)
-    (Eq. 29), single-threaded, O(N D L + D L^2)."""
-    N, D = X.shape
-    L = Y.shape[1]
+    (Eq. 29), single-threaded, O(N D L + D L^2) (nnz instead of N D for a
+    CSR X)."""
+    N, L = Y.shape
+    D = Zt.shape[1]
     At = np.zeros((L, D))
     for i in range(N):
         for k in range(L):
             c = Y[i, k] * alpha[i, k]
             if c != 0.0:
-                for d in range(D):
-                    At[k, d] += c * X[i, d]
+                row_axpy(At[k], c, X, Xdata, Xind, Xptr, i)
     for l in range(L):
         for d in range(D):
             Zt[l, d] = 0.0
@@ -522,7 +547,4 @@ def linear_state(X, Y, R, alpha, Zt, G):
                     Zt[l, d] += Rlk * At[k, d]
     for i in range(N):
         for l in range(L):
-            s = 0.0
-            for d in range(D):
-                s += Zt[l, d] * X[i, d]
-            G[i, l] = 2.0 - 2.0 * Y[i, l] * s
+            G[i, l] = 2.0 - 2.0 * Y[i, l] * row_dot(Zt[l], X, Xdata, Xind, Xptr, i)

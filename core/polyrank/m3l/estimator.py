@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
+from .._sklearn import log_callback, warn_if_not_converged
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import STATUS_MAX_ITER
-from ..validation import as_float_array, check_positive
-from .priors import labels_pm1
-from .solver import SMO_KERNELS, m3l_dca, m3l_smo
+from .priors import check_R
+from .solver import SMO_KERNELS, dca, smo
 
 __all__ = ["M3LClassifier", "SOLVERS"]
 
@@ -27,15 +29,32 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     Minimises the primal P2 (Eq. 11-14 of ``m3l-multilabel-zero-shot.txt``)
     with the Hamming loss::
 
-        1/2 sum_{l,k} (R^-1)_lk z_l'z_k + C sum_{i,l} max(0, 2 - 2 y_il z_l'phi(x_i))
+        1/2 sum_{l,k} (R^-1)_lk z_l'z_k + C sum_{i,l} w_i max(0, 2 - 2 y_il z_l'phi(x_i))
 
-    by its dual D2 (Eq. 25), and predicts the labels sign(Z'phi(x))
-    (Sec. 3). With R = I it is 1-vs-All: L independent SVMs without bias and
-    penalty 2C (Sec. 3.1). Like the paper, there is no explicit bias: a
-    constant feature of value ``bias`` is appended to every point (Sec. 3,
-    "we implicitly simulate b by adding an extra dimension to the feature
+    by its dual D2 (Eq. 25, box 0 <= alpha_il <= C w_i with sample weights
+    w_i, 1 by default), and predicts the labels sign(Z'phi(x)) (Sec. 3).
+    With R = I it is 1-vs-All: L independent SVMs without bias and penalty
+    2C (Sec. 3.1). Like the paper, there is no explicit bias: a constant
+    feature of value ``bias`` is appended to every point (Sec. 3, "we
+    implicitly simulate b by adding an extra dimension to the feature
     vector"), so the bias is regularised and correlated through R. It has
     no effect with the translation-invariant rbf kernel.
+
+    What ``y`` means (attribute ``target_type_``):
+
+    * **a label indicator matrix** (N, L), the paper's setting: entries all
+      in {0, 1} (``bool`` included; what
+      :class:`~sklearn.preprocessing.MultiLabelBinarizer` gives) or all in
+      {-1, +1}.  ``classes_`` is ``arange(L)``; ``label_values_`` the coding
+      read from ``y``: (-1, 1) if it contains a -1, else (0, 1) (so a
+      matrix of ones only is 0/1).  ``predict`` answers in that coding and
+      in ``y``'s dtype; ``decision_function`` is (N, L), positive for
+      predicted labels; ``score`` is 1 - Hamming loss.
+    * **class labels** (N,): two classes are one binary label column (L = 1,
+      the label "is ``classes_[1]``"), ``decision_function`` is (N,); more
+      classes are one-hot label columns (L = n_classes, 1-vs-All with
+      R = I) and ``predict`` is the class of largest decision.  ``score``
+      is the accuracy.
 
     Parameters
     ----------
@@ -56,33 +75,43 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     tau : float, default=1e-3
         Stop when every projected gradient (Eq. 31) of D2 is below tau.
     cache_mb : float, default=200
-        Size limit of the SMO kernel cache in MB (Sec. 5.1.3).
+        Size limit of the SMO kernel cache in MB (> 0; Sec. 5.1.3).
     solver : {"auto", "smo", "dca"}, default="auto"
         "smo": kernelised SMO (Alg. 1); "dca": linear dual coordinate ascent
-        with shrinkage (Sec. 6, linear kernel only); "auto": dca for the
-        linear kernel, smo otherwise.
+        with shrinkage (Sec. 6, linear kernel only, dense or sparse X);
+        "auto": dca for the linear kernel, smo otherwise.
     ridge : float, default=0.0
         Explicit ridge added to R's diagonal.
     switch_tol : float, default=0.1
         DCA: projected-gradient level at which updates become label-wise.
     max_iter : int, default=10000
         Maximum sweeps (SMO) or epochs (DCA).
-    random_state : int or None, default=None
-        Seed of the DCA visiting order.
+    random_state : int, RandomState, Generator or None, default=None
+        Seed of the DCA visiting order (a RandomState instance draws the
+        seed).
     warm_start : bool, default=False
         If True and the model was fitted before on data of the same shape,
-        start from the previous dual variables (clipped to [0, C]) instead
-        of 0, e.g. when only R or C changed (the CorrelationSlider refits
-        this way).
+        start from the previous dual variables (clipped to [0, C w_i])
+        instead of 0, e.g. when only R or C changed (the CorrelationSlider
+        refits this way).
+    verbose : int, default=0
+        ``v > 0`` prints one line (primal, dual, gap, time) every ``v``
+        iterations.
 
     Attributes
     ----------
+    classes_ : ndarray
+        ``arange(L)`` for an indicator ``y``; the class labels for a 1-d ``y``.
+    target_type_ : str
+        ``"multilabel-indicator"``, ``"binary"`` or ``"multiclass"``.
+    label_values_ : tuple
+        ``(negative, positive)`` coding of an indicator ``y`` ((0, 1) for 1-d y).
     coef_ : ndarray, shape (L, n_features)
         z_1..z_L without the bias weight (linear kernel).
     intercept_ : ndarray, shape (L,)
         bias * (bias weight of z_l) (linear kernel).
     dual_coef_ : ndarray, shape (N, L)
-        B = 2 (Y * alpha) R with f(x) = k(x, X_fit_) B (non-linear kernels).
+        B = 2 (Y * alpha) R with f(x) = k(x, X_fit_) B (SMO).
     alpha_ : ndarray, shape (N, L)
         The dual variables of D2.
     R_ : ndarray, shape (L, L)
@@ -91,13 +120,21 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         Trace with primal, dual and gap per iteration.
     n_iter_ : int
     n_labels_ : int
+        L.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Defined when X has string feature names.
 
     Notes
     -----
-    A label column that is constant (all +1 or all -1) is allowed: the
-    problem stays well defined (its hinge terms push all decisions to one
-    side) and is solved like any other.
+    A label column that is constant (all relevant or all irrelevant) is
+    allowed: the problem stays well defined (its hinge terms push all
+    decisions to one side) and is solved like any other.
+
+    See Also
+    --------
+    polyrank.m3l.m3l_smo, polyrank.m3l.m3l_dca : the solvers.
+    polyrank.LabelRanker : label ranking (and label sets) by SOPOPO.
 
     Examples
     --------
@@ -107,11 +144,35 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     >>> Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
     >>> M3LClassifier(C=10.0).fit(X, Y).predict(X).tolist()
     [[1, 0], [0, 1], [1, 1], [0, 0]]
+    >>> M3LClassifier(C=10.0).fit(X, 2 * Y - 1).predict(X[:2]).tolist()
+    [[1, -1], [-1, 1]]
+    >>> M3LClassifier(C=10.0).fit(X, ["b", "a", "b", "a"]).predict(X).tolist()
+    ['b', 'a', 'b', 'a']
     """
+
+    _parameter_constraints: dict = {
+        "R": ["array-like", None],
+        "C": [Interval(Real, 0, np.inf, closed="neither")],
+        "kernel": [StrOptions(set(SMO_KERNELS))],
+        "gamma": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
+        "bias": [Interval(Real, 0, np.inf, closed="left")],
+        "tau": [Interval(Real, 0, np.inf, closed="neither")],
+        "cache_mb": [Interval(Real, 0, np.inf, closed="neither")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "ridge": [Interval(Real, 0, np.inf, closed="left")],
+        "switch_tol": [Interval(Real, 0, np.inf, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "verbose": ["verbose"],
+    }
 
     def __init__(self, R=None, C=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  bias=1.0, tau=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
-                 switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False):
+                 switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False,
+                 verbose=0):
         self.R = R
         self.C = C
         self.kernel = kernel
@@ -127,17 +188,24 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel == "linear" and self.solver in ("auto", "dca")
+        tags.target_tags.multi_output = True
+        tags.classifier_tags.multi_label = True
+        return tags
 
     def _augment(self, X):
-        if self.bias > 0:
-            return np.hstack([X, np.full((X.shape[0], 1), float(self.bias))])
-        return X
+        if self.bias == 0:
+            return X
+        column = np.full((X.shape[0], 1), float(self.bias))
+        if sp.issparse(X):
+            return sp.hstack([X, sp.csr_matrix(column)], format="csr")
+        return np.hstack([X, column])
 
     def _solver(self):
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver: expected one of {SOLVERS}, got {self.solver!r}")
-        if self.kernel not in SMO_KERNELS:
-            raise ValueError(f"kernel: expected one of {SMO_KERNELS}, got {self.kernel!r}")
         if self.solver == "dca" and self.kernel != "linear":
             raise ValueError(f"solver: 'dca' needs kernel='linear', got kernel="
                              f"{self.kernel!r}")
@@ -145,15 +213,28 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             return "dca" if self.kernel == "linear" else "smo"
         return self.solver
 
-    def fit(self, X, Y, callback=None, callback_every=1):
+    def _check_sparse(self, X, solver):
+        if sp.issparse(X) and solver != "dca":
+            raise TypeError(f"X: sparse input is not supported with kernel={self.kernel!r} "
+                            f"and solver={self.solver!r} (only by the linear kernel's "
+                            "solver 'dca'); pass a dense array")
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the classifier.
 
         Parameters
         ----------
-        X : array_like, shape (N, n_features)
-        Y : array_like, shape (N, L)
-            Labels in {0, 1} or {-1, +1}; ``predict`` answers in the same
-            coding (0/1 if Y contains a 0, else -1/+1).
+        X : {array_like, sparse matrix}, shape (N, n_features)
+            Sparse input (used as CSR) with the linear kernel and solver
+            "auto" or "dca" only.
+        y : array_like, shape (N, L) or (N,)
+            A label indicator matrix (entries all in {0, 1} or all in
+            {-1, +1}) or class labels (see the class docstring).
+        sample_weight : array_like, shape (N,), optional
+            Per-example weights w_i >= 0: the box of example i becomes
+            [0, C w_i] (integer weights = repeated examples; 0 removes an
+            example).
         callback : callable, optional
             ``callback(info: IterInfo)`` per iteration (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
@@ -165,56 +246,84 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
 
         Raises
         ------
-        ValueError, TypeError
-            See :func:`polyrank.m3l.m3l_smo` / :func:`polyrank.m3l.m3l_dca`;
-            also for an unknown solver or ``solver="dca"`` with a
-            non-linear kernel.
+        ValueError
+            Bad parameters, NaN/inf or empty X, a 2-d y that is not an
+            indicator matrix, a continuous or one-class 1-d y, R not
+            symmetric positive definite or of the wrong shape,
+            ``solver="dca"`` with a non-linear kernel, negative or all-zero
+            weights.
+        TypeError
+            Sparse X with a non-linear kernel or solver "smo"; non-numeric X.
 
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
             If ``max_iter`` ends the solve before every projected gradient
-            is below ``tau``.
+            is below ``tau``, or an objective becomes non-finite.
         """
         solver = self._solver()
-        X = as_float_array(X, "X", ndim=2)
-        bias = check_positive(self.bias, "bias", strict=False)
-        Yarr = np.asarray(Y)
-        Ypm = labels_pm1(Y)
-        self.label_values_ = (0, 1) if np.any(Yarr == 0) else (-1, 1)
-        n_features = X.shape[1]
-        Xa = self._augment(X)
+        self._check_sparse(X, solver)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+                             multi_output=True)
+        coding, T = encode_targets(y, rankings=False, owner="M3LClassifier")
+        if coding.target_type == BINARY:
+            T = T[:, 1:]                      # one label: "is classes_[1]"
+        Ypm = 2.0 * T - 1.0
+        N, L = Ypm.shape
+        if sample_weight is None:
+            Cv = np.full(N, float(self.C))
+        else:
+            w = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                     ensure_non_negative=True)
+            Cv = float(self.C) * w
+            if coding.target_type in (BINARY, MULTICLASS):
+                present = np.unique(y[w > 0])
+                if present.size < 2:
+                    raise ValueError(f"sample_weight: only the class {present.tolist()} has "
+                                     "positive weight; M3LClassifier needs 2 classes")
+        R = ((1.0 + self.ridge) * np.eye(L) if self.R is None
+             else check_R(self.R, L, self.ridge))
+        Xa = writeable(self._augment(X))
         alpha0 = None
         if self.warm_start and getattr(self, "alpha_", None) is not None \
                 and self.alpha_.shape == Ypm.shape:
-            alpha0 = np.clip(self.alpha_, 0.0, check_positive(self.C, "C"))
-        common = dict(R=self.R, C=self.C, tau=self.tau, ridge=self.ridge,
-                      max_iter=self.max_iter, callback=callback,
-                      callback_every=callback_every, alpha0=alpha0)
+            alpha0 = np.clip(self.alpha_, 0.0, Cv[:, None])
+        seed = self.random_state
+        if isinstance(seed, np.random.RandomState):
+            seed = int(seed.randint(np.iinfo(np.int32).max))
+        common = dict(tau=float(self.tau), max_iter=int(self.max_iter), alpha0=alpha0,
+                      callback=log_callback(callback, self.verbose, "M3LClassifier"),
+                      callback_every=callback_every)
+        for name in ("coef_", "intercept_", "dual_coef_", "X_fit_"):
+            self.__dict__.pop(name, None)
         if solver == "dca":
-            res = m3l_dca(Xa, Ypm, switch_tol=self.switch_tol,
-                          random_state=self.random_state, **common)
+            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
+                      random_state=seed, **common)
             Z = res.x
         else:
-            res = m3l_smo(Xa, Ypm, kernel=self.kernel, gamma=self.gamma,
-                          degree=self.degree, coef0=self.coef0, cache_mb=self.cache_mb,
-                          **common)
+            params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                         Xa.shape[1])
+            res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
+                      cache_mb=float(self.cache_mb), **common)
             Z = Xa.T @ res.x if self.kernel == "linear" else None
             self.dual_coef_ = res.x
             if self.kernel != "linear":
                 self.X_fit_ = Xa
-        if res.status == STATUS_MAX_ITER:
-            warnings.warn(f"M3LClassifier: {res.message}; increase max_iter or tau",
-                          ConvergenceWarning, stacklevel=2)
+        warn_if_not_converged(self, res, "increase max_iter or tau"
+                              if res.status == STATUS_MAX_ITER else "")
+        n_features = X.shape[1]
         if Z is not None:
             self.coef_ = Z[:n_features].T.copy()
-            self.intercept_ = Z[n_features] * bias if bias > 0 else np.zeros(Z.shape[1])
+            self.intercept_ = Z[n_features] * self.bias if self.bias > 0 else np.zeros(L)
+        self._coding = coding
+        self.classes_ = coding.classes
+        self.target_type_ = coding.target_type
+        self.label_values_ = coding.label_values
         self.alpha_ = res.dual["alpha"]
         self.R_ = res.R
         self.result_ = res
         self.n_iter_ = res.nit
-        self.n_labels_ = Ypm.shape[1]
-        self.n_features_in_ = n_features
+        self.n_labels_ = L
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -222,54 +331,62 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like, shape (m, n_features)
+        X : {array_like, sparse matrix}, shape (m, n_features)
 
         Returns
         -------
-        ndarray, shape (m, L)
+        ndarray, shape (m, L), or (m,) for two classes
+            Positive for predicted labels (for the class ``classes_[1]``).
 
         Raises
         ------
         ValueError
             Wrong number of features, NaN/inf.
+        TypeError
+            Sparse X with a non-linear kernel.
         """
-        check_is_fitted(self, "result_")
-        X = as_float_array(X, "X", ndim=2, shape=(None, self.n_features_in_))
+        check_is_fitted(self)
+        self._check_sparse(X, "dca" if self.kernel == "linear" else "smo")
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
         if self.kernel == "linear":
-            return X @ self.coef_.T + self.intercept_
-        Xa = self._augment(X)
-        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                                     Xa.shape[1])
-        return kernel_matrix(Xa, self.X_fit_, kernel=self.kernel, **params) @ self.dual_coef_
+            D = np.asarray(X @ self.coef_.T) + self.intercept_
+        else:
+            Xa = self._augment(X)
+            params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                         Xa.shape[1])
+            D = kernel_matrix(Xa, self.X_fit_, kernel=self.kernel, **params) @ self.dual_coef_
+        return D.ravel() if self.target_type_ == BINARY else D
 
     def predict(self, X) -> np.ndarray:
-        """Labels sign(Z'phi(x)) (a decision of exactly 0 counts as +1), in
-        the coding of the ``Y`` given to ``fit``.
+        """Labels sign(Z'phi(x)) (a decision of exactly 0 counts as
+        negative), in the coding and dtype of the ``y`` given to ``fit``;
+        for class labels, the class (of largest decision).
 
         Returns
         -------
-        ndarray of int, shape (m, L)
+        ndarray, shape (m, L) or (m,)
         """
-        F = self.decision_function(X)
-        neg, pos = self.label_values_
-        return np.where(F >= 0, pos, neg).astype(np.int64)
+        decision = self.decision_function(X)
+        return self._coding.predict(decision)
 
-    def score(self, X, Y, sample_weight=None) -> float:
-        """1 - Hamming loss (fraction of correctly predicted labels,
-        :func:`sklearn.metrics.hamming_loss`).
+    def score(self, X, y, sample_weight=None) -> float:
+        """1 - Hamming loss (the fraction of correctly predicted labels,
+        :func:`sklearn.metrics.hamming_loss`) for an indicator ``y``; the
+        accuracy for class labels.
 
         Parameters
         ----------
-        X : array_like, shape (m, n_features)
-        Y : array_like, shape (m, L), in {0, 1} or {-1, +1}
+        X : {array_like, sparse matrix}, shape (m, n_features)
+        y : array_like, shape (m, L) or (m,)
+            In the form (and, for an indicator, the coding) given to ``fit``.
+        sample_weight : array_like, shape (m,), optional
 
         Returns
         -------
         float in [0, 1]
         """
-        from sklearn.metrics import hamming_loss
-
-        Ypm = labels_pm1(Y)
-        P = labels_pm1(self.predict(X) if self.label_values_ == (-1, 1)
-                       else 2 * self.predict(X) - 1)
-        return 1.0 - float(hamming_loss(Ypm, P, sample_weight=sample_weight))
+        check_is_fitted(self)
+        if self.target_type_ in (BINARY, MULTICLASS):
+            return super().score(X, y, sample_weight=sample_weight)
+        wrong = np.mean(self._coding.relevance(y) != (self.decision_function(X) > 0), axis=1)
+        return 1.0 - float(np.average(wrong, weights=sample_weight))

@@ -22,21 +22,35 @@ objectives and the gap follow from (alpha, G) alone::
 
 With R = I the problem splits into L binary SVMs without bias with
 penalty 2C (Sec. 3.1, Eq. 15-18).
+
+Sample weights w_i make the bound per example, C_i = C w_i: the box
+0 <= alpha_il <= C becomes 0 <= alpha_il <= C_i and C max(0, G) becomes
+C_i max(0, G) above (an integer weight is the example repeated; 0 removes
+it).
+
+The public drivers :func:`m3l_smo` and :func:`m3l_dca` validate their input
+and delegate to :func:`smo` and :func:`dca`, which trust it (the entries of
+:class:`~polyrank.M3LClassifier`, whose input ``validate_data`` checked).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .._csr import as_csr, row_arrays
 from ..kernels import check_kernel_params
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      STATUS_NUMERICAL, CallbackRunner, SolverResult)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .priors import check_R, labels_pm1
 
-__all__ = ["m3l_smo", "m3l_dca", "m3l_objectives", "projected_gradient", "dual_gradient",
-           "SMO_KERNELS"]
+__all__ = ["m3l_smo", "m3l_dca", "smo", "dca", "m3l_objectives", "projected_gradient",
+           "dual_gradient", "SMO_KERNELS"]
 
 #: kernels of the SMO solver
 SMO_KERNELS = ("linear", "rbf", "poly")
@@ -44,8 +58,19 @@ _KIND = {"linear": _kernels.KIND_LINEAR, "rbf": _kernels.KIND_RBF,
          "poly": _kernels.KIND_POLY}
 
 
-def _check_problem(X, Y, R, C, ridge):
-    X = as_float_array(X, "X", ndim=2)
+#: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
+_GAP_ROUNDING = 1e-10
+
+
+def _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok):
+    """Validated (X, Y in {-1, +1}, R + ridge I, Cv = C * sample_weight)."""
+    if sp.issparse(X):
+        if not sparse_ok:
+            raise TypeError("X: sparse input is only supported by m3l_dca (the linear "
+                            "kernel); pass a dense array to m3l_smo")
+        X = as_csr(X)
+    else:
+        X = as_float_array(X, "X", ndim=2)
     Y = labels_pm1(Y)
     if Y.shape[0] != X.shape[0]:
         raise ValueError(f"Y: expected {X.shape[0]} rows (one per row of X), got "
@@ -54,17 +79,25 @@ def _check_problem(X, Y, R, C, ridge):
     R = np.eye(L) + check_positive(ridge, "ridge", strict=False) * np.eye(L) \
         if R is None else check_R(R, L, ridge)
     C = check_positive(C, "C")
-    return X, Y, R, C
+    if sample_weight is None:
+        return X, Y, R, np.full(X.shape[0], C)
+    w = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(X.shape[0],))
+    if w.min() < 0:
+        raise ValueError(f"sample_weight: expected weights >= 0, got {w.min():.3g}")
+    if not w.any():
+        raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
+    return X, Y, R, C * w
 
 
-def m3l_objectives(alpha, G, C: float) -> tuple[float, float]:
+def m3l_objectives(alpha, G, C) -> tuple[float, float]:
     """Primal P2 and dual D2 objectives from the dual variables and the
     dual gradient (see the module docstring for the identities).
 
     Parameters
     ----------
     alpha, G : ndarray, shape (N, L)
-    C : float
+    C : float or ndarray, shape (N,)
+        The bound, or the per-example bounds C_i.
 
     Returns
     -------
@@ -76,14 +109,16 @@ def m3l_objectives(alpha, G, C: float) -> tuple[float, float]:
     >>> m3l_objectives(np.zeros((2, 1)), np.full((2, 1), 2.0), 1.0)
     (4.0, 0.0)
     """
-    primal = float(np.sum(alpha * (1.0 - 0.5 * G)) + C * np.sum(np.maximum(G, 0.0)))
+    C = np.reshape(C, (-1, 1)) if np.ndim(C) else C
+    primal = float(np.sum(alpha * (1.0 - 0.5 * G)) + np.sum(C * np.maximum(G, 0.0)))
     dual = float(np.sum(alpha * (1.0 + 0.5 * G)))
     return primal, dual
 
 
-def projected_gradient(alpha, G, C: float) -> np.ndarray:
+def projected_gradient(alpha, G, C) -> np.ndarray:
     """Projected gradient of D2 (Eq. 31): G where 0 < alpha < C,
-    min(0, G) at C, max(0, G) at 0.
+    min(0, G) at C, max(0, G) at 0 (0 where C = 0).  ``C`` is a float or
+    the per-example bounds (N,).
 
     Examples
     --------
@@ -91,8 +126,9 @@ def projected_gradient(alpha, G, C: float) -> np.ndarray:
     >>> projected_gradient(np.array([0.0, 1.0, 0.5]), np.array([-1.0, 2.0, 3.0]), 1.0).tolist()
     [0.0, 0.0, 3.0]
     """
-    return np.where(alpha <= 0, np.maximum(G, 0.0),
-                    np.where(alpha >= C, np.minimum(G, 0.0), G))
+    C = np.reshape(C, (-1, 1)) if np.ndim(C) else C
+    pg = np.where((alpha <= 0) & (G < 0), 0.0, G)
+    return np.where((alpha >= C) & (pg > 0), 0.0, pg)
 
 
 def dual_gradient(K, Y, R, alpha) -> np.ndarray:
@@ -113,24 +149,36 @@ def dual_gradient(K, Y, R, alpha) -> np.ndarray:
     return 2.0 - 2.0 * Y * (2.0 * (K @ (Y * alpha)) @ R)
 
 
-def _check_alpha0(alpha0, N, L, C):
+def _check_alpha0(alpha0, N, L, Cv):
     if alpha0 is None:
-        return np.zeros((N, L)), False
+        return None
     a = as_float_array(alpha0, "alpha0", ndim=2, shape=(N, L)).copy()
-    if a.min() < 0 or a.max() > C:
-        raise ValueError(f"alpha0: expected entries in [0, C] = [0, {C:g}], got "
-                         f"[{a.min():.3g}, {a.max():.3g}]")
-    return a, True
+    if a.min() < 0 or np.any(a > Cv[:, None]):
+        raise ValueError(f"alpha0: expected entries in [0, C_i] (C times the sample "
+                         f"weight), got [{a.min():.3g}, {a.max():.3g}] with C_i up to "
+                         f"{Cv.max():g}")
+    return a
+
+
+def _failed(primal, dual) -> bool:
+    """An objective is not finite or the gap is negative beyond rounding."""
+    return not (math.isfinite(primal) and math.isfinite(dual)) \
+        or primal - dual < -_GAP_ROUNDING * max(abs(primal), abs(dual))
 
 
 def _finish(runner, status, it, alpha, G, C, max_pg, tau, solver, extra):
     primal, dual = m3l_objectives(alpha, G, C)
+    if _failed(primal, dual):
+        status = STATUS_NUMERICAL
     messages = {
         STATUS_CONVERGED: f"every projected gradient below tau={tau:g} after {it} "
                           f"iterations (max {max_pg:.3g}); duality gap {primal - dual:.3g}",
         STATUS_MAX_ITER: f"max_iter={it} iterations done; max projected gradient "
                          f"{max_pg:.3g} >= tau={tau:g}",
         STATUS_CALLBACK: f"callback raised StopIteration after iteration {it}",
+        STATUS_NUMERICAL: f"iteration {it}: primal {primal:.6g}, dual {dual:.6g}: an "
+                          "objective is not finite or the duality gap is negative "
+                          "beyond rounding; scale X (e.g. StandardScaler) or lower C",
     }
     out = SolverResult(
         dual={"alpha": alpha, "G": G}, primal_objective=primal, dual_objective=dual,
@@ -144,7 +192,8 @@ def _finish(runner, status, it, alpha, G, C, max_pg, tau, solver, extra):
 def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
             degree: int = 3, coef0: float = 1.0, tau: float = 1e-3,
             cache_mb: float = 200.0, ridge: float = 0.0, max_iter: int = 10000,
-            alpha0=None, callback=None, callback_every: int = 1) -> SolverResult:
+            alpha0=None, callback=None, callback_every: int = 1,
+            sample_weight=None) -> SolverResult:
     """Kernelised M3L by SMO with delayed gradient updates (Sec. 5.1, Alg. 1-2).
 
     Maximises D2 (Eq. 25) over pairs of variables of the same label: the
@@ -186,7 +235,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     max_iter : int
         Maximum number of iterations (sweeps).
     alpha0 : array_like, shape (N, L), optional
-        Warm start: initial dual variables in [0, C] (e.g. the solution for
+        Warm start: initial dual variables in [0, C_i] (e.g. the solution for
         a nearby R or C); the gradient is then computed exactly once,
         O(N^2 (D + L)). Default 0.
     callback : callable, optional
@@ -195,6 +244,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         ``rounds`` (label rounds so far, each ending with a delayed update),
         ``cache_hits`` and ``cache_misses``. Raising StopIteration stops.
     callback_every : int
+    sample_weight : array_like, shape (N,), optional
+        Per-example weights w_i >= 0: the box of example i is [0, C w_i].
 
     Returns
     -------
@@ -203,24 +254,40 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         decisions f(x) = k(x, X) B; ``dual``: ``{"alpha", "G"}`` (N, L);
         ``primal_objective``, ``dual_objective``, ``gap`` (P2, D2, P - D);
         ``max_projected_gradient``; ``cache_hits``, ``cache_misses``,
-        ``cache_rows``; ``nit``; ``status``; ``trace``.
+        ``cache_rows``; ``nit``; ``status`` (never "converged" when an
+        objective is not finite or the gap negative beyond rounding:
+        :data:`~polyrank.result.STATUS_NUMERICAL`); ``trace``.
 
     Raises
     ------
     ValueError
         Bad shapes, NaN/inf, labels not in {0,1}/{-1,+1}, R not symmetric
         positive definite or of the wrong shape, C/tau/cache_mb <= 0, unknown
-        kernel.
+        kernel, negative or all-zero sample weights.
     TypeError
-        Non-numeric input or wrongly typed parameters.
+        Non-numeric input, sparse X, or wrongly typed parameters.
     """
-    X, Y, R, C = _check_problem(X, Y, R, C, ridge)
+    X, Y, R, Cv = _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok=False)
     if kernel not in SMO_KERNELS:
         raise ValueError(f"kernel: expected one of {SMO_KERNELS}, got {kernel!r}")
     params = check_kernel_params(kernel, gamma, degree, coef0, X.shape[1])
     tau = check_positive(tau, "tau")
     cache_mb = check_positive(cache_mb, "cache_mb")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
+    alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
+    return smo(X, Y, R, Cv, kernel=kernel, kernel_params=params, tau=tau, cache_mb=cache_mb,
+               max_iter=max_iter, alpha0=alpha0, callback=callback,
+               callback_every=callback_every)
+
+
+def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: float,
+        max_iter: int, alpha0=None, callback=None, callback_every: int = 1) -> SolverResult:
+    """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
+    Y (N, L) in {-1, +1}, R symmetric positive definite (L, L), per-example
+    bounds Cv (N,) >= 0, kernel parameters from
+    :func:`~polyrank.kernels.check_kernel_params`, ``alpha0`` None or in
+    [0, Cv].  Returns the :class:`SolverResult` of :func:`m3l_smo`."""
+    params = kernel_params
     N, L = Y.shape
     kind = _KIND[kernel]
     g = float(params.get("gamma", 0.0))
@@ -240,9 +307,9 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     owner = np.full(n_slots, -1, dtype=np.int64)
     stamp = np.zeros(n_slots, dtype=np.int64)
     state = np.zeros(3, dtype=np.int64)
-    alpha, warm = _check_alpha0(alpha0, N, L, C)
+    alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
-    if warm:
+    if alpha0 is not None:
         _kernels.smo_gradient(X, kind, g, c0, deg, Y, R, alpha, G)
     u = np.zeros(N)
     # label-major copies for the kernel (contiguous scans along one label)
@@ -256,15 +323,18 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     max_pg = 2.0
     it = 0
     for it in range(1, max_iter + 1):
-        steps, max_pg, rounds = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Yt, R, C, At, Gt,
-                                          u, rows, slot_of, owner, stamp, state, tau,
-                                          max(N, L))
+        steps, max_pg, rounds = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Yt, R, Cv, At,
+                                                  Gt, u, rows, slot_of, owner, stamp, state,
+                                                  tau, max(N, L))
         steps_total += steps
         rounds_total += rounds
-        primal, dual = m3l_objectives(At, Gt, C)
+        primal, dual = m3l_objectives(At.T, Gt.T, Cv)
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
                              rounds=rounds_total,
                              cache_hits=int(state[1]), cache_misses=int(state[2]))
+        if _failed(primal, dual):
+            status = STATUS_NUMERICAL
+            break
         if max_pg < tau:
             status = STATUS_CONVERGED
             break
@@ -275,13 +345,13 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     G = np.ascontiguousarray(Gt.T)
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": int(state[1]),
              "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R}
-    return _finish(runner, status, it, alpha, G, C, max_pg, tau, "m3l-smo", extra)
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-smo", extra)
 
 
 def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: float = 0.1,
             shrinking: bool = True, ridge: float = 0.0, max_iter: int = 1000,
             alpha0=None, callback=None, callback_every: int = 1,
-            random_state=None) -> SolverResult:
+            random_state=None, sample_weight=None) -> SolverResult:
     """Linear M3L by dual coordinate ascent with shrinkage (Sec. 6, Eq. 37-45).
 
     Keeps Z = 2 X'(Y * alpha) R (D, L) and updates one dual variable at a
@@ -309,8 +379,9 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
 
     Parameters
     ----------
-    X : array_like, shape (N, D)
-        Training points (with the bias feature appended, if any).
+    X : array_like or scipy.sparse matrix, shape (N, D)
+        Training points (with the bias feature appended, if any); a sparse
+        matrix is used as CSR (the epochs touch only its non-zeros).
     Y : array_like, shape (N, L)
         Labels in {0, 1} or {-1, +1}.
     R : array_like, shape (L, L), optional
@@ -329,7 +400,7 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     max_iter : int
         Maximum number of iterations.
     alpha0 : array_like, shape (N, L), optional
-        Warm start: initial dual variables in [0, C] (Z is computed from
+        Warm start: initial dual variables in [0, C_i] (Z is computed from
         them). Default 0.
     callback : callable, optional
         ``callback(info)`` after each iteration; extras ``max_pg`` (over all
@@ -339,6 +410,8 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     callback_every : int
     random_state : int, Generator or None
         Seed of the visiting order.
+    sample_weight : array_like, shape (N,), optional
+        Per-example weights w_i >= 0: the box of example i is [0, C w_i].
 
     Returns
     -------
@@ -350,18 +423,34 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     Raises
     ------
     ValueError, TypeError
-        As :func:`m3l_smo` (and a negative ``switch_tol``).
+        As :func:`m3l_smo` (and a negative ``switch_tol``), except that a
+        sparse X is accepted.
     """
-    X, Y, R, C = _check_problem(X, Y, R, C, ridge)
+    X, Y, R, Cv = _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok=True)
     tau = check_positive(tau, "tau")
     switch_tol = check_positive(switch_tol, "switch_tol", strict=False)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
+    alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
+    return dca(X, Y, R, Cv, tau=tau, switch_tol=switch_tol, shrinking=bool(shrinking),
+               max_iter=max_iter, alpha0=alpha0, callback=callback,
+               callback_every=callback_every, random_state=random_state)
+
+
+def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter: int,
+        alpha0=None, callback=None, callback_every: int = 1,
+        random_state=None) -> SolverResult:
+    """The solve of :func:`m3l_dca` on input it trusts: float64 X (N, D),
+    dense or CSR, Y (N, L) in {-1, +1}, R symmetric positive definite,
+    per-example bounds Cv (N,) >= 0, ``alpha0`` None or in [0, Cv].
+    Returns the :class:`SolverResult` of :func:`m3l_dca`."""
     rng = np.random.default_rng(random_state)
     N, L = Y.shape
-    sqnorm = np.einsum("ij,ij->i", X, X)
-    alpha, warm = _check_alpha0(alpha0, N, L, C)
+    rows = row_arrays(X)
+    sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+              else np.einsum("ij,ij->i", X, X))
+    alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     Zt = np.zeros((L, X.shape[1]))
     active = np.tile(np.arange(N, dtype=np.int64), (L, 1))
     n_active = np.full(L, N, dtype=np.int64)
@@ -372,15 +461,13 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     runner = CallbackRunner(callback, callback_every)
     status = STATUS_MAX_ITER
     G = np.full((N, L), 2.0)
-    if warm:
-        _kernels.linear_state(X, Y, R, alpha, Zt, G)
+    if alpha0 is not None:
+        _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
     max_pg = 2.0
     it = 0
     # groups of labels coupled through R (connected components of R != 0):
     # a group whose active sets are optimal is skipped until every group is
     # (for R = I each label is its own group, like 1-vs-All LIBLINEAR)
-    from scipy.sparse.csgraph import connected_components
-
     n_groups, group = connected_components(R != 0, directed=False)
     skip = np.zeros(L, dtype=np.bool_)
     epochs = 0
@@ -392,8 +479,8 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
             seed = int(rng.integers(0, 2**31 - 1))
             verifying = not skip.any() and n_active.sum() == N * L
             pg_min, pg_max, visited = _kernels.dca_epoch(
-                X, sqnorm, Y, R, C, alpha, Zt, active, n_active, lb, ub, labelwise, seed,
-                bool(shrinking), skip)
+                *rows, sqnorm, Y, R, Cv, alpha, Zt, active, n_active, lb, ub, labelwise, seed,
+                shrinking, skip)
             epochs += 1
             visited_total += visited
             # extremal gradients coupled through R (Eq. 44-45); Hsieh et al.'s
@@ -419,17 +506,20 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
                 lb[:] = -np.inf
                 ub[:] = np.inf
         # exact Z and G from alpha (no drift between iterations), single-threaded
-        _kernels.linear_state(X, Y, R, alpha, Zt, G)
-        max_pg = float(np.abs(projected_gradient(alpha, G, C)).max())
+        _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
+        max_pg = float(np.abs(projected_gradient(alpha, G, Cv)).max())
         visited = visited_total
-        primal, dual = m3l_objectives(alpha, G, C)
+        primal, dual = m3l_objectives(alpha, G, Cv)
         stop = runner.record(it, primal, dual, max_pg=max_pg, visited=float(visited),
                              epochs=float(epochs), labelwise=float(labelwise))
+        if _failed(primal, dual):
+            status = STATUS_NUMERICAL
+            break
         if max_pg < tau:
             status = STATUS_CONVERGED
             break
         if stop:
             status = STATUS_CALLBACK
             break
-    return _finish(runner, status, it, alpha, G, C, max_pg, tau, "m3l-dca",
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-dca",
                    {"x": Zt.T.copy(), "R": R})

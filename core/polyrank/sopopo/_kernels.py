@@ -9,6 +9,8 @@ order of A and B (unsorted); sorting happens inside.
 import numpy as np
 from numba import njit
 
+from .._csr import csr_row_axpy, csr_row_dot
+
 
 @njit(cache=True)
 def knots_sorted(mu_asc):
@@ -389,9 +391,13 @@ def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_ne
 
 
 @njit(cache=True)
-def pass_linear(X, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr, A_idx,
-                B_ptr, B_idx, alpha, beta):
+def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr,
+                A_idx, B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 over the pieces in ``order`` with an explicit W (k, n).
+
+    The instances are the rows of the dense X (m, n), or, when X has no rows
+    (shape (0, 0)), of the CSR matrix (Xdata, Xind, Xptr) (see
+    :func:`row_dot`).
 
     For each piece: f = W x (only rows in A u B), soft projection, then
     W_a += (alpha_new - alpha_old) x, W_b -= (beta_new - beta_old) x.
@@ -411,17 +417,17 @@ def pass_linear(X, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr, A_idx,
             continue
         A = A_idx[A_ptr[pc]:A_ptr[pc + 1]]
         B = B_idx[B_ptr[pc]:B_ptr[pc + 1]]
-        x = X[i]
         for a in A:
-            f[a] = np.dot(W[a], x)
+            f[a] = row_dot(W[a], X, Xdata, Xind, Xptr, i)
         for b in B:
-            f[b] = np.dot(W[b], x)
+            f[b] = row_dot(W[b], X, Xdata, Xind, Xptr, i)
         aold = alpha[A_ptr[pc]:A_ptr[pc + 1]]
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
         anew = np.empty(A.shape[0])
         bnew = np.empty(B.shape[0])
         inc = _piece_update(f, Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
-        changed += _apply_linear_update(W, x, A, B, aold, bold, anew, bnew)
+        changed += _apply_linear_update(W, X, Xdata, Xind, Xptr, i, A, B, aold, bold,
+                                        anew, bnew)
         total += inc
         if inc > best:
             best = inc
@@ -429,26 +435,42 @@ def pass_linear(X, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr, A_idx,
 
 
 @njit(cache=True)
-def _apply_linear_update(W, x, A, B, aold, bold, anew, bnew):
-    """W_a += (alpha_new - alpha_old) x, W_b -= (beta_new - beta_old) x (Eq. 15);
-    store the new dual variables.  Returns 1 if anything changed, else 0."""
-    n = x.shape[0]
+def row_dot(w, X, Xdata, Xind, Xptr, i):
+    """w . x_i for row i of the dense X, or of the CSR matrix (Xdata, Xind,
+    Xptr) when X has no rows (see :mod:`polyrank._csr`)."""
+    if X.shape[0] == 0:
+        return csr_row_dot(w, Xdata, Xind, Xptr, i)
+    return np.dot(w, X[i])
+
+
+@njit(cache=True)
+def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
+    """w += c x_i, x_i a row as in :func:`row_dot`."""
+    if X.shape[0] == 0:
+        csr_row_axpy(w, c, Xdata, Xind, Xptr, i)
+    else:
+        x = X[i]
+        for j in range(x.shape[0]):
+            w[j] += c * x[j]
+
+
+@njit(cache=True)
+def _apply_linear_update(W, X, Xdata, Xind, Xptr, i, A, B, aold, bold, anew, bnew):
+    """W_a += (alpha_new - alpha_old) x_i, W_b -= (beta_new - beta_old) x_i
+    (Eq. 15); store the new dual variables.  Returns 1 if anything changed,
+    else 0."""
     changed = 0
     for t in range(A.shape[0]):
         d = anew[t] - aold[t]
         if d != 0.0:
             changed = 1
-            a = A[t]
-            for j in range(n):
-                W[a, j] += d * x[j]
+            row_axpy(W[A[t]], d, X, Xdata, Xind, Xptr, i)
         aold[t] = anew[t]
     for t in range(B.shape[0]):
         d = bnew[t] - bold[t]
         if d != 0.0:
             changed = 1
-            b = B[t]
-            for j in range(n):
-                W[b, j] -= d * x[j]
+            row_axpy(W[B[t]], -d, X, Xdata, Xind, Xptr, i)
         bold[t] = bnew[t]
     return changed
 

@@ -5,31 +5,87 @@ slack per piece with C_i = C sigma_i) by dual block-coordinate ascent on
 Eq. 30: each step frees the dual variables of one piece and solves the
 resulting soft projection Eq. 35 exactly with SOPOPO (Fig. 3).  Theorem 6
 guarantees convergence of the dual to the optimum.
+
+:func:`sopopo_batch` validates its input and delegates to :func:`solve`,
+which trusts it (the entry of :class:`~polyrank.LabelRanker`, whose input
+scikit-learn's ``validate_data`` has checked once).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from ..kernels import check_kernel_params, kernel_matrix
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from .._csr import as_csr, row_arrays
+from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      STATUS_NUMERICAL, CallbackRunner, SolverResult)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
 
-__all__ = ["sopopo_batch", "ORDERS", "STATUS_STALLED"]
+__all__ = ["sopopo_batch", "solve", "check_gram", "ORDERS",
+           "STATUS_STALLED", "STATUS_NUMERICAL"]
 
 #: ``status`` when a whole pass leaves the dual unchanged before the gap
 #: tolerance is met (the tolerance is below what float64 resolves).
 STATUS_STALLED = "stalled at rounding level"
 #: greedy steps smaller than this (relative to |D|) are rounding noise
 _GREEDY_MIN = 1e-16
+#: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
+_GAP_ROUNDING = 1e-10
+#: relative tolerances of :func:`check_gram` (symmetry; negative eigenvalues)
+_GRAM_ASYM = 1e-10
+_GRAM_NEG = 1e-8
 
 #: Piece orders: "shuffle" (a fresh random permutation every pass),
 #: "cyclic" (pieces in input order), "greedy" (the piece with the largest
 #: dual increase at every step, as assumed in the analysis of Sec. 4.3).
 ORDERS = ("shuffle", "cyclic", "greedy")
+
+def check_gram(K, name: str = "X") -> None:
+    """Reject a precomputed kernel matrix that is not a Mercer Gram matrix.
+
+    Parameters
+    ----------
+    K : ndarray, shape (m, m)
+    name : str
+        The argument's name in the messages.
+
+    Raises
+    ------
+    ValueError
+        If K is not square, not symmetric (max |K - K'| above 1e-10 max |K|)
+        or indefinite: the Cholesky factorisation of K + 1e-8 max(diag K) I
+        fails, i.e. an eigenvalue is below -1e-8 max(diag K) (the message
+        gives the smallest eigenvalue).  SOPOPO's dual ascent assumes a
+        positive semidefinite K (Sec. 4.2); with an indefinite one the
+        "objectives" it reports mean nothing.
+    """
+    m = K.shape[0]
+    if K.shape != (m, m):
+        raise ValueError(f"{name}: a precomputed kernel must be square (m, m), got {K.shape}")
+    scale = float(np.abs(K).max())
+    asym = float(np.abs(K - K.T).max())
+    if asym > _GRAM_ASYM * scale:
+        raise ValueError(f"{name}: the precomputed kernel matrix is not symmetric "
+                         f"(max |K - K'| = {asym:.3g}); pass the Gram matrix "
+                         "K[i, j] = k(x_i, x_j) of a Mercer kernel")
+    diag = np.diag(K)
+    if diag.min() < 0:
+        raise ValueError(f"{name}: the kernel matrix has negative diagonal entries; "
+                         "it is not a Mercer (positive semidefinite) kernel")
+    shift = _GRAM_NEG * max(float(diag.max()), np.finfo(float).tiny)
+    try:
+        scipy.linalg.cholesky(K + shift * np.eye(m), lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        low = float(scipy.linalg.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
+        raise ValueError(f"{name}: the precomputed kernel matrix is indefinite (smallest "
+                         f"eigenvalue {low:.3g}, below -{_GRAM_NEG:g} max(diag K)); "
+                         "pass a positive semidefinite Gram matrix") from None
 
 
 def _check_targets(Y, m: int) -> np.ndarray:
@@ -46,23 +102,26 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
                  degree: int = 3, coef0: float = 1.0, order: str = "shuffle",
                  tol: float = 1e-3, atol: float = 0.0, max_iter: int = 1000,
                  callback=None, callback_every: int = 1,
-                 random_state=None) -> SolverResult:
+                 random_state=None, sample_weight=None) -> SolverResult:
     """Fit a label ranker by the iterative soft-projection procedure of Fig. 5.
 
     Minimises Eq. 6 of ``sopopo-label-ranking.txt``::
 
-        1/2 sum_r ||w_r||^2 + C sum_i sum_j sigma_j xi_j^i
+        1/2 sum_r ||w_r||^2 + C sum_i w_i sum_j sigma_j xi_j^i
         s.t. w_r.x_i - w_s.x_i >= gamma^i_r - gamma^i_s - xi_j^i  for (r, s) in E_j(gamma^i)
 
-    over w_1..w_k (or their kernel expansions).  One iteration is one pass
+    (w_i the sample weights, 1 by default) over w_1..w_k (or their kernel expansions).  One iteration is one pass
     over all pieces (for ``order="greedy"``: as many greedy steps as there
     are pieces).  After every pass the primal objective (Eq. 24), the dual
     objective (Eq. 30) and their gap are recorded in the trace.
 
     Parameters
     ----------
-    X : array_like, shape (m, n)
-        Instances; for ``kernel="precomputed"`` the Gram matrix (m, m).
+    X : array_like or scipy.sparse matrix, shape (m, n)
+        Instances; for ``kernel="precomputed"`` the Gram matrix (m, m),
+        which must be symmetric positive semidefinite (:func:`check_gram`).
+        A sparse matrix (any format; used as CSR) only with the linear
+        kernel: the passes then touch only its non-zeros.
     Y : array_like, shape (m, k)
         Target rankings gamma^i (real valued; 0/1 multilabel rows are the
         special case of Sec. 2).  Rows with all entries equal are rejected.
@@ -99,6 +158,10 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         Call the callback every this many passes.
     random_state : int, Generator or None
         Seed for ``order="shuffle"``.
+    sample_weight : array_like, shape (m,), optional
+        Per-example weights w_i >= 0: every piece of example i gets the
+        bound C_i = C w_i sigma_j (an integer weight is the example repeated
+        that many times; weight 0 removes it).
 
     Returns
     -------
@@ -109,14 +172,20 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         ``pieces``) and ``pieces`` (:class:`PieceSet`); ``coef_form``:
         ``"primal"`` or ``"dual"``; ``primal_objective``,
         ``dual_objective``, ``gap``, ``nit``, ``status``, ``trace``.
+        ``status`` is :data:`STATUS_NUMERICAL` (``success=False``) if an
+        objective is not finite or the gap is negative beyond rounding:
+        never "converged".
 
     Raises
     ------
     ValueError
         Invalid shapes, NaN/inf, C <= 0, unknown decomposition/kernel/order,
-        rows of Y without preferences, invalid custom decompositions.
+        rows of Y without preferences, invalid custom decompositions, a
+        precomputed kernel that is not symmetric positive semidefinite,
+        negative or all-zero sample weights.
     TypeError
-        Non-numeric input or wrongly typed parameters.
+        Non-numeric input or wrongly typed parameters; sparse X with a
+        kernel other than "linear".
     """
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol", strict=False)
@@ -126,12 +195,59 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     if order not in ORDERS:
         raise ValueError(f"order: expected one of {ORDERS}, got {order!r}")
-    X = as_float_array(X, "X", ndim=2)
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel: expected one of {KERNELS}, got {kernel!r}")
+    if sp.issparse(X):
+        if kernel != "linear":
+            raise TypeError(f"X: sparse input is not supported with kernel={kernel!r} "
+                            "(only with kernel='linear'); pass a dense array")
+        X = as_csr(X)
+    else:
+        X = as_float_array(X, "X", ndim=2)
     m = X.shape[0]
     Y = _check_targets(Y, m)
-    pieces = build_pieces(Y, decomposition, normalize, C)
+    if sample_weight is not None:
+        sample_weight = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(m,))
+        if sample_weight.min() < 0:
+            raise ValueError("sample_weight: expected weights >= 0, got "
+                             f"{sample_weight.min():.3g}")
+    if kernel == "precomputed":
+        check_gram(X)
+    params = {} if kernel == "precomputed" else check_kernel_params(
+        kernel, gamma, degree, coef0, X.shape[1])
+    pieces = build_pieces(Y, decomposition, normalize, C, sample_weight)
+    return solve(X, Y, pieces, kernel=kernel, kernel_params=params, order=order, tol=tol,
+                 atol=atol, max_iter=max_iter, callback=callback,
+                 callback_every=callback_every, random_state=random_state)
+
+
+def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: float,
+          atol: float, max_iter: int, callback=None, callback_every: int = 1,
+          random_state=None) -> SolverResult:
+    """The solve of :func:`sopopo_batch` on input it trusts.
+
+    Parameters
+    ----------
+    X : ndarray (m, n), CSR matrix (linear kernel), or the Gram matrix
+        (m, m) for ``kernel="precomputed"``; float64, finite.
+    Y : ndarray, shape (m, k)
+        Target rankings (float64).
+    pieces : PieceSet
+        From :func:`~polyrank.sopopo.build_pieces` (the bounds C_p include C,
+        sigma and the sample weights).
+    kernel_params : dict
+        From :func:`~polyrank.kernels.check_kernel_params`.
+    order, tol, atol, max_iter, callback, callback_every, random_state
+        As :func:`sopopo_batch` (already checked).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`sopopo_batch`.
+    """
     runner = CallbackRunner(callback, callback_every)
     rng = np.random.default_rng(random_state)
+    m = X.shape[0]
     alpha = np.zeros(pieces.A_idx.size)
     beta = np.zeros(pieces.B_idx.size)
     k = Y.shape[1]
@@ -140,18 +256,19 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
             pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
         W = np.zeros((k, X.shape[1]))
-        sqnorm = np.einsum("ij,ij->i", X, X)
+        rows = row_arrays(X)
+        sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+                  else np.einsum("ij,ij->i", X, X))
     else:
         if kernel == "precomputed":
-            if X.shape[1] != m:
-                raise ValueError(f"X: a precomputed kernel must be square (m, m), got {X.shape}")
             K = X
+        elif kernel == "linear":
+            K = np.ascontiguousarray((X @ X.T).toarray() if sp.issparse(X) else X @ X.T)
         else:
-            params = check_kernel_params(kernel, gamma, degree, coef0, X.shape[1])
-            K = kernel_matrix(X, kernel=kernel, **params)
-        if np.any(np.diag(K) < 0):
-            raise ValueError("X: the kernel matrix has negative diagonal entries; "
-                             "it is not a Mercer (PSD) kernel")
+            K = kernel_matrix(X, kernel=kernel, **kernel_params)
+            if np.any(np.diag(K) < 0):
+                raise ValueError(f"kernel: {kernel!r} with {kernel_params} gives negative "
+                                 "k(x, x): not a Mercer (PSD) kernel for these parameters")
         coef = np.zeros((m, k))
         F = np.zeros((m, k))
     P = pieces.n_pieces
@@ -168,11 +285,11 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
             # pass still makes the (tiny, real) progress that noise hides
             perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
             if explicit:
-                inc, big, changed = _kernels.pass_linear(X, sqnorm, Y, W, perm, *args)
+                inc, big, changed = _kernels.pass_linear(*rows, sqnorm, Y, W, perm, *args)
             else:
                 inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, *args)
         if explicit:
-            F = X @ W.T
+            F = np.asarray(X @ W.T)
             sqw = float(np.sum(W * W))
         else:
             # recompute the predictions exactly: no drift from the rank-one updates
@@ -180,7 +297,12 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
             sqw = float(np.sum(coef * F))
         primal, dual = _kernels.objectives(F, Y, *args, sqw)
         stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
-        if primal - dual <= max(atol, tol * abs(primal)):
+        gap = primal - dual
+        if not (math.isfinite(primal) and math.isfinite(dual)) \
+                or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
+            status = STATUS_NUMERICAL
+            break
+        if gap <= max(atol, tol * abs(primal)):
             status = STATUS_CONVERGED
             break
         if stop:
@@ -196,6 +318,9 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         STATUS_STALLED: (f"pass {it} left the dual unchanged with duality gap "
                          f"{primal - dual:.3g} above the tolerance: tol is below what "
                          "float64 resolves here"),
+        STATUS_NUMERICAL: (f"pass {it}: primal {primal:.6g}, dual {dual:.6g}: an objective "
+                           "is not finite or the duality gap is negative beyond rounding; "
+                           "scale X (e.g. StandardScaler) or lower C"),
     }
     return SolverResult(
         x=W if explicit else coef,

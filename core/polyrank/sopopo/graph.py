@@ -272,11 +272,34 @@ class PieceSet:
                 self.B_idx[self.B_ptr[p]:self.B_ptr[p + 1]], float(self.C[p]))
 
 
-def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float) -> PieceSet:
+def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
+                 sample_weight=None, threshold_label: bool = False) -> PieceSet:
     """Decompose every row of Gam (m, k) and flatten the pieces.
 
     ``decomposition`` is a name of :data:`DECOMPOSITIONS` or a callable
     ``gamma -> sequence of (A, B[, sigma])`` applied to each row.
+
+    Parameters
+    ----------
+    Gam : ndarray, shape (m, k)
+        Target rankings, one row per example.
+    decomposition, normalize
+        See :func:`decompose`.
+    C : float
+        Slack penalty; piece p of example i gets C_p = C * w_i * sigma_p.
+    sample_weight : ndarray, shape (m,), optional
+        Per-example weights w_i >= 0 (default 1): C_i = C * w_i, so an
+        integer weight counts the example that many times and a zero weight
+        removes it (its pieces are dropped).
+    threshold_label : bool
+        The last column of Gam is the virtual threshold label v of
+        calibrated label ranking (Brinker, Fuernkranz and Huellermeier
+        2006): each row gets the decomposition of its first k - 1 entries
+        (no pieces if they are all equal) plus one pair piece ({r}, {v})
+        for every label with gamma_r > gamma_v and ({v}, {s}) for every
+        label with gamma_s < gamma_v.  These pieces are edges of the
+        feedback graph of the whole row and share none with the others, so
+        the conditions of Sec. 2 hold.
 
     Raises
     ------
@@ -284,24 +307,40 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float) -> P
         If a row has all targets equal (no preference to learn from: remove
         such rows), or a decomposition is invalid.
     """
-    constant = np.flatnonzero(np.all(Gam == Gam[:, :1], axis=1))
-    if constant.size:
-        raise ValueError(f"Y: rows {constant[:10].tolist()}{'...' if constant.size > 10 else ''} "
-                         f"({constant.size} in all) have all targets equal, so they "
+    k = Gam.shape[1]
+    body = Gam[:, :k - 1] if threshold_label else Gam
+    constant = np.all(body == body[:, :1], axis=1)
+    if not threshold_label and constant.any():
+        bad = np.flatnonzero(constant)
+        raise ValueError(f"Y: rows {bad[:10].tolist()}{'...' if bad.size > 10 else ''} "
+                         f"({bad.size} in all) have all targets equal, so they "
                          "express no preference; remove them")
+    weight = np.ones(Gam.shape[0]) if sample_weight is None else sample_weight
     ex, cs, A_ptr, B_ptr, A_idx, B_idx = [], [], [0], [0], [], []
-    for i, gam in enumerate(Gam):
-        if callable(decomposition):
-            pieces = decompose(gam, list(decomposition(gam)), normalize)
+    v = np.array([k - 1], dtype=np.int64)
+    for i, gam in enumerate(body):
+        if weight[i] == 0:
+            continue
+        if constant[i]:
+            pieces = []
+        elif callable(decomposition):
+            pieces = decompose(gam, list(decomposition(gam)), False)
         else:
-            pieces = decompose(gam, decomposition, normalize)
+            pieces = decompose(gam, decomposition, False)
+        if threshold_label:
+            t = Gam[i, k - 1]
+            pieces = pieces + [Piece(np.array([r]), v) for r in np.flatnonzero(gam > t)] \
+                + [Piece(v, np.array([s])) for s in np.flatnonzero(gam < t)]
+        scale = C * weight[i] / (len(pieces) if normalize else 1)
         for pc in pieces:
             ex.append(i)
-            cs.append(C * pc.sigma)
+            cs.append(scale * pc.sigma)
             A_idx.append(pc.A)
             B_idx.append(pc.B)
             A_ptr.append(A_ptr[-1] + pc.A.size)
             B_ptr.append(B_ptr[-1] + pc.B.size)
+    if not ex:
+        raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
     return PieceSet(np.asarray(ex, np.int64), np.asarray(cs, np.float64),
                     np.asarray(A_ptr, np.int64), np.concatenate(A_idx).astype(np.int64),
                     np.asarray(B_ptr, np.int64), np.concatenate(B_idx).astype(np.int64))

@@ -1,0 +1,71 @@
+"""Rows of a CSR matrix for the numba kernels of the linear solvers.
+
+The linear passes of SOPOPO (:func:`polyrank.sopopo._kernels.pass_linear`)
+and M3L (:func:`polyrank.m3l._kernels.dca_epoch`) read the instances one row
+at a time.  They take four arguments ``(X, Xdata, Xind, Xptr)``: a dense X
+(m, n) with empty CSR arrays, or an empty X (0, 0) with the ``data``,
+``indices`` and ``indptr`` of a CSR matrix (:func:`row_arrays` builds
+them), so that one compiled specialization serves both and a sparse pass
+touches only the non-zeros.  The functions here are the sparse halves of
+the kernels' row operations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from .validation import as_float_array
+
+__all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy"]
+
+_NO_ROWS = np.empty((0, 0))
+_NO_DATA = np.empty(0)
+_NO_INDEX = np.empty(0, dtype=np.int64)
+
+
+def as_csr(X, name: str = "X"):
+    """A scipy sparse matrix as a float64 CSR matrix, checked like a dense
+    array (non-empty, finite).
+
+    Raises
+    ------
+    ValueError
+        If it has no rows or columns, or a NaN/inf entry.
+    TypeError
+        If its entries are not real numbers.
+    """
+    X = sp.csr_matrix(X)
+    as_float_array(X.data, name, allow_empty=True)
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name}: must not be empty, got shape {X.shape}")
+    return X.astype(np.float64, copy=False)
+
+
+def row_arrays(X):
+    """``(X, Xdata, Xind, Xptr)`` for the kernels: a dense X as it is, a CSR
+    matrix as its three arrays (int64 indices, float64 data) after an empty
+    X.  The CSR matrix must have sorted or unsorted indices without
+    duplicates (what scipy's constructors give)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return (_NO_ROWS, np.asarray(X.data, dtype=np.float64),
+                X.indices.astype(np.int64, copy=False), X.indptr.astype(np.int64, copy=False))
+    return X, _NO_DATA, _NO_INDEX, _NO_INDEX
+
+
+@njit(cache=True)
+def csr_row_dot(w, Xdata, Xind, Xptr, i):
+    """w . x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
+    s = 0.0
+    for t in range(Xptr[i], Xptr[i + 1]):
+        s += w[Xind[t]] * Xdata[t]
+    return s
+
+
+@njit(cache=True)
+def csr_row_axpy(w, c, Xdata, Xind, Xptr, i):
+    """w += c x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
+    for t in range(Xptr[i], Xptr[i + 1]):
+        w[Xind[t]] += c * Xdata[t]
