@@ -1,0 +1,258 @@
+"""Honest first use: say so while numba compiles a solver's kernels.
+
+Every solver's kernels are ``@numba.njit(cache=True)`` functions in
+``polyrank.<paper>._kernels`` (``DESIGN.md``, "The pattern every solver
+follows").  The first call of a kernel in a fresh environment compiles it
+(seconds per solver); later processes load it from numba's on-disk cache in
+a fraction of a second.  This module tells the two cases apart *before* a
+fit starts, from the dispatchers' state:
+
+- ``loaded``: compiled (or loaded from the cache) in this process already;
+- ``cached``: not loaded yet, but numba's cache index on disk holds a
+  compiled version for the current source;
+- otherwise the kernel will be compiled on first use.
+
+and :class:`CompileNotice` reports "compiling ... (first use only)" with
+progress (kernels done so far, seconds) to any callable while a block of
+code runs.  Widgets show it in their status line; the ``polyrank`` command
+prints it.
+
+Only numba's documented dispatcher attributes (``signatures``) and its cache
+index (``_cache._cache_file._load_index``, stable since numba 0.50) are read;
+if the cache cannot be inspected the state is "unknown" and the notice falls
+back to timing: it speaks once the block has run for ``delay_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+__all__ = ["SOLVER_PACKAGES", "CompileState", "compile_state", "package_of",
+           "kernel_dispatchers", "CompileNotice"]
+
+#: The subpackages whose ``_kernels`` module holds numba kernels.
+SOLVER_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
+
+
+def kernel_dispatchers(package: str) -> list:
+    """The numba dispatchers of ``polyrank.<package>._kernels``.
+
+    Parameters
+    ----------
+    package : str
+        One of :data:`SOLVER_PACKAGES` (``"sopopo"``, ``"sign"`` ...).
+
+    Returns
+    -------
+    list of numba dispatchers, in definition order.
+
+    Raises
+    ------
+    ValueError
+        If ``package`` is not one of :data:`SOLVER_PACKAGES`.
+    """
+    if package not in SOLVER_PACKAGES:
+        raise ValueError(f"package: expected one of {SOLVER_PACKAGES}, got {package!r}")
+    from numba.core.dispatcher import Dispatcher
+
+    mod = importlib.import_module(f"polyrank.{package}._kernels")
+    return [v for v in vars(mod).values() if isinstance(v, Dispatcher)]
+
+
+def _is_cached(dispatcher) -> bool | None:
+    """True if numba's on-disk cache holds a version of ``dispatcher`` for
+    its current source, False if not, None if it cannot be told."""
+    try:
+        cache = dispatcher._cache
+        if not getattr(cache, "_cache_file", None):      # cache=False: a null cache
+            return False
+        return bool(cache._cache_file._load_index())
+    except Exception:          # a numba without these internals: unknown
+        return None
+
+
+@dataclass(frozen=True)
+class CompileState:
+    """How many of a package's kernels are ready.
+
+    Attributes
+    ----------
+    package : str
+    n_kernels : int
+        Numba kernels in ``polyrank.<package>._kernels``.
+    n_loaded : int
+        Compiled or loaded in this process.
+    n_cached : int
+        Not loaded yet but present in numba's on-disk cache.
+    n_unknown : int
+        Kernels whose cache could not be inspected.
+    """
+
+    package: str
+    n_kernels: int
+    n_loaded: int
+    n_cached: int
+    n_unknown: int = 0
+
+    @property
+    def n_to_compile(self) -> int:
+        """Kernels that a first use would compile (an upper bound: a fit
+        compiles only the kernels it calls)."""
+        return self.n_kernels - self.n_loaded - self.n_cached - self.n_unknown
+
+    @property
+    def needs_compiling(self) -> bool | None:
+        """True if some kernel is neither loaded nor cached, None if that
+        cannot be told (see :attr:`n_unknown`), else False."""
+        if self.n_to_compile > 0:
+            return True
+        return None if self.n_unknown else False
+
+
+def compile_state(package: str) -> CompileState:
+    """The :class:`CompileState` of ``polyrank.<package>``'s kernels.
+
+    Examples
+    --------
+    >>> s = compile_state("sopopo")
+    >>> s.n_kernels == s.n_loaded + s.n_cached + s.n_unknown + s.n_to_compile
+    True
+    """
+    loaded = cached = unknown = 0
+    ds = kernel_dispatchers(package)
+    for d in ds:
+        if d.signatures:
+            loaded += 1
+            continue
+        c = _is_cached(d)
+        if c is None:
+            unknown += 1
+        elif c:
+            cached += 1
+    return CompileState(package, len(ds), loaded, cached, unknown)
+
+
+def package_of(obj) -> str | None:
+    """The solver package (``"sopopo"`` ...) an estimator, class or function
+    belongs to, from its module name; None if it is not one of polyrank's.
+
+    Examples
+    --------
+    >>> from polyrank import RankSVM
+    >>> package_of(RankSVM()), package_of(len)
+    ('ranksvm', None)
+    """
+    import types
+
+    owner = obj if isinstance(obj, (type, types.FunctionType)) else type(obj)
+    parts = (getattr(owner, "__module__", "") or "").split(".")
+    if len(parts) >= 2 and parts[0] == "polyrank" and parts[1] in SOLVER_PACKAGES:
+        return parts[1]
+    return None
+
+
+class CompileNotice:
+    """Context manager: while its block runs, report numba compilation of
+    ``polyrank.<package>`` with progress, if (and only if) the kernels are
+    not ready.
+
+    Parameters
+    ----------
+    package : str or None
+        One of :data:`SOLVER_PACKAGES`; None makes the notice a no-op.
+    notify : callable
+        ``notify(message: str)``; called from the entering thread at the
+        start and at the end, and from a daemon thread every ``interval_s``
+        seconds while compiling (so it must be thread-safe: ``print``, or
+        setting an ipywidget's value, are).
+    interval_s : float
+        Seconds between progress messages.
+    delay_s : float
+        When the cache cannot be inspected, say "compiling ..." only once
+        the block has run this long.
+
+    Attributes
+    ----------
+    state : CompileState or None
+        The state on entry.
+    compiling : bool
+        Whether a notice was given.
+    seconds : float
+        Time spent in the block.
+
+    Examples
+    --------
+    >>> msgs = []
+    >>> with CompileNotice("sopopo", msgs.append) as notice:
+    ...     pass                 # a fit would go here
+    >>> notice.compiling == bool(msgs)
+    True
+    """
+
+    def __init__(self, package: str | None, notify: Callable[[str], object] = print,
+                 *, interval_s: float = 1.0, delay_s: float = 2.0) -> None:
+        self.package = package
+        self.notify = notify
+        self.interval_s = float(interval_s)
+        self.delay_s = float(delay_s)
+        self.state: CompileState | None = None
+        self.compiling = False
+        self.seconds = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._todo: list = []
+
+    def message(self, elapsed: float) -> str:
+        """The progress line after ``elapsed`` seconds."""
+        name = f"polyrank.{self.package}"
+        if self._todo:
+            done = sum(bool(d.signatures) for d in self._todo)
+            return (f"compiling the numba kernels of {name} (first use only; cached on "
+                    f"disk for later sessions): {done} of up to {len(self._todo)} done, "
+                    f"{elapsed:.0f} s")
+        return (f"compiling the numba kernels of {name} (first use only; cached on "
+                f"disk for later sessions): {elapsed:.0f} s")
+
+    def _tick(self, t0: float, unknown: bool) -> None:
+        if unknown and self._stop.wait(self.delay_s):
+            return
+        if unknown:
+            self.compiling = True
+        while not self._stop.is_set():
+            try:
+                self.notify(self.message(time.perf_counter() - t0))
+            except Exception:        # a closed widget must not kill the solve
+                return
+            if self._stop.wait(self.interval_s):
+                return
+
+    def __enter__(self) -> "CompileNotice":
+        self._t0 = time.perf_counter()
+        if self.package is None:
+            return self
+        self.state = compile_state(self.package)
+        need = self.state.needs_compiling
+        if need is False:
+            return self
+        if need:
+            self._todo = [d for d in kernel_dispatchers(self.package)
+                          if not d.signatures and _is_cached(d) is False]
+            self.compiling = True
+        self._thread = threading.Thread(target=self._tick, args=(self._t0, need is None),
+                                        daemon=True, name="polyrank-compile-notice")
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.seconds = time.perf_counter() - self._t0
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.compiling and exc[0] is None:
+            self.notify(f"compiled the numba kernels of polyrank.{self.package} in "
+                        f"{self.seconds:.1f} s (first use only; later sessions load "
+                        "them from the cache)")
