@@ -83,3 +83,22 @@ def test_verbose_log_line_and_chained_callback(capsys):
     assert lines[0].startswith("Est iter") and "n_active 5" in lines[0]
     assert [s.iteration for s in seen] == [1, 2, 3, 4]           # user callback sees all
     assert log_callback(None, 0, "Est") is None
+
+
+def test_convergence_warning_points_at_the_users_line():
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from polyrank import RankSVM
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.arange(40) % 3
+    for model in (RankSVM(max_iter=1), make_pipeline(StandardScaler(), RankSVM(max_iter=1))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.fit(X, y)
+        hits = [w for w in caught if w.category is ConvergenceWarning]
+        assert len(hits) == 1 and hits[0].filename == __file__

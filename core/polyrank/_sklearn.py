@@ -15,8 +15,11 @@ to the paper's driver.  What they have in common lives here:
 from __future__ import annotations
 
 import math
+import os
 import sys
 import warnings
+
+import sklearn
 
 from sklearn.exceptions import ConvergenceWarning
 
@@ -97,4 +100,19 @@ def warn_if_not_converged(estimator, res, hint: str = "") -> None:
     text = f"{type(estimator).__name__}: {res.message}"
     if hint:
         text += f"; {hint}"
-    warnings.warn(text, ConvergenceWarning, stacklevel=3)
+    warnings.warn(text, ConvergenceWarning, stacklevel=_user_stacklevel())
+
+
+#: frames in these packages are not the user's line a warning should point at
+_INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (sklearn, sys.modules[__package__]))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn` (called by our caller)
+    that names the first frame outside polyrank and scikit-learn, i.e. the
+    user's ``fit`` call rather than scikit-learn's ``_fit_context`` wrapper
+    or a Pipeline step."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
