@@ -44,8 +44,8 @@ def test_prbep_against_brute_force_including_ties():
     rng = np.random.default_rng(0)
     for _ in range(20):
         y = rng.choice([-1, 1], size=6)
-        if (y > 0).sum() == 0:
-            y[0] = 1
+        if (y > 0).sum() in (0, y.size):    # prbep needs both classes
+            y[:2] = [1, -1]
         s = rng.integers(0, 3, size=6).astype(float)       # many ties
         assert prbep(y, s) == pytest.approx(_prbep_brute(y, s), abs=1e-12)
     assert prbep([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.2]) == 1.0
