@@ -164,6 +164,7 @@ def test_mq2008_optimum_matches_liblinear_ranksvm(mq2008):
     res3 = ranksvm_tron(d.X_train, d.y_train, d.qid_train, C=1.0, eps=1e-3)
     # X'r is summed instance by instance as in LIBLINEAR: after 24 CG steps in
     # step 4 another summation order moves the iterate at the 1e-6 level
-    # (OpenBLAS's order gives 29567.83 after 5 steps)
+    # (OpenBLAS's order gives 29567.83 after 5 steps; the CG inner products
+    # use BLAS, whose kernels differ per CPU: 29569.18 on an AMD EPYC)
     assert res3.nit == 5
-    assert round(res3.primal_objective, 2) == 29568.97
+    assert res3.primal_objective == pytest.approx(29568.97, rel=1e-5)

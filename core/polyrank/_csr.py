@@ -55,7 +55,7 @@ def row_arrays(X):
     return X, _NO_DATA, _NO_INDEX, _NO_INDEX
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def csr_row_dot(w, Xdata, Xind, Xptr, i):
     """w . x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
     s = 0.0
@@ -64,7 +64,7 @@ def csr_row_dot(w, Xdata, Xind, Xptr, i):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def csr_row_axpy(w, c, Xdata, Xind, Xptr, i):
     """w += c x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
     for t in range(Xptr[i], Xptr[i + 1]):

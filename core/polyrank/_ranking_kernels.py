@@ -1,7 +1,7 @@
 """numba kernels of the ranking metrics of :mod:`polyrank.metrics`
 (``large-scale-linear-ranksvm.txt``, Sec. 4.4, Eq. 4.5).
 
-Free ``@numba.njit(cache=True)`` functions over plain arrays; documents of
+Free ``@numba.njit(cache=True, nogil=True)`` functions over plain arrays; documents of
 query ``q`` are ``perm[start[q]:start[q+1]]``.  They live outside
 :mod:`polyrank.ranksvm` so that the metrics do not depend on the solver
 package (which uses them).
@@ -17,7 +17,7 @@ import numpy as np
 __all__ = ["pairwise_counts", "ndcg_kernel"]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def pairwise_counts(y, s, perm, start):
     """Christensen's O(l log l) count (Sec. 4.4) with a selection tree.
 
@@ -115,7 +115,7 @@ def pairwise_counts(y, s, perm, start):
     return pairs, correct, tied
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _gain(yv, top):
     """The gain 2^y - 1 of a relevance ``yv >= 0`` in a query whose largest
     relevance is ``top``: as is while 2^top is far from overflow (expm1
@@ -128,7 +128,7 @@ def _gain(yv, top):
     return math.expm1(yv * math.log(2.0))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def ndcg_kernel(y, s, perm, start, m, yahoo, mean_over_positions, no_relevant):
     """NDCG of every query (Eq. 4.5): gain 2^y - 1, discount 1/log2(max(2, i))
     (LETOR) or 1/log2(i + 1) (``yahoo``), ranking by descending score.

@@ -1,6 +1,6 @@
 """numba kernels of linear RankSVM (``large-scale-linear-ranksvm.txt``).
 
-Free ``@numba.njit(cache=True)`` functions over plain arrays.  Queries are
+Free ``@numba.njit(cache=True, nogil=True)`` functions over plain arrays.  Queries are
 grouped once (``perm``, ``start``): the documents of query ``q`` are
 ``perm[start[q]:start[q+1]]``; ``level[i]`` is the dense rank (0 .. k_q-1)
 of ``y[i]`` among the distinct relevance values of its query, ``kq[q]`` the
@@ -46,7 +46,7 @@ PRSVM_PLUS = 3
 ADJACENT = 4          # partial pairs (Sec. 5): only adjacent relevance levels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def sort_within_queries(z, perm, start):
     """Document indices sorted by query, then by ascending ``z`` inside each
     query (step 2 of Alg. 2; one O(l_q log l_q) sort per query)."""
@@ -60,7 +60,7 @@ def sort_within_queries(z, perm, start):
     return order
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def query_levels(y, perm, start):
     """Dense relevance levels per query (done once, Sec. 2.5: the keys
     0 .. k_q-1 of the tree's leaves).
@@ -100,7 +100,7 @@ def query_levels(y, perm, start):
     return level, kq, n_pairs, n_adj
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _tree_insert(L, key, wj, wuj, size, xv):
     """Add weight ``wj`` and ``wuj`` to the leaf of level ``key`` of the
     selection tree and to all its ancestors (Sec. 2.4)."""
@@ -111,7 +111,7 @@ def _tree_insert(L, key, wj, wuj, size, xv):
         node >>= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
                           lplus, lminus, gplus, gminus, sw):
     """Alg. 2 with the selection tree of Sec. 2.4 for one query: leaves
@@ -168,7 +168,7 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
         gminus[i] = g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ytree_insert(k, key, wj, wuj, size, xv):
     """Insert (key, weight wj, wj * u_j) into the order-statistic tree keyed
     by y over the levels 0..k-1: node ``mid`` of the key range [lo, hi) has
@@ -188,7 +188,7 @@ def _ytree_insert(k, key, wj, wuj, size, xv):
             lo = mid + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ytree_larger(k, key, size, xv):
     """Larger(root, y_i) of Eq. 2.20, extended to xv (Eq. 2.21-2.22)."""
     lo = 0
@@ -216,7 +216,7 @@ def _ytree_larger(k, key, size, xv):
     return c, g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ytree_smaller(k, key, size, xv):
     """Smaller(root, y_i): the mirror image of Eq. 2.20."""
     lo = 0
@@ -244,7 +244,7 @@ def _ytree_smaller(k, key, size, xv):
     return c, g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ytree_query(z, u, order, s, e, level, k, size, xv,
                  lplus, lminus, gplus, gminus, sw):
     """Alg. 2 with the order-statistic tree keyed by y of Sec. 2.3."""
@@ -284,7 +284,7 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
         gminus[i] = g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _direct_query(z, u, order, s, e, level, k, cnt, sm,
                   lplus, lminus, gplus, gminus, adjacent, sw):
     """The direct counting method (end of Sec. 2.2): per-level counts and
@@ -349,7 +349,7 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
         gminus[i] = g
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _prsvm_plus_query(z, u, order, s, e, level, k,
                       lplus, lminus, gplus, gminus, sw):
     """PRSVM+ (Sec. 3.1): the loss split into k-1 two-level problems
@@ -411,7 +411,7 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
             gplus[i] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def count_pairs(z, u, order, start, level, kq, method,
                 lplus, lminus, gplus, gminus, sw):
     """Fill ``lplus, lminus, gplus, gminus`` (length l, indexed by
@@ -459,7 +459,7 @@ def count_pairs(z, u, order, start, level, kq, method,
                               lplus, lminus, gplus, gminus, sw)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def l2_terms(z, lplus, lminus, gplus, gminus, sw):
     """The L2-loss pieces of Eq. 2.11-2.13 at w (with u = z = Xw).
 
@@ -491,7 +491,7 @@ def l2_terms(z, lplus, lminus, gplus, gminus, sw):
     return r, loss, pw, pw - lin
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def hv_terms(u, lplus, lminus, gplus, gminus, sw):
     """``(l_i^+ + l_i^-) u_i - (gamma_i^+ + gamma_i^-)`` (times ``sw[i]``
     with weights): the vector of Eq. 2.11 whose product with X' gives the
@@ -505,7 +505,7 @@ def hv_terms(u, lplus, lminus, gplus, gminus, sw):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def dense_matvec(X, v):
     """X v for a C-contiguous dense X (one thread; O(l n))."""
     l, n = X.shape
@@ -518,7 +518,7 @@ def dense_matvec(X, v):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def dense_rmatvec(X, r):
     """X' r accumulated instance by instance, the order of LIBLINEAR's
     ``XTv`` (one thread; O(l n))."""
@@ -532,7 +532,7 @@ def dense_rmatvec(X, r):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def csr_matvec(data, indices, indptr, v):
     """X v for X in CSR form (O(nnz))."""
     l = indptr.size - 1
@@ -545,7 +545,7 @@ def csr_matvec(data, indices, indptr, v):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def csr_rmatvec(data, indices, indptr, r, n):
     """X' r for X in CSR form, accumulated instance by instance (O(nnz))."""
     l = indptr.size - 1
