@@ -49,13 +49,13 @@ def non_separable(n, seed):
     return make_instance(n, 2, separable=False, seed=seed)
 
 
-def assert_same_solution(g, f, labels):
+def assert_same_solution(g, f, labels, rel=REL):
     """Same objective, same scores; the same predictions wherever the
     thresholds are unique.  With the soft margin a threshold p_k that no
     free support vector pins is optimal on a whole interval: objects whose
     score lies between the two solvers' p_k are left out of the comparison."""
     assert g.status == f.status == "converged"
-    assert g.objective == pytest.approx(f.objective, rel=REL)
+    assert g.objective == pytest.approx(f.objective, rel=rel)
     scale = max(1.0, np.abs(f.scores).max())
     np.testing.assert_allclose(g.scores, f.scores, atol=1e-4 * scale)
     lo = np.minimum(g.thresholds, f.thresholds) - 1e-4 * scale
@@ -82,7 +82,12 @@ def hard_margin_feasible(r, labels, rtol=1e-7):
 def test_generation_equals_full_problem(name, kind):
     kw = FORMULATIONS[name]
     X, y = separable(70, 1) if kind == "S" else non_separable(70, 1)
+    rel = REL
     if kw["margin"] == "hard" and kind == "NS":
+        # when a rich kernel separates NS data at all, it does so barely:
+        # ||w||^2 ~ 1.8e8 with expansion coefficients ~1e4, and Clarabel's
+        # KKT accuracy (1e-10 relative) leaves ~1e-6 in the objective
+        rel = 1e-5
         # NS data may still be separable by the rich kernels; only assert when
         # the whole problem is feasible, and then that generation agrees
         try:
@@ -94,7 +99,7 @@ def test_generation_equals_full_problem(name, kind):
     else:
         f = solve_ordinal(X, y, method="full", **kw)
     g = solve_ordinal(X, y, **kw)
-    assert_same_solution(g, f, y)
+    assert_same_solution(g, f, y, rel=rel)
     # the working set is a fraction of N, and its growth obeys add_per_iter
     assert g.working_set.size < X.shape[0]
     assert np.all(g.trace.n_added <= 2 + (1 if kw.get("nonneg") else 0))
