@@ -12,6 +12,9 @@
   (``m3l-multilabel-zero-shot.txt``, Sec. 7.2.1).
 - :class:`GapMonitor` is a solver callback that plots the primal and dual
   objectives and the duality gap live, or replays a finished ``Trace``.
+- :class:`SolverLab` refits any estimator when a control is released, with
+  a live :class:`GapMonitor`, a test readout and the paper's view of the
+  fitted model (Stop button; ``wait()`` for scripts and tests).
 - :class:`TronMonitor` draws TRON's log (f, ||grad f||, delta, CG steps) live
   (``large-scale-linear-ranksvm.txt``, Sec. 4.1).
 
@@ -24,7 +27,8 @@ from .correlation import CorrelationSlider
 from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
+from .lab import SolverLab
 from .tron import TronMonitor
 
 __all__ = ["CorrelationSlider", "DecompositionViewer", "GapMonitor", "KnotExplorer",
-           "TronMonitor"]
+           "SolverLab", "TronMonitor"]

@@ -156,6 +156,11 @@ class TronMonitor(WidgetDisplay):
         self._render()
         return self
 
+    def reset(self) -> None:
+        """Forget all steps and clear the figure (a new fit starts)."""
+        self.history = {f: [] for f in _FIELDS}
+        self._render()
+
     def _render(self) -> None:
         h = self.history
         it = np.asarray(h["iteration"], dtype=np.int64)

@@ -1,0 +1,647 @@
+"""SolverLab: sliders that refit a polyrank estimator, with a live duality gap,
+a test-metric readout and the paper's own view of the fitted model.
+
+One widget for every estimator (``LabelRanker``, ``M3LClassifier``,
+``RankSVM``, ``SignConstrainedClassifier``/``Regressor``,
+``OrdinalMarginRanker``, ``PRank``). Each control is one parameter; releasing
+it refits the estimator in a background thread while a :class:`GapMonitor`
+draws the running fit; a newer change cancels the running fit through the
+callback contract (``StopIteration``, ``DESIGN.md``).
+
+The paper views attached per estimator:
+
+- ``LabelRanker`` (linear): pick an example; its preference graph and pieces
+  with the fitted scores (:class:`DecompositionViewer`, Sec. 2, Fig. 1-2 of
+  ``sopopo-label-ranking.txt``) and the soft projection of that example onto
+  the selected piece at the fitted prototypes (:class:`KnotExplorer`,
+  Sec. 3.3-3.4, Fig. 3-4).
+- ``RankSVM``: :class:`TronMonitor` (``large-scale-linear-ranksvm.txt``,
+  Sec. 4.1).
+- sign-constrained estimators: the coefficients as bars, one toggle per
+  feature's sign (``sign-constrained-pegasos-sdca.txt``, Sec. 2: c_h in
+  {-1, 0, +1}).
+- ``OrdinalMarginRanker`` / ``PRank`` on two features: the scatter of the
+  objects and the separating curves f(x) = p_k (``row-column-generation-
+  ordinal.txt``, Sec. 10 figures).
+- ``M3LClassifier``: an L x L editor of the prior R (click a cell, set r),
+  the zero-shot experiment's 2 x 2 slider generalised
+  (``m3l-multilabel-zero-shot.txt``, Sec. 3, Sec. 7.2.1, Fig. 5).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+
+import ipywidgets as ipw
+import numpy as np
+import plotly.graph_objects as go
+from sklearn.base import clone
+
+from ._display import WidgetDisplay
+from .decomposition import DecompositionViewer
+from .gap import GapMonitor
+from .knots import KnotExplorer
+from .tron import TronMonitor
+
+__all__ = ["SolverLab"]
+
+#: regularisation parameters offered when ``params`` is not given, by name
+_DEFAULT_RANGES = {"C": (1e-3, 1e2), "c": (1e-2, 1e3), "lam": (1e-6, 1e-1)}
+
+
+class _Cancelled:
+    """A flag shared by one fit's callback and the lab (set = stop)."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.stopped_by_user = False
+
+
+def _control(name: str, spec, value):
+    """One ipywidget for a parameter: a log slider for a (lo, hi) range of
+    positive numbers, an int slider for a (lo, hi) range of ints, a dropdown for
+    a list of choices."""
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or not all(isinstance(v, (int, float, np.integer, np.floating))
+                                     and not isinstance(v, bool) for v in spec):
+            raise TypeError(f"params[{name!r}]: a range must be a tuple (lo, hi) of "
+                            f"two numbers, got {spec!r}")
+        lo, hi = spec
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"params[{name!r}]: need finite lo < hi, got {spec!r}")
+        style = {"description_width": "initial"}
+        if all(isinstance(v, (int, np.integer)) for v in spec):
+            v = value if isinstance(value, (int, np.integer)) and lo <= value <= hi else lo
+            return ipw.IntSlider(value=int(v), min=int(lo), max=int(hi), description=name,
+                                 continuous_update=False, style=style)
+        if lo <= 0:
+            raise ValueError(f"params[{name!r}]: a float range is drawn on a log slider "
+                             f"and needs lo > 0, got {spec!r}")
+        v = (float(value) if isinstance(value, (int, float, np.integer, np.floating))
+             and not isinstance(value, bool) and lo <= value <= hi
+             else float(np.sqrt(lo * hi)))
+        return ipw.FloatLogSlider(value=v, base=10, min=np.log10(lo), max=np.log10(hi),
+                                  step=0.05, description=name, readout_format=".3g",
+                                  continuous_update=False, style=style)
+    if isinstance(spec, list):
+        if not spec:
+            raise ValueError(f"params[{name!r}]: the list of choices is empty")
+        options = [(str(o), o) for o in spec]
+        v = value if any(value is o or (type(value) is type(o) and value == o)
+                         for o in spec) else spec[0]
+        return ipw.Dropdown(options=options, value=v, description=name)
+    raise TypeError(f"params[{name!r}]: expected a (lo, hi) tuple or a list of choices, "
+                    f"got {type(spec).__name__}")
+
+
+class SolverLab(WidgetDisplay):
+    """Controls that refit an estimator, a live duality gap, a test readout and
+    the paper's view of the fitted model.
+
+    Source: the callback contract of ``polyrank.result`` (``DESIGN.md``); the
+    paper views are listed in the module docstring.
+
+    Parameters
+    ----------
+    estimator : polyrank estimator
+        Any of the seven estimators (or a scikit-learn estimator whose ``fit``
+        takes ``callback=``); it is cloned for every fit, never modified.
+    X : array_like or sparse matrix, shape (m, n_features)
+        Training instances.
+    y : array_like, shape (m,) or (m, k)
+        Training targets, as the estimator's ``fit`` takes them.
+    params : dict, optional
+        Parameter name -> ``(lo, hi)`` (a log slider for floats, a linear one
+        for ints) or a list of choices (a dropdown). The controls start at
+        the estimator's current values when they lie in range. Default: the
+        regularisation parameter (``C``, ``c`` or ``lam``) of the estimator
+        with a standard range, if it has one.
+    fit_params : dict, optional
+        Passed to every ``fit`` (e.g. ``{"qid": qid}`` for ``RankSVM``).
+    test : tuple, optional
+        ``(X_test, y_test)`` or ``(X_test, y_test, qid_test)``; the readout
+        shows ``estimator_.score(*test)`` after each fit (the estimator's
+        own metric: mean NDCG for RankSVM, 1 - Hamming loss for M3L, minus
+        the mean rank loss for the ordinal models ...).
+    views : bool, optional
+        Attach the estimator's paper view (default True).
+    fit : bool, optional
+        Start the first fit at once (default True).
+
+    Attributes
+    ----------
+    controls : dict of str to ipywidgets.Widget
+        One control per entry of ``params``; setting ``.value`` refits.
+    monitor : GapMonitor
+        Primal, dual and gap of the running fit (reset when a fit starts).
+    view : object or None
+        The paper view (see the module docstring), with a ``widget``.
+    estimator_ : estimator or None
+        The last fit that ran to its end (converged or not), else None.
+    score_ : float or None
+        ``estimator_.score(*test)``, or None without ``test``.
+    error_ : str or None
+        The message of the last fit that raised, else None.
+    n_fits_ : int
+        Fits that ran to their end.
+    readout : ipywidgets.HTML
+        Status, iterations, time, training objective, test metric.
+    stop_button : ipywidgets.Button
+        Stops the running fit (its result is kept as a stopped fit).
+    widget : ipywidgets.VBox
+        What Jupyter shows.
+
+    Raises
+    ------
+    TypeError
+        If ``params`` is not a dict or a spec has the wrong type, or
+        ``fit_params`` is not a dict, or ``test`` is not a tuple.
+    ValueError
+        If a name in ``params`` is not a parameter of ``estimator``, a range
+        is empty or not positive (log sliders), or ``test`` has the wrong
+        length.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from polyrank import SignConstrainedClassifier
+    >>> X, y = make_classification(200, 5, random_state=0)
+    >>> lab = SolverLab(SignConstrainedClassifier(random_state=0), X, y,
+    ...                 params={"lam": (1e-4, 1e-1)}, test=(X, y))
+    >>> lab.wait(120)
+    True
+    >>> lab.controls["lam"].value = 1e-2
+    >>> lab.wait(120), lab.estimator_.lam
+    (True, 0.01)
+    """
+
+    def __init__(self, estimator, X, y, *, params=None, fit_params=None, test=None,
+                 views: bool = True, fit: bool = True) -> None:
+        if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
+            raise TypeError(f"estimator: expected a scikit-learn estimator, got "
+                            f"{type(estimator).__name__}")
+        own = estimator.get_params(deep=False)
+        if params is None:
+            params = {k: v for k, v in _DEFAULT_RANGES.items() if k in own}
+        if not isinstance(params, dict):
+            raise TypeError(f"params: expected a dict, got {type(params).__name__}")
+        for name in params:
+            if name not in own:
+                raise ValueError(f"params: {name!r} is not a parameter of "
+                                 f"{type(estimator).__name__} (it has {sorted(own)})")
+        if fit_params is None:
+            fit_params = {}
+        if not isinstance(fit_params, dict):
+            raise TypeError(f"fit_params: expected a dict, got {type(fit_params).__name__}")
+        if test is not None:
+            if not isinstance(test, tuple):
+                raise TypeError(f"test: expected a tuple (X_test, y_test[, qid_test]), "
+                                f"got {type(test).__name__}")
+            if len(test) not in (2, 3):
+                raise ValueError(f"test: expected 2 or 3 entries, got {len(test)}")
+        self.estimator = estimator
+        self.X, self.y = X, y
+        self.fit_params = dict(fit_params)
+        self.test = test
+        self.controls = {name: _control(name, spec, own[name]) for name, spec in params.items()}
+        self.monitor = GapMonitor(title=f"{type(estimator).__name__}: duality gap",
+                                  max_points=2000, min_redraw_s=0.25)
+        self.estimator_ = None
+        self.score_ = None
+        self.error_ = None
+        self.n_fits_ = 0
+        self._extra_params: dict = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._flag: _Cancelled | None = None
+        self.readout = ipw.HTML("")
+        self.stop_button = ipw.Button(description="Stop", icon="stop",
+                                      tooltip="stop the running fit")
+        self.stop_button.on_click(lambda _: self.stop())
+        for c in self.controls.values():
+            c.observe(self._on_control, names="value")
+        self.view = _make_view(self) if views else None
+        top = ipw.HBox([ipw.VBox(list(self.controls.values()) + [self.stop_button]),
+                        self.readout])
+        parts = [top, self.monitor.widget]
+        if self.view is not None:
+            parts.append(self.view.widget)
+        self.widget = ipw.VBox(parts)
+        self._set_readout("not fitted yet")
+        if fit:
+            self.refit()
+
+    # ------------------------------------------------------------ public
+    def values(self) -> dict:
+        """The parameters the next fit uses: the controls' values and those
+        set by the paper view (e.g. ``signs``, ``R``)."""
+        out = {name: c.value for name, c in self.controls.items()}
+        out.update(self._extra_params)
+        return out
+
+    def set_params(self, **params) -> None:
+        """Set parameters that have no control (e.g. ``signs`` or ``R``, as the
+        paper views do) and refit.
+
+        Raises
+        ------
+        ValueError
+            If a name is not a parameter of the estimator.
+        """
+        own = self.estimator.get_params(deep=False)
+        for name in params:
+            if name not in own:
+                raise ValueError(f"{name!r} is not a parameter of "
+                                 f"{type(self.estimator).__name__}")
+        self._extra_params.update(params)
+        self.refit()
+
+    def refit(self) -> None:
+        """Cancel the running fit (if any) and start a new one in a
+        background thread with the current :meth:`values`."""
+        with self._lock:
+            if self._flag is not None:
+                self._flag.event.set()
+            flag = self._flag = _Cancelled()
+            self.monitor.reset()
+            if self.view is not None and hasattr(self.view, "start"):
+                self.view.start()
+        est = clone(self.estimator).set_params(**self.values())
+        self._set_readout("fitting … (the first fit of a solver compiles its numba "
+                          "kernels once; later fits are fast)")
+        thread = threading.Thread(target=self._run, args=(est, flag), daemon=True)
+        self._thread = thread
+        thread.start()
+
+    def stop(self) -> None:
+        """Stop the running fit at its next iteration (its result is kept,
+        with status "stopped by callback")."""
+        with self._lock:
+            if self._flag is not None:
+                self._flag.stopped_by_user = True
+                self._flag.event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the running fit ends.
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds to wait at most (default: no limit).
+
+        Returns
+        -------
+        bool
+            True if no fit is running any more.
+        """
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    # ------------------------------------------------------------ internals
+    def _on_control(self, change) -> None:
+        self.refit()
+
+    def _callback(self, flag: _Cancelled):
+        view_cb = getattr(self.view, "callback", None) if self.view is not None else None
+
+        def callback(info):
+            with self._lock:
+                if flag.event.is_set():
+                    raise StopIteration("cancelled by a newer fit or the Stop button")
+                self.monitor(info)
+                if view_cb is not None:
+                    view_cb(info)
+
+        return callback
+
+    def _run(self, est, flag: _Cancelled) -> None:
+        t0 = time.perf_counter()
+        try:
+            est.fit(self.X, self.y, callback=self._callback(flag), **self.fit_params)
+        except Exception as exc:  # shown in the readout, kept in error_
+            if flag.event.is_set() and not flag.stopped_by_user:
+                return
+            self.error_ = f"{type(exc).__name__}: {exc}"
+            self._set_readout("fit failed", error=self.error_)
+            traceback.print_exc()
+            return
+        seconds = time.perf_counter() - t0
+        with self._lock:
+            if flag.event.is_set() and not flag.stopped_by_user:
+                return          # superseded by a newer fit: drop it
+            self.monitor.flush()
+        score = None
+        if self.test is not None:
+            score = float(est.score(*self.test))
+        with self._lock:
+            self.estimator_, self.score_, self.error_ = est, score, None
+            self.n_fits_ += 1
+        if self.view is not None:
+            try:
+                self.view.update(est)
+            except Exception as exc:  # the fit stays; the view says why it could not draw
+                self.view_error_ = f"{type(exc).__name__}: {exc}"
+        res = getattr(est, "result_", None)
+        status = getattr(res, "status", "fitted") if res is not None else "fitted"
+        self._set_readout(status, est=est, seconds=seconds)
+
+    def _set_readout(self, status: str, est=None, seconds=None, error=None) -> None:
+        color = "#2ca02c" if status == "converged" else (
+            "#d62728" if error or "maximum" in status or "failure" in status else "#333")
+        rows = [("status", f"<b style='color:{color}'>{status}</b>")]
+        if error:
+            rows.append(("error", f"<span style='color:#d62728'>{error}</span>"))
+        if est is not None:
+            res = getattr(est, "result_", None)
+            nit = getattr(est, "n_iter_", None)
+            if nit is not None:
+                rows.append(("iterations", f"{int(np.max(nit))}"))
+            if seconds is not None:
+                rows.append(("fit time", f"{seconds:.3g} s"))
+            if res is not None and "primal_objective" in res:
+                rows.append(("primal objective", f"{res.primal_objective:.6g}"))
+                rows.append(("duality gap", f"{res.gap:.3g}"))
+            if self.score_ is not None:
+                rows.append(("test score", f"<b>{self.score_:.4f}</b>"))
+        cells = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{k}</td>"
+                        f"<td style='padding:2px 0'>{v}</td></tr>" for k, v in rows)
+        self.readout.value = f"<table style='font-size:13px'>{cells}</table>"
+
+    def __repr__(self) -> str:
+        return (f"SolverLab({type(self.estimator).__name__}, controls="
+                f"{sorted(self.controls)}, n_fits_={self.n_fits_})")
+
+
+# ---------------------------------------------------------------- views
+def _make_view(lab: SolverLab):
+    from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
+                          SignConstrainedClassifier, SignConstrainedRegressor)
+
+    est = lab.estimator
+    if isinstance(est, RankSVM):
+        return _TronView()
+    if isinstance(est, (SignConstrainedClassifier, SignConstrainedRegressor)):
+        return _SignView(lab)
+    if isinstance(est, (OrdinalMarginRanker, PRank)):
+        return _CurvesView(lab) if np.shape(lab.X)[1] == 2 else None
+    if isinstance(est, M3LClassifier):
+        return _RView(lab)
+    if isinstance(est, LabelRanker):
+        return _ProjectionView(lab) if est.kernel == "linear" else None
+    return None
+
+
+class _TronView:
+    """TRON's log of the running RankSVM fit."""
+
+    def __init__(self) -> None:
+        self.monitor = TronMonitor(title="RankSVM: TRON steps")
+        self.widget = self.monitor.widget
+
+    def start(self) -> None:
+        self.monitor.reset()
+
+    def callback(self, info) -> None:
+        if hasattr(info, "grad_norm"):
+            self.monitor(info)
+
+    def update(self, est) -> None:
+        self.monitor.grad_norm0 = est.result_.get("grad_norm0")
+        self.monitor.eps = float(est.eps)
+        self.monitor._render()
+
+
+class _SignView:
+    """Coefficient bars and one sign toggle per feature (c_h in {-1, 0, +1})."""
+
+    _CHOICES = [("+", 1), ("free", 0), ("−", -1)]
+
+    def __init__(self, lab: SolverLab) -> None:
+        self.lab = lab
+        d = np.shape(lab.X)[1]
+        names = getattr(lab.X, "columns", None)
+        self.names = [str(c) for c in names] if names is not None else [f"x{h}" for h in range(d)]
+        signs = lab.estimator.signs
+        start = (np.zeros(d, int) if signs is None or isinstance(signs, dict)
+                 else np.asarray(signs, dtype=int).reshape(-1)[:d])
+        self.toggles = []
+        for h in range(d):
+            t = ipw.ToggleButtons(options=self._CHOICES, value=int(start[h]),
+                                  description=self.names[h],
+                                  style={"button_width": "44px", "description_width": "110px"})
+            t.observe(self._on_toggle, names="value")
+            self.toggles.append(t)
+        fig = go.Figure(go.Bar(x=self.names, y=np.zeros(d), name="coef",
+                               marker_color="#1f77b4"))
+        fig.update_layout(template="plotly_white", width=620, height=360,
+                          title="coefficients (red: held at 0 by its sign)",
+                          margin=dict(l=60, r=20, t=60, b=80), yaxis_title="w_h")
+        self.fig = go.FigureWidget(fig)
+        box = ipw.VBox(self.toggles[:40],
+                       layout=ipw.Layout(max_height="360px", overflow="auto"))
+        self.widget = ipw.HBox([self.fig, box])
+
+    def signs(self) -> np.ndarray:
+        """The signs the toggles set, shape (n_features,)."""
+        return np.array([t.value for t in self.toggles], dtype=float)
+
+    def _on_toggle(self, change) -> None:
+        self.lab.set_params(signs=self.signs())
+
+    def update(self, est) -> None:
+        coef = np.asarray(est.coef_, dtype=float)
+        w = coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef
+        if w.ndim == 2:            # multiclass: the norm over classes, signed by the sum
+            w = np.sign(w.sum(0)) * np.linalg.norm(w, axis=0)
+        c = self.signs()
+        held = (c != 0) & (np.abs(w) <= 1e-12)
+        with self.fig.batch_update():
+            self.fig.data[0].y = w
+            self.fig.data[0].marker.color = np.where(held, "#d62728", "#1f77b4").tolist()
+
+
+class _CurvesView:
+    """Objects of two features coloured by label and the curves f(x) = p_k."""
+
+    def __init__(self, lab: SolverLab) -> None:
+        X = np.asarray(lab.X, dtype=float)
+        y = np.asarray(lab.y)
+        self.lo, self.hi = X.min(0), X.max(0)
+        pad = 0.05 * (self.hi - self.lo + 1e-12)
+        self.lo, self.hi = self.lo - pad, self.hi + pad
+        self.g0 = np.linspace(self.lo[0], self.hi[0], 120)
+        self.g1 = np.linspace(self.lo[1], self.hi[1], 120)
+        codes = np.unique(y, return_inverse=True)[1]
+        fig = go.Figure()
+        fig.add_trace(go.Contour(x=self.g0, y=self.g1, z=np.zeros((120, 120)),
+                                 contours=dict(coloring="none", showlabels=True),
+                                 line=dict(width=2, color="#111"), showscale=False,
+                                 name="f(x) = p_k"))
+        fig.add_trace(go.Scatter(x=X[:, 0], y=X[:, 1], mode="markers", name="objects",
+                                 marker=dict(color=codes, colorscale="Viridis", size=6,
+                                             colorbar=dict(title="label"),
+                                             line=dict(width=0.5, color="white")),
+                                 text=[str(v) for v in y],
+                                 hovertemplate="label %{text}<extra></extra>"))
+        names = getattr(lab.X, "columns", None)
+        fig.update_layout(template="plotly_white", width=640, height=520,
+                          title="separating curves f(x) = p_k",
+                          xaxis_title=str(names[0]) if names is not None else "x1",
+                          yaxis_title=str(names[1]) if names is not None else "x2",
+                          margin=dict(l=70, r=20, t=60, b=60))
+        self.fig = go.FigureWidget(fig)
+        self.widget = ipw.VBox([self.fig])
+
+    def update(self, est) -> None:
+        G0, G1 = np.meshgrid(self.g0, self.g1)
+        f = est.decision_function(np.c_[G0.ravel(), G1.ravel()]).reshape(G0.shape)
+        p = np.asarray(est.thresholds_, dtype=float)
+        p = p[np.isfinite(p)]
+        with self.fig.batch_update():
+            c = self.fig.data[0]
+            c.z = f
+            if p.size:
+                c.contours.update(start=float(p.min()), end=float(p.max()),
+                                  size=float(np.diff(p).min()) if p.size > 1 else 1.0)
+            self.thresholds = p
+
+
+class _RView:
+    """The prior R as an L x L heat map: click a cell, set r = R_ij = R_ji."""
+
+    def __init__(self, lab: SolverLab) -> None:
+        self.lab = lab
+        L = np.shape(lab.y)[1] if np.ndim(lab.y) == 2 else 2
+        R = lab.estimator.R
+        self.R = np.eye(L) if R is None else np.array(R, dtype=float)
+        self.cell = (0, 1) if L > 1 else (0, 0)
+        fig = go.Figure(go.Heatmap(z=self.R, zmin=-1, zmax=1, colorscale="RdBu",
+                                   reversescale=True, x=list(range(L)), y=list(range(L)),
+                                   colorbar=dict(title="R_ij")))
+        fig.update_layout(template="plotly_white", width=520, height=480,
+                          title="prior R (click a cell)", yaxis_autorange="reversed",
+                          xaxis_title="label j", yaxis_title="label i",
+                          font=dict(size=13), margin=dict(l=70, r=20, t=60, b=60))
+        self.fig = go.FigureWidget(fig)
+        self.fig.data[0].on_click(self._on_click)
+        self.r_slider = ipw.FloatSlider(value=float(self.R[self.cell]), min=-0.99, max=0.99,
+                                        step=0.01, description="r", continuous_update=False)
+        self.r_slider.observe(self._on_r, names="value")
+        self.cell_label = ipw.HTML("")
+        self._show_cell()
+        self.widget = ipw.HBox([self.fig, ipw.VBox([self.cell_label, self.r_slider])])
+
+    def _show_cell(self) -> None:
+        i, j = self.cell
+        self.cell_label.value = f"cell R[{i}, {j}] = R[{j}, {i}]"
+
+    def _on_click(self, trace, points, state) -> None:
+        if points.point_inds:
+            i, j = points.point_inds[0]
+            self.select(int(i), int(j))
+
+    def select(self, i: int, j: int) -> None:
+        """Select the cell (i, j) the slider edits."""
+        if i == j:
+            return                  # the diagonal stays 1
+        self.cell = (i, j)
+        self._show_cell()
+        self._syncing = True
+        try:
+            self.r_slider.value = float(self.R[i, j])
+        finally:
+            self._syncing = False
+
+    def set_r(self, i: int, j: int, r: float) -> None:
+        """Set R_ij = R_ji = r and refit (the lab's readout reports an R
+        that is not positive definite)."""
+        R = self.R.copy()
+        R[i, j] = R[j, i] = float(r)
+        self.R = R
+        self.fig.data[0].z = R
+        self.lab.set_params(R=R)
+
+    def _on_r(self, change) -> None:
+        if getattr(self, "_syncing", False):
+            return
+        self.set_r(*self.cell, change["new"])
+
+    def update(self, est) -> None:
+        pass
+
+
+class _ProjectionView:
+    """An example's preference graph with the fitted scores and its soft
+    projection onto the selected piece at the fitted prototypes."""
+
+    def __init__(self, lab: SolverLab) -> None:
+        self.lab = lab
+        m = np.shape(lab.X)[0]
+        self.example = ipw.BoundedIntText(value=0, min=0, max=m - 1, description="example",
+                                          layout=ipw.Layout(width="180px"))
+        self.example.observe(lambda _: self._redraw(), names="value")
+        self.viewer = None
+        self.knots = None
+        self.box = ipw.VBox([ipw.HTML("<i>the example's view appears after the first fit</i>")])
+        self.widget = ipw.VBox([self.example, self.box])
+
+    def update(self, est) -> None:
+        self.est = est
+        self._redraw()
+
+    def _problem(self, i: int):
+        """gamma (k',), U (k', n'), x (n',) of example i as the solver sees
+        them (the threshold label appended for indicator targets, the bias
+        feature appended to x)."""
+        from polyrank._multilabel import INDICATOR, encode_targets
+        from polyrank.sopopo.estimator import THRESHOLD_TARGET
+
+        est = self.est
+        if getattr(self, "_T_for", None) is not est:
+            self._T = encode_targets(self.lab.y, rankings=True, owner="LabelRanker")[1]
+            self._T_for = est
+        gamma = self._T[i].astype(float)
+        if est.threshold_label and est.target_type_ == INDICATOR:
+            gamma = np.r_[gamma, THRESHOLD_TARGET]
+        X = self.lab.X[i:i + 1]
+        X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+        x = np.asarray(est._augment(X))[0]
+        res = est.result_
+        if res.coef_form == "primal":
+            U = res.x
+        else:          # w_r = sum_i alpha_ir x_i over the training set
+            Xa = est._augment(np.asarray(self.lab.X.toarray() if hasattr(self.lab.X, "toarray")
+                                         else self.lab.X, dtype=float))
+            U = np.asarray(Xa.T @ res.x).T
+        return gamma, U, x
+
+    def _redraw(self) -> None:
+        if not hasattr(self, "est"):
+            return
+        gamma, U, x = self._problem(int(self.example.value))
+        if np.unique(gamma).size < 2:
+            self.box.children = [ipw.HTML("this example has no preference (one relevance "
+                                          "level): no pieces")]
+            return
+        self.viewer = DecompositionViewer(gamma, self.est.decomposition, scores=U @ x,
+                                          normalize=self.est.normalize,
+                                          max_labels=max(30, gamma.size))
+        self.viewer.piece_slider.observe(lambda _: self._redraw_knots(), names="value")
+        self.knots_box = ipw.VBox([])
+        self.box.children = [self.viewer.widget, self.knots_box]
+        self._gamma, self._U, self._x = gamma, U, x
+        self._redraw_knots()
+
+    def _redraw_knots(self) -> None:
+        piece = self.viewer.pieces[self.viewer.piece_index]
+        C = float(self.est.C) * float(piece.sigma)
+        self.knots = KnotExplorer.from_projection(self._x, self._gamma, self._U, piece.A,
+                                                  piece.B, C)
+        self.knots_box.children = [ipw.HTML(
+            f"<b>soft projection of example {int(self.example.value)} onto piece "
+            f"{self.viewer.piece_index + 1} at the fitted prototypes</b>"), self.knots.widget]

@@ -1,0 +1,207 @@
+"""SolverLab (issue 17): controls refit every estimator in a background thread,
+a newer change cancels the running fit, Stop keeps a stopped fit, the readout
+reports the test metric, and each paper view follows the fitted model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_multilabel_classification
+
+import polyrank as pr
+from polyrank.result import STATUS_CALLBACK
+from polyrank_widgets import SolverLab
+
+T = 300      # seconds: the first fit of a solver may compile its kernels
+
+
+def _ordinal(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    s = X @ np.array([1.0, 0.5]) + 0.1 * rng.normal(size=n)
+    return X, np.digitize(s, [-0.7, 0.0, 0.7]) + 3        # labels 3..6
+
+
+def _ranking(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 4))
+    qid = np.repeat(np.arange(6), 10)
+    y = np.digitize(X @ np.array([1.0, -1.0, 0.5, 0.0]), [-1.0, 1.0])
+    return X, y, qid
+
+
+def _cases():
+    Xc, yc = make_classification(120, 5, random_state=0)
+    Xm, Ym = make_multilabel_classification(80, 6, n_classes=4, random_state=0)
+    Xm = Xm / Xm.std(0)
+    Xo, yo = _ordinal()
+    Xr, yr, qr = _ranking()
+    return {
+        "LabelRanker": (pr.LabelRanker(random_state=0), Xm, Ym, {"C": (1e-2, 1e1)}, {}, (Xm, Ym)),
+        "M3LClassifier": (pr.M3LClassifier(random_state=0), Xm, Ym, {"C": (1e-2, 3.0)}, {},
+                          (Xm, Ym)),
+        "RankSVM": (pr.RankSVM(), Xr, yr, {"C": (1e-2, 1e1)}, {"qid": qr}, (Xr, yr, qr)),
+        "SignConstrainedClassifier": (pr.SignConstrainedClassifier(random_state=0), Xc, yc,
+                                      {"lam": (1e-4, 1e-1)}, {}, (Xc, yc)),
+        "SignConstrainedRegressor": (pr.SignConstrainedRegressor(random_state=0), Xc,
+                                     Xc @ np.arange(5.0), {"lam": (1e-4, 1e-1)}, {},
+                                     (Xc, Xc @ np.arange(5.0))),
+        "OrdinalMarginRanker": (pr.OrdinalMarginRanker(), Xo, yo, {"c": (1e-1, 1e2)}, {},
+                                (Xo, yo)),
+        "PRank": (pr.PRank(random_state=0), Xo, yo, {"n_epochs": (1, 10)}, {}, (Xo, yo)),
+    }
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_estimator_refits_when_a_control_moves(name):
+    est, X, y, params, fit_params, test = CASES[name]
+    lab = SolverLab(est, X, y, params=params, fit_params=fit_params, test=test)
+    assert lab.wait(T) and lab.error_ is None, lab.error_
+    first = lab.estimator_
+    assert first is not None and first is not est and lab.n_fits_ == 1
+    assert lab.score_ == pytest.approx(first.score(*test))
+    (pname, control), = lab.controls.items()
+    new = 7 if pname == "n_epochs" else 10.0 ** control.max    # log slider: max is log10
+    control.value = new
+    assert lab.wait(T) and lab.error_ is None, lab.error_
+    assert lab.n_fits_ == 2 and lab.estimator_ is not first
+    assert lab.estimator_.get_params()[pname] == pytest.approx(new)
+    # the same fit done by hand: the lab adds nothing but the callback
+    ref = type(est)(**{**est.get_params(), pname: new}).fit(X, y, **fit_params)
+    np.testing.assert_allclose(lab.estimator_.predict(X), ref.predict(X))
+    assert lab.score_ == pytest.approx(ref.score(*test))
+    assert f"{lab.score_:.4f}" in lab.readout.value
+    assert est.get_params()[pname] != new          # the user's estimator is untouched
+
+
+def test_gap_monitor_shows_the_running_fit_and_restarts():
+    est, X, y, params, _, test = CASES["LabelRanker"]
+    lab = SolverLab(est, X, y, params=params, test=test)
+    assert lab.wait(T)
+    n1 = len(lab.monitor)
+    assert n1 == lab.estimator_.n_iter_ and n1 > 1
+    assert lab.monitor.history["gap"][-1] == pytest.approx(lab.estimator_.result_.gap)
+    lab.controls["C"].value = 0.05
+    assert lab.wait(T)
+    # restarted: the history is the new fit's, not appended to the old one
+    assert len(lab.monitor) == lab.estimator_.n_iter_
+    assert lab.monitor.history["iteration"][0] == 1
+
+
+def test_a_newer_change_cancels_the_running_fit():
+    X, y = make_classification(3000, 20, random_state=1)
+    est = pr.SignConstrainedClassifier(random_state=0, tol=1e-12, max_epochs=100000)
+    lab = SolverLab(est, X, y, params={"lam": (1e-6, 1e-1)}, fit=False)
+    lab.controls["lam"].value = 1e-6          # slow: would run 1e5 epochs
+    first = lab._thread
+    lab.controls["lam"].value = 1e-1          # supersedes it
+    assert lab.wait(T)
+    first.join(T)
+    assert not first.is_alive()
+    assert lab.n_fits_ == 1 and lab.estimator_.lam == pytest.approx(1e-1)
+    assert lab.estimator_.result_.status == "converged"
+
+
+def test_stop_keeps_a_stopped_fit():
+    X, y = make_classification(3000, 20, random_state=1)
+    est = pr.SignConstrainedClassifier(random_state=0, tol=1e-14, max_epochs=100000,
+                                       lam=1e-7)
+    lab = SolverLab(est, X, y, params={"lam": (1e-8, 1e-1)})
+    while len(lab.monitor) < 3:
+        assert lab._thread.is_alive()
+        lab._thread.join(0.05)
+    lab.stop_button.click()
+    assert lab.wait(T)
+    assert lab.estimator_.result_.status == STATUS_CALLBACK
+    assert "stopped by callback" in lab.readout.value
+
+
+def test_sign_view_toggles_drive_signs():
+    est, X, y, params, _, test = CASES["SignConstrainedClassifier"]
+    lab = SolverLab(est, X, y, params=params, test=test)
+    assert lab.wait(T)
+    free = lab.estimator_.coef_.ravel()
+    flip = int(np.argmax(free))                   # force the largest positive weight <= 0
+    lab.view.toggles[flip].value = -1
+    assert lab.wait(T)
+    assert lab.estimator_.signs[flip] == -1
+    w = lab.estimator_.coef_.ravel()
+    assert w[flip] <= 1e-12 < free[flip]
+    np.testing.assert_allclose(lab.view.fig.data[0].y, w)
+
+
+def test_m3l_r_editor_refits_with_the_edited_prior():
+    est, X, Y, params, _, test = CASES["M3LClassifier"]
+    lab = SolverLab(est, X, Y, params=params, test=test)
+    assert lab.wait(T)
+    assert lab.view.R.shape == (4, 4)
+    lab.view.select(1, 2)
+    lab.view.r_slider.value = 0.4
+    assert lab.wait(T) and lab.error_ is None
+    R = np.asarray(lab.estimator_.R)
+    assert R[1, 2] == R[2, 1] == pytest.approx(0.4)
+    ref = pr.M3LClassifier(random_state=0, R=R).fit(X, Y)
+    np.testing.assert_allclose(lab.estimator_.decision_function(X), ref.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+    assert np.asarray(lab.view.fig.data[0].z)[2][1] == pytest.approx(0.4)
+    # an R that is not positive definite: the readout says so, nothing is fitted
+    fitted = lab.estimator_
+    lab.view.set_r(0, 1, -0.99)
+    lab.view.set_r(0, 2, 0.99)
+    lab.view.set_r(1, 2, 0.99)
+    assert lab.wait(T)
+    assert lab.error_ is not None and "R" in lab.error_
+    assert "fit failed" in lab.readout.value and lab.estimator_ is fitted
+
+
+def test_ordinal_view_draws_the_thresholds_curves():
+    est, X, y, params, _, test = CASES["OrdinalMarginRanker"]
+    lab = SolverLab(est, X, y, params=params, test=test)
+    assert lab.wait(T)
+    z = np.asarray(lab.view.fig.data[0].z)
+    f = lab.estimator_.decision_function(np.c_[lab.view.g0[:3], np.full(3, lab.view.g1[0])])
+    np.testing.assert_allclose(z[0, :3], f)
+    np.testing.assert_allclose(lab.view.thresholds, lab.estimator_.thresholds_)
+
+
+def test_label_ranker_view_follows_the_example_and_piece():
+    est, X, Y, params, _, test = CASES["LabelRanker"]
+    lab = SolverLab(est, X, Y, params=params, test=test)
+    assert lab.wait(T)
+    i = int(np.flatnonzero(Y.sum(1) >= 2)[0])
+    lab.view.example.value = i
+    v = lab.view.viewer
+    # the gamma of example i: its labels, then the threshold label at 0.5
+    np.testing.assert_array_equal(v.gamma, np.r_[Y[i], 0.5])
+    scores = lab.estimator_.decision_function(X[i:i + 1])[0]
+    np.testing.assert_allclose(v.scores[:-1] - v.scores[-1], scores, atol=1e-10)
+    piece = v.pieces[v.piece_index]
+    assert lab.view.knots.C == pytest.approx(lab.estimator_.C * piece.sigma)
+
+
+def test_ranksvm_view_is_tron():
+    est, X, y, params, fit_params, test = CASES["RankSVM"]
+    lab = SolverLab(est, X, y, params=params, fit_params=fit_params, test=test)
+    assert lab.wait(T)
+    assert len(lab.view.monitor.history["iteration"]) == lab.estimator_.n_iter_
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"params": {"nope": (1, 2)}}, ValueError, "params: 'nope'"),
+    ({"params": {"lam": (0.0, 1.0)}}, ValueError, "lo > 0"),
+    ({"params": {"lam": (2.0, 1.0)}}, ValueError, "lo < hi"),
+    ({"params": {"lam": "big"}}, TypeError, r"params\['lam'\]"),
+    ({"params": [("C", (1, 2))]}, TypeError, "params: expected a dict"),
+    ({"fit_params": [1]}, TypeError, "fit_params"),
+    ({"test": [1, 2]}, TypeError, "test"),
+    ({"test": (1,)}, ValueError, "test"),
+])
+def test_bad_arguments(kwargs, exc, match):
+    X, y = make_classification(30, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(exc, match=match):
+        SolverLab(pr.SignConstrainedClassifier(), X, y, fit=False, **kwargs)
+    with pytest.raises(TypeError, match="estimator"):
+        SolverLab(object(), X, y, fit=False)
