@@ -1,6 +1,74 @@
-"""Jupyter display and observer plumbing shared by every widget class."""
+"""Jupyter display and observer plumbing shared by every widget class, and the
+static snapshots (PNG) that keep a notebook readable without a kernel."""
 
+from __future__ import annotations
+
+import threading
+import warnings
 from contextlib import contextmanager
+
+_KALEIDO_LOCK = threading.Lock()
+_KALEIDO_SERVER = None          # None: not tried yet; True: running; False: unavailable
+
+
+def figure_png(fig, scale: float = 1.0) -> bytes:
+    """A plotly figure as PNG bytes through kaleido, reusing one headless
+    Chromium for the whole process (the first call starts it, ~2 s; later
+    ones take ~0.15 s).
+
+    Raises
+    ------
+    RuntimeError
+        If kaleido or a Chrome/Chromium is missing (the message says what to
+        install: ``pip install kaleido`` and Chromium, e.g. ``apt-get install
+        chromium``).
+    """
+    global _KALEIDO_SERVER
+    import plotly.graph_objects as go
+
+    with _KALEIDO_LOCK:
+        if _KALEIDO_SERVER is None:
+            try:
+                import kaleido
+                kaleido.start_sync_server(silence_warnings=True)
+                _KALEIDO_SERVER = True
+            except Exception:           # older kaleido: one browser per image
+                _KALEIDO_SERVER = False
+        try:
+            with warnings.catch_warnings():     # plotly: "kopts ... ignored if using a server"
+                warnings.filterwarnings("ignore", message="The kopts argument",
+                                        category=UserWarning)
+                return go.Figure(fig).to_image(format="png", scale=scale)
+        except Exception as exc:
+            raise RuntimeError(
+                f"a static image needs kaleido and Chrome/Chromium (pip install kaleido; "
+                f"apt-get install chromium): {type(exc).__name__}: {exc}") from exc
+
+
+class Snapshot:
+    """Static PNG images of a widget's figures: what a notebook keeps for
+    readers without a kernel (GitHub, nbviewer, ``jupyter nbconvert --to
+    html``). Displayed as one PNG output per figure.
+
+    Attributes
+    ----------
+    png : list of bytes
+        One PNG per figure, in the widget's order.
+    """
+
+    def __init__(self, png: list[bytes]) -> None:
+        self.png = png
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import Image, display
+        for data in self.png:
+            display(Image(data=data, format="png"))
+
+    def __len__(self) -> int:
+        return len(self.png)
+
+    def __repr__(self) -> str:
+        return f"Snapshot({len(self.png)} PNG images)"
 
 
 class WidgetDisplay:
@@ -13,6 +81,35 @@ class WidgetDisplay:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
+
+    def _figures(self) -> list:
+        """The plotly figures :meth:`snapshot` exports (default: ``fig``)."""
+        fig = getattr(self, "fig", None)
+        return [] if fig is None else [fig]
+
+    def snapshot(self, scale: float = 1.0) -> Snapshot:
+        """Static PNG images of the widget's figures as they are now.
+
+        Make it the last expression of a widget cell (after the widget is
+        drawn, e.g. after ``lab.wait()``) so that the stored notebook shows
+        the figures without a running kernel.
+
+        Parameters
+        ----------
+        scale : float, optional
+            Pixel scale of the export (default 1).
+
+        Returns
+        -------
+        Snapshot
+            Displays as one PNG output per figure.
+
+        Raises
+        ------
+        RuntimeError
+            If kaleido or Chrome/Chromium is missing.
+        """
+        return Snapshot([figure_png(f, scale) for f in self._figures()])
 
     @contextmanager
     def _sync(self):

@@ -372,6 +372,12 @@ class SolverLab(WidgetDisplay):
                         f"<td style='padding:2px 0'>{v}</td></tr>" for k, v in rows)
         self.readout.value = f"<table style='font-size:13px'>{cells}</table>"
 
+    def _figures(self) -> list:
+        figs = [self.monitor.fig]
+        if self.view is not None:
+            figs += self.view.figures()
+        return figs
+
     def __repr__(self) -> str:
         return (f"SolverLab({type(self.estimator).__name__}, controls="
                 f"{sorted(self.controls)}, n_fits_={self.n_fits_})")
@@ -405,6 +411,9 @@ class _TronView:
 
     def start(self) -> None:
         self.monitor.reset()
+
+    def figures(self) -> list:
+        return [self.monitor.fig]
 
     def callback(self, info) -> None:
         if hasattr(info, "grad_norm"):
@@ -445,6 +454,9 @@ class _SignView:
         box = ipw.VBox(self.toggles[:40],
                        layout=ipw.Layout(max_height="360px", overflow="auto"))
         self.widget = ipw.HBox([self.fig, box])
+
+    def figures(self) -> list:
+        return [self.fig]
 
     def signs(self) -> np.ndarray:
         """The signs the toggles set, shape (n_features,)."""
@@ -497,6 +509,9 @@ class _CurvesView:
         self.fig = go.FigureWidget(fig)
         self.widget = ipw.VBox([self.fig])
 
+    def figures(self) -> list:
+        return [self.fig]
+
     def update(self, est) -> None:
         G0, G1 = np.meshgrid(self.g0, self.g1)
         f = est.decision_function(np.c_[G0.ravel(), G1.ravel()]).reshape(G0.shape)
@@ -535,6 +550,9 @@ class _RView:
         self.cell_label = ipw.HTML("")
         self._show_cell()
         self.widget = ipw.HBox([self.fig, ipw.VBox([self.cell_label, self.r_slider])])
+
+    def figures(self) -> list:
+        return [self.fig]
 
     def _show_cell(self) -> None:
         i, j = self.cell
@@ -589,6 +607,9 @@ class _ProjectionView:
         self.knots = None
         self.box = ipw.VBox([ipw.HTML("<i>the example's view appears after the first fit</i>")])
         self.widget = ipw.VBox([self.example, self.box])
+
+    def figures(self) -> list:
+        return [w.fig for w in (self.viewer, self.knots) if w is not None]
 
     def update(self, est) -> None:
         self.est = est

@@ -205,3 +205,18 @@ def test_bad_arguments(kwargs, exc, match):
         SolverLab(pr.SignConstrainedClassifier(), X, y, fit=False, **kwargs)
     with pytest.raises(TypeError, match="estimator"):
         SolverLab(object(), X, y, fit=False)
+
+
+def test_snapshot_leaves_one_png_per_figure():
+    """The static images a notebook keeps for readers without a kernel
+    (kaleido + Chromium, both in the dev install and CI)."""
+    est, X, y, params, _, test = CASES["SignConstrainedClassifier"]
+    lab = SolverLab(est, X, y, params=params, test=test)
+    assert lab.wait(T)
+    snap = lab.snapshot()
+    assert len(snap) == 2                              # gap monitor, coefficient bars
+    assert all(p.startswith(b"\x89PNG\r\n\x1a\n") and len(p) > 5000 for p in snap.png)
+    from IPython.core.formatters import DisplayFormatter
+    from IPython.display import Image
+    assert all(isinstance(Image(data=p, format="png"), Image) for p in snap.png)
+    assert DisplayFormatter().format(Image(data=snap.png[0], format="png"))[0]["image/png"]
