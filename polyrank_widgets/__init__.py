@@ -23,6 +23,7 @@ Each widget is a Python object that owns its state (the model) and a
 This package imports :mod:`polyrank`, never the reverse.
 """
 
+from ._display import Snapshot, static_images
 from .correlation import CorrelationSlider
 from .decomposition import DecompositionViewer
 from .gap import GapMonitor
@@ -30,5 +31,5 @@ from .knots import KnotExplorer
 from .lab import SolverLab
 from .tron import TronMonitor
 
-__all__ = ["CorrelationSlider", "DecompositionViewer", "GapMonitor", "KnotExplorer",
+__all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor", "KnotExplorer",
            "SolverLab", "TronMonitor"]

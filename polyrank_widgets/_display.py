@@ -45,6 +45,47 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
                 f"apt-get install chromium): {type(exc).__name__}: {exc}") from exc
 
 
+def static_images(enable: bool = True) -> str:
+    """Make every plotly figure a cell displays also carry a static PNG, so
+    that a stored notebook shows its figures without a kernel (GitHub,
+    nbviewer, ``jupyter nbconvert --to html``); JupyterLab still draws the
+    interactive figure. Widgets keep theirs with :meth:`WidgetDisplay.snapshot`.
+
+    Sets ``plotly.io.renderers.default`` to ``"plotly_mimetype+png"``
+    (``enable=False``: back to ``"plotly_mimetype"``) and starts kaleido's
+    Chromium once.
+
+    Parameters
+    ----------
+    enable : bool, optional
+
+    Returns
+    -------
+    str
+        The renderer now in use.
+
+    Raises
+    ------
+    TypeError
+        If ``enable`` is not a bool.
+    RuntimeError
+        If kaleido or Chrome/Chromium is missing (``enable=True``).
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    if not isinstance(enable, bool):
+        raise TypeError(f"enable: expected a bool, got {type(enable).__name__}")
+    if enable:
+        # plotly warns on every export that kaleido's server ignores its options
+        warnings.filterwarnings("ignore", message="The kopts argument", category=UserWarning)
+        figure_png(go.Figure())                 # starts Chromium; fails loudly if missing
+        pio.renderers.default = "plotly_mimetype+png"
+    else:
+        pio.renderers.default = "plotly_mimetype"
+    return pio.renderers.default
+
+
 class Snapshot:
     """Static PNG images of a widget's figures: what a notebook keeps for
     readers without a kernel (GitHub, nbviewer, ``jupyter nbconvert --to
