@@ -4,11 +4,13 @@ input to the estimators."""
 from __future__ import annotations
 
 import hashlib
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
 
 from polyrank import OrdinalMarginRanker, PRank
 from polyrank.datasets import data_path, load_winequality_red
@@ -21,7 +23,7 @@ POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
 
 def test_fit_predict_decision_function_match_the_solver():
     X, y = make_instance(150, 1, separable=False, seed=3)
-    model = OrdinalMarginRanker(margin="soft", c=10.0, **POLY4).fit(X, y)
+    model = OrdinalMarginRanker(margin="soft", c=10.0, add_per_iter=2, **POLY4).fit(X, y)
     res = solve_ordinal(X, y, margin="soft", c=10.0, **POLY4)
     assert model.result_.objective == pytest.approx(res.objective, rel=1e-12)
     np.testing.assert_allclose(model.decision_function(X), res.scores, rtol=1e-9, atol=1e-9)
@@ -72,8 +74,9 @@ def test_sklearn_clone_params_and_callback():
 
 
 @pytest.mark.parametrize("bad, exc, match", [
-    ({"labels": [0, 0, 2, 2] * 5}, ValueError, "label 1 has no objects"),
-    ({"labels": [0, 1.5, 1, 0] * 5}, ValueError, "non-integer"),
+    ({"labels": ["lo", "hi", "mid", "lo"] * 5}, ValueError, "have no order; give it with"),
+    ({"labels": [3, 3, 3, 3] * 5}, ValueError, "at least 2 ordered classes"),
+    ({"labels": [0, 1, np.nan, 0] * 5}, ValueError, "NaN"),
     ({"c": 0.0}, ValueError, "c"),
     ({"c": -2.0}, ValueError, "c"),
     ({"X_nan": True}, ValueError, "NaN"),
@@ -91,6 +94,123 @@ def test_estimator_hostile_input(bad, exc, match):
     if not params:
         with pytest.raises(exc, match=match):
             PRank().fit(X, y)
+
+
+@pytest.mark.parametrize("Model", [OrdinalMarginRanker, PRank])
+def test_labels_as_users_have_them(Model):
+    """Issue 14: wine quality 3..8, gaps in the labels, strings with an
+    order, an ordered pandas Categorical: the same model as on 0..l, and
+    predictions in the user's labels."""
+    X, y = make_instance(90, 1, separable=False, seed=11)            # labels 0..3
+    kw = {"random_state": 0} if Model is PRank else {}
+    base = Model(**kw).fit(X, y)
+    names = np.array(["poor", "fair", "good", "great"])
+    for labels, extra in ((y + 3, {}),                               # 3..6
+                          (np.array([1.0, 2.5, 7.0, 10.0])[y], {}),  # any increasing values
+                          (names[y], {"classes": list(names)})):     # strings + order
+        m = Model(**kw, **extra).fit(X, labels)
+        np.testing.assert_array_equal(m.classes_, np.unique(labels) if not extra else names)
+        np.testing.assert_allclose(m.decision_function(X), base.decision_function(X))
+        np.testing.assert_array_equal(m.predict(X), m.classes_[base.predict(X)])
+    pd = pytest.importorskip("pandas")
+    cat = pd.Series(pd.Categorical(names[y], categories=["great", "good", "fair", "poor", "n/a"],
+                                   ordered=True))
+    m = Model(**kw).fit(X, cat)                # reversed order, an unused level dropped
+    assert m.classes_.tolist() == ["great", "good", "fair", "poor"]
+    np.testing.assert_array_equal(m.predict(X) == "great", Model(**kw).fit(X, 3 - y).predict(X) == 0)
+    with pytest.raises(ValueError, match="no order"):
+        Model(**kw).fit(X, pd.Categorical(names[y]))                 # unordered
+    with pytest.raises(ValueError, match="'ok' is not in classes"):
+        Model(**kw, classes=["poor", "fair", "good"]).fit(X, np.where(y == 3, "ok", names[y]))
+    with pytest.raises(ValueError, match=r"classes \['superb'\] have no object"):
+        Model(**kw, classes=[*names, "superb"]).fit(X, names[y])
+    # the score is minus the mean absolute error in the labels' units (rank loss for 0..l)
+    m = Model(**kw).fit(X, y + 3)
+    assert m.score(X, y + 3) == pytest.approx(-np.mean(np.abs(m.predict(X) - (y + 3))))
+    s = Model(**kw, classes=list(names)).fit(X, names[y])
+    assert s.score(X, names[y]) == pytest.approx(base.score(X, y))
+
+
+def test_sparse_linear_equals_dense_and_kernels_refuse_it():
+    sp = pytest.importorskip("scipy.sparse")
+    X, y = make_instance(80, 2, separable=False, seed=12)
+    X[X < 0.3] = 0.0
+    for rep in ("primal", "dual"):
+        d = OrdinalMarginRanker(representation=rep).fit(X, y)
+        s = OrdinalMarginRanker(representation=rep).fit(sp.csr_matrix(X), y)
+        assert s.result_.objective == pytest.approx(d.result_.objective, rel=1e-7)
+        np.testing.assert_allclose(s.decision_function(sp.csr_matrix(X)),
+                                   d.decision_function(X), atol=1e-6)
+    with pytest.raises(TypeError, match="sparse input is supported with kernel='linear' only"):
+        OrdinalMarginRanker(kernel="rbf").fit(sp.csr_matrix(X), y)
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        PRank().fit(sp.csr_matrix(X), y)
+
+
+def test_sample_weight_equals_repeated_objects():
+    """Soft margin: an integer weight is the object repeated (c w_i), zero
+    weights remove the penalty; the optimum equals the whole QP's."""
+    rng = np.random.default_rng(13)
+    X, y = make_instance(60, 2, separable=False, seed=13)
+    w = rng.integers(0, 4, size=60).astype(float)
+    w[:4] = [1, 1, 1, 1]
+    keep = np.repeat(np.arange(60), w.astype(int))
+    for rep in ("primal", "dual"):
+        a = OrdinalMarginRanker(c=3.0, representation=rep).fit(X, y, sample_weight=w)
+        b = OrdinalMarginRanker(c=3.0, representation=rep).fit(X[keep], y[keep])
+        full = OrdinalMarginRanker(c=3.0, representation=rep, method="full").fit(
+            X, y, sample_weight=w)
+        assert a.result_.objective == pytest.approx(b.result_.objective, rel=1e-6)
+        assert a.result_.objective == pytest.approx(full.result_.objective, rel=1e-6)
+        np.testing.assert_allclose(a.decision_function(X), b.decision_function(X),
+                                   atol=1e-4 * np.abs(b.decision_function(X)).max())
+    with pytest.raises(ValueError, match="sample_weight: needs margin='soft'"):
+        OrdinalMarginRanker(margin="hard").fit(X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        OrdinalMarginRanker().fit(X, y, sample_weight=-w)
+
+
+def test_fast_defaults_reach_the_papers_optimum():
+    """Issue 16: the defaults (w in the primal for the linear kernel, a
+    larger increment of W under the soft margin) solve the same problem as
+    the paper's RC(S-bar) with 2 objects per iteration and as the whole QP."""
+    wine = load_winequality_red()
+    rows = np.random.default_rng(16).choice(wine.X.shape[0], 200, replace=False)
+    X = StandardScaler().fit_transform(wine.X[rows])
+    y = wine.quality[rows]
+    fast = OrdinalMarginRanker().fit(X, y)
+    paper = OrdinalMarginRanker(representation="dual", add_per_iter=2).fit(X, y)
+    whole = OrdinalMarginRanker(method="full").fit(X, y)
+    assert fast.result_.algorithm == "RS" and paper.result_.algorithm == "RCSbar"
+    assert fast.n_iter_ < paper.n_iter_ / 5
+    for other in (paper, whole):
+        assert fast.result_.objective == pytest.approx(other.result_.objective, rel=1e-6)
+        np.testing.assert_allclose(fast.coef_, other.coef_, atol=1e-4 * np.abs(other.coef_).max())
+    assert OrdinalMarginRanker(margin="hard")._add_per_iter(1000) == 2
+
+
+def test_clarabel_failure_becomes_a_value_error_saying_what_to_do(monkeypatch):
+    """Issue 14: a raw RuntimeError('InsufficientProgress') from Clarabel
+    became a ValueError that says to standardize X or lower c."""
+    from polyrank.ordinal import generation
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("Clarabel failed: InsufficientProgress")
+
+    monkeypatch.setattr(generation, "solve_qp", failing)
+    X, y = make_instance(40, 1, separable=False, seed=14)
+    for rep in ("primal", "dual"):
+        with pytest.raises(ValueError, match="InsufficientProgress.*standardize X.*lower c"):
+            OrdinalMarginRanker(representation=rep).fit(X, y)
+
+
+def test_prank_warns_when_its_passes_do_not_separate():
+    X, y = make_instance(80, 1, separable=False, seed=15)
+    with pytest.warns(ConvergenceWarning, match="mistakes in the last"):
+        PRank(n_epochs=3).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PRank().fit(X, y)                      # one pass: the on-line protocol
 
 
 def test_decision_function_checks_features():

@@ -250,6 +250,21 @@ def soft_slacks(f, labels, thr):
     return s
 
 
+@numba.njit(cache=True, nogil=True)
+def soft_slacks_weighted(f, labels, thr, c):
+    """sum_i c_i (max(0, 1 - f_i + p_{l_i}) + max(0, 1 + f_i - p_{l_i+1})):
+    the slack part of (S), (S-bar), (S~) with a penalty c_i per object (c
+    times the sample weights) at fixed scores and thresholds, Sec. 6.1."""
+    s = 0.0
+    for i in range(f.shape[0]):
+        k = labels[i]
+        if thr[k] > -np.inf:
+            s += c[i] * max(0.0, 1.0 - f[i] + thr[k])
+        if thr[k + 1] < np.inf:
+            s += c[i] * max(0.0, 1.0 + f[i] - thr[k + 1])
+    return s
+
+
 @numba.njit(cache=True)
 def kappa(x, y, kind, gamma, degree, coef0):
     """One kernel value kappa(x, y), as :mod:`polyrank.kernels` defines it:

@@ -1,27 +1,150 @@
 """scikit-learn estimators for ordinal ranking: :class:`OrdinalMarginRanker`
 (minimum-margin maximisation, ``row-column-generation-ordinal.txt``) and
-:class:`PRank` (its baseline, Crammer & Singer 2001)."""
+:class:`PRank` (its baseline, Crammer & Singer 2001).
+
+Both are thin layers (``DESIGN.md``): declarative ``_parameter_constraints``,
+one :func:`~sklearn.utils.validation.validate_data` at the boundary, ordered
+labels as users have them (wine quality 3..8, an ordered pandas Categorical,
+or any labels with their order given as ``classes=``) mapped to the solver's
+0..l and back.
+"""
 
 from __future__ import annotations
 
-import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.metrics import mean_absolute_error
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._sklearn import log_callback, warn_if_not_converged
 from ..kernels import kernel_matrix
-from ..result import STATUS_MAX_ITER
-from ..validation import as_float_array
-from .generation import predict_labels, solve_ordinal
-from .instances import rank_loss
+from .generation import MARGINS, METHODS, predict_labels, solve_ordinal
 from .prank import prank, prank_decision
 
 __all__ = ["OrdinalMarginRanker", "PRank"]
 
 
-class OrdinalMarginRanker(BaseEstimator):
+def _categories(y):
+    """The category order of a pandas ordered Categorical (or a Series of
+    one), else None."""
+    cat = getattr(y, "cat", None)             # a Series of dtype category
+    dtype = getattr(y, "dtype", None)
+    if cat is not None:
+        return np.asarray(cat.categories) if cat.ordered else None
+    if getattr(dtype, "name", None) == "category" and hasattr(y, "categories"):
+        return np.asarray(y.categories) if y.ordered else None
+    return None
+
+
+class _OrdinalLabels:
+    """Ordered labels <-> the solver's 0..l, ``classes_``, predict, score."""
+
+    def _encode_y(self, y_raw, y):
+        """Codes 0..l (int64, (n,)) and ``classes_`` of the training labels
+        ``y`` (validated 1-d); ``y_raw`` is what the user passed (for the
+        categories of an ordered Categorical)."""
+        if self.classes is not None:
+            classes = np.asarray(self.classes)
+            if classes.ndim != 1 or classes.size < 2:
+                raise ValueError(f"classes: expected a 1-d list of at least 2 ordered labels, "
+                                 f"got shape {classes.shape}")
+            if np.unique(classes).size != classes.size:
+                raise ValueError("classes: labels must be distinct")
+            source = "classes"
+        else:
+            classes = _categories(y_raw)
+            source = "the ordered Categorical's categories"
+        if classes is None:
+            if y.dtype.kind not in "biuf":
+                raise ValueError(
+                    f"y: Unknown label type: labels of dtype {y.dtype} have no order; give it with "
+                    f"{type(self).__name__}(classes=[lowest, ..., highest]) or pass an "
+                    f"ordered pandas Categorical")
+            if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+                raise ValueError("y: contains NaN or infinity")
+            classes = np.unique(y)
+            codes = np.searchsorted(classes, y).astype(np.int64)
+        else:
+            lookup = {v: k for k, v in enumerate(classes.tolist())}
+            try:
+                codes = np.fromiter((lookup[v] for v in y.tolist()), dtype=np.int64,
+                                    count=y.shape[0])
+            except KeyError as exc:
+                raise ValueError(f"y: label {exc.args[0]!r} is not in {source} "
+                                 f"{classes.tolist()}") from None
+            present = np.bincount(codes, minlength=classes.size) > 0
+            if self.classes is None:           # an ordered Categorical: the used levels
+                classes = classes[present]
+                codes = np.searchsorted(np.flatnonzero(present), codes).astype(np.int64)
+            elif not present.all():
+                raise ValueError(
+                    f"y: classes {classes[~present].tolist()} have no object; every class "
+                    f"needs at least one (Sec. 3.1 of the paper): drop them from classes")
+        if classes.size < 2:
+            raise ValueError(f"y: needs at least 2 ordered classes, got 1 class "
+                             f"({classes.tolist()})")
+        return codes, classes
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels, in the training labels' coding (``classes_``).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix}, shape (n_test, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_test,)
+        """
+        check_is_fitted(self, "result_")
+        return self.classes_[self._predict_codes(self.decision_function(X))]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Minus the mean absolute error of the predicted ranks: with
+        numeric labels -(1/n) sum_i |l^_i - l_i| in the labels' own units (the
+        paper's rank loss of Table 2 for labels 0..l; scikit-learn's
+        ``neg_mean_absolute_error``), with ``classes=`` labels in positions
+        0..l of ``classes_``.  Larger is better.
+
+        Raises
+        ------
+        ValueError
+            With ``classes=``, a label of ``y`` that is not in ``classes_``.
+        """
+        check_is_fitted(self, "result_")
+        pred = self.predict(X)
+        y = np.asarray(y)
+        if self.classes_.dtype.kind in "biuf" and y.dtype.kind in "biuf":
+            return -float(mean_absolute_error(y, pred, sample_weight=sample_weight))
+        pos = {v: k for k, v in enumerate(self.classes_.tolist())}
+        try:
+            truth = np.array([pos[v] for v in y.tolist()], dtype=float)
+        except KeyError as exc:
+            raise ValueError(f"y: label {exc.args[0]!r} is not in classes_ "
+                             f"{self.classes_.tolist()}") from None
+        got = np.array([pos[v] for v in pred.tolist()], dtype=float)
+        return -float(np.average(np.abs(got - truth), weights=sample_weight))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel == "linear"
+        tags.target_tags.required = True
+        tags.target_tags.single_output = True
+        return tags
+
+    def _check_sparse(self, X):
+        if sp.issparse(X) and self.kernel != "linear":
+            raise TypeError(f"X: sparse input is supported with kernel='linear' only, got "
+                            f"kernel={self.kernel!r}; pass a dense array")
+
+_KERNELS = ("linear", "rbf", "poly")
+
+
+class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     """Ordinal ranking by minimum-margin maximisation (Izunaga et al. 2015).
 
     Learns a score f(x) = w . phi(x) = sum_j lambda_j kappa(x^j, x) and
@@ -33,9 +156,15 @@ class OrdinalMarginRanker(BaseEstimator):
 
     or (S~) of Sec. 8 (``margin="soft"``), which adds c 1'(xi_- + xi_+) and
     relaxes the constraints by the slacks; with ``kernel="linear"`` these
-    are (H-bar) and (S-bar) (Sec. 3.2, 6.2); ``nonneg=True`` adds lambda >=
-    0 (H~+, Appendix A).  ``method="generation"`` runs RC(H~) / RC(S~) (Sec.
-    5, 8, 10), ``method="full"`` solves the whole QP with Clarabel.
+    are (H-bar) and (S-bar) (Sec. 3.2, 6.2), or (H) and (S) for w itself
+    (Sec. 3.1, 6.1; the same optimum, Lemma 3.1); ``nonneg=True`` adds
+    lambda >= 0 (H~+, Appendix A).  ``method="generation"`` runs the paper's
+    row (and column) generation (Sec. 4-8, 10), ``method="full"`` solves the
+    whole QP with Clarabel.
+
+    Labels are ordered classes as users have them: numbers (wine quality
+    3..8; their numeric order), an ordered pandas Categorical (its
+    categories' order), or any labels with the order given by ``classes``.
 
     Parameters
     ----------
@@ -52,36 +181,51 @@ class OrdinalMarginRanker(BaseEstimator):
         lambda >= 0: monotone contours for nondecreasing kernels on
         nonnegative data (Appendix A, Lemma A.1).
     method : {"generation", "full"}, default="generation"
-    representation : {"dual", "primal"}, default="dual"
+    representation : {"auto", "dual", "primal"}, default="auto"
         "primal" solves (H) / (S) for w by row generation (RH / RS; linear
-        kernel only).
-    add_per_iter : int, default=2
-        Objects added per iteration (Sec. 10).
+        kernel only; sub-problems of size n_features, not |W|); "dual" the
+        paper's lambda representation (RC(H-bar) ...); "auto": "primal" for
+        the linear kernel without ``nonneg``, else "dual".
+    add_per_iter : int or "auto", default="auto"
+        At most this many objects added to W per iteration.  "auto": 2 for
+        the hard margin (the paper's choice, Sec. 10: W stays the few objects
+        on the margin), max(2, ceil(n / 8)) for the soft margin, where every
+        object that violates its margin ends in W (its slack is positive), so
+        adding 2 per iteration costs ~n/2 QP solves (full red wine: 756
+        sub-problems, 19.5 s, against 10 and 0.27 s; the same optimum).
     tol : float, default=1e-7
         Violations up to tol count as satisfied.
     max_iter : int, default=10000
         Maximum number of QP sub-problems.
+    classes : array_like or None, default=None
+        The labels from lowest to highest, for labels without a numeric
+        order (e.g. ``["bad", "fair", "good"]``); every class must occur in
+        the training labels.
+    verbose : int, default=0
+        ``v >= 1``: a log line every v sub-problems.
 
     Attributes
     ----------
+    classes_ : ndarray, shape (l + 1,)
+        The ordered labels; ``predict`` returns them.
+    thresholds_ : ndarray, shape (l,)
+        p_1..p_l (between ``classes_[k-1]`` and ``classes_[k]``).
+    coef_ : ndarray, shape (n_features,)
+        w (linear kernel only).
     dual_coef_ : ndarray, shape (n_support,)
-        lambda_j of the objects in ``support_`` (the working set; dual
-        representation).
+        lambda_j of the objects in ``support_`` (dual representation).
     support_ : ndarray of int64, shape (n_support,)
         Indices of the training objects in the final working set W.
     support_vectors_ : ndarray, shape (n_support, n_features)
-    coef_ : ndarray, shape (n_features,)
-        w (linear kernel only: w = X' lambda, or (H)/(S)'s w).
-    thresholds_ : ndarray, shape (l,)
-        p_1..p_l.
-    classes_ : ndarray, shape (l + 1,)
-        0..l.
+        (Dual representation.)
     result_ : SolverResult
         From :func:`polyrank.ordinal.solve_ordinal` (trace: |W|, objective
         bounds and violations per sub-problem).
     n_iter_ : int
         Sub-problems solved.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        (When X has string column names.)
 
     See Also
     --------
@@ -93,14 +237,34 @@ class OrdinalMarginRanker(BaseEstimator):
     >>> import numpy as np
     >>> from polyrank import OrdinalMarginRanker
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0], [7.0]])
-    >>> model = OrdinalMarginRanker(margin="hard").fit(X, [0, 0, 1, 1, 2, 2])
+    >>> model = OrdinalMarginRanker(margin="hard").fit(X, [3, 3, 4, 4, 5, 5])
     >>> model.predict([[0.5], [3.5], [9.0]]).tolist()
-    [0, 1, 2]
+    [3, 4, 5]
+    >>> grades = ["poor", "poor", "fair", "fair", "good", "good"]
+    >>> OrdinalMarginRanker(classes=["poor", "fair", "good"]).fit(X, grades).predict([[6.5]])
+    array(['good'], dtype='<U4')
     """
 
+    _parameter_constraints: dict = {
+        "margin": [StrOptions(set(MARGINS))],
+        "c": [Interval(Real, 0, np.inf, closed="neither")],
+        "kernel": [StrOptions(set(_KERNELS))],
+        "gamma": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
+        "nonneg": ["boolean"],
+        "method": [StrOptions(set(METHODS))],
+        "representation": [StrOptions({"auto", "dual", "primal"})],
+        "add_per_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "classes": ["array-like", None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, margin="soft", c=10.0, kernel="linear", gamma=None, degree=3,
-                 coef0=1.0, nonneg=False, method="generation", representation="dual",
-                 add_per_iter=2, tol=1e-7, max_iter=10000):
+                 coef0=1.0, nonneg=False, method="generation", representation="auto",
+                 add_per_iter="auto", tol=1e-7, max_iter=10000, classes=None, verbose=0):
         self.margin = margin
         self.c = c
         self.kernel = kernel
@@ -113,18 +277,35 @@ class OrdinalMarginRanker(BaseEstimator):
         self.add_per_iter = add_per_iter
         self.tol = tol
         self.max_iter = max_iter
+        self.classes = classes
+        self.verbose = verbose
 
-    def fit(self, X, labels, callback=None, callback_every=1):
-        """Fit on attribute vectors X (n, m) and labels 0..l (n,).
+    def _add_per_iter(self, n: int) -> int:
+        if self.add_per_iter != "auto":
+            return int(self.add_per_iter)
+        return 2 if self.margin == "hard" else max(2, -(-n // 8))
+
+    def _representation(self) -> str:
+        if self.representation != "auto":
+            return self.representation
+        return "primal" if self.kernel == "linear" and not self.nonneg else "dual"
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
+        """Fit on objects X and their ordered labels y.
 
         Parameters
         ----------
-        X : array_like, shape (n, n_features)
-        labels : array_like of int, shape (n,)
-            Every label 0..l must occur.
+        X : {array_like, sparse matrix}, shape (n, n_features)
+            Sparse (used as CSR) with the linear kernel only.
+        y : array_like, shape (n,)
+            Ordered labels (see the class docstring); at least 2 classes.
+        sample_weight : array_like, shape (n,), optional
+            Weights w_i >= 0 (soft margin): object i's slacks cost c w_i
+            (an integer weight = the object repeated).
         callback : callable, optional
             ``callback(info: IterInfo)`` after each sub-problem (e.g. a
-            :class:`polyrank_widgets.GapMonitor`).
+            :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
         callback_every : int, default=1
 
         Returns
@@ -135,32 +316,50 @@ class OrdinalMarginRanker(BaseEstimator):
         ------
         InfeasibleError (ValueError)
             ``margin="hard"`` on data the model cannot separate.
-        ValueError, TypeError
-            See :func:`polyrank.ordinal.solve_ordinal`.
+        ValueError
+            Empty or non-finite X, fewer than 2 classes, labels without an
+            order (give ``classes``), a label missing from ``classes``,
+            negative weights or weights with the hard margin, a sub-problem
+            Clarabel cannot solve (the message says: standardize X or lower
+            c), bad parameters.
+        TypeError
+            Sparse X with a non-linear kernel; non-numeric X.
 
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
             If ``max_iter`` sub-problems end with violations left.
         """
-        X = as_float_array(X, "X", ndim=2)
-        res = solve_ordinal(X, labels, margin=self.margin, c=self.c,
-                            representation=self.representation, kernel=self.kernel,
+        self._check_sparse(X)
+        y_raw = y
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                             y_numeric=False)
+        codes, classes = self._encode_y(y_raw, y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
+        representation = self._representation()
+        if representation == "primal" and self.kernel != "linear":
+            raise ValueError(f"representation: 'primal' needs kernel='linear', got "
+                             f"kernel={self.kernel!r}")
+        res = solve_ordinal(X, codes, margin=self.margin, c=self.c,
+                            representation=representation, kernel=self.kernel,
                             gamma=self.gamma, degree=self.degree, coef0=self.coef0,
                             nonneg=self.nonneg, method=self.method,
-                            add_per_iter=self.add_per_iter, tol=self.tol,
-                            max_iter=self.max_iter, callback=callback,
+                            add_per_iter=self._add_per_iter(X.shape[0]), tol=self.tol,
+                            max_iter=self.max_iter, sample_weight=sample_weight,
+                            callback=log_callback(callback, self.verbose,
+                                                  "OrdinalMarginRanker"),
                             callback_every=callback_every)
-        if res.status == STATUS_MAX_ITER:
-            warnings.warn(f"OrdinalMarginRanker: {res.message}; increase max_iter",
-                          ConvergenceWarning, stacklevel=2)
+        warn_if_not_converged(self, res, "increase max_iter")
+        for name in ("coef_", "dual_coef_", "support_vectors_"):
+            self.__dict__.pop(name, None)
+        self.classes_ = classes
         self.result_ = res
         self.n_iter_ = res.nit
-        self.n_features_in_ = X.shape[1]
         self.thresholds_ = res.thresholds
-        self.classes_ = np.arange(res.thresholds.size + 1)
         self._params = res.kernel_params
-        if self.representation == "primal":
+        if representation == "primal":
             self.coef_ = res.x
             self.support_ = res.working_set
         else:
@@ -168,11 +367,19 @@ class OrdinalMarginRanker(BaseEstimator):
             self.dual_coef_ = res.x[self.support_]
             self.support_vectors_ = X[self.support_]
             if self.kernel == "linear":
-                self.coef_ = self.support_vectors_.T @ self.dual_coef_
+                self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """Scores f(x) = sum_j lambda_j kappa(x^j, x) (or w . x), shape (n_test,).
+        """Scores f(x) = sum_j lambda_j kappa(x^j, x) (or w . x).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix}, shape (n_test, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_test,)
 
         Raises
         ------
@@ -180,37 +387,39 @@ class OrdinalMarginRanker(BaseEstimator):
             If the number of features differs from ``fit``, or NaN/inf.
         """
         check_is_fitted(self, "result_")
-        X = as_float_array(X, "X", ndim=2, shape=(None, self.n_features_in_))
+        self._check_sparse(X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         if hasattr(self, "coef_"):
-            return X @ self.coef_
+            return np.asarray(X @ self.coef_).ravel()
         return kernel_matrix(X, self.support_vectors_, kernel=self.kernel,
                              **self._params) @ self.dual_coef_
 
-    def predict(self, X) -> np.ndarray:
-        """Labels max {k | f(x) > p_k}, int64 (n_test,) (Sec. 10)."""
-        return predict_labels(self.decision_function(X), self.thresholds_)
-
-    def score(self, X, labels) -> float:
-        """Minus the average rank loss (1/n) sum |l^_i - l_i| (Table 2), so
-        that larger is better as scikit-learn expects."""
-        return -rank_loss(labels, self.predict(X))
+    def _predict_codes(self, f):
+        return predict_labels(f, self.thresholds_)
 
 
-class PRank(BaseEstimator):
+class PRank(_OrdinalLabels, BaseEstimator):
     """PRank, the perceptron ranking algorithm (Crammer & Singer, NIPS 2001),
     kernelised: the baseline of Sec. 10 of ``row-column-generation-ordinal.txt``.
+
+    Labels are ordered classes as for :class:`OrdinalMarginRanker`.
 
     Parameters
     ----------
     kernel : {"linear", "rbf", "poly"}, default="linear"
     gamma, degree, coef0 : see :class:`OrdinalMarginRanker`.
     n_epochs : int, default=1
-        Passes over the data (on-line PRank: 1).
+        Passes over the data (on-line PRank, the paper's protocol: 1).
     shuffle : bool, default=False
-    random_state : int or None, default=None
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffling.
+    classes : array_like or None, default=None
+        The labels from lowest to highest (see :class:`OrdinalMarginRanker`).
+    verbose : int, default=0
 
     Attributes
     ----------
+    classes_ : ndarray (l + 1,)
     dual_coef_ : ndarray (n_support,)
         alpha_j of the objects in ``support_``.
     support_ : ndarray of int64
@@ -219,18 +428,38 @@ class PRank(BaseEstimator):
         b_1..b_l.
     result_ : SolverResult
     n_iter_ : int
+    n_features_in_ : int
+
+    Warns
+    -----
+    sklearn.exceptions.ConvergenceWarning
+        With ``n_epochs > 1``, if the last pass still made mistakes (PRank
+        iterates until a pass is mistake-free; one pass is the on-line
+        protocol and never warns).
 
     Examples
     --------
     >>> import numpy as np
     >>> from polyrank import PRank
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> PRank(n_epochs=10).fit(X, [0, 0, 1, 1]).predict(X).tolist()
-    [0, 0, 1, 1]
+    >>> PRank(n_epochs=10).fit(X, [1, 1, 2, 2]).predict(X).tolist()
+    [1, 1, 2, 2]
     """
 
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(_KERNELS))],
+        "gamma": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
+        "n_epochs": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "classes": ["array-like", None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, kernel="linear", gamma=None, degree=3, coef0=1.0, n_epochs=1,
-                 shuffle=False, random_state=None):
+                 shuffle=False, random_state=None, classes=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -238,25 +467,58 @@ class PRank(BaseEstimator):
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
+        self.classes = classes
+        self.verbose = verbose
 
-    def fit(self, X, labels, callback=None, callback_every=1):
-        """Run PRank on (X, labels); see :func:`polyrank.ordinal.prank`.
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, *, callback=None, callback_every=1):
+        """Run PRank on (X, y); see :func:`polyrank.ordinal.prank`.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, n_features)
+        y : array_like, shape (n,)
+            Ordered labels; at least 2 classes.
+        callback : callable, optional
+            ``callback(info)`` after each pass; StopIteration stops.
+        callback_every : int, default=1
+
+        Returns
+        -------
+        self
 
         Raises
         ------
-        ValueError, TypeError
-            Bad input (see :func:`polyrank.ordinal.check_labels`).
+        ValueError
+            Empty or non-finite X, bad labels (see :class:`OrdinalMarginRanker`),
+            bad parameters.
+        TypeError
+            Sparse X (PRank's kernel expansion takes dense rows).
         """
-        X = as_float_array(X, "X", ndim=2)
-        res = prank(X, labels, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+        y_raw = y
+        X, y = validate_data(self, X, y, accept_sparse=False, dtype=np.float64,
+                             y_numeric=False)
+        codes, classes = self._encode_y(y_raw, y)
+        seed = self.random_state
+        if isinstance(seed, np.random.RandomState):
+            seed = int(seed.randint(np.iinfo(np.int32).max))
+        res = prank(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                     coef0=self.coef0, n_epochs=self.n_epochs, shuffle=self.shuffle,
-                    random_state=self.random_state, callback=callback,
+                    random_state=seed,
+                    callback=log_callback(callback, self.verbose, "PRank"),
                     callback_every=callback_every)
+        if self.n_epochs > 1:
+            warn_if_not_converged(self, res, "the data may not be separable by this "
+                                  "kernel; more n_epochs or another kernel")
+        self.classes_ = classes
         self.result_ = res
         self.n_iter_ = res.nit
-        self.n_features_in_ = X.shape[1]
         self.thresholds_ = res.thresholds
-        self.classes_ = np.arange(res.thresholds.size + 1)
         self.support_ = res.support
         self.dual_coef_ = res.x[res.support]
         self.support_vectors_ = X[res.support]
@@ -264,17 +526,18 @@ class PRank(BaseEstimator):
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """Scores f(x) = sum_j alpha_j kappa(x^j, x), shape (n_test,)."""
+        """Scores f(x) = sum_j alpha_j kappa(x^j, x), shape (n_test,).
+
+        Raises
+        ------
+        ValueError
+            If the number of features differs from ``fit``, or NaN/inf.
+        """
         check_is_fitted(self, "result_")
-        X = as_float_array(X, "X", ndim=2, shape=(None, self.n_features_in_))
+        X = validate_data(self, X, accept_sparse=False, dtype=np.float64, reset=False)
         alpha = np.zeros(self.support_.size) if self.dual_coef_.size == 0 else self.dual_coef_
         return prank_decision(self.support_vectors_, alpha, X, self.kernel, self._params)
 
-    def predict(self, X) -> np.ndarray:
-        """PRank's rule: the smallest r with f(x) < b_{r+1}, int64 (n_test,)."""
-        f = self.decision_function(X)
+    def _predict_codes(self, f):
+        # PRank's rule: the smallest r with f(x) < b_{r+1}
         return np.searchsorted(self.thresholds_, f, side="right").astype(np.int64)
-
-    def score(self, X, labels) -> float:
-        """Minus the average rank loss (Table 2)."""
-        return -rank_loss(labels, self.predict(X))

@@ -223,13 +223,14 @@ def initial_working_set(scores, labels, n_labels: int) -> np.ndarray:
 
 # --------------------------------------------------------------- sub-problem
 
-def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c: float,
+def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c,
               nonneg: bool):
     """The QP of (H(W)), (S(W)), (H-bar(W)) ... in Clarabel form.
 
     Variables ``[coef (d), p_1..p_l, xi_- (n_lo), xi_+ (n_up)]``; the rows
     ``A_rows`` (r x d) give f = A_rows coef for the objects of the working
-    set.  Returns P, q, G, h and the bookkeeping of the rows of G."""
+    set; ``c`` (r,) is the slack penalty of each of those objects.  Returns
+    P, q, G, h and the bookkeeping of the rows of G."""
     r, d = A_rows.shape
     has_lo = labels_rows >= 1
     has_up = labels_rows <= l - 1
@@ -264,8 +265,17 @@ def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c: float,
                         sp.csr_matrix((l + n_slack, l + n_slack))], format="csc")
     q = np.zeros(nvar)
     if soft:
-        q[d + l:] = c
+        q[d + l:] = np.r_[c[lo], c[up]]
     return Pm, q, G, h, lo, up
+
+
+def _qp_failure(name: str, msg: str) -> ValueError:
+    """Clarabel could not solve a sub-problem (e.g. 'InsufficientProgress',
+    'DualInfeasible' on badly scaled data): say what to do."""
+    return ValueError(
+        f"the QP sub-problem of {name} could not be solved (Clarabel: {msg}); this "
+        f"happens with badly scaled features or a very large c: standardize X (e.g. "
+        f"sklearn.preprocessing.StandardScaler) or lower c")
 
 
 def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
@@ -280,7 +290,7 @@ def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
                 f"the hard margin problem ({name}) is infeasible: the instance "
                 f"is not separable by this model (Clarabel: {msg}); use "
                 f"margin='soft'") from None
-        raise
+        raise _qp_failure(name, msg) from None
     d = A_rows.shape[1]
     x = res.x
     coef, p = x[:d].copy(), x[d:d + l].copy()
@@ -299,6 +309,7 @@ def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
 
 
 def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
+    # c: (r,) slack penalty per object of the working set
     """Solve (H-bar(W)), (H~(W)), (S-bar(W)) or (S~(W)) through its
     Lagrangian dual (the fixed-margin dual of Shashua & Levin, the paper's
     ref. [6])::
@@ -325,7 +336,7 @@ def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
          (np.r_[labels_rows[lo] - 1, labels_rows[up]], np.arange(nz))), shape=(l, nz))
     if soft:
         G = sp.vstack([-sp.identity(nz), sp.identity(nz)], format="csc")
-        h = np.r_[np.zeros(nz), np.full(nz, c)]
+        h = np.r_[np.zeros(nz), c[lo], c[up]]
     else:
         G = -sp.identity(nz, format="csc")
         h = np.zeros(nz)
@@ -339,7 +350,7 @@ def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
                 f"the hard margin problem ({name}) is infeasible: the instance "
                 f"is not separable by this model (Clarabel on its dual: {msg}); "
                 f"use margin='soft'") from None
-        raise
+        raise _qp_failure(name, msg) from None
     z = np.maximum(res.x, 0.0)
     y_lo = np.zeros(r)
     y_up = np.zeros(r)
@@ -354,6 +365,14 @@ def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
 
 # -------------------------------------------------------------------- driver
 
+def _kernel_columns(X, rows, kernel, params) -> np.ndarray:
+    """kappa(x^i, x^j) for all i and the objects j in ``rows``: (n, |rows|);
+    CSR X (linear kernel) by a sparse product."""
+    if sp.issparse(X):
+        return np.asarray((X @ X[rows].T).toarray(), dtype=np.float64)
+    return kernel_matrix(X, X[rows], kernel=kernel, **params)
+
+
 def _kernel_params(kernel, gamma, degree, coef0, n_features):
     if kernel == "precomputed":
         raise ValueError("kernel: 'precomputed' is not supported here (the "
@@ -366,7 +385,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                   gamma=None, degree: int = 3, coef0: float = 1.0,
                   nonneg: bool = False, method: str = "generation",
                   add_per_iter: int = 2, init_scores=None, tol: float = 1e-7,
-                  qp_tol: float = 1e-10, max_iter: int = 10000,
+                  qp_tol: float = 1e-10, max_iter: int = 10000, sample_weight=None,
                   callback=None, callback_every: int = 1) -> SolverResult:
     """Maximise the minimum margin of an ordinal ranking by row (and column)
     generation, or solve the whole problem at once.
@@ -404,8 +423,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
 
     Parameters
     ----------
-    X : array_like, shape (n, m)
-        Attribute vectors x^i (rows).
+    X : array_like or scipy.sparse matrix, shape (n, m)
+        Attribute vectors x^i (rows); sparse (used as CSR) with the linear
+        kernel only.
     labels : array_like of int, shape (n,)
         Labels l_i in 0..l, every label used (see :func:`check_labels`).
     margin : {"hard", "soft"}
@@ -443,6 +463,10 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         Clarabel's tolerances for the sub-problems.
     max_iter : int
         Maximum number of sub-problems.
+    sample_weight : array_like, shape (n,), optional
+        Weights w_i >= 0 of the objects (soft margin only): object i's slacks
+        cost c w_i instead of c, so an integer weight is the object repeated
+        and 0 removes its penalty.
     callback : callable, optional
         ``callback(info: IterInfo)`` after every sub-problem; extras
         ``n_rows`` (|W| rows), ``n_cols`` (columns: |W| or m), ``n_added``,
@@ -464,7 +488,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         sub-problem's multipliers ``y_lo``, ``y_up`` (n,); ``objective``: the
         paper's objective of the whole problem at the returned point
         (||w||^2 or lambda' K lambda, plus c times the slacks for the soft
-        margin): its optimum on convergence; ``primal_objective``: the upper
+        margin, c w_i with ``sample_weight``): its optimum on convergence;
+        ``primal_objective``: the upper
         bound of the last trace row (equal to ``objective`` up to rounding on
         convergence); ``dual_objective``: the last sub-problem's optimum, a
         lower bound on the whole problem's optimum (a relaxation); ``gap``;
@@ -485,9 +510,13 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         Bad shapes, NaN/inf in X or init_scores, bad labels (see
         :func:`check_labels`), c <= 0, unknown margin / representation /
         method / kernel, primal representation with a non-linear kernel or
-        nonneg, add_per_iter < 1, tol < 0.
+        nonneg, add_per_iter < 1, tol < 0, negative or non-finite
+        ``sample_weight`` or weights with the hard margin; a sub-problem
+        Clarabel cannot solve (badly scaled X or a huge c: the message says
+        so).
     TypeError
-        Non-numeric input or wrongly typed parameters.
+        Non-numeric input or wrongly typed parameters; sparse X with a
+        non-linear kernel.
 
     Notes
     -----
@@ -533,9 +562,27 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     if not isinstance(nonneg, (bool, np.bool_)):
         raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
-    X = as_float_array(X, "X", ndim=2)
+    if sp.issparse(X):
+        if kernel != "linear":
+            raise TypeError(f"X: sparse input is supported with kernel='linear' only, "
+                            f"got kernel={kernel!r}; pass a dense array")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError("X: contains NaN or infinity")
+    else:
+        X = as_float_array(X, "X", ndim=2)
     n, m = X.shape
     labels, l = check_labels(labels, n)
+    soft = margin == "soft"
+    c_obj = np.full(n, c)
+    if sample_weight is not None:
+        if not soft:
+            raise ValueError("sample_weight: needs margin='soft' (the hard margin "
+                             "problem has no per-object penalty to weight)")
+        sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
+        if np.any(sw < 0):
+            raise ValueError("sample_weight: weights must be >= 0")
+        c_obj = c * sw
     primal = representation == "primal"
     if primal and kernel != "linear":
         raise ValueError(f"kernel: the primal representation ((H), (S)) needs "
@@ -544,10 +591,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         raise ValueError("nonneg: lambda >= 0 needs representation='dual' (H~+)")
     params = _kernel_params(kernel, gamma, degree, coef0, m)
     if init_scores is None:
-        init_scores = X.sum(axis=1)
+        init_scores = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
     else:
         init_scores = as_float_array(init_scores, "init_scores", ndim=1, shape=(n,))
-    soft = margin == "soft"
     via_dual = not primal and not nonneg
     name = formulation_name(margin, representation, kernel, bool(nonneg))
     algorithm = algorithm_name(name) if method == "generation" else "full QP"
@@ -573,9 +619,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     if not primal:
         cap = n if method == "full" else max(64, 2 * W.size)
         Kcols = np.empty((n, cap))
-        Kcols[:, :W.size] = (kernel_matrix(X, kernel=kernel, **params)
-                             if method == "full"
-                             else kernel_matrix(X, X[W], kernel=kernel, **params))
+        Kcols[:, :W.size] = _kernel_columns(X, np.arange(n) if method == "full" else W,
+                                            kernel, params)
 
     status = STATUS_MAX_ITER
     qp_time = 0.0
@@ -585,22 +630,23 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         it += 1
         w_size = W.size
         if primal:
-            A_rows, P_coef = X[W], np.eye(m)
+            A_rows = X[W].toarray() if sp.issparse(X) else X[W]
+            P_coef = np.eye(m)
         else:
             Kw = Kcols[:, :w_size]
             A_rows = Kw[W]
             P_coef = 0.5 * (A_rows + A_rows.T)
             A_rows = P_coef
         if via_dual:
-            coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft, c,
-                                                       qp_tol, name)
+            coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft,
+                                                       c_obj[W], qp_tol, name)
             lower = res.lower_bound
         else:
             coef, p, _, _, y_lo, y_up, res = _solve_sub(
-                A_rows, P_coef, labels[W], l, soft, c, bool(nonneg), qp_tol, name)
+                A_rows, P_coef, labels[W], l, soft, c_obj[W], bool(nonneg), qp_tol, name)
             lower = res.primal_objective
         qp_time += res.solve_time_s
-        f = X @ coef if primal else Kcols[:, :w_size] @ coef
+        f = np.asarray(X @ coef).ravel() if primal else Kcols[:, :w_size] @ coef
         thr_ext[1:-1] = p
         big, n_viol = _kernels.violations(f, labels, thr_ext, in_w, v_lo, v_up)
         n_new = _kernels.select_violated(v_lo, v_up, add_per_iter, tol, chosen)
@@ -611,7 +657,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                                             tol, chosen, n_new)
         reg = float(coef @ (P_coef @ coef))
         if soft:
-            upper = reg + c * _kernels.soft_slacks(f, labels, thr_ext)
+            upper = reg + _kernels.soft_slacks_weighted(f, labels, thr_ext, c_obj)
         else:
             # the largest violation over all of N (W included, where it is
             # only Clarabel's rounding)
@@ -636,8 +682,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                 grown = np.empty((n, min(n, 2 * Kcols.shape[1] + n_new)))
                 grown[:, :W.size] = Kcols[:, :W.size]
                 Kcols = grown
-            Kcols[:, W.size:W.size + n_new] = kernel_matrix(X, X[new], kernel=kernel,
-                                                             **params)
+            Kcols[:, W.size:W.size + n_new] = _kernel_columns(X, new, kernel, params)
         W = np.concatenate([W, new])
     # the solution of the last sub-problem, on W_solved (W may have grown
     # after it when max_iter was reached)
@@ -666,7 +711,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         x=x, thresholds=p, scores=f, predictions=predict_labels(f, p),
         working_set=W_solved.copy(), slack_lo=slack_lo, slack_up=slack_up,
         dual={"y_lo": y_lo_n, "y_up": y_up_n},
-        objective=float(reg + c * float(slack_lo.sum() + slack_up.sum()) if soft else reg),
+        objective=float(reg + float(c_obj @ (slack_lo + slack_up)) if soft else reg),
         primal_objective=float(upper), dual_objective=float(lower),
         gap=float(upper - lower), nit=it, n_added=int(W_solved.size - n_init),
         n_initial=int(n_init),
