@@ -36,17 +36,6 @@ def test_binary_classifier_equals_the_solver_and_maps_labels():
     assert s.shape == (60,) and np.array_equal(clf.predict(X), np.where(s > 0, "pos", "neg"))
 
 
-class _Frame:
-    """The two members of a pandas DataFrame the estimators use (pandas is
-    not a dependency of polyrank)."""
-
-    def __init__(self, X, columns):
-        self._X, self.columns = X, columns
-
-    def to_numpy(self):
-        return self._X
-
-
 def test_signs_as_dict_by_index_and_by_column_name():
     X, y, _ = _data(1)
     a = SignConstrainedClassifier(lam=0.05, signs={0: 1, 1: -1}, tol=1e-9,
@@ -54,7 +43,8 @@ def test_signs_as_dict_by_index_and_by_column_name():
     b = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 0, 0], tol=1e-9,
                                   random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
-    df = _Frame(X, ["wt", "ph", "ec", "ss", "do"])
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=["wt", "ph", "ec", "ss", "do"])
     c = SignConstrainedClassifier(lam=0.05, signs={"wt": 1, "ph": -1}, tol=1e-9,
                                   random_state=0).fit(df, y)
     np.testing.assert_array_equal(c.coef_, b.coef_)
@@ -166,15 +156,22 @@ def test_estimator_hostile_inputs():
         SignConstrainedClassifier(signs=[1, 0]).fit(X, y)
     Xn = X.copy()
     Xn[0, 0] = np.inf
-    with pytest.raises(ValueError, match="X: contains NaN"):
+    with pytest.raises(ValueError, match="Input X contains infinity"):
         SignConstrainedClassifier().fit(Xn, y)
-    with pytest.raises(ValueError, match="y: contains NaN"):
+    with pytest.raises(ValueError, match="Input y contains NaN"):
         SignConstrainedRegressor().fit(X, np.full(20, np.nan))
     with pytest.raises(ValueError, match="loss"):
         SignConstrainedRegressor(loss="hinge").fit(X, np.ones(20))
     clf = SignConstrainedClassifier(lam=0.1).fit(X, y)
-    with pytest.raises(ValueError, match="X: expected 5 features"):
+    with pytest.raises(ValueError, match="X has 3 features, but SignConstrainedClassifier "
+                                         "is expecting 5 features"):
         clf.predict(X[:, :3])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        SignConstrainedClassifier().fit(X, np.linspace(0, 1, 20))    # a regression target
+    with pytest.raises(ValueError, match="shrinking: implemented for the binary"):
+        SignConstrainedClassifier(shrinking=True, loss="max_hinge").fit(X, y)
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        SignConstrainedRegressor().fit(X, None)
 
 
 def test_shrinking_reaches_the_same_model_through_the_estimators():
@@ -185,9 +182,9 @@ def test_shrinking_reaches_the_same_model_through_the_estimators():
     X = StandardScaler().fit_transform(data.data)
     kw = dict(lam=1e-3, loss="smoothed_hinge", signs={0: 1, 2: 1}, tol=1e-8,
               max_epochs=20000, random_state=0)
-    plain = SignConstrainedClassifier(**kw).fit(X, data.target)
-    shrunk = SignConstrainedClassifier(shrinking=True, **kw).fit(X, data.target)
-    assert shrunk.get_params()["shrinking"] is True
+    plain = SignConstrainedClassifier(shrinking=False, **kw).fit(X, data.target)   # Alg. 2
+    shrunk = SignConstrainedClassifier(**kw).fit(X, data.target)     # the default
+    assert shrunk.get_params()["shrinking"] == "auto" and "n_active" in shrunk.result_.trace.columns
     assert abs(plain.result_.primal_objective - shrunk.result_.primal_objective) <= 2e-8
     assert shrunk.result_.trace.steps[-1] < plain.result_.trace.steps[-1]
     np.testing.assert_allclose(shrunk.coef_, plain.coef_, atol=1e-3)

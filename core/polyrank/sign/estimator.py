@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import numbers
-import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..result import STATUS_MAX_ITER
-from ..validation import check_positive, check_signs
+from .._sklearn import log_callback, warn_if_not_converged
+from ..validation import check_signs
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
 
@@ -22,11 +23,6 @@ _SOLVERS = ("sdca", "pegasos")
 #: the multiclass generalisation used when a binary loss name is given with
 #: more than two classes (Sec. 5)
 _MULTICLASS_OF = {"hinge": "max_hinge", "logistic": "softmax"}
-
-
-def _feature_names(X):
-    cols = getattr(X, "columns", None)
-    return None if cols is None else [str(c) for c in cols]
 
 
 def _feature_index(key, names, d: int) -> int:
@@ -75,27 +71,57 @@ def _resolve_signs(signs, names, d: int, classes=None) -> np.ndarray:
 class _SignConstrainedBase(BaseEstimator):
     """Shared fitting logic; see the two public estimators."""
 
-    def _solve(self, X, y, loss, c, callback, callback_every):
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver: expected one of {_SOLVERS}, got {self.solver!r}")
-        bias = check_positive(self.bias, "bias", strict=False)
+    _parameter_constraints: dict = {
+        "lam": [Interval(Real, 0, np.inf, closed="neither")],
+        "signs": ["array-like", dict, None],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "average_from": [Interval(Integral, 0, None, closed="left"), None],
+        "shrinking": ["boolean", StrOptions({"auto"})],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "bias": [Interval(Real, 0, np.inf, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(c) for c in names]
+
+    def _validate_fit(self, X, y, **kw):
+        self.__dict__.pop("feature_names_in_", None)
+        return validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, **kw)
+
+    def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False):
+        bias = float(self.bias)
         Xc = _as_csr(X)
         if bias > 0:
             Xc = sp.hstack([Xc, sp.csr_matrix(np.full((Xc.shape[0], 1), bias))],
                            format="csr")
             c = np.concatenate([c, np.zeros((1,) + c.shape[1:])])
-        common = dict(gamma=self.gamma, top_k=self.top_k, callback=callback,
-                      callback_every=callback_every, random_state=self.random_state)
+        seed = self.random_state
+        if isinstance(seed, np.random.RandomState):
+            seed = int(seed.randint(np.iinfo(np.int32).max))
+        common = dict(gamma=self.gamma, top_k=self.top_k,
+                      callback=log_callback(callback, self.verbose, type(self).__name__),
+                      callback_every=callback_every, random_state=seed, tol=self.tol)
         if self.solver == "sdca":
-            res = sc_sdca(Xc, y, loss, self.lam, c, tol=self.tol,
-                          max_epochs=self.max_epochs, average_from=self.average_from,
-                          shrinking=self.shrinking, **common)
-            if res.status == STATUS_MAX_ITER:
-                warnings.warn(f"{type(self).__name__}: {res.message}; increase "
-                              "max_epochs or tol", ConvergenceWarning, stacklevel=3)
+            shrinking = (not multiclass) if self.shrinking == "auto" else bool(self.shrinking)
+            res = sc_sdca(Xc, y, loss, self.lam, c, max_epochs=self.max_epochs,
+                          average_from=self.average_from, shrinking=shrinking, **common)
+            warn_if_not_converged(self, res, "increase max_epochs or tol")
         else:
             res = sc_pegasos(Xc, y, loss, self.lam, c, batch_size=self.batch_size,
                              n_iter=self.n_iter, **common)
+            warn_if_not_converged(self, res, "SC-Pegasos stops after n_iter steps: increase "
+                                  "n_iter or tol, or use solver='sdca'")
         W = res.x
         if bias > 0:
             coef, intercept = W[:-1], W[-1] * bias
@@ -109,20 +135,8 @@ class _SignConstrainedBase(BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self, "result_")
-        Xc = _as_csr(X)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ValueError(f"X: expected {self.n_features_in_} features as in fit, "
-                             f"got {Xc.shape[1]}")
-        return np.asarray(Xc @ self.coef_.T) + self.intercept_
-
-
-_PARAMS_DOC = """
-    lam : float, default=1e-3
-        Regularisation lambda > 0 of Eq. 1.
-    signs : array_like, dict or None, default=None
-        The sign constraints: an array c in {-1, 0, +1}^d (Eq. 4) or a dict
-        ``{feature: +1 or -1}`` keyed by column index or (for a pandas
-        DataFrame) column name; unlisted features are unconstrained."""
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_.T) + self.intercept_
 
 
 class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
@@ -139,9 +153,15 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     4) or SC-Pegasos (Alg. 1, 3).
 
     Parameters
-    ----------""" + _PARAMS_DOC + """  For more than two classes: an array
-        (d, m) (columns in the order of ``classes_``) or a dict
-        ``{(feature, class label): +1 or -1}``.
+    ----------
+    lam : float, default=1e-3
+        Regularisation lambda > 0 of Eq. 1.
+    signs : array_like, dict or None, default=None
+        The sign constraints: an array c in {-1, 0, +1}^d (Eq. 4) or a dict
+        ``{feature: +1 or -1}`` keyed by column index or (for a pandas
+        DataFrame) column name; unlisted features are unconstrained.  For
+        more than two classes: an array (d, m) (columns in the order of
+        ``classes_``) or a dict ``{(feature, class label): +1 or -1}``.
     loss : str, default="hinge"
         Two classes: ``"hinge"``, ``"smoothed_hinge"``, ``"logistic"``.
         More classes: ``"max_hinge"``, ``"softmax"``, ``"top_k_hinge"``;
@@ -158,10 +178,12 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         SDCA: maximum number of epochs.
     average_from : int or None, default=None
         SDCA: T0 (epochs) of Alg. 2 step 8; None returns the last iterate.
-    shrinking : bool, default=False
+    shrinking : bool or "auto", default="auto"
         SDCA: LIBLINEAR-style shrinking of the rows whose dual variable sits
-        at a bound (not in the paper; same duality-gap stopping rule); see
-        :func:`polyrank.sign.sc_sdca`.  Binary and regression losses only.
+        at a bound (not in the paper; same duality-gap stopping rule, checked
+        on all rows); see :func:`polyrank.sign.sc_sdca`.  Binary and
+        regression losses only; "auto": on for them, off for the multiclass
+        losses.  ``False`` is the paper's plain Alg. 2.
     batch_size : int, default=1
         Pegasos: mini-batch size k.
     n_iter : int or None, default=None
@@ -169,7 +191,9 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     bias : float, default=0.0
         If > 0, a constant feature of this value is appended (unconstrained,
         regularised like the other weights), giving ``intercept_``.
-    random_state : int or None, default=None
+    random_state : int, RandomState or None, default=None
+    verbose : int, default=0
+        ``v >= 1``: a log line (primal, dual, gap) every v epochs/steps.
 
     Attributes
     ----------
@@ -191,8 +215,15 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     ------
     ValueError, TypeError
         In ``fit``: see :func:`polyrank.sign.sc_sdca`; also an unknown
-        solver, a bad ``signs`` dict, fewer than two classes, or
-        ``"smoothed_hinge"`` with more than two classes.
+        solver, a bad ``signs`` dict, fewer than two classes, a continuous
+        y, ``"smoothed_hinge"`` with more than two classes, or
+        ``shrinking=True`` with a multiclass loss.
+
+    Warns
+    -----
+    sklearn.exceptions.ConvergenceWarning
+        SDCA: ``max_epochs`` used before the duality gap reached ``tol``;
+        Pegasos: ``n_iter`` steps done with the gap above ``tol``.
 
     See Also
     --------
@@ -209,9 +240,16 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     (['spam', 'spam', 'ham', 'ham'], True)
     """
 
+    _parameter_constraints: dict = {
+        **_SignConstrainedBase._parameter_constraints,
+        "loss": [StrOptions(set(BINARY_LOSSES) | set(MULTICLASS_LOSSES))],
+        "gamma": [Interval(Real, 0, np.inf, closed="neither")],
+        "top_k": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca", gamma=0.01,
-                 top_k=1, tol=1e-6, max_epochs=1000, average_from=None, shrinking=False,
-                 batch_size=1, n_iter=None, bias=0.0, random_state=None):
+                 top_k=1, tol=1e-6, max_epochs=1000, average_from=None, shrinking="auto",
+                 batch_size=1, n_iter=None, bias=0.0, random_state=None, verbose=0):
         self.lam = lam
         self.signs = signs
         self.loss = loss
@@ -226,8 +264,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         self.n_iter = n_iter
         self.bias = bias
         self.random_state = random_state
+        self.verbose = verbose
 
-    def fit(self, X, y, callback=None, callback_every=1):
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, *, callback=None, callback_every=1):
         """Fit the classifier.
 
         Parameters
@@ -249,17 +289,12 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         sklearn.exceptions.ConvergenceWarning
             If SDCA used all ``max_epochs`` before the gap reached ``tol``.
         """
-        names = _feature_names(X)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y: expected a 1-d array of labels, got shape {y.shape}")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("y: contains NaN or infinity")
+        X, y = self._validate_fit(X, y)
+        check_classification_targets(y)
+        names = self._names()
         classes, yi = np.unique(y, return_inverse=True)
         if classes.size < 2:
-            raise ValueError(f"y: needs at least two classes, got {classes.size}")
-        if not isinstance(self.loss, str):
-            raise TypeError(f"loss: expected a str, got {type(self.loss).__name__}")
+            raise ValueError(f"y: needs at least two classes, got 1 class ({classes.tolist()})")
         loss = self.loss
         multiclass = classes.size > 2 or loss in MULTICLASS_LOSSES
         if multiclass:
@@ -270,11 +305,15 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         elif loss not in BINARY_LOSSES:
             raise ValueError(f"loss: expected one of {sorted(BINARY_LOSSES)} or "
                              f"{sorted(MULTICLASS_LOSSES)}, got {loss!r}")
-        d = _as_csr(X).shape[1] if names is None else len(names)
-        Xv = X.to_numpy() if names is not None else X
+        if multiclass and self.shrinking is True:
+            raise ValueError("shrinking: implemented for the binary and regression losses "
+                             "only; use shrinking='auto' or False with a multiclass loss")
+        d = X.shape[1]
+        Xv = X
         if multiclass:
             c = _resolve_signs(self.signs, names, d, classes)
-            coef, intercept = self._solve(Xv, yi, loss, c, callback, callback_every)
+            coef, intercept = self._solve(Xv, yi, loss, c, callback, callback_every,
+                                          multiclass=True)
             self.coef_ = np.ascontiguousarray(coef.T)
             self.intercept_ = np.asarray(intercept, dtype=float).reshape(-1)
         else:
@@ -285,9 +324,6 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
             self.intercept_ = np.asarray(intercept, dtype=float).reshape(1)
         self.classes_ = classes
         self.loss_ = loss
-        self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -299,7 +335,6 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         ValueError
             If the number of features differs from ``fit``.
         """
-        X = X.to_numpy() if _feature_names(X) is not None else X
         s = self._scores(X)
         return s[:, 0] if self.coef_.shape[0] == 1 else s
 
@@ -322,9 +357,15 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     ``Ridge(alpha=lam * n, positive=True, fit_intercept=False)``.
 
     Parameters
-    ----------""" + _PARAMS_DOC + """
+    ----------
+    lam : float, default=1e-3
+        Regularisation lambda > 0 of Eq. 1.
+    signs : array_like, dict or None, default=None
+        The sign constraints: an array c in {-1, 0, +1}^d (Eq. 4) or a dict
+        ``{feature: +1 or -1}`` keyed by column index or (for a pandas
+        DataFrame) column name; unlisted features are unconstrained.
     loss : {"square", "absolute"}, default="square"
-    solver, tol, max_epochs, average_from, shrinking, batch_size, n_iter, bias, random_state
+    solver, tol, max_epochs, average_from, shrinking, batch_size, n_iter, bias, random_state, verbose
         As in :class:`SignConstrainedClassifier`.
 
     Attributes
@@ -349,9 +390,14 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     [0.4, 0.0]
     """
 
+    _parameter_constraints: dict = {
+        **_SignConstrainedBase._parameter_constraints,
+        "loss": [StrOptions(set(REGRESSION_LOSSES))],
+    }
+
     def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-6,
-                 max_epochs=1000, average_from=None, shrinking=False, batch_size=1,
-                 n_iter=None, bias=0.0, random_state=None):
+                 max_epochs=1000, average_from=None, shrinking="auto", batch_size=1,
+                 n_iter=None, bias=0.0, random_state=None, verbose=0):
         self.lam = lam
         self.signs = signs
         self.loss = loss
@@ -364,33 +410,34 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         self.n_iter = n_iter
         self.bias = bias
         self.random_state = random_state
+        self.verbose = verbose
 
     gamma = 0.01        # not used by the regression losses
     top_k = 1
 
-    def fit(self, X, y, callback=None, callback_every=1):
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, *, callback=None, callback_every=1):
         """Fit the regressor (see :meth:`SignConstrainedClassifier.fit`).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix, pandas DataFrame}, shape (n, d)
+        y : array_like, shape (n,)
+            Real targets.
+        callback : callable, optional
+        callback_every : int, default=1
 
         Returns
         -------
         self
         """
-        if self.loss not in REGRESSION_LOSSES:
-            raise ValueError(f"loss: expected one of {sorted(REGRESSION_LOSSES)}, "
-                             f"got {self.loss!r}")
-        names = _feature_names(X)
-        Xv = X.to_numpy() if names is not None else X
-        d = _as_csr(Xv).shape[1]
-        c = _resolve_signs(self.signs, names, d)
-        coef, intercept = self._solve(Xv, y, self.loss, c, callback, callback_every)
+        X, y = self._validate_fit(X, y, y_numeric=True)
+        c = _resolve_signs(self.signs, self._names(), X.shape[1])
+        coef, intercept = self._solve(X, y, self.loss, c, callback, callback_every)
         self.coef_ = coef
         self.intercept_ = float(intercept)
-        self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
         return self
 
     def predict(self, X) -> np.ndarray:
         """Predictions <w, x> + intercept, shape (n,)."""
-        X = X.to_numpy() if _feature_names(X) is not None else X
         return self._scores(X)
