@@ -59,7 +59,7 @@ def test_hard_margin_infeasible_and_convergence_warning():
     with pytest.raises(InfeasibleError, match="infeasible"):
         OrdinalMarginRanker(margin="hard", **POLY4).fit(X, y)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        OrdinalMarginRanker(margin="soft", max_iter=1).fit(X, y)
+        OrdinalMarginRanker(margin="soft", method="generation", max_iter=1).fit(X, y)
 
 
 def test_sklearn_clone_params_and_callback():
@@ -178,15 +178,20 @@ def test_fast_defaults_reach_the_papers_optimum():
     rows = np.random.default_rng(16).choice(wine.X.shape[0], 200, replace=False)
     X = StandardScaler().fit_transform(wine.X[rows])
     y = wine.quality[rows]
-    fast = OrdinalMarginRanker().fit(X, y)
-    paper = OrdinalMarginRanker(representation="dual", add_per_iter=2).fit(X, y)
-    whole = OrdinalMarginRanker(method="full").fit(X, y)
+    default = OrdinalMarginRanker().fit(X, y)
+    fast = OrdinalMarginRanker(method="generation").fit(X, y)
+    paper = OrdinalMarginRanker(representation="dual", method="generation",
+                                add_per_iter=2).fit(X, y)
+    whole = OrdinalMarginRanker(method="full", representation="dual").fit(X, y)
+    assert default.result_.algorithm == "full QP" and default.result_.formulation == "S"
     assert fast.result_.algorithm == "RS" and paper.result_.algorithm == "RCSbar"
     assert fast.n_iter_ < paper.n_iter_ / 5
-    for other in (paper, whole):
+    for other in (paper, whole, default):
         assert fast.result_.objective == pytest.approx(other.result_.objective, rel=1e-6)
         np.testing.assert_allclose(fast.coef_, other.coef_, atol=1e-4 * np.abs(other.coef_).max())
     assert OrdinalMarginRanker(margin="hard")._add_per_iter(1000) == 2
+    assert OrdinalMarginRanker(margin="hard")._method() == "generation"
+    assert OrdinalMarginRanker(kernel="rbf")._method() == "generation"
 
 
 def test_clarabel_failure_becomes_a_value_error_saying_what_to_do(monkeypatch):

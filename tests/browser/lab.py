@@ -471,9 +471,18 @@ class Notebook:
         plots = self.page.locator(".js-plotly-plot")
         want = " ".join(title_contains.split())
 
+        cells = self.page.locator(".jp-Notebook .jp-Cell")
+        step = [0]
+
         def matches():
-            # a figure scrolled out of sight may not be drawn yet: scroll the
-            # undrawn ones into view, as a person scrolling the notebook would
+            # a figure scrolled out of sight may not be drawn yet (plotly's
+            # renderer draws an output once it is shown): scroll through the
+            # notebook one cell per poll, as a person would, and scroll the
+            # undrawn plots into view
+            n_cells = cells.count()
+            if n_cells:
+                cells.nth(step[0] % n_cells).evaluate("c => c.scrollIntoView({block: 'start'})")
+                step[0] += 1
             titles = plots.evaluate_all(
                 """gds => gds.map(g => {
                        const t = g.querySelector('.gtitle');

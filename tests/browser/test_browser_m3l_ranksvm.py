@@ -145,18 +145,18 @@ def parse_tron_log(text: str) -> list[tuple]:
     return [(int(a), float(b), float(c), float(d), int(e)) for a, b, c, d, e in rows]
 
 
-def test_notebook04_tron_and_gap_monitors(lab, page, artifacts):
+def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     nb = lab.open(page, "04_ranksvm.ipynb")
-    run_cells(nb, "from polyrank_widgets import GapMonitor, TronMonitor",
-              "monitor = GapMonitor(title=\"Tree-TRON on MQ2008",
-              "TronMonitor(title=\"TRON log, MQ2008\"")
-    log = parse_tron_log(nb.stdout(nb.find_cell("TronMonitor(title=\"TRON log, MQ2008\"")))
+    run_cells(nb, "from polyrank.metrics import mean_ndcg",
+              "lab = SolverLab(RankSVM(C=1.0, eps=1e-8)",
+              "res = model.result_")
+    log = parse_tron_log(nb.stdout(nb.find_cell("res = model.result_")))
     steps = len(log)
     assert steps >= 5 and [row[0] for row in log] == list(range(1, steps + 1))
 
-    # TronMonitor (replayed from the finished trace before it was shown):
-    # one point per printed Newton step in every panel, the printed values
-    tron = nb.figure("TRON log, MQ2008")
+    # the lab's TronMonitor drew the fit live: one point per printed Newton
+    # step in every panel, the printed values
+    tron = nb.figure("RankSVM: TRON steps")
     f, g, d, cg = (tron.trace(n) for n in ("f", "grad_norm", "delta", "cg_iter"))
     for t in (f, g, d, cg):
         assert t["x"] == list(range(1, steps + 1)) and len(t["y"]) == steps
@@ -169,9 +169,8 @@ def test_notebook04_tron_and_gap_monitors(lab, page, artifacts):
     assert tron.locator.locator(".barlayer .point").count() == steps
     nb.screenshot(artifacts / "nb04_tron_monitor.png", tron.widget)
 
-    # GapMonitor (the fit's callback, filled before it was shown): the same
-    # steps, f above the dual bound, the gap shrinking to the end
-    gap_fig = nb.figure("Tree-TRON on MQ2008, C = 1")
+    # its GapMonitor: the same steps, f above the dual bound, the gap shrinking
+    gap_fig = nb.figure("RankSVM: duality gap")
     primal, dual, gap = (gap_fig.trace(n) for n in ("primal", "dual", "gap"))
     assert primal["x"] == dual["x"] == gap["x"] == list(range(1, steps + 1))
     assert primal["y"] == pytest.approx([row[1] for row in log], abs=1e-4)
@@ -179,3 +178,19 @@ def test_notebook04_tron_and_gap_monitors(lab, page, artifacts):
     assert gap["y"][-1] < 1e-6 * gap["y"][0]
     assert f"iteration {steps}" in gap_fig.title()
     nb.screenshot(artifacts / "nb04_gap_monitor.png", gap_fig.widget)
+
+    # move the eps slider as a person would (keyboard; released at once): the
+    # lab refits with a looser tolerance, so the gap curve restarts with fewer
+    # steps, TRON's panel is redrawn and the readout changes
+    box = gap_fig.widget                                 # the lab: controls, readout, monitors
+    before = nb.html_text(box)
+    assert "test score" in before and "converged" in before
+    eps = nb.slider("eps", within=box)
+    eps.press("ArrowRight", times=40)                   # 1e-8 -> 1e-6
+    gap_fig.wait_for_title(lambda t: "iteration" in t and f"iteration {steps}" not in t)
+    tron.wait_for_title(lambda t: f"step {steps}" not in t and "step" in t)
+    new_steps = len(gap_fig.trace("gap")["x"])
+    assert 1 <= new_steps < steps
+    _poll(lambda: nb.html_text(box), lambda t: t != before and "converged" in t,
+          "the lab's readout after the refit")
+    nb.screenshot(artifacts / "nb04_solver_lab_after_eps.png", box)

@@ -38,7 +38,7 @@ def assert_knot_explorer_drawn(fig) -> None:
 
 def test_tour_knot_explorer_C_slider_moves_z_star(lab, page, artifacts):
     nb = lab.open(page, "00_tour.ipynb").run_all()
-    fig = nb.figure(KNOT_TITLE)
+    fig = nb.figure(KNOT_TITLE + ": z* = 4.6")         # the Fig. 4 explorer, not the lab's
     assert_knot_explorer_drawn(fig)
     s = knot_state(fig)
     assert s["z_star"] == pytest.approx(4.6) and s["C"] == pytest.approx(10.0)

@@ -180,7 +180,13 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     nonneg : bool, default=False
         lambda >= 0: monotone contours for nondecreasing kernels on
         nonnegative data (Appendix A, Lemma A.1).
-    method : {"generation", "full"}, default="generation"
+    method : {"auto", "generation", "full"}, default="auto"
+        "generation": the paper's row (and column) generation; "full": the
+        whole QP in one Clarabel call; "auto": "full" for the soft margin in
+        the primal (linear kernel: m + l + 2n variables and sparse rows, which
+        Clarabel solves directly about twice as fast as generation at n =
+        2,000 to 40,000, and where generation's W grows to every margin
+        violator anyway), else "generation".
     representation : {"auto", "dual", "primal"}, default="auto"
         "primal" solves (H) / (S) for w by row generation (RH / RS; linear
         kernel only; sub-problems of size n_features, not |W|); "dual" the
@@ -253,7 +259,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
         "nonneg": ["boolean"],
-        "method": [StrOptions(set(METHODS))],
+        "method": [StrOptions(set(METHODS) | {"auto"})],
         "representation": [StrOptions({"auto", "dual", "primal"})],
         "add_per_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "tol": [Interval(Real, 0, np.inf, closed="left")],
@@ -263,7 +269,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     }
 
     def __init__(self, margin="soft", c=10.0, kernel="linear", gamma=None, degree=3,
-                 coef0=1.0, nonneg=False, method="generation", representation="auto",
+                 coef0=1.0, nonneg=False, method="auto", representation="auto",
                  add_per_iter="auto", tol=1e-7, max_iter=10000, classes=None, verbose=0):
         self.margin = margin
         self.c = c
@@ -279,6 +285,12 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         self.max_iter = max_iter
         self.classes = classes
         self.verbose = verbose
+
+    def _method(self) -> str:
+        if self.method != "auto":
+            return self.method
+        return "full" if self.margin == "soft" and self._representation() == "primal" \
+            else "generation"
 
     def _add_per_iter(self, n: int) -> int:
         if self.add_per_iter != "auto":
@@ -345,7 +357,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         res = solve_ordinal(X, codes, margin=self.margin, c=self.c,
                             representation=representation, kernel=self.kernel,
                             gamma=self.gamma, degree=self.degree, coef0=self.coef0,
-                            nonneg=self.nonneg, method=self.method,
+                            nonneg=self.nonneg, method=self._method(),
                             add_per_iter=self._add_per_iter(X.shape[0]), tol=self.tol,
                             max_iter=self.max_iter, sample_weight=sample_weight,
                             callback=log_callback(callback, self.verbose,
