@@ -48,8 +48,9 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
 def static_images(enable: bool = True) -> str:
     """Make every plotly figure a cell displays also carry a static PNG, so
     that a stored notebook shows its figures without a kernel (GitHub,
-    nbviewer, ``jupyter nbconvert --to html``); JupyterLab still draws the
-    interactive figure. Widgets keep theirs with :meth:`WidgetDisplay.snapshot`.
+    nbviewer, ``jupyter nbconvert --to html``); in JupyterLab plotly's
+    renderer shows the PNG and draws the interactive figure as soon as the
+    pointer enters it. Widgets keep theirs with :meth:`WidgetDisplay.snapshot`.
 
     Sets ``plotly.io.renderers.default`` to ``"plotly_mimetype+png"``
     (``enable=False``: back to ``"plotly_mimetype"``) and starts kaleido's

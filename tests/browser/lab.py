@@ -483,6 +483,12 @@ class Notebook:
             if n_cells:
                 cells.nth(step[0] % n_cells).evaluate("c => c.scrollIntoView({block: 'start'})")
                 step[0] += 1
+            # a figure stored with its static PNG (polyrank_widgets.static_images)
+            # shows the PNG until the pointer enters it; then plotly's renderer
+            # draws the interactive graph, as for a person moving the mouse over it
+            self.page.locator(".jp-RenderedPlotly img.plot-img").evaluate_all(
+                "imgs => imgs.forEach(i => { if (!i.parentNode.querySelector('.plot-container'))"
+                " i.dispatchEvent(new MouseEvent('mouseenter')); })")
             titles = plots.evaluate_all(
                 """gds => gds.map(g => {
                        const t = g.querySelector('.gtitle');
