@@ -447,11 +447,14 @@ class _SignView:
             self.toggles.append(t)
         fig = go.Figure(go.Bar(x=self.names, y=np.zeros(d), name="coef",
                                marker_color="#1f77b4"))
+        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="held at 0 by its sign",
+                                 marker=dict(symbol="x", size=9, color="#d62728")))
         fig.update_layout(template="plotly_white", width=620, height=360,
-                          title="coefficients (red: held at 0 by its sign)",
+                          title="coefficients w_h (red x: held at 0 by its sign)",
+                          legend=dict(orientation="h", y=1.08, x=1.0, xanchor="right"),
                           margin=dict(l=60, r=20, t=60, b=80), yaxis_title="w_h")
         self.fig = go.FigureWidget(fig)
-        box = ipw.VBox(self.toggles[:40],
+        box = ipw.VBox(self.toggles,
                        layout=ipw.Layout(max_height="360px", overflow="auto"))
         self.widget = ipw.HBox([self.fig, box])
 
@@ -472,58 +475,70 @@ class _SignView:
             w = np.sign(w.sum(0)) * np.linalg.norm(w, axis=0)
         c = self.signs()
         held = (c != 0) & (np.abs(w) <= 1e-12)
+        names = np.asarray(self.names)
         with self.fig.batch_update():
             self.fig.data[0].y = w
-            self.fig.data[0].marker.color = np.where(held, "#d62728", "#1f77b4").tolist()
+            self.fig.data[1].x = names[held].tolist()
+            self.fig.data[1].y = np.zeros(int(held.sum())).tolist()
 
 
 class _CurvesView:
-    """Objects of two features coloured by label and the curves f(x) = p_k."""
+    """Objects of two features coloured by label and the curves f(x) = p_k,
+    one per threshold."""
 
     def __init__(self, lab: SolverLab) -> None:
         X = np.asarray(lab.X, dtype=float)
         y = np.asarray(lab.y)
-        self.lo, self.hi = X.min(0), X.max(0)
-        pad = 0.05 * (self.hi - self.lo + 1e-12)
-        self.lo, self.hi = self.lo - pad, self.hi + pad
-        self.g0 = np.linspace(self.lo[0], self.hi[0], 120)
-        self.g1 = np.linspace(self.lo[1], self.hi[1], 120)
-        codes = np.unique(y, return_inverse=True)[1]
+        lo, hi = X.min(0), X.max(0)
+        pad = 0.05 * (hi - lo + 1e-12)
+        lo, hi = lo - pad, hi + pad
+        self.g0 = np.linspace(lo[0], hi[0], 120)
+        self.g1 = np.linspace(lo[1], hi[1], 120)
+        classes, codes = np.unique(y, return_inverse=True)
         fig = go.Figure()
-        fig.add_trace(go.Contour(x=self.g0, y=self.g1, z=np.zeros((120, 120)),
-                                 contours=dict(coloring="none", showlabels=True),
-                                 line=dict(width=2, color="#111"), showscale=False,
-                                 name="f(x) = p_k"))
-        fig.add_trace(go.Scatter(x=X[:, 0], y=X[:, 1], mode="markers", name="objects",
-                                 marker=dict(color=codes, colorscale="Viridis", size=6,
-                                             colorbar=dict(title="label"),
-                                             line=dict(width=0.5, color="white")),
-                                 text=[str(v) for v in y],
-                                 hovertemplate="label %{text}<extra></extra>"))
+        for k in range(classes.size - 1):
+            fig.add_trace(go.Contour(
+                x=self.g0, y=self.g1, z=np.zeros((120, 120)), showscale=False,
+                contours=dict(coloring="none", showlabels=True, start=0.0, end=0.0, size=1.0,
+                              labelfont=dict(size=12)),
+                line=dict(width=2, color="#111"), name=f"f(x) = p_{k + 1}",
+                showlegend=k == 0, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(
+            x=X[:, 0], y=X[:, 1], mode="markers", name="objects (colour: label)",
+            marker=dict(color=codes, colorscale="Viridis", size=6, showscale=True,
+                        colorbar=dict(title="label", tickvals=list(range(classes.size)),
+                                      ticktext=[str(c) for c in classes]),
+                        line=dict(width=0.5, color="white")),
+            text=[str(v) for v in y], hovertemplate="label %{text}<extra></extra>"))
         names = getattr(lab.X, "columns", None)
-        fig.update_layout(template="plotly_white", width=640, height=520,
-                          title="separating curves f(x) = p_k",
+        fig.update_layout(template="plotly_white", width=660, height=540,
+                          title="separating curves f(x) = p_k (labelled with p_k)",
                           xaxis_title=str(names[0]) if names is not None else "x1",
                           yaxis_title=str(names[1]) if names is not None else "x2",
-                          margin=dict(l=70, r=20, t=60, b=60))
+                          legend=dict(orientation="h", y=-0.16),
+                          margin=dict(l=70, r=20, t=60, b=90))
         self.fig = go.FigureWidget(fig)
         self.widget = ipw.VBox([self.fig])
+        self.thresholds = np.array([])
 
     def figures(self) -> list:
         return [self.fig]
 
     def update(self, est) -> None:
         G0, G1 = np.meshgrid(self.g0, self.g1)
-        f = est.decision_function(np.c_[G0.ravel(), G1.ravel()]).reshape(G0.shape)
+        grid = np.c_[G0.ravel(), G1.ravel()]
+        names = getattr(est, "feature_names_in_", None)
+        if names is not None:
+            import pandas as pd
+            grid = pd.DataFrame(grid, columns=names)
+        f = est.decision_function(grid).reshape(G0.shape)
         p = np.asarray(est.thresholds_, dtype=float)
-        p = p[np.isfinite(p)]
         with self.fig.batch_update():
-            c = self.fig.data[0]
-            c.z = f
-            if p.size:
-                c.contours.update(start=float(p.min()), end=float(p.max()),
-                                  size=float(np.diff(p).min()) if p.size > 1 else 1.0)
-            self.thresholds = p
+            for k, trace in enumerate(self.fig.data[:-1]):
+                trace.z = f
+                level = float(p[k]) if k < p.size else float("nan")
+                trace.contours.update(start=level, end=level, size=1.0)
+        self.thresholds = p
 
 
 class _RView:

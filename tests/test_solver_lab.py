@@ -131,6 +131,8 @@ def test_sign_view_toggles_drive_signs():
     w = lab.estimator_.coef_.ravel()
     assert w[flip] <= 1e-12 < free[flip]
     np.testing.assert_allclose(lab.view.fig.data[0].y, w)
+    held = [lab.view.names.index(n) for n in lab.view.fig.data[1].x]
+    assert flip in held and np.all(w[held] == 0)
 
 
 def test_m3l_r_editor_refits_with_the_edited_prior():
@@ -165,6 +167,9 @@ def test_ordinal_view_draws_the_thresholds_curves():
     f = lab.estimator_.decision_function(np.c_[lab.view.g0[:3], np.full(3, lab.view.g1[0])])
     np.testing.assert_allclose(z[0, :3], f)
     np.testing.assert_allclose(lab.view.thresholds, lab.estimator_.thresholds_)
+    # one curve per threshold, at its level
+    levels = [c.contours.start for c in lab.view.fig.data[:-1]]
+    np.testing.assert_allclose(levels, lab.estimator_.thresholds_)
 
 
 def test_label_ranker_view_follows_the_example_and_piece():

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("*.ipynb"))
-#: notebooks whose widget cells already leave static images (the others follow
-#: as their labs land; see issue 17)
-STATIC = ["00_tour", "02_sopopo_reproduction", "04_ranksvm", "06_m3l_zero_shot"]
+#: every notebook leaves static images
+STATIC = [p.stem for p in NOTEBOOKS]
 
 
 def _figure_cells(nb):
