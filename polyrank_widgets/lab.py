@@ -37,6 +37,7 @@ import traceback
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
+from polyrank._jit import CompileNotice, package_of
 from sklearn.base import clone
 
 from ._display import WidgetDisplay
@@ -269,8 +270,7 @@ class SolverLab(WidgetDisplay):
             if self.view is not None and hasattr(self.view, "start"):
                 self.view.start()
         est = clone(self.estimator).set_params(**self.values())
-        self._set_readout("fitting … (the first fit of a solver compiles its numba "
-                          "kernels once; later fits are fast)")
+        self._set_readout("fitting …")
         thread = threading.Thread(target=self._run, args=(est, flag), daemon=True)
         self._thread = thread
         thread.start()
@@ -322,7 +322,9 @@ class SolverLab(WidgetDisplay):
     def _run(self, est, flag: _Cancelled) -> None:
         t0 = time.perf_counter()
         try:
-            est.fit(self.X, self.y, callback=self._callback(flag), **self.fit_params)
+            # a cold numba cache: say "compiling ... (first use only)" with progress
+            with CompileNotice(package_of(est), lambda msg: self._set_readout(msg)):
+                est.fit(self.X, self.y, callback=self._callback(flag), **self.fit_params)
         except Exception as exc:  # shown in the readout, kept in error_
             if flag.event.is_set() and not flag.stopped_by_user:
                 return

@@ -9,19 +9,25 @@ does) equal the serial fits.
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
 from joblib import Parallel, delayed
 from numba.core.registry import CPUDispatcher
+from sklearn.exceptions import ConvergenceWarning
 
-from polyrank import RankSVM
+from polyrank import (LabelRanker, M3LClassifier, PRank, RankSVM, SignConstrainedClassifier)
 
 #: modules whose kernels must release the GIL
 NOGIL_MODULES = [
     "polyrank._csr",
     "polyrank._ranking_kernels",
+    "polyrank.m3l._kernels",
+    "polyrank.ordinal._kernels",
     "polyrank.ranksvm._kernels",
+    "polyrank.sign._kernels",
+    "polyrank.sopopo._kernels",
 ]
 
 
@@ -49,6 +55,32 @@ def test_threaded_fits_equal_serial_fits():
 
     def fit(C):
         return RankSVM(C=C).fit(X, y, qid=qid).coef_
+
+    serial = [fit(C) for C in grid]
+    threaded = Parallel(n_jobs=2, backend="threading")(delayed(fit)(C) for C in grid)
+    for a, b in zip(serial, threaded):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda C: LabelRanker(C=C, random_state=0),
+    lambda C: M3LClassifier(C=C, random_state=0),
+    lambda C: SignConstrainedClassifier(lam=C / 100, random_state=0),
+    lambda C: PRank(n_epochs=2, shuffle=True, random_state=int(10 * C)),
+], ids=["LabelRanker", "M3LClassifier", "SignConstrainedClassifier", "PRank"])
+def test_threaded_fits_of_the_other_solvers_equal_serial_fits(make):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 5))
+    Y = (X @ rng.normal(size=(5, 3)) + 0.5 * rng.normal(size=(120, 3)) > 0).astype(int)
+    y = Y[:, 0] if not isinstance(make(1.0), (LabelRanker, M3LClassifier)) else Y
+    if isinstance(make(1.0), PRank):
+        y = Y.sum(1)
+    grid = [0.1, 0.3, 1.0, 3.0]
+
+    def fit(C):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return make(C).fit(X, y).decision_function(X)
 
     serial = [fit(C) for C in grid]
     threaded = Parallel(n_jobs=2, backend="threading")(delayed(fit)(C) for C in grid)

@@ -143,8 +143,16 @@ def test_sparse_linear_equals_dense_and_kernels_refuse_it():
                                    d.decision_function(X), atol=1e-6)
     with pytest.raises(TypeError, match="sparse input is supported with kernel='linear' only"):
         OrdinalMarginRanker(kernel="rbf").fit(sp.csr_matrix(X), y)
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        PRank().fit(sp.csr_matrix(X), y)
+    # PRank: the CSR pass keeps w and makes the same mistakes as the dense kernel pass
+    for kw in ({}, {"n_epochs": 3, "shuffle": True, "random_state": 4}):
+        d = PRank(**kw).fit(X, y)
+        s = PRank(**kw).fit(sp.csr_matrix(X), y)
+        assert s.result_.mistakes == d.result_.mistakes
+        np.testing.assert_allclose(s.thresholds_, d.thresholds_)
+        np.testing.assert_allclose(s.coef_, d.coef_, atol=1e-10)
+        np.testing.assert_array_equal(s.predict(sp.csr_matrix(X)), d.predict(X))
+    with pytest.raises(TypeError, match="sparse input is supported with kernel='linear' only"):
+        PRank(kernel="poly").fit(sp.csr_matrix(X), y)
 
 
 def test_sample_weight_equals_repeated_objects():

@@ -44,7 +44,7 @@ KIND_RBF = 1
 KIND_POLY = 2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def projected(g, a, C):
     """Projected gradient of one variable of a box-constrained maximisation
     over [0, C] (Eq. 31 / Eq. 55); 0 when C = 0 (the box is a point)."""
@@ -55,7 +55,7 @@ def projected(g, a, C):
     return g
 
 
-@numba.njit(cache=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def kernel_row(X, p, kind, gamma, coef0, degree, out):
     """out[i] = k(x_i, x_p) for all rows i of X (linear, rbf
     exp(-gamma ||x_i - x_p||^2) or poly (gamma x_i.x_p + coef0)^degree)."""
@@ -76,7 +76,7 @@ def kernel_row(X, p, kind, gamma, coef0, degree, out):
                 out[i] = (gamma * s + coef0) ** degree
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state):
     """Slot of kernel row ``p`` in the LRU cache ``rows`` (n_slots, N),
     computing it (and evicting the least recently used row) on a miss.
@@ -109,7 +109,7 @@ def cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, sta
     return v
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def solve_1d(a, b, m, M):
     """SolveOneDQP (Appendix A, Eq. 58): argmax_{m <= x <= M} -a/2 x^2 + b x
     = min(M, max(m, b / a)); for a <= 0 (a zero kernel diagonal) the
@@ -128,12 +128,12 @@ def solve_1d(a, b, m, M):
     return x
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _q2(Q11, Q12, Q22, g1, g2, x1, x2):
     return -0.5 * (Q11 * x1 * x1 + 2.0 * Q12 * x1 * x2 + Q22 * x2 * x2) + g1 * x1 + g2 * x2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
     """Solve2DQP (Appendix A, Alg. 2): argmax -1/2 x'Qx + g'x over the box
     m <= x <= M for a positive-definite 2x2 Q.
@@ -167,7 +167,7 @@ def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
     return b1, b2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def max_projected(Gt, At, Cv):
     """(max_{l,i} |projected G|, label attaining it) for label-major arrays
     Gt, At of shape (L, N) and bounds Cv (N,)."""
@@ -183,7 +183,7 @@ def max_projected(Gt, At, Cv):
     return best, lab
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _snap(a, C):
     """a clipped to [0, C], landing exactly on a bound within 1e-12 C of it
     (the projected gradient tests the bounds exactly)."""
@@ -195,7 +195,7 @@ def _snap(a, C):
     return a
 
 
-@numba.njit(cache=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def row_dot(w, X, Xdata, Xind, Xptr, p):
     """w . x_p for row p of the dense X, or of the CSR matrix (Xdata, Xind,
     Xptr) when X has no rows."""
@@ -207,7 +207,7 @@ def row_dot(w, X, Xdata, Xind, Xptr, p):
     return s
 
 
-@numba.njit(cache=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def row_axpy(w, c, X, Xdata, Xind, Xptr, p):
     """w += c x_p, x_p a row as in :func:`row_dot`."""
     if X.shape[0] == 0:
@@ -217,7 +217,7 @@ def row_axpy(w, c, X, Xdata, Xind, Xptr, p):
             w[d] += c * X[p, d]
 
 
-@numba.njit(cache=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
              rows, slot_of, owner, stamp, state, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
@@ -355,7 +355,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 Gt[k, i] -= 4.0 * Rkl * Yt[k, i] * u[i]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
     """Exact gradient G = 2 - 2 Y * F with F = 2 K (Y alpha) R (Eq. 29),
     computed row by row in O(N^2 (D + L)) without storing K."""
@@ -376,7 +376,7 @@ def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
             G[p, k] = 2.0 - 2.0 * Y[p, k] * F[p, k]
 
 
-@numba.njit(cache=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def dca_epoch(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, alpha, Zt, active, n_active, lb,
               ub, labelwise, seed, shrink, skip):
     """One epoch of linear M3L dual coordinate ascent with shrinkage (Sec. 6).
@@ -524,7 +524,7 @@ def dca_epoch(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, alpha, Zt, active, n_activ
     return pg_min, pg_max, total
 
 
-@numba.njit(cache=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
     """Exact Zt = (2 X'(Y alpha) R)' (Eq. 23) and G = 2 - 2 Y * (X Z)
     (Eq. 29), single-threaded, O(N D L + D L^2) (nnz instead of N D for a

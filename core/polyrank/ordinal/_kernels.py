@@ -23,7 +23,7 @@ import numpy as np
 LINEAR, RBF, POLY = 0, 1, 2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def initial_working_set(scores, labels, n_labels, out):
     """The paper's initial working set W^0 (Sec. 10).
 
@@ -81,7 +81,7 @@ def initial_working_set(scores, labels, n_labels, out):
     return m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def violations(f, labels, thr, in_w, v_lo, v_up):
     """Violations of the hard margin constraints outside the working set.
 
@@ -141,7 +141,7 @@ def violations(f, labels, thr, in_w, v_lo, v_up):
     return big, count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _top(v, q, tol, taken, out, m):
     """Append to ``out[m:]`` up to ``q`` indices with the largest ``v > tol``
     not yet ``taken`` (repeated arg-max: q is small). Returns the new m."""
@@ -161,7 +161,7 @@ def _top(v, q, tol, taken, out, m):
     return m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def select_violated(v_lo, v_up, add_per_iter, tol, out):
     """Choose Delta^nu of Step 5: at most ``add_per_iter`` objects.
 
@@ -206,7 +206,7 @@ def select_violated(v_lo, v_up, add_per_iter, tol, out):
     return m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def select_columns(nu, in_w, q, tol, out, m):
     """Column pricing of the monotone variant (H~+) (Appendix A with the
     generation of Sec. 5): append to ``out[m:]`` up to ``q`` objects j not
@@ -233,7 +233,7 @@ def select_columns(nu, in_w, q, tol, out, m):
     return m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def soft_slacks(f, labels, thr):
     """Sum over all objects of the optimal slacks of (S), (S-bar), (S~) at
     fixed scores and thresholds: sum_i max(0, 1 - f_i + p_{l_i}) +
@@ -265,7 +265,7 @@ def soft_slacks_weighted(f, labels, thr, c):
     return s
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def kappa(x, y, kind, gamma, degree, coef0):
     """One kernel value kappa(x, y), as :mod:`polyrank.kernels` defines it:
     x.y (LINEAR), exp(-gamma ||x - y||^2) (RBF), (gamma x.y + coef0)^degree
@@ -286,7 +286,7 @@ def kappa(x, y, kind, gamma, degree, coef0):
     return s
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
                 gamma, degree, coef0):
     """One pass of kernel PRank (Crammer & Singer, NIPS 2001, Fig. 1) over
@@ -357,7 +357,50 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
     return mistakes, n_support, loss
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
+def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n_support, w):
+    """One pass of linear PRank on CSR rows: :func:`prank_epoch` with
+    kappa(x, y) = x.y, keeping w = sum_j alpha_j x^j (updated in place, (m,))
+    so that a score costs one sparse row, not the support."""
+    l = thr.shape[0]
+    mistakes = 0
+    loss = 0.0
+    n = indptr.shape[0] - 1
+    in_support = np.zeros(n, dtype=np.bool_)
+    for t in range(n_support):
+        in_support[support[t]] = True
+    for t in range(order.shape[0]):
+        i = order[t]
+        f = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            f += data[q] * w[indices[q]]
+        pred = l
+        for r in range(l):
+            if f < thr[r]:
+                pred = r
+                break
+        if pred == labels[i]:
+            continue
+        mistakes += 1
+        loss += abs(pred - labels[i])
+        tau_sum = 0.0
+        for r in range(l):
+            y = 1.0 if labels[i] >= r + 1 else -1.0
+            if (f - thr[r]) * y <= 0.0:
+                tau_sum += y
+                thr[r] -= y
+        if tau_sum != 0.0:
+            alpha[i] += tau_sum
+            for q in range(indptr[i], indptr[i + 1]):
+                w[indices[q]] += tau_sum * data[q]
+            if not in_support[i]:
+                in_support[i] = True
+                support[n_support] = i
+                n_support += 1
+    return mistakes, n_support, loss
+
+
+@numba.njit(cache=True, nogil=True)
 def prank_scores(X_support, alpha_support, Z, kind, gamma, degree, coef0):
     """Scores f(z) = sum_j alpha_j kappa(x^j, z) of PRank for every row of Z
     (kernel values computed on the fly, never stored)."""

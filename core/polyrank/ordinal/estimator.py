@@ -435,7 +435,9 @@ class PRank(_OrdinalLabels, BaseEstimator):
     dual_coef_ : ndarray (n_support,)
         alpha_j of the objects in ``support_``.
     support_ : ndarray of int64
-    support_vectors_ : ndarray (n_support, n_features)
+    support_vectors_ : ndarray or sparse matrix (n_support, n_features)
+    coef_ : ndarray (n_features,)
+        w = sum_j alpha_j x^j (linear kernel only).
     thresholds_ : ndarray (l,)
         b_1..b_l.
     result_ : SolverResult
@@ -482,18 +484,14 @@ class PRank(_OrdinalLabels, BaseEstimator):
         self.classes = classes
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        return tags
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, callback=None, callback_every=1):
         """Run PRank on (X, y); see :func:`polyrank.ordinal.prank`.
 
         Parameters
         ----------
-        X : array_like, shape (n, n_features)
+        X : {array_like, sparse matrix}, shape (n, n_features)
+            Sparse (used as CSR) with the linear kernel only.
         y : array_like, shape (n,)
             Ordered labels; at least 2 classes.
         callback : callable, optional
@@ -510,10 +508,11 @@ class PRank(_OrdinalLabels, BaseEstimator):
             Empty or non-finite X, bad labels (see :class:`OrdinalMarginRanker`),
             bad parameters.
         TypeError
-            Sparse X (PRank's kernel expansion takes dense rows).
+            Sparse X with a non-linear kernel.
         """
+        self._check_sparse(X)
         y_raw = y
-        X, y = validate_data(self, X, y, accept_sparse=False, dtype=np.float64,
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
         seed = self.random_state
@@ -535,6 +534,9 @@ class PRank(_OrdinalLabels, BaseEstimator):
         self.dual_coef_ = res.x[res.support]
         self.support_vectors_ = X[res.support]
         self._params = res.kernel_params
+        self.__dict__.pop("coef_", None)
+        if self.kernel == "linear":
+            self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -546,7 +548,10 @@ class PRank(_OrdinalLabels, BaseEstimator):
             If the number of features differs from ``fit``, or NaN/inf.
         """
         check_is_fitted(self, "result_")
-        X = validate_data(self, X, accept_sparse=False, dtype=np.float64, reset=False)
+        self._check_sparse(X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        if self.kernel == "linear":
+            return np.asarray(X @ self.coef_).ravel()
         alpha = np.zeros(self.support_.size) if self.dual_coef_.size == 0 else self.dual_coef_
         return prank_decision(self.support_vectors_, alpha, X, self.kernel, self._params)
 

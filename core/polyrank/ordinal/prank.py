@@ -5,6 +5,7 @@ K. Crammer and Y. Singer, "Pranking with ranking", NIPS 14, 2002, Fig. 1)."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
 from ..result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner, SolverResult
@@ -40,7 +41,9 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
 
     Parameters
     ----------
-    X : array_like, shape (n, m)
+    X : array_like or scipy.sparse matrix, shape (n, m)
+        Sparse (used as CSR) with the linear kernel only: then w = sum_j
+        alpha_j x^j is kept and a score costs one sparse row.
     labels : array_like of int, shape (n,)
         Labels 0..l, every label used (:func:`check_labels`).
     kernel, gamma, degree, coef0
@@ -79,7 +82,17 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     >>> r.status, r.mistakes
     ('converged', 0)
     """
-    X = as_float_array(X, "X", ndim=2)
+    sparse = sp.issparse(X)
+    if sparse:
+        if kernel != "linear":
+            raise TypeError(f"X: sparse input is supported with kernel='linear' only, got "
+                            f"kernel={kernel!r}; pass a dense array")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sort_indices()
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError("X: contains NaN or infinity")
+    else:
+        X = as_float_array(X, "X", ndim=2)
     n, m = X.shape
     labels, l = check_labels(labels, n)
     n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
@@ -87,6 +100,7 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     rng = np.random.default_rng(random_state)
     runner = CallbackRunner(callback, callback_every)
     alpha = np.zeros(n)
+    w = np.zeros(m)              # the linear model on CSR rows (sum_j alpha_j x^j)
     thr = np.zeros(l)
     support = np.empty(n, dtype=np.int64)
     n_support = 0
@@ -95,8 +109,12 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     it = 0
     for it in range(1, n_epochs + 1):
         order = rng.permutation(n) if shuffle else np.arange(n)
-        mistakes, n_support, loss = _kernels.prank_epoch(
-            X, labels, order, alpha, thr, support, n_support, *kargs)
+        if sparse:
+            mistakes, n_support, loss = _kernels.prank_epoch_csr(
+                X.indptr, X.indices, X.data, labels, order, alpha, thr, support, n_support, w)
+        else:
+            mistakes, n_support, loss = _kernels.prank_epoch(
+                X, labels, order, alpha, thr, support, n_support, *kargs)
         stop = runner.record(it, np.nan, np.nan, mistakes=float(mistakes),
                              online_rank_loss=loss / n, n_support=float(n_support))
         if mistakes == 0:

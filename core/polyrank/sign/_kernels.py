@@ -39,7 +39,7 @@ _DOM_TOL = 1e-9
 
 # ------------------------------------------------------------ sign correction
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sign_correct(v, c):
     """Eq. 11 applied to one number: ``v + c max(0, -c v)``, i.e. the
     projection of ``v`` onto {c v >= 0}."""
@@ -48,7 +48,7 @@ def sign_correct(v, c):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def project_signs(wbar, c, out):
     """Pi_S of Eq. 11 / Eq. 73 for a whole vector or matrix (flattened views):
     ``out = wbar + c * max(0, -c * wbar)``."""
@@ -61,7 +61,7 @@ def project_signs(wbar, c, out):
 
 # ------------------------------------------------- binary losses (Table 1)
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def loss_value(code, s, y, gamma):
     """phi_i(s) of Table 1 (gamma: smoothing of the smoothed hinge)."""
     if code == HINGE:
@@ -84,7 +84,7 @@ def loss_value(code, s, y, gamma):
     return abs(s - y)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def loss_deriv(code, s, y, gamma):
     """A (sub)gradient phi_i'(s) of Table 1 (for the non-smooth losses the
     subgradient 0 is taken at the kink of the absolute loss and at y s = 1
@@ -114,7 +114,7 @@ def loss_deriv(code, s, y, gamma):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def conj_neg(code, a, y, gamma):
     """phi_i^*(-a), the convex conjugate of Table 1's loss at -a (the form in
     which it enters the dual Eq. 14); +inf outside its domain.
@@ -146,7 +146,7 @@ def conj_neg(code, a, y, gamma):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def smoothness_gamma(code, gamma):
     """The gamma of a (1/gamma)-smooth loss (Table 1): gamma for the smoothed
     hinge, 4 for the logistic loss (0.25-smooth), 1 for the square loss;
@@ -162,7 +162,7 @@ def smoothness_gamma(code, gamma):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sdca_delta(code, z, a, y, qq, gamma, s_lb):
     """The SDCA coordinate step Delta alpha of Alg. 2, step 4.
 
@@ -208,7 +208,7 @@ def sdca_delta(code, z, a, y, qq, gamma, s_lb):
 
 # ------------------------------------------------------------ binary solvers
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def row_dot(indptr, indices, data, i, w):
     acc = 0.0
     for p in range(indptr[i], indptr[i + 1]):
@@ -216,7 +216,7 @@ def row_dot(indptr, indices, data, i, w):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def row_sqnorms(indptr, data):
     """||x_i||^2 of every CSR row (the q of Alg. 2's step, R^2 of Eq. 16)."""
     n = indptr.shape[0] - 1
@@ -229,7 +229,7 @@ def row_sqnorms(indptr, data):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def row_scores(indptr, indices, data, i, W, z):
     """z = W' x_i: the m class scores of example i (CSR row i of X, W of
     shape (d, m)); the multiclass twin of :func:`row_dot`."""
@@ -270,7 +270,7 @@ def _prefetch(typingctx, arr, offset):
 _PREFETCH_ROWS = 6
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _prefetch_range(arr, start, stop):
     """Prefetch the cache lines of the flat elements [start, stop) (8 float64
     or int64 per 64-byte line)."""
@@ -280,7 +280,7 @@ def _prefetch_range(arr, start, stop):
         _prefetch(arr, stop - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
                alpha, wbar, w, c, perm, wsum, last, t0, average, w_prev, z_prev, track):
     """One epoch of SC-SDCA (Alg. 2) on CSR rows: for i in ``perm``, the
@@ -334,7 +334,7 @@ def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
 _VEC = {"reassoc", "contract", "nsz"}
 
 
-@njit(cache=True, fastmath=_VEC)
+@njit(cache=True, nogil=True, fastmath=_VEC)
 def _dot(x, w):
     acc = 0.0
     for h in range(x.shape[0]):
@@ -342,7 +342,7 @@ def _dot(x, w):
     return acc
 
 
-@njit(cache=True, fastmath=_VEC)
+@njit(cache=True, nogil=True, fastmath=_VEC)
 def _dot2(x, w, v):
     """(<x, w>, <x, v>) in one pass over x."""
     a = 0.0
@@ -353,7 +353,7 @@ def _dot2(x, w, v):
     return a, b
 
 
-@njit(cache=True, fastmath=_VEC)
+@njit(cache=True, nogil=True, fastmath=_VEC)
 def _axpy_project(s, x, wbar, w, lo, hi):
     """wbar += s x, then w = Pi_S(wbar) (Eq. 11) written as the clip of
     wbar_h to [lo_h, hi_h] (lo = 0 where c = +1, hi = 0 where c = -1, else
@@ -365,7 +365,7 @@ def _axpy_project(s, x, wbar, w, lo, hi):
         w[h] = v if v < hi[h] else hi[h]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sdca_epoch_dense(X, y, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, perm,
                      wsum, last, t0, average, w_prev, z_prev, track):
     """:func:`sdca_epoch` for a dense, C-contiguous X (n, d): the same steps
@@ -403,7 +403,7 @@ def sdca_epoch_dense(X, y, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, h
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def loss_sum(code, z, y, gamma):
     """sum_i phi_i(z_i) (Table 1): the loss part of the primal Eq. 1 (times
     n) from the margins z_i = <w, x_i>."""
@@ -413,7 +413,7 @@ def loss_sum(code, z, y, gamma):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def active_rows(code, alpha, alpha_before, y):
     """The rows kept by the shrinking of :func:`polyrank.sign.sc_sdca`: those
     whose alpha_i changed in the last full epoch or lies inside the domain
@@ -438,7 +438,7 @@ def active_rows(code, alpha, alpha_before, y):
     return keep[:k].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def conj_sum(code, alpha, y, gamma):
     """sum_i phi_i^*(-alpha_i): the loss part of the dual Eq. 48 (times n)."""
     acc = 0.0
@@ -447,7 +447,7 @@ def conj_sum(code, alpha, y, gamma):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shuffle(perm, u):
     """Fisher-Yates shuffle of ``perm`` in place: step i (from the end)
     swaps perm[i] with perm[j], j = floor(u[i] (i + 1)) for u[i] uniform on
@@ -459,7 +459,7 @@ def shuffle(perm, u):
         perm[j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def flush_average(w, wsum, last, t):
     """Bring the lazy sum of :func:`sdca_epoch` up to step t: adds w[h] for
     every step since coordinate h last changed."""
@@ -468,7 +468,7 @@ def flush_average(w, wsum, last, t):
         last[h] = t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pegasos_steps(indptr, indices, data, y, code, gamma, lam, radius, c, w,
                   wsum, perm, batch_size, t_first, n_steps):
     """``n_steps`` iterations of SC-Pegasos (Alg. 1), t = t_first, ...
@@ -509,7 +509,7 @@ def pegasos_steps(indptr, indices, data, y, code, gamma, lam, radius, c, w,
                 w[h] *= f
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def objectives(indptr, indices, data, y, code, gamma, lam, w, alpha, w_dual):
     """Primal P(w) of Eq. 1 and dual D(alpha) of Eq. 48.
 
@@ -526,7 +526,7 @@ def objectives(indptr, indices, data, y, code, gamma, lam, w, alpha, w_dual):
     return P, D
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dual_from_primal(indptr, indices, data, y, code, gamma, w, alpha):
     """alpha_i = -phi_i'(<w, x_i>): the dual point that SDCA would reach at
     w (Fenchel-Young equality); used to certify Pegasos iterates."""
@@ -537,7 +537,7 @@ def dual_from_primal(indptr, indices, data, y, code, gamma, w, alpha):
 
 # ------------------------------------------------ multiclass losses (Sec. 5)
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _margin_vector(code, s, yi, out):
     """(I - 1 e_yi') s + 1 - e_yi of Eq. 21/22."""
     m = s.shape[0]
@@ -545,14 +545,14 @@ def _margin_vector(code, s, yi, out):
         out[j] = s[j] - s[yi] + (0.0 if j == yi else 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _topk_indices(v, k):
     """Indices of the k largest entries of v (ties by lower index)."""
     order = np.argsort(-v, kind="mergesort")
     return order[:k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_loss_value(code, s, yi, k):
     """phi^m_i(s): soft-max (Eq. 20), max-hinge (Eq. 21), top-k hinge (Eq. 22)."""
     m = s.shape[0]
@@ -575,7 +575,7 @@ def mc_loss_value(code, s, yi, k):
     return acc / k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_loss_grad(code, s, yi, k, out):
     """A (sub)gradient of phi^m_i at s, written to ``out`` (length m)."""
     m = s.shape[0]
@@ -604,7 +604,7 @@ def mc_loss_grad(code, s, yi, k, out):
         out[yi] -= 1.0 / k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_conj_neg(code, a, yi, k):
     """phi^m_i^*(-a).  With p = e_yi - a: soft-max, sum_j p_j log p_j on the
     simplex; max-hinge and top-k hinge, -(1 - p_yi) on the simplex resp. on
@@ -629,7 +629,7 @@ def mc_conj_neg(code, a, yi, k):
     return -a[yi]                      # -(1 - p_yi), p_yi = 1 - a_yi
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def project_capped_simplex(v, cap, out):
     """Euclidean projection of v onto {0 <= p <= cap, sum p = 1} (cap >= 1/m):
     p = clip(v - tau, 0, cap) with tau found exactly among the breakpoints
@@ -668,7 +668,7 @@ def project_capped_simplex(v, cap, out):
         out[j] = min(max(v[j] - tau, 0.0), cap)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_sdca_delta(code, z, a, yi, k, cq, s_lb, out):
     """The multiclass SDCA step Delta alpha of Alg. 4, step 4, written to
     ``out``.
@@ -717,7 +717,7 @@ def mc_sdca_delta(code, z, a, yi, k, cq, s_lb, out):
         out[j] = (1.0 if j == yi else 0.0) - p[j] - a[j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_sdca_epoch(indptr, indices, data, y, code, k, lam, sqnorm, s_lb,
                   A, Wbar, W, C, perm, Wsum, last, t0, average):
     """One epoch of multiclass SC-SDCA (Alg. 4) over ``perm``: step 4
@@ -757,7 +757,7 @@ def mc_sdca_epoch(indptr, indices, data, y, code, k, lam, sqnorm, s_lb,
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_flush_average(W, Wsum, last, t):
     """Bring the lazy sum of :func:`mc_sdca_epoch` up to step t."""
     for h in range(W.shape[0]):
@@ -766,7 +766,7 @@ def mc_flush_average(W, Wsum, last, t):
         last[h] = t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_pegasos_steps(indptr, indices, data, y, code, k, lam, radius, C, W,
                      Wsum, perm, batch_size, t_first, n_steps):
     """``n_steps`` iterations of multiclass SC-Pegasos (Alg. 3): Z = W' X_A
@@ -808,7 +808,7 @@ def mc_pegasos_steps(indptr, indices, data, y, code, k, lam, radius, C, W,
                     W[h, c] *= f
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_objectives(indptr, indices, data, y, code, k, lam, W, A, W_dual):
     """Primal P^m(W) of Eq. 23 and the dual -lam/2 ||W_dual||_F^2 - 1/n
     sum_i phi_i^*(-alpha_i) with W_dual = Pi_S(X' A / (lam n)).  Returns
@@ -827,7 +827,7 @@ def mc_objectives(indptr, indices, data, y, code, k, lam, W, A, W_dual):
     return P, D
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
     """alpha_i = -grad phi^m_i(W' x_i), the dual point used to certify
     multiclass Pegasos iterates."""
@@ -841,7 +841,7 @@ def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
             A[i, c] = -g[c]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def xt_alpha(indptr, indices, data, alpha, lam_n, out):
     """out = X' alpha / (lam n) (wbar of Alg. 2 step 5 recomputed exactly);
     ``alpha`` (n, m) and ``out`` (d, m) (the driver passes (n, 1) and

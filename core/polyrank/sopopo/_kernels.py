@@ -12,7 +12,7 @@ from numba import njit
 from .._csr import csr_row_axpy, csr_row_dot
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def knots_sorted(mu_asc):
     """Knots z_i = sum_{r<=i} mu_r - i mu_i of Thm. 4, where mu_1 >= mu_2 >= ...
     is ``mu_asc`` (sorted ascending) read from its end.  Returns (knots,
@@ -32,7 +32,7 @@ def knots_sorted(mu_asc):
     return z, s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def g_sorted(zs, mu_asc):
     """g(z; mu) of Eq. 20 (with its factor 1/2) for each z in zs >= 0, by the
     piecewise form of Thm. 4: g = 1/2 [(S_i - z)^2 / i + sum_{r>i} mu_r^2]
@@ -56,7 +56,7 @@ def g_sorted(zs, mu_asc):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sort_inplace(a):
     """Sort ascending in place: insertion sort for short arrays (the pieces of
     the batch solver have a handful of labels; numba's quicksort costs
@@ -74,7 +74,7 @@ def sort_inplace(a):
         a[j + 1] = v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_reduced_kernel(mu, nu, C):
     """:func:`solve_sorted` after sorting copies of mu and nu inside numba
     (used for the small pieces of the batch solver)."""
@@ -85,7 +85,7 @@ def solve_reduced_kernel(mu, nu, C):
     return solve_sorted(mu_s, nu_s, C)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_sorted(mu_s, nu_s, C):
     """Minimise g(z; mu) + g(z; nu) over z in [0, C] (Fig. 3 of the paper),
     for mu_s and nu_s sorted ascending (mu_1 = mu_s[-1] is the largest).
@@ -160,7 +160,7 @@ def solve_sorted(mu_s, nu_s, C):
             S += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def check_piece(k, A, B, gamma, x, f):
     """Validate one soft-projection problem in O(k + n).
 
@@ -207,7 +207,7 @@ def check_piece(k, A, B, gamma, x, f):
     return 0, -1, -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def project_rows(U, x, A, B, alpha, beta, W):
     """W = U with w_a = u_a + alpha_a x (a in A), w_b = u_b - beta_b x (Eq. 15),
     written into W in one pass over U."""
@@ -227,7 +227,7 @@ def project_rows(U, x, A, B, alpha, beta, W):
                 W[r, j] = U[r, j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
     """Dual variables, slack and objectives of one soft projection.
 
@@ -266,7 +266,7 @@ def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
     return xi, half + C * xi, lin / sq - half
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha, beta):
     """Validation and the whole of Fig. 3 for one problem.
 
@@ -314,7 +314,7 @@ def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha,
     return 0, -1, -1, z / sq, xi, primal, dual
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_reduced_full(mu, nu, C, mu_sorted, nu_sorted, alpha, beta):
     """Eq. 19 solved and evaluated in one call (see :func:`soft_project_kernel`
     for mu_sorted / nu_sorted); alpha and beta are outputs.  Returns
@@ -342,7 +342,7 @@ def solve_reduced_full(mu, nu, C, mu_sorted, nu_sorted, alpha, beta):
     return -1, z, ma - z / R, mb - z / S, lo, hi, R, S, 0.5 * obj
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def alpha_from(mu, mean, z, R, out):
     """out = ((mu - mean) + z / R)_+ = (mu - theta)_+ of Eq. 23."""
     zr = z / R
@@ -351,7 +351,7 @@ def alpha_from(mu, mean, z, R, out):
         out[t] = v if v > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_new):
     """One soft projection (Eq. 35/36) for a piece whose current predictions
     are f (k,) *including* the piece's own contribution.  Writes the new dual
@@ -390,7 +390,7 @@ def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_ne
     return 0.5 * inc / sqn
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr,
                 A_idx, B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 over the pieces in ``order`` with an explicit W (k, n).
@@ -434,7 +434,7 @@ def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, 
     return total, best, changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def row_dot(w, X, Xdata, Xind, Xptr, i):
     """w . x_i for row i of the dense X, or of the CSR matrix (Xdata, Xind,
     Xptr) when X has no rows (see :mod:`polyrank._csr`)."""
@@ -443,7 +443,7 @@ def row_dot(w, X, Xdata, Xind, Xptr, i):
     return np.dot(w, X[i])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
     """w += c x_i, x_i a row as in :func:`row_dot`."""
     if X.shape[0] == 0:
@@ -454,7 +454,7 @@ def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
             w[j] += c * x[j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _apply_linear_update(W, X, Xdata, Xind, Xptr, i, A, B, aold, bold, anew, bnew):
     """W_a += (alpha_new - alpha_old) x_i, W_b -= (beta_new - beta_old) x_i
     (Eq. 15); store the new dual variables.  Returns 1 if anything changed,
@@ -475,7 +475,7 @@ def _apply_linear_update(W, X, Xdata, Xind, Xptr, i, A, B, aold, bold, anew, bne
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew):
     """Apply the change of a piece's dual variables to the coefficient matrix
     coef (m, k) and to the training predictions F = K coef (m, k).
@@ -503,7 +503,7 @@ def _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew):
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
                 B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 in the kernel form (end of Sec. 4.2): w_r =
@@ -533,7 +533,7 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
     return total, best, changed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr, A_idx,
                   B_ptr, B_idx, alpha, beta):
     """``n_updates`` iterations of Eq. 31 where each picks the piece with the
@@ -593,7 +593,7 @@ def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr,
     return total, best_all, done
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def objectives(F, Gam, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, sqw):
     """Primal (Eq. 24) and dual (Eq. 30, in reduced form) objectives.
 
