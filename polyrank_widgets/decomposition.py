@@ -170,6 +170,10 @@ def _piece_loss(gamma: np.ndarray, f: np.ndarray, piece: Piece) -> tuple[float, 
     return piece.sigma * max(float(m[i, j]), 0.0), (int(piece.A[i]), int(piece.B[j]))
 
 
+#: table cells of the readouts: padded, so that "-10" and "11.2" do not run together
+_TD = "style='padding:1px 10px 1px 0;text-align:right'"
+
+
 def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
@@ -984,9 +988,9 @@ class DecompositionViewer(WidgetDisplay):
         for i, p in enumerate(self._pieces):
             li, (ri, si) = _piece_loss(self._gamma, self._scores, p)
             style = " style='font-weight:bold;background:#eee'" if i == self._j else ""
-            rows.append(f"<tr{style}><td>{i + 1}</td><td>{_set1(p.A)}</td>"
-                        f"<td>{_set1(p.B)}</td><td>{_fmt(p.sigma)}</td>"
-                        f"<td>{_fmt(li)}</td><td>{ri + 1}→{si + 1}</td></tr>")
+            rows.append(f"<tr{style}><td {_TD}>{i + 1}</td><td {_TD}>{_set1(p.A)}</td>"
+                        f"<td {_TD}>{_set1(p.B)}</td><td {_TD}>{_fmt(p.sigma)}</td>"
+                        f"<td {_TD}>{_fmt(li)}</td><td {_TD}>{ri + 1}→{si + 1}</td></tr>")
         return (
             "<div style='font-family:monospace;line-height:1.45'>"
             f"<b>d</b> = {len(self._pieces)} pieces ({_TITLES[self._kind]})<br>"
@@ -998,7 +1002,8 @@ class DecompositionViewer(WidgetDisplay):
             f"total loss (Eq. 3) = <b>{_fmt(total)}</b><br>"
             "<div style='max-height:220px;overflow-y:auto;margin-top:4px'>"
             "<table style='border-collapse:collapse'>"
-            "<tr><th>j</th><th>A</th><th>B</th><th>σ</th><th>loss</th><th>max at</th></tr>"
+            + "<tr>" + "".join(f"<th {_TD}>{h}</th>" for h in ("j", "A", "B", "σ", "loss",
+                                                                "max at")) + "</tr>"
             + "".join(rows) + "</table></div></div>")
 
     def __repr__(self) -> str:

@@ -466,11 +466,12 @@ class KnotExplorer(WidgetDisplay):
         lo, hi = s.interval
 
         def table(name, greek, vec, dual, dual_name):
-            rows = "".join(f"<tr><td>{name}[{i}]</td><td>{_fmt(v)}</td>"
-                           f"<td>{_fmt(a)}</td></tr>" for i, (v, a) in
+            td = "style='padding:1px 10px 1px 0;text-align:right'"
+            rows = "".join(f"<tr><td {td}>{name}[{i}]</td><td {td}>{_fmt(v)}</td>"
+                           f"<td {td}>{_fmt(a)}</td></tr>" for i, (v, a) in
                            enumerate(zip(vec, dual)))
-            return (f"<table style='border-collapse:collapse;margin-right:12px'>"
-                    f"<tr><th></th><th>{greek}</th><th>{dual_name}</th></tr>"
+            return (f"<table style='border-collapse:collapse;margin-right:16px'>"
+                    f"<tr><th {td}></th><th {td}>{greek}</th><th {td}>{dual_name}</th></tr>"
                     f"{rows}</table>")
 
         return (

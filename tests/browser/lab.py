@@ -228,12 +228,14 @@ class Figure:
 
     def traces(self) -> list[dict]:
         """Every trace as plotly.js holds it after decoding:
-        ``[{"name", "x", "y", "text", "visible", "line_color"}, ...]`` with
-        plain lists (``text`` is [] when the trace has none)."""
+        ``[{"name", "x", "y", "z", "text", "visible", "line_color"}, ...]``
+        with plain lists (``z``: rows of a heat map or contour, [] if none;
+        ``text`` is [] when the trace has none)."""
         return self.locator.evaluate(
             """gd => (gd._fullData || []).map(t => ({
                    name: t.name, visible: t.visible,
                    x: t.x ? Array.from(t.x) : [], y: t.y ? Array.from(t.y) : [],
+                   z: t.z ? Array.from(t.z, row => Array.from(row)) : [],
                    text: Array.isArray(t.text) ? t.text : (t.text ? [t.text] : []),
                    line_color: t.line ? t.line.color : null}))""")
 

@@ -19,14 +19,14 @@ J. Oper. Res. Soc. Japan 58(4):394-409, 2015
 from .estimator import OrdinalMarginRanker, PRank
 from .generation import (FORMULATIONS, METHODS, InfeasibleError, algorithm_name,
                          check_labels, formulation_name, initial_working_set,
-                         predict_labels, solve_ordinal)
+                         paper_notation, predict_labels, solve_ordinal)
 from .instances import PAPER_THRESHOLDS, make_instance, rank_loss
 from .prank import prank
 
 __all__ = ["solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
            "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",
            "InfeasibleError", "algorithm_name", "formulation_name", "check_labels",
-           "initial_working_set", "predict_labels"]
+           "initial_working_set", "paper_notation", "predict_labels"]
 
 
 def _warmup() -> None:

@@ -100,6 +100,27 @@ def algorithm_name(formulation: str) -> str:
     return "R" + formulation if formulation in ("H", "S") else "RC" + formulation
 
 
+def paper_notation(name: str) -> str:
+    """The paper's notation for an algorithm or formulation name of
+    :func:`algorithm_name` / :func:`formulation_name`: ``"RCStilde"`` ->
+    ``"RC(S̃)"``, ``"RCHbar"`` -> ``"RC(H̄)"``, ``"Htilde+"`` -> ``"(H̃+)"``;
+    other names are returned unchanged.
+
+    Examples
+    --------
+    >>> paper_notation("RCStilde"), paper_notation("RCHtilde+"), paper_notation("RS")
+    ('RC(S̃)', 'RC(H̃+)', 'RS')
+    """
+    for suffix, mark in (("tilde", "\u0303"), ("bar", "\u0304")):
+        for plus in ("+", ""):
+            tail = suffix + plus
+            if name.endswith(tail):
+                head = name[:-len(tail)]
+                prefix, letter = head[:-1], head[-1]
+                return f"{prefix}({letter}{mark}{plus})"
+    return name
+
+
 def check_labels(labels, n: int) -> tuple[np.ndarray, int]:
     """Validate ordinal labels 0..l and return them as int64 with l.
 
