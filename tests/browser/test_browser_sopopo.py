@@ -104,7 +104,7 @@ def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
     nb.screenshot(artifacts / "nb01_gap_monitor_refit.png", gap_fig.widget)
 
     # --- KnotExplorer: choose nu[2] in the dropdown, move its value slider
-    knot_fig = nb.figure(KNOT_TITLE)
+    knot_fig = nb.figure(KNOT_TITLE + ": z* = 4.6")     # Fig. 4's, not the lab's
     assert_knot_explorer_drawn(knot_fig)
     before = knot_fig.trace("sum")["y"]
     nb.select("entry", "nu[2]", within=knot_fig.widget)
