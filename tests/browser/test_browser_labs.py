@@ -10,17 +10,14 @@ Screenshots go to ``test-artifacts/browser/``.
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 
+from .lab import _poll as _poll_ms
+
 
 def _poll(get, predicate, what, timeout_s: float = 120.0):
-    deadline = time.monotonic() + timeout_s
-    while not predicate(value := get()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}: {value!r}"
-        time.sleep(0.2)
-    return value
+    return _poll_ms(get, predicate, int(1000 * timeout_s), what)
 
 
 def _iteration(title: str) -> int:

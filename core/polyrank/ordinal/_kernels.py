@@ -287,6 +287,30 @@ def kappa(x, y, kind, gamma, degree, coef0):
 
 
 @numba.njit(cache=True, nogil=True)
+def _prank_step(f, label, thr):
+    """PRank's rule and update for one object of score f (Fig. 1 of Crammer &
+    Singer): the prediction, the smallest r with f < b_{r+1}; on a mistake,
+    for r = 1..l with y_r = +1 if label >= r else -1, tau_r = y_r where
+    (f - b_r) y_r <= 0, b_r -= tau_r (in place).  Returns (prediction,
+    sum_r tau_r); the sum is 0 when the prediction is right."""
+    l = thr.shape[0]
+    pred = l
+    for r in range(l):
+        if f < thr[r]:
+            pred = r
+            break
+    if pred == label:
+        return pred, 0.0
+    tau_sum = 0.0
+    for r in range(l):
+        y = 1.0 if label >= r + 1 else -1.0
+        if (f - thr[r]) * y <= 0.0:
+            tau_sum += y
+            thr[r] -= y
+    return pred, tau_sum
+
+
+@numba.njit(cache=True, nogil=True)
 def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
                 gamma, degree, coef0):
     """One pass of kernel PRank (Crammer & Singer, NIPS 2001, Fig. 1) over
@@ -321,7 +345,6 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
         Mistakes in the pass, the new n_support and the sum of |l^_i - l_i|
         over the pass (the on-line rank loss).
     """
-    l = thr.shape[0]
     mistakes = 0
     loss = 0.0
     in_support = np.zeros(X.shape[0], dtype=np.bool_)
@@ -333,21 +356,11 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
         for s in range(n_support):
             j = support[s]
             f += alpha[j] * kappa(X[j], X[i], kind, gamma, degree, coef0)
-        pred = l
-        for r in range(l):
-            if f < thr[r]:
-                pred = r
-                break
+        pred, tau_sum = _prank_step(f, labels[i], thr)
         if pred == labels[i]:
             continue
         mistakes += 1
         loss += abs(pred - labels[i])
-        tau_sum = 0.0
-        for r in range(l):
-            y = 1.0 if labels[i] >= r + 1 else -1.0
-            if (f - thr[r]) * y <= 0.0:
-                tau_sum += y
-                thr[r] -= y
         if tau_sum != 0.0:
             alpha[i] += tau_sum
             if not in_support[i]:
@@ -362,7 +375,6 @@ def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n
     """One pass of linear PRank on CSR rows: :func:`prank_epoch` with
     kappa(x, y) = x.y, keeping w = sum_j alpha_j x^j (updated in place, (m,))
     so that a score costs one sparse row, not the support."""
-    l = thr.shape[0]
     mistakes = 0
     loss = 0.0
     n = indptr.shape[0] - 1
@@ -374,21 +386,11 @@ def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n
         f = 0.0
         for q in range(indptr[i], indptr[i + 1]):
             f += data[q] * w[indices[q]]
-        pred = l
-        for r in range(l):
-            if f < thr[r]:
-                pred = r
-                break
+        pred, tau_sum = _prank_step(f, labels[i], thr)
         if pred == labels[i]:
             continue
         mistakes += 1
         loss += abs(pred - labels[i])
-        tau_sum = 0.0
-        for r in range(l):
-            y = 1.0 if labels[i] >= r + 1 else -1.0
-            if (f - thr[r]) * y <= 0.0:
-                tau_sum += y
-                thr[r] -= y
         if tau_sum != 0.0:
             alpha[i] += tau_sum
             for q in range(indptr[i], indptr[i + 1]):
