@@ -200,12 +200,12 @@ def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
 
     def epoch(alpha, wbar, w, wsum, last, order, average, track, z_prev):
         if layout == "csr":
-            return K.sdca_epoch(*_csr(Xc), data["y"], K.HINGE, 0.01, lam, sq, 1.0, alpha,
-                                wbar, w, data["c"], order, wsum, last, 0, average, w_prev,
-                                z_prev, track)
-        return K.sdca_epoch_dense(Xd, data["y"], K.HINGE, 0.01, lam, sq, 1.0, alpha, wbar,
-                                  w, lo, hi, order, wsum, last, 0, average, w_prev, z_prev,
-                                  track)
+            return K.sdca_epoch(*_csr(Xc), data["y"], data["sw"], K.HINGE, 0.01, lam, sq,
+                                1.0, alpha, wbar, w, data["c"], order, wsum, last, 0,
+                                average, w_prev, z_prev, track)
+        return K.sdca_epoch_dense(Xd, data["y"], data["sw"], K.HINGE, 0.01, lam, sq, 1.0,
+                                  alpha, wbar, w, lo, hi, order, wsum, last, 0, average,
+                                  w_prev, z_prev, track)
 
     def state():
         return np.zeros(n), np.zeros(4), np.zeros(4), np.zeros(4), np.zeros(4, np.int64)
@@ -216,7 +216,7 @@ def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
     K.flush_average(w, wsum, last, n)
     # the fused pass stored the margins of w_prev of every row
     np.testing.assert_allclose(z_prev, Xd @ w_prev, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(K.loss_sum(K.HINGE, z_prev, data["y"], 0.01),
+    np.testing.assert_allclose(K.loss_sum(K.HINGE, z_prev, data["y"], 0.01, np.ones(n)),
                                np.maximum(0, 1 - yb * (Xd @ w_prev)).sum(), rtol=1e-13)
     assert 0 < changed <= n
     a2, wb2, w2, ws2, l2 = state()
@@ -574,11 +574,19 @@ def test_active_rows_keeps_changed_and_interior_duals():
     alpha = np.array([0.0, -1.0, 0.5, 0.0, 1.0, 0.0])   # y alpha: 0, 1, .5, 0, 1, 0
     before = np.array([0.0, -1.0, 0.5, -0.2, 1.0, 0.3])
     # at a bound and unchanged: rows 0, 1, 4; interior: 2; changed: 3, 5
-    np.testing.assert_array_equal(K.active_rows(K.SMOOTH_HINGE, alpha, before, y), [2, 3, 5])
+    one = np.ones(6)
+    np.testing.assert_array_equal(K.active_rows(K.SMOOTH_HINGE, alpha, before, y, one),
+                                  [2, 3, 5])
+    # weights scale the bounds: y alpha = s is the upper bound; weight 0 never stays
+    s = np.array([1.0, 2.0, 0.5, 1.0, 1.0, 0.0])
+    a_w = alpha * s
+    np.testing.assert_array_equal(K.active_rows(K.SMOOTH_HINGE, a_w, a_w.copy(), y, s), [2])
     a = np.array([1.0, -1.0, 0.2])
-    np.testing.assert_array_equal(K.active_rows(K.ABSOLUTE, a, a.copy(), np.zeros(3)), [2])
+    np.testing.assert_array_equal(
+        K.active_rows(K.ABSOLUTE, a, a.copy(), np.zeros(3), one[:3]), [2])
     # no reachable bound: every row stays
-    np.testing.assert_array_equal(K.active_rows(K.SQUARE, a, a.copy(), np.zeros(3)), [0, 1, 2])
+    np.testing.assert_array_equal(
+        K.active_rows(K.SQUARE, a, a.copy(), np.zeros(3), one[:3]), [0, 1, 2])
 
 
 def test_shrinking_rejects_bad_values():

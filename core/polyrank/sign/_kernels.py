@@ -281,7 +281,7 @@ def _prefetch_range(arr, start, stop):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
+def sdca_epoch(indptr, indices, data, y, sw, code, gamma, lam, sqnorm, s_lb,
                alpha, wbar, w, c, perm, wsum, last, t0, average, w_prev, z_prev, track):
     """One epoch of SC-SDCA (Alg. 2) on CSR rows: for i in ``perm``, the
     coordinate step (step 4, :func:`sdca_delta`), the update of wbar (step
@@ -297,6 +297,11 @@ def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
     in cache: the margins of the previous epoch's iterate, from which
     :func:`loss_sum` gives its primal objective without another pass over X.
 
+    ``sw`` (n,) are the example weights s_i (mean 1 over all n rows): the
+    loss of row i is s_i phi_i, whose dual variable alpha_i = s_i a_i has
+    the step s_i :func:`sdca_delta` (z, a_i, y_i, s_i qq) (rows of weight 0
+    are skipped).  With every s_i = 1 the step is Alg. 2's exactly.
+
     Returns the number of dual variables alpha_i that changed.
     """
     n = perm.shape[0]
@@ -311,7 +316,11 @@ def sdca_epoch(indptr, indices, data, y, code, gamma, lam, sqnorm, s_lb,
         z = row_dot(indptr, indices, data, i, w)
         if track:
             z_prev[i] = row_dot(indptr, indices, data, i, w_prev)
-        d = sdca_delta(code, z, alpha[i], y[i], sqnorm[i] * inv_lam_n, gamma, s_lb)
+        s = sw[i]
+        if s == 0.0:
+            continue
+        d = s * sdca_delta(code, z, alpha[i] / s, y[i], sqnorm[i] * inv_lam_n * s, gamma,
+                           s_lb)
         if d == 0.0:
             continue
         changed += 1
@@ -366,12 +375,13 @@ def _axpy_project(s, x, wbar, w, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch_dense(X, y, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, perm,
-                     wsum, last, t0, average, w_prev, z_prev, track):
+def sdca_epoch_dense(X, y, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi,
+                     perm, wsum, last, t0, average, w_prev, z_prev, track):
     """:func:`sdca_epoch` for a dense, C-contiguous X (n, d): the same steps
     of Alg. 2 with vectorised inner products and updates (a step touches
     every coordinate, so the sign correction is applied to all of w, as a
-    clip to [lo, hi]).  ``average``, ``track``: as in :func:`sdca_epoch`.
+    clip to [lo, hi]).  ``sw``, ``average``, ``track``: as in
+    :func:`sdca_epoch`.
 
     Returns the number of alpha_i that changed.
     """
@@ -389,7 +399,11 @@ def sdca_epoch_dense(X, y, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, h
             z, z_prev[i] = _dot2(x, w, w_prev)
         else:
             z = _dot(x, w)
-        d_alpha = sdca_delta(code, z, alpha[i], y[i], sqnorm[i] * inv_lam_n, gamma, s_lb)
+        s = sw[i]
+        if s == 0.0:
+            continue
+        d_alpha = s * sdca_delta(code, z, alpha[i] / s, y[i], sqnorm[i] * inv_lam_n * s,
+                                 gamma, s_lb)
         if d_alpha == 0.0:
             continue
         changed += 1
@@ -404,27 +418,31 @@ def sdca_epoch_dense(X, y, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, h
 
 
 @njit(cache=True, nogil=True)
-def loss_sum(code, z, y, gamma):
-    """sum_i phi_i(z_i) (Table 1): the loss part of the primal Eq. 1 (times
-    n) from the margins z_i = <w, x_i>."""
+def loss_sum(code, z, y, gamma, sw):
+    """sum_i s_i phi_i(z_i) (Table 1): the loss part of the primal Eq. 1
+    (times n) from the margins z_i = <w, x_i> and the weights s_i."""
     acc = 0.0
     for i in range(y.shape[0]):
-        acc += loss_value(code, z[i], y[i], gamma)
+        if sw[i] != 0.0:
+            acc += sw[i] * loss_value(code, z[i], y[i], gamma)
     return acc
 
 
 @njit(cache=True, nogil=True)
-def active_rows(code, alpha, alpha_before, y):
+def active_rows(code, alpha, alpha_before, y, sw):
     """The rows kept by the shrinking of :func:`polyrank.sign.sc_sdca`: those
     whose alpha_i changed in the last full epoch or lies inside the domain
     of phi_i^* (not at a bound: y alpha in {0, 1} for the hinge losses,
     |alpha| = 1 for the absolute loss; the logistic and square losses have
-    no reachable bound, so all their rows stay).  int64 indices, ascending."""
+    no reachable bound, so all their rows stay), bounds scaled by the weight
+    s_i; rows of weight 0 never.  int64 indices, ascending."""
     n = alpha.shape[0]
     keep = np.empty(n, dtype=np.int64)
     k = 0
     for i in range(n):
-        a = alpha[i]
+        if sw[i] == 0.0:
+            continue
+        a = alpha[i] / sw[i]
         if code == HINGE or code == SMOOTH_HINGE:
             b = a * y[i]
             bound = b == 0.0 or b == 1.0
@@ -432,18 +450,22 @@ def active_rows(code, alpha, alpha_before, y):
             bound = a == 1.0 or a == -1.0
         else:
             bound = False
-        if a != alpha_before[i] or not bound:
+        if alpha[i] != alpha_before[i] or not bound:
             keep[k] = i
             k += 1
     return keep[:k].copy()
 
 
 @njit(cache=True, nogil=True)
-def conj_sum(code, alpha, y, gamma):
-    """sum_i phi_i^*(-alpha_i): the loss part of the dual Eq. 48 (times n)."""
+def conj_sum(code, alpha, y, gamma, sw):
+    """sum_i (s_i phi_i)^*(-alpha_i) = sum_i s_i phi_i^*(-alpha_i / s_i): the
+    loss part of the dual Eq. 48 (times n) for example weights s_i (rows of
+    weight 0 keep alpha_i = 0 and add nothing)."""
     acc = 0.0
     for i in range(y.shape[0]):
-        acc += conj_neg(code, alpha[i], y[i], gamma)
+        s = sw[i]
+        if s != 0.0:
+            acc += s * conj_neg(code, alpha[i] / s, y[i], gamma)
     return acc
 
 
@@ -469,7 +491,7 @@ def flush_average(w, wsum, last, t):
 
 
 @njit(cache=True, nogil=True)
-def pegasos_steps(indptr, indices, data, y, code, gamma, lam, radius, c, w,
+def pegasos_steps(indptr, indices, data, y, sw, code, gamma, lam, radius, c, w,
                   wsum, perm, batch_size, t_first, n_steps):
     """``n_steps`` iterations of SC-Pegasos (Alg. 1), t = t_first, ...
 
@@ -478,7 +500,8 @@ def pegasos_steps(indptr, indices, data, y, code, gamma, lam, radius, c, w,
     ``w <- (1 - 1/t) w - 1/(k lam t) sum_{i in A_t} phi_i'(<w, x_i>) x_i``,
     the sign correction Eq. 11 (step 6) and the projection onto the ball of
     radius sqrt(r_loss / lam) (step 7).  ``wsum`` accumulates w_t (before the
-    step) for the average of step 9.
+    step) for the average of step 9.  The sub-gradient of row i is scaled by
+    its weight s_i (``sw``, mean 1).
     """
     d = w.shape[0]
     g = np.zeros(d)
@@ -490,8 +513,10 @@ def pegasos_steps(indptr, indices, data, y, code, gamma, lam, radius, c, w,
         base = s * batch_size
         for j in range(batch_size):
             i = perm[base + j]
+            if sw[i] == 0.0:
+                continue
             z = row_dot(indptr, indices, data, i, w)
-            dphi = loss_deriv(code, z, y[i], gamma)
+            dphi = sw[i] * loss_deriv(code, z, y[i], gamma)
             if dphi != 0.0:
                 for p in range(indptr[i], indptr[i + 1]):
                     g[indices[p]] += dphi * data[p]
@@ -510,29 +535,35 @@ def pegasos_steps(indptr, indices, data, y, code, gamma, lam, radius, c, w,
 
 
 @njit(cache=True, nogil=True)
-def objectives(indptr, indices, data, y, code, gamma, lam, w, alpha, w_dual):
-    """Primal P(w) of Eq. 1 and dual D(alpha) of Eq. 48.
+def objectives(indptr, indices, data, y, sw, code, gamma, lam, w, alpha, w_dual):
+    """Primal P(w) of Eq. 1 and dual D(alpha) of Eq. 48, each loss phi_i
+    weighted by s_i (``sw``, mean 1).
 
     ``w_dual = Pi_S(X' alpha / (lam n))`` is the primal point of alpha
-    (Eq. 49); D = -lam/2 ||w_dual||^2 - 1/n sum_i phi_i^*(-alpha_i).
+    (Eq. 49); D = -lam/2 ||w_dual||^2 - 1/n sum_i s_i phi_i^*(-alpha_i/s_i).
     Returns (P, D).
     """
     n = y.shape[0]
     loss = 0.0
     for i in range(n):
-        loss += loss_value(code, row_dot(indptr, indices, data, i, w), y[i], gamma)
+        if sw[i] != 0.0:
+            loss += sw[i] * loss_value(code, row_dot(indptr, indices, data, i, w), y[i],
+                                       gamma)
     P = 0.5 * lam * np.dot(w, w) + loss / n
-    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj_sum(code, alpha, y, gamma) / n
+    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj_sum(code, alpha, y, gamma, sw) / n
     return P, D
 
 
 @njit(cache=True, nogil=True)
-def dual_from_primal(indptr, indices, data, y, code, gamma, w, alpha):
-    """alpha_i = -phi_i'(<w, x_i>): the dual point that SDCA would reach at
-    w (Fenchel-Young equality); used to certify Pegasos iterates."""
+def dual_from_primal(indptr, indices, data, y, sw, code, gamma, w, alpha):
+    """alpha_i = -s_i phi_i'(<w, x_i>): the dual point that SDCA would reach
+    at w (Fenchel-Young equality); used to certify Pegasos iterates."""
     for i in range(y.shape[0]):
+        if sw[i] == 0.0:
+            alpha[i] = 0.0
+            continue
         z = row_dot(indptr, indices, data, i, w)
-        alpha[i] = -loss_deriv(code, z, y[i], gamma)
+        alpha[i] = -sw[i] * loss_deriv(code, z, y[i], gamma)
 
 
 # ------------------------------------------------ multiclass losses (Sec. 5)
@@ -718,23 +749,32 @@ def mc_sdca_delta(code, z, a, yi, k, cq, s_lb, out):
 
 
 @njit(cache=True, nogil=True)
-def mc_sdca_epoch(indptr, indices, data, y, code, k, lam, sqnorm, s_lb,
+def mc_sdca_epoch(indptr, indices, data, y, sw, code, k, lam, sqnorm, s_lb,
                   A, Wbar, W, C, perm, Wsum, last, t0, average):
     """One epoch of multiclass SC-SDCA (Alg. 4) over ``perm``: step 4
     (:func:`mc_sdca_delta`), step 5 (Wbar += x_i Delta' / (lam n)) and the
     sign correction (step 6) of the rows of W touched by x_i.  Lazy running
-    sum of W^(t-1) as in :func:`sdca_epoch`.  Returns the number of examples
-    whose dual column changed."""
+    sum of W^(t-1) as in :func:`sdca_epoch`; example weights ``sw`` as
+    there (the step of row i is s_i :func:`mc_sdca_delta` (z, A_i / s_i,
+    s_i cq)).  Returns the number of examples whose dual column changed."""
     n = perm.shape[0]
     m = W.shape[1]
     lam_n = lam * y.shape[0]
     z = np.empty(m)
     delta = np.empty(m)
+    a = np.empty(m)
     changed = 0
     for jj in range(n):
         i = perm[jj]
+        s = sw[i]
+        if s == 0.0:
+            continue
         row_scores(indptr, indices, data, i, W, z)
-        mc_sdca_delta(code, z, A[i], y[i], k, sqnorm[i] / lam_n, s_lb, delta)
+        for c in range(m):
+            a[c] = A[i, c] / s
+        mc_sdca_delta(code, z, a, y[i], k, sqnorm[i] / lam_n * s, s_lb, delta)
+        for c in range(m):
+            delta[c] *= s
         nz = False
         for c in range(m):
             if delta[c] != 0.0:
@@ -767,12 +807,13 @@ def mc_flush_average(W, Wsum, last, t):
 
 
 @njit(cache=True, nogil=True)
-def mc_pegasos_steps(indptr, indices, data, y, code, k, lam, radius, C, W,
+def mc_pegasos_steps(indptr, indices, data, y, sw, code, k, lam, radius, C, W,
                      Wsum, perm, batch_size, t_first, n_steps):
     """``n_steps`` iterations of multiclass SC-Pegasos (Alg. 3): Z = W' X_A
     (step 5), the gradient step (step 6, with the 1/k of Eq. 9), the sign
     correction (step 7) and the projection onto the Frobenius ball of radius
-    sqrt(r_loss / lam) (step 8, Eq. 38).  ``Wsum`` accumulates W_t."""
+    sqrt(r_loss / lam) (step 8, Eq. 38).  ``Wsum`` accumulates W_t; row i's
+    gradient is scaled by its weight s_i (``sw``)."""
     d, m = W.shape
     G = np.zeros((d, m))
     z = np.empty(m)
@@ -786,12 +827,16 @@ def mc_pegasos_steps(indptr, indices, data, y, code, k, lam, radius, C, W,
         base = s * batch_size
         for j in range(batch_size):
             i = perm[base + j]
+            s = sw[i]
+            if s == 0.0:
+                continue
             row_scores(indptr, indices, data, i, W, z)
             mc_loss_grad(code, z, y[i], k, g)
             for p in range(indptr[i], indptr[i + 1]):
                 h = indices[p]
+                v = data[p] * s
                 for c in range(m):
-                    G[h, c] += data[p] * g[c]
+                    G[h, c] += v * g[c]
         shrink = 1.0 - 1.0 / t
         step = 1.0 / (batch_size * lam * t)
         sq = 0.0
@@ -809,27 +854,33 @@ def mc_pegasos_steps(indptr, indices, data, y, code, k, lam, radius, C, W,
 
 
 @njit(cache=True, nogil=True)
-def mc_objectives(indptr, indices, data, y, code, k, lam, W, A, W_dual):
+def mc_objectives(indptr, indices, data, y, sw, code, k, lam, W, A, W_dual):
     """Primal P^m(W) of Eq. 23 and the dual -lam/2 ||W_dual||_F^2 - 1/n
-    sum_i phi_i^*(-alpha_i) with W_dual = Pi_S(X' A / (lam n)).  Returns
-    (P, D)."""
+    sum_i s_i phi_i^*(-alpha_i / s_i) with W_dual = Pi_S(X' A / (lam n)),
+    each loss weighted by s_i (``sw``, mean 1).  Returns (P, D)."""
     n = y.shape[0]
     m = W.shape[1]
     z = np.empty(m)
+    a = np.empty(m)
     loss = 0.0
     conj = 0.0
     for i in range(n):
+        s = sw[i]
+        if s == 0.0:
+            continue
         row_scores(indptr, indices, data, i, W, z)
-        loss += mc_loss_value(code, z, y[i], k)
-        conj += mc_conj_neg(code, A[i], y[i], k)
+        loss += s * mc_loss_value(code, z, y[i], k)
+        for c in range(m):
+            a[c] = A[i, c] / s
+        conj += s * mc_conj_neg(code, a, y[i], k)
     P = 0.5 * lam * np.sum(W * W) + loss / n
     D = -0.5 * lam * np.sum(W_dual * W_dual) - conj / n
     return P, D
 
 
 @njit(cache=True, nogil=True)
-def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
-    """alpha_i = -grad phi^m_i(W' x_i), the dual point used to certify
+def mc_dual_from_primal(indptr, indices, data, y, sw, code, k, W, A):
+    """alpha_i = -s_i grad phi^m_i(W' x_i), the dual point used to certify
     multiclass Pegasos iterates."""
     m = W.shape[1]
     z = np.empty(m)
@@ -838,7 +889,7 @@ def mc_dual_from_primal(indptr, indices, data, y, code, k, W, A):
         row_scores(indptr, indices, data, i, W, z)
         mc_loss_grad(code, z, y[i], k, g)
         for c in range(m):
-            A[i, c] = -g[c]
+            A[i, c] = -sw[i] * g[c]
 
 
 @njit(cache=True, nogil=True)

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._sklearn import log_callback, warn_if_not_converged
 from ..validation import check_signs
@@ -95,11 +95,21 @@ class _SignConstrainedBase(BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else [str(c) for c in names]
 
-    def _validate_fit(self, X, y, **kw):
+    def _validate_fit(self, X, y, sample_weight, **kw):
         self.__dict__.pop("feature_names_in_", None)
-        return validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, **kw)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, **kw)
+        if sample_weight is not None:
+            try:
+                sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                     ensure_non_negative=True)
+            except ValueError as e:
+                raise ValueError(f"sample_weight: {e}") from None
+            if not sample_weight.sum() > 0:
+                raise ValueError("sample_weight: all weights are zero")
+        return X, y, sample_weight
 
-    def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False):
+    def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False,
+               sample_weight=None):
         bias = float(self.bias)
         Xc = _as_csr(X)
         if bias > 0:
@@ -111,7 +121,8 @@ class _SignConstrainedBase(BaseEstimator):
             seed = int(seed.randint(np.iinfo(np.int32).max))
         common = dict(gamma=self.gamma, top_k=self.top_k,
                       callback=log_callback(callback, self.verbose, type(self).__name__),
-                      callback_every=callback_every, random_state=seed, tol=self.tol)
+                      callback_every=callback_every, random_state=seed, tol=self.tol,
+                      sample_weight=sample_weight)
         if self.solver == "sdca":
             shrinking = (not multiclass) if self.shrinking == "auto" else bool(self.shrinking)
             res = sc_sdca(Xc, y, loss, self.lam, c, max_epochs=self.max_epochs,
@@ -267,7 +278,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, *, callback=None, callback_every=1):
+    def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the classifier.
 
         Parameters
@@ -275,6 +286,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         X : array_like, pandas DataFrame or scipy.sparse, shape (n, d)
         y : array_like, shape (n,)
             Class labels (any values; at least two distinct).
+        sample_weight : array_like, shape (n,), optional
+            Example weights s_i >= 0: the loss term of Eq. 5 becomes
+            ``1/sum(s) sum_i s_i phi_i`` (an integer weight equals repeating
+            the row, 0 removing it).
         callback : callable, optional
             ``callback(info: IterInfo)`` per epoch (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
@@ -289,12 +304,15 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         sklearn.exceptions.ConvergenceWarning
             If SDCA used all ``max_epochs`` before the gap reached ``tol``.
         """
-        X, y = self._validate_fit(X, y)
+        X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         check_classification_targets(y)
         names = self._names()
         classes, yi = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(f"y: needs at least two classes, got 1 class ({classes.tolist()})")
+        if sample_weight is not None and np.unique(yi[sample_weight > 0]).size < 2:
+            raise ValueError("sample_weight: the rows of positive weight hold a single "
+                             "class; at least two are needed")
         loss = self.loss
         multiclass = classes.size > 2 or loss in MULTICLASS_LOSSES
         if multiclass:
@@ -313,13 +331,14 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         if multiclass:
             c = _resolve_signs(self.signs, names, d, classes)
             coef, intercept = self._solve(Xv, yi, loss, c, callback, callback_every,
-                                          multiclass=True)
+                                          multiclass=True, sample_weight=sample_weight)
             self.coef_ = np.ascontiguousarray(coef.T)
             self.intercept_ = np.asarray(intercept, dtype=float).reshape(-1)
         else:
             c = _resolve_signs(self.signs, names, d)
             ypm = np.where(yi == 1, 1.0, -1.0)
-            coef, intercept = self._solve(Xv, ypm, loss, c, callback, callback_every)
+            coef, intercept = self._solve(Xv, ypm, loss, c, callback, callback_every,
+                                          sample_weight=sample_weight)
             self.coef_ = coef.reshape(1, -1)
             self.intercept_ = np.asarray(intercept, dtype=float).reshape(1)
         self.classes_ = classes
@@ -416,7 +435,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     top_k = 1
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, *, callback=None, callback_every=1):
+    def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the regressor (see :meth:`SignConstrainedClassifier.fit`).
 
         Parameters
@@ -424,6 +443,8 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         X : {array_like, sparse matrix, pandas DataFrame}, shape (n, d)
         y : array_like, shape (n,)
             Real targets.
+        sample_weight : array_like, shape (n,), optional
+            Example weights, as in :meth:`SignConstrainedClassifier.fit`.
         callback : callable, optional
         callback_every : int, default=1
 
@@ -431,9 +452,10 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         -------
         self
         """
-        X, y = self._validate_fit(X, y, y_numeric=True)
+        X, y, sample_weight = self._validate_fit(X, y, sample_weight, y_numeric=True)
         c = _resolve_signs(self.signs, self._names(), X.shape[1])
-        coef, intercept = self._solve(X, y, self.loss, c, callback, callback_every)
+        coef, intercept = self._solve(X, y, self.loss, c, callback, callback_every,
+                                      sample_weight=sample_weight)
         self.coef_ = coef
         self.intercept_ = float(intercept)
         return self

@@ -24,24 +24,26 @@ __all__ = ["reference_qp", "reference_lbfgsb", "primal_objective"]
 
 
 def primal_objective(X, y, loss: str, lam: float, w, *, gamma: float = 0.01,
-                     top_k: int = 1) -> float:
-    """P(w) of Eq. 1 (Eq. 23 for a multiclass loss, w of shape (d, m)).
+                     top_k: int = 1, sample_weight=None) -> float:
+    """P(w) of Eq. 1 (Eq. 23 for a multiclass loss, w of shape (d, m)),
+    with the loss term ``1/sum(s) sum_i s_i phi_i`` when ``sample_weight``
+    s (n,) is given.
 
     Raises
     ------
     ValueError, TypeError
         As :func:`polyrank.sign.sc_sdca`.
     """
-    data = prepare_data(X, y, loss, None, top_k)
+    data = prepare_data(X, y, loss, None, top_k, sample_weight)
     w = np.ascontiguousarray(w, dtype=np.float64)
     Xc = data["X"]
     if data["multiclass"]:
         A = np.zeros((Xc.shape[0], data["m"]))
         A[np.arange(Xc.shape[0]), data["y"]] = 0.0
-        P, _ = K.mc_objectives(*_csr(Xc), data["y"], data["code"], top_k, lam, w, A,
-                               np.zeros_like(w))
+        P, _ = K.mc_objectives(*_csr(Xc), data["y"], data["sw"], data["code"], top_k, lam,
+                               w, A, np.zeros_like(w))
     else:
-        P, _ = K.objectives(*_csr(Xc), data["y"], data["code"], gamma, lam, w,
+        P, _ = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], gamma, lam, w,
                             np.zeros(Xc.shape[0]), np.zeros_like(w))
     return float(P)
 

@@ -72,7 +72,28 @@ def _check_labels(y, n: int, loss: str, multiclass: bool):
     return np.ascontiguousarray(yf), None
 
 
-def prepare_data(X, y, loss: str, signs, top_k: int = 1):
+def _check_sample_weight(sample_weight, n: int) -> np.ndarray:
+    """Example weights s (n,) scaled to mean 1 (all ones for None)."""
+    if sample_weight is None:
+        return np.ones(n)
+    arr = np.asarray(sample_weight)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"sample_weight: expected real numbers, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"sample_weight: expected shape ({n},) (one weight per row of X), "
+                         f"got {arr.shape}")
+    sw = arr.astype(np.float64)
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight: contains NaN or infinity")
+    if sw.min() < 0:
+        raise ValueError(f"sample_weight: expected weights >= 0, got {sw.min():.3g}")
+    total = sw.sum()
+    if not total > 0:
+        raise ValueError("sample_weight: all weights are zero")
+    return np.ascontiguousarray(sw * (n / total))
+
+
+def prepare_data(X, y, loss: str, signs, top_k: int = 1, sample_weight=None):
     """Validate and convert the inputs shared by :func:`sc_sdca` and
     :func:`sc_pegasos`.
 
@@ -81,7 +102,8 @@ def prepare_data(X, y, loss: str, signs, top_k: int = 1):
     dict
         ``X`` (CSR, float64, int64 indices), ``y`` (float64 (n,), or int64
         class indices), ``code``, ``multiclass``, ``m`` (classes or None),
-        ``c`` (signs, (d,) or (d, m)).
+        ``c`` (signs, (d,) or (d, m)), ``sw`` (example weights (n,) scaled
+        to mean 1; ones without ``sample_weight``).
 
     Raises
     ------
@@ -100,7 +122,9 @@ def prepare_data(X, y, loss: str, signs, top_k: int = 1):
         c = check_signs(signs, "signs", (d, m))
     else:
         c = check_signs(signs, "signs", (d,))
-    return {"X": Xc, "y": y, "code": code, "multiclass": multiclass, "m": m, "c": c}
+    sw = _check_sample_weight(sample_weight, n)
+    return {"X": Xc, "y": y, "code": code, "multiclass": multiclass, "m": m, "c": c,
+            "sw": sw}
 
 
 def _csr(Xc):
@@ -129,11 +153,11 @@ def _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual=None):
     if w_dual is None:
         wbar, w_dual = _dual_point(Xc, alpha, lam, data["c"])
     if data["multiclass"]:
-        P, D = K.mc_objectives(*_csr(Xc), data["y"], data["code"], top_k, lam, w, alpha,
-                               w_dual)
+        P, D = K.mc_objectives(*_csr(Xc), data["y"], data["sw"], data["code"], top_k, lam,
+                               w, alpha, w_dual)
     else:
-        P, D = K.objectives(*_csr(Xc), data["y"], data["code"], gamma, lam, w, alpha,
-                            w_dual)
+        P, D = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], gamma, lam, w,
+                            alpha, w_dual)
     return float(P), float(D), wbar, w_dual
 
 
@@ -151,7 +175,8 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
             gamma: float = 0.01, top_k: int = 1, tol: float = 1e-6,
             max_epochs: int = 1000, average_from: int | None = None,
             layout: str = "auto", shrinking: bool = False, callback=None,
-            callback_every: int = 1, random_state=None) -> SolverResult:
+            callback_every: int = 1, random_state=None,
+            sample_weight=None) -> SolverResult:
     """Sign-constrained SDCA (Alg. 2; Alg. 4 for the multiclass losses).
 
     Minimises ``P(w) = lam/2 ||w||^2 + 1/n sum_i phi_i(<w, x_i>)`` subject
@@ -236,6 +261,13 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         See ``callback``.
     random_state : int, numpy Generator or None
         Seed of the permutations.
+    sample_weight : array_like, shape (n,), optional
+        Example weights s_i >= 0 (not all 0).  The loss term becomes
+        ``1/sum(s) sum_i s_i phi_i``, so an integer weight equals repeating
+        the row and a weight 0 equals removing it.  Internally s is scaled
+        to mean 1; the dual variable of row i then lives in s_i times the
+        domain of phi_i^*, and its step is s_i times the unweighted step
+        with ``||x_i||^2`` scaled by s_i (the same closed forms).
 
     Returns
     -------
@@ -255,7 +287,8 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         outside (0, 1], labels not in {-1, +1} for a classification loss,
         class indices < 0 or fewer than 2 classes, unknown loss, unknown
         ``layout``, or ``layout="dense"`` or ``shrinking=True`` with a
-        multiclass loss.
+        multiclass loss; ``sample_weight`` of the wrong shape, negative,
+        non-finite or all zero.
 
     Notes
     -----
@@ -290,7 +323,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     max_epochs = check_int(max_epochs, "max_epochs", minimum=1)
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
-    data = prepare_data(X, y, loss, signs, top_k)
+    data = prepare_data(X, y, loss, signs, top_k, sample_weight)
     layout = _choose_layout(layout, data["X"], data["multiclass"])
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected True or False, got {shrinking!r}")
@@ -301,7 +334,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     n = Xc.shape[0]
     rng = np.random.default_rng(random_state)
     sqnorm = K.row_sqnorms(Xc.indptr, Xc.data)
-    R2 = float(sqnorm.max())
+    R2 = float((sqnorm * data["sw"]).max())    # the step's ||x_i||^2 is scaled by s_i
     g = float(K.smoothness_gamma(code, gamma))
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
     run = _sdca_multiclass if data["multiclass"] else _sdca_binary
@@ -377,7 +410,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
     :func:`sc_sdca`); the snapshot is taken after them, so the gap is still
     measured by the next full epoch.
     """
-    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     alpha = np.zeros(n)
     wbar = np.zeros(d)
@@ -406,11 +439,11 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
     def epoch(order, steps, averaging, w_prev, track):
         if layout == "dense":
             return K.sdca_epoch_dense(
-                Xd, yv, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, order, wsum,
-                last, steps, averaging, w_prev, z_prev, track)
+                Xd, yv, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, order,
+                wsum, last, steps, averaging, w_prev, z_prev, track)
         return K.sdca_epoch(
-            *_csr(Xc), yv, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, c, order, wsum,
-            last, steps, averaging, w_prev, z_prev, track)
+            *_csr(Xc), yv, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, c, order,
+            wsum, last, steps, averaging, w_prev, z_prev, track)
 
     prev = None
     final = None
@@ -428,7 +461,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
         steps += n
         n_steps = n
         if track:                           # the gap of the previous epoch
-            loss = K.loss_sum(code, z_prev, yv, gamma)
+            loss = K.loss_sum(code, z_prev, yv, gamma, sw)
             P = 0.5 * lam * float(prev.out @ prev.out) + loss / n
             D = prev.D
             if P - D <= tol:
@@ -444,7 +477,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
                 break
         n_active = n
         if shrinking:
-            active = K.active_rows(code, alpha, alpha_before, yv)
+            active = K.active_rows(code, alpha, alpha_before, yv, sw)
             n_active = active.shape[0]
             if 0 < n_active < n:
                 for _ in range(min(MAX_ACTIVE_EPOCHS, n // n_active)):
@@ -458,7 +491,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
             K.flush_average(w, wsum, last, steps)
             avg_steps += n_steps
         out = wsum / avg_steps if averaging else w.copy()
-        D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, gamma) / n
+        D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, gamma, sw) / n
         prev = _Snapshot(it, out, alpha.copy(), wbar.copy(), D, changed, steps, averaging,
                          n_active)
     else:                                   # max_epochs done: evaluate the last epoch
@@ -478,7 +511,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_f
                      runner, rng, sqnorm, s_lb, shrinking):
     """Epoch loop of SC-SDCA for the multiclass losses (Alg. 4): after every
     epoch wbar is recomputed exactly from A and P, D (Eq. 48) evaluated."""
-    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     m = data["m"]
     alpha = np.zeros((n, m))
@@ -488,7 +521,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_f
             e = np.zeros(m)
             e[yv[i]] = 1.0
             K.project_capped_simplex(e, 1.0 / top_k, p)
-            alpha[i] = e - p
+            alpha[i] = sw[i] * (e - p)
     wbar, w = _dual_point(Xc, alpha, lam, c)
     wsum = np.zeros((d, m))
     last = np.zeros(d, dtype=np.int64)
@@ -504,7 +537,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_f
         if averaging and avg_steps == 0:
             last[:] = steps                 # the sum starts at this epoch
         K.shuffle(perm, rng.random(n))
-        changed = K.mc_sdca_epoch(*_csr(Xc), yv, code, top_k, lam, sqnorm, s_lb,
+        changed = K.mc_sdca_epoch(*_csr(Xc), yv, sw, code, top_k, lam, sqnorm, s_lb,
                                   alpha, wbar, w, c, perm, wsum, last, steps, averaging)
         steps += n
         if averaging:
@@ -531,7 +564,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
                batch_size: int = 1, n_iter: int | None = None, *,
                gamma: float = 0.01, top_k: int = 1, tol: float = 0.0,
                callback=None, callback_every: int = 1,
-               random_state=None) -> SolverResult:
+               random_state=None, sample_weight=None) -> SolverResult:
     """Sign-constrained Pegasos (Alg. 1; Alg. 3 for the multiclass losses).
 
     Minimises the problem of :func:`sc_sdca` by projected stochastic
@@ -562,6 +595,11 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         As in :func:`sc_sdca`; extras ``steps``, ``primal_last`` (P of the
         current, non-averaged w_t) and ``sign_violation`` (of w~ and w_t,
         exactly 0).
+    sample_weight : array_like, shape (n,), optional
+        Example weights, as in :func:`sc_sdca` (the loss term is
+        ``1/sum(s) sum_i s_i phi_i``): the sub-gradient of row i is scaled
+        by n s_i / sum(s), and the radius of step 7 is sqrt(P_s(0) / lam)
+        with the weighted P_s(0) = 1/sum(s) sum_i s_i phi_i(0).
 
     Returns
     -------
@@ -596,8 +634,8 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     (True, 200)
     """
     lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
-    data = prepare_data(X, y, loss, signs, top_k)
-    Xc, yv, code, c = data["X"], data["y"], data["code"], data["c"]
+    data = prepare_data(X, y, loss, signs, top_k, sample_weight)
+    Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     batch_size = check_int(batch_size, "batch_size", minimum=1)
     if batch_size > n:
@@ -608,7 +646,11 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     rng = np.random.default_rng(random_state)
     mc = data["multiclass"]
     m = data["m"]
-    radius = float(np.sqrt(r_loss(loss, yv, gamma, top_k, m) / lam))
+    if sample_weight is None or mc:         # the multiclass phi_i(0) is one constant
+        r = r_loss(loss, yv, gamma, top_k, m)
+    else:
+        r = float(K.loss_sum(code, np.zeros(n), yv, gamma, sw)) / n
+    radius = float(np.sqrt(r / lam))
     shape = (d, m) if mc else (d,)
     w = np.zeros(shape)
     wsum = np.zeros(shape)
@@ -623,17 +665,17 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         n_steps = min(per_epoch, n_iter - t)
         perm = rng.permutation(n).astype(np.int64)
         if mc:
-            K.mc_pegasos_steps(*_csr(Xc), yv, code, top_k, lam, radius, c, w, wsum, perm,
-                               batch_size, t + 1, n_steps)
+            K.mc_pegasos_steps(*_csr(Xc), yv, sw, code, top_k, lam, radius, c, w, wsum,
+                               perm, batch_size, t + 1, n_steps)
         else:
-            K.pegasos_steps(*_csr(Xc), yv, code, gamma, lam, radius, c, w, wsum, perm,
+            K.pegasos_steps(*_csr(Xc), yv, sw, code, gamma, lam, radius, c, w, wsum, perm,
                             batch_size, t + 1, n_steps)
         t += n_steps
         avg = wsum / t
         if mc:
-            K.mc_dual_from_primal(*_csr(Xc), yv, code, top_k, avg, alpha)
+            K.mc_dual_from_primal(*_csr(Xc), yv, sw, code, top_k, avg, alpha)
         else:
-            K.dual_from_primal(*_csr(Xc), yv, code, gamma, avg, alpha)
+            K.dual_from_primal(*_csr(Xc), yv, sw, code, gamma, avg, alpha)
         P, D, _, w_dual = _objectives(data, Xc, lam, gamma, top_k, avg, alpha)
         P_last, _, _, _ = _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual)
         stop = runner.record(epoch, P, D, steps=float(t), primal_last=P_last,
