@@ -23,6 +23,15 @@ Each widget is a Python object that owns its state (the model) and a
 This package imports :mod:`polyrank`, never the reverse.
 """
 
+try:
+    import anywidget  # noqa: F401  (plotly's FigureWidget is an anywidget)
+    import ipywidgets  # noqa: F401
+except ImportError as exc:          # the lean install: polyrank without its widgets
+    raise ImportError(
+        f"polyrank_widgets needs the 'jupyter' extra ({exc.name} is missing): "
+        "pip install 'polyrank[jupyter]' (from a clone: pip install -e '.[jupyter]')"
+    ) from exc
+
 from ._display import Snapshot, static_images
 from .correlation import CorrelationSlider
 from .decomposition import DecompositionViewer
