@@ -109,4 +109,4 @@ def test_cli_reproduce_and_bench_json(tmp_path, capsys):
     doc = json.loads(captured.out)
     assert doc["bench"] == "m3l" and doc["N"] == 500
     assert doc["rbf_ratio_libsvm_over_m3l"] > 0 and doc["linear_primal_rel_diff"] < 1e-3
-    assert "target rbf" in captured.err and "target linear" in captured.err
+    assert "RBF: kernel M3L" in captured.err and "linear: linear M3L" in captured.err

@@ -120,7 +120,7 @@ def test_bench_sign_cli_json(capsys):
     assert s["shrinking_gap"] <= 1e-6 and s["layout"] == "dense"
     # shrinking: far fewer coordinate steps than Alg. 2's epochs (counts, not times)
     assert s["shrinking_steps_per_n"] < 0.5 * s["sdca_epochs"]
-    assert "SC-SDCA + shrinking" in captured.err and "target > 1" in captured.err
+    assert "SC-SDCA + shrinking" in captured.err and "than L-BFGS-B" in captured.err
 
 
 def test_reproduce_cli_small_sample(tmp_path, capsys):

@@ -174,8 +174,8 @@ def _cmd_bench(args) -> int:
         if args.json:
             print(json.dumps(res.summary, indent=2, allow_nan=False))
         return 0
-    ks = tuple(args.k) if args.k else (10, 100, 1000, 10000)
-    rows = bench_sopopo(ks=ks, seed=args.seed)
+    ks = tuple(args.k) if args.k else ((10, 100, 1000) if args.quick else (10, 100, 1000, 10000))
+    rows = bench_sopopo(ks=ks, seed=args.seed, **({"repeats": 3} if args.quick else {}))
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -189,14 +189,14 @@ def _cmd_bench(args) -> int:
     by_k = {r["k"]: r for r in rows}
     if 100 in by_k:
         r = by_k[100]
-        print(f"target k = 100: Clarabel / Fig. 3 on Eq. 19 = {r['ratio_clarabel_reduced']:.0f}x "
-              f"(target >= 100x: {'met' if r['ratio_clarabel_reduced'] >= 100 else 'NOT met'}); "
-              f"Clarabel / soft_project = {r['ratio_clarabel']:.0f}x")
+        print(f"k = 100: Fig. 3 on Eq. 19 is {r['ratio_clarabel_reduced']:.0f}x faster than "
+              f"Clarabel on the same problem; soft_project (all of Eq. 7) "
+              f"{r['ratio_clarabel']:.0f}x")
     if 10000 in by_k:
         r = by_k[10000]
-        print(f"target k = 10000: Fig. 3 / np.sort = {r['ratio_sort_reduced']:.1f}x "
-              f"(target <= 5x: {'met' if r['ratio_sort_reduced'] <= 5 else 'NOT met'}); "
-              f"soft_project / np.sort = {r['ratio_sort']:.0f}x (it also writes W, "
+        print(f"k = 10000: Fig. 3 on Eq. 19 takes {r['ratio_sort_reduced']:.1f}x the time "
+              f"of np.sort of the k margins; "
+              f"soft_project {r['ratio_sort']:.0f}x (it also writes W, "
               f"k x n = {10000 * 100:,} numbers)")
     return 0
 
@@ -796,7 +796,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", choices=["sopopo", *BENCHES])
     p.add_argument("--k", type=int, nargs="+",
                    help="sopopo only: numbers of labels (default 10 100 1000 10000)")
-    p.add_argument("--quick", action="store_true", help="reduced sizes (not for 'sopopo')")
+    p.add_argument("--quick", action="store_true",
+                   help="reduced sizes (sopopo: k = 10, 100, 1000 and 3 repeats)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)

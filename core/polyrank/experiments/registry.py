@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
-           "format_rows", "BENCHES", "register_bench"]
+           "format_rows", "BENCHES", "register_bench", "speed_phrase"]
 
 
 def _fmt_default(v: Any) -> str:
@@ -198,6 +198,14 @@ class Experiment:
 
 #: The registered experiments, in registration order.
 EXPERIMENTS: dict[str, Experiment] = {}
+
+
+def speed_phrase(ratio: float, ours: str, other: str) -> str:
+    """``ratio`` = t(other) / t(ours) as a sentence a user reads: "ours is
+    2.31x faster than other" or "ours takes 1.25x the time of other"."""
+    if ratio >= 1:
+        return f"{ours} is {ratio:.2f}x faster than {other}"
+    return f"{ours} takes {1 / ratio:.2f}x the time of {other}"
 
 
 def register(name: str, description: str):
