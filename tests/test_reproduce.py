@@ -69,8 +69,10 @@ def test_cli_writes_csv_html_and_json(tmp_path, capsys):
     assert rows[0]["dual_increase"] == "" and float(rows[-1]["gap"]) == pytest.approx(
         summary["final_gap"], rel=1e-12)
     html = (out_dir / "sopopo-fig8.html").read_text(encoding="utf-8")
-    # plotly.js embedded: the page works offline
+    # plotly.js written once next to the figures (no CDN: the page works offline)
     assert "<html" in html and "Plotly.newPlot" in html and 'src="https://cdn' not in html
+    assert 'src="plotly.min.js"' in html and len(html) < 100_000
+    assert (out_dir / "plotly.min.js").stat().st_size > 1_000_000
 
 
 def test_cli_text_mode(tmp_path, capsys):

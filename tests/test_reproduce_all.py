@@ -56,6 +56,10 @@ def test_all_runs_every_experiment_and_writes_index(two_experiments, tmp_path, c
     assert "href='ex-a.html'" in index and "href='ex-b.csv'" in index
     assert "ex-a &amp; &lt;notes&gt;" in index and "<notes>" not in index   # escaped
     assert "reproduce all --quick" in index
+    # one shared plotly.js, each figure small; the index shows each table and links
+    assert sorted(p.name for p in out.glob("*.js")) == ["plotly.min.js"]
+    assert all(p.stat().st_size < 100_000 for p in out.glob("*.html"))
+    assert index.count("<section") == 2 and "<style>" in index and "<pre>" in index
 
 
 def test_one_experiment_writes_no_index(two_experiments, tmp_path, capsys):

@@ -233,7 +233,7 @@ def _cmd_reproduce(args) -> int:
                              progress=not args.no_progress)
         with _user_errors("--out"):
             written = [res.write_csv(out_dir / f"{name}.csv"),
-                       res.write_html(out_dir / f"{name}.html")]
+                       res.write_html(out_dir / f"{name}.html", plotlyjs="directory")]
         print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
         print(res.format_table(), file=text)
         for line in res.notes:
@@ -246,7 +246,7 @@ def _cmd_reproduce(args) -> int:
                 print(f"could not write {name}.png: {type(exc).__name__}: {exc}", file=text)
         print("wrote " + ", ".join(map(str, written)), file=text, flush=True)
         summaries[name] = res.summary
-        index.append((name, res.title, res.notes))
+        index.append((name, res, [p.name for p in written]))
     if len(names) > 1:
         with _user_errors("--out"):
             page = _write_index(out_dir / "index.html", index, quick=args.quick)
@@ -274,22 +274,45 @@ def _out_dir(path: str) -> Path:
     return out_dir
 
 
+_INDEX_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 72em; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.45; }
+h1 { font-weight: 600; } nav a { margin-right: .8em; }
+section { border: 1px solid #ddd; border-radius: 6px; padding: .6em 1.2em 1em; margin: 1.4em 0; }
+section h2 { font-size: 1.15em; margin-bottom: .2em; } .files a { margin-right: 1em; }
+pre { background: #f6f8fa; padding: .6em; overflow-x: auto; font-size: 12px; }
+img { max-width: 100%; border: 1px solid #eee; } ul { padding-left: 1.2em; }
+"""
+
+
 def _write_index(path, entries, quick: bool):
-    """Write ``index.html`` linking every experiment's HTML figure and CSV
-    table, with its title and notes (what ``reproduce all`` opens with)."""
+    """Write ``index.html``: for every experiment its title, table, notes and
+    links to each file written (interactive figure, CSV, PNG) (what
+    ``reproduce all`` opens with)."""
     from html import escape
 
-    items = "".join(
-        f"<li><a href='{escape(name)}.html'><b>{escape(name)}</b></a> "
-        f"(<a href='{escape(name)}.csv'>CSV</a>): {escape(title)}"
-        + ("<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>" if notes else "")
-        + "</li>" for name, title, notes in entries)
+    nav = " ".join(f"<a href='#{escape(name)}'>{escape(name)}</a>" for name, _, _ in entries)
+    sections = []
+    for name, res, files in entries:
+        kinds = {".html": "interactive figure", ".csv": "table (CSV)", ".png": "figure (PNG)"}
+        links = " ".join(f"<a href='{escape(f)}'>{kinds.get(Path(f).suffix, f)}</a>"
+                         for f in files)
+        png = next((f for f in files if f.endswith(".png")), None)
+        notes = "".join(f"<li>{escape(n)}</li>" for n in res.notes)
+        sections.append(
+            f"<section id='{escape(name)}'><h2>{escape(name)}: {escape(res.title)}</h2>"
+            f"<p class='files'>{links}</p>"
+            + (f"<a href='{escape(name)}.html'><img src='{escape(png)}' alt='{escape(name)}'>"
+               "</a>" if png else "")
+            + f"<pre>{escape(res.format_table())}</pre>"
+            + (f"<ul>{notes}</ul>" if notes else "") + "</section>")
     path.write_text(
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        "<title>polyrank reproduce</title></head>"
-        "<body style='font-family:sans-serif;max-width:60em;margin:2em auto'>"
+        f"<title>polyrank reproduce</title><style>{_INDEX_CSS}</style></head><body>"
         f"<h1>polyrank reproduce all{' --quick' if quick else ''}</h1>"
-        f"<ul>{items}</ul></body></html>", encoding="utf-8")
+        "<p>The papers' figures and tables as reproduced by polyrank; every figure is "
+        "interactive (one shared <code>plotly.min.js</code> in this directory).</p>"
+        f"<nav>{nav}</nav>{''.join(sections)}</body></html>", encoding="utf-8")
     return path
 
 

@@ -136,19 +136,31 @@ class ExperimentResult:
                                  for k, v in row.items()})
         return path
 
-    def write_html(self, path) -> Path:
-        """Write the figure as a self-contained interactive HTML file
-        (plotly.js embedded, so it works offline).  Returns the path.
+    def write_html(self, path, plotlyjs: str = "inline") -> Path:
+        """Write the figure as an interactive HTML file.  Returns the path.
+
+        Parameters
+        ----------
+        path : str or Path
+        plotlyjs : {"inline", "directory"}, default="inline"
+            ``"inline"`` embeds plotly.js (~4.6 MB; one self-contained file
+            that works offline); ``"directory"`` writes ``plotly.min.js``
+            once next to ``path`` and refers to it, so the figures of one
+            directory share it (``polyrank reproduce``).
 
         Raises
         ------
         ValueError
-            If the experiment ran without a figure.
+            If the experiment ran without a figure, or ``plotlyjs`` is
+            neither value.
         """
         if self.figure is None:
             raise ValueError(f"{self.name}: no figure (the experiment ran with figure=False)")
+        if plotlyjs not in ("inline", "directory"):
+            raise ValueError(f"plotlyjs: expected 'inline' or 'directory', got {plotlyjs!r}")
         path = Path(path)
-        self.figure.write_html(str(path), include_plotlyjs=True, full_html=True)
+        self.figure.write_html(str(path), full_html=True,
+                               include_plotlyjs=True if plotlyjs == "inline" else "directory")
         return path
 
 
