@@ -27,7 +27,7 @@ from .registry import ExperimentResult, register, register_bench, speed_phrase
 __all__ = ["correlated_pair_subset", "shifted_subset", "fig5_pair", "fig5_curve",
            "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l"]
 
-_PAPER = "m3l-multilabel-zero-shot.txt"
+_PAPER = "Hariharan, Vishwanathan & Varma, MLJ 2012"
 #: the reference settings of the issue (original M3L code on yeast)
 LINEAR = {"kernel": "linear", "C": 0.5}
 RBF = {"kernel": "rbf", "gamma": 1.0, "C": 1.0}

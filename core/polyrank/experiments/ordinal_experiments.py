@@ -40,7 +40,7 @@ from .registry import ExperimentResult, register, register_bench
 __all__ = ["ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",
            "FULL_QP_MAX_N", "wine_two_features"]
 
-_PAPER = "row-column-generation-ordinal.txt"
+_PAPER = "Izunaga, Sato, Tatsumi & Yamamoto, JORSJ 2015"
 #: the kernel of Sec. 10: (1 + x.y)^4
 POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
 #: the whole QP is not attempted above this n: with its dense kernel matrix

@@ -35,7 +35,7 @@ from .registry import ExperimentResult, register, register_bench
 __all__ = ["ranksvm_fig4", "ranksvm_methods", "ranksvm_vs_svr", "bench_ranksvm",
            "large_k_problem", "LIBLINEAR_RANKSVM_MQ2008"]
 
-_PAPER = "large-scale-linear-ranksvm.txt"
+_PAPER = "Lee & Lin, Neural Computation 2014"
 
 #: liblinear-ranksvm 2.11 (-s 8, C = 1) on the bundled MQ2008 Fold1 train
 #: split (independent implementation; numbers from the issue tracker):

@@ -34,7 +34,7 @@ from .registry import ExperimentResult, register, register_bench, speed_phrase
 __all__ = ["sign_convergence", "sign_small_sample", "bench_sign",
            "breast_cancer_signs", "BREAST_CANCER_POSITIVE"]
 
-_PAPER = "sign-constrained-sdca-pegasos.txt"
+_PAPER = "Kato, Kobayashi & Sano, sign-constrained SDCA/Pegasos"
 _COLORS = {"SC-SDCA": "#d62728", "SC-Pega (k=10)": "#1f77b4",
            "SC-Pega (k=100)": "#2ca02c", "SC-SVM": "#d62728", "SVM": "#1f77b4"}
 

@@ -50,7 +50,7 @@ from .registry import ExperimentResult, register
 
 __all__ = ["sopopo_fig6", "sopopo_fig7", "sopopo_fig8", "fig7_data"]
 
-_PAPER = "sopopo-label-ranking.txt"
+_PAPER = "Shalev-Shwartz & Singer, JMLR 2006"
 
 # ------------------------------------------------------------------ helpers
 
