@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from polyrank.cli import main
 
 
@@ -74,3 +76,40 @@ def test_help_of_train_and_predict(capsys):
     assert main(["predict", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "Pairwise Accuracy" in text and "Mean NDCG" in text
+
+
+def test_bench_rows_of_the_readme_are_generated(tmp_path):
+    """``--readme`` writes one row per bench into the generated block and
+    replaces that bench's row on the next run (issue 15/17: no typed numbers)."""
+    from polyrank.cli import README_BENCH_END, README_BENCH_START, update_readme_bench
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n\n{README_BENCH_START}\n{README_BENCH_END}\n\nafter\n")
+    update_readme_bench(readme, "polyrank bench sign", "SC-SDCA vs L-BFGS-B", ["a | b", "c"])
+    update_readme_bench(readme, "polyrank bench m3l --quick", "M3L", ["x"])
+    update_readme_bench(readme, "polyrank bench sign --quick", "SC-SDCA again", ["d"])
+    text = readme.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == 2
+    assert rows[0].startswith("| `polyrank bench sign --quick` | SC-SDCA again | d |")
+    assert rows[1].startswith("| `polyrank bench m3l --quick` | M3L | x |")
+    assert text.startswith("intro\n") and text.endswith("\n\nafter\n")
+    bad = tmp_path / "other.md"
+    bad.write_text("no block")
+    with pytest.raises(ValueError, match="no generated benchmark block"):
+        update_readme_bench(bad, "polyrank bench sign", "t", [])
+    assert main(["bench", "sign", "--readme", str(tmp_path / "missing.md")]) == 2
+
+
+def test_the_readme_bench_table_names_registered_benches():
+    from polyrank.cli import README_BENCH_END, README_BENCH_START
+    from polyrank.experiments import BENCHES
+
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = text.split(README_BENCH_START, 1)[1].split(README_BENCH_END, 1)[0]
+    rows = [line for line in block.splitlines() if line.startswith("| `")]
+    assert rows, "the generated table is empty: run polyrank bench NAME --readme README.md"
+    for row in rows:
+        name = row.split("`")[1].split()[2]
+        assert name == "sopopo" or name in BENCHES
+        assert "NOT met" not in row and "target" not in row.lower()

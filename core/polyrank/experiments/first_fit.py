@@ -1,0 +1,126 @@
+"""``polyrank bench first-fit``: what a new user waits for on first use.
+
+numba compiles each kernel the first time it runs and caches the machine
+code on disk (``cache=True``); a fresh install pays the compilation once.
+This bench measures it honestly, each number in a fresh Python process with
+an empty numba cache directory (``NUMBA_CACHE_DIR``), so nothing the
+developer's machine has cached helps:
+
+* ``import polyrank`` and ``LabelRanker().fit`` on yeast (standardised), cold
+  and then warm (second process, same cache directory);
+* ``polyrank.warmup()`` of every solver, cold (not with ``quick``);
+* the peer a user would otherwise fit, one-vs-rest ``LinearSVC`` on the same
+  data, in a fresh process (no compilation involved).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+from .registry import ExperimentResult, register_bench, speed_phrase
+
+__all__ = ["bench_first_fit"]
+
+_FIT = """
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from polyrank.datasets import load_yeast
+data = load_yeast()
+t1 = time.perf_counter()
+{fit}
+t2 = time.perf_counter()
+print(json.dumps({{"import_s": t1 - t0, "fit_s": t2 - t1, "total_s": t2 - t0}}))
+"""
+
+_OURS = ("from polyrank import LabelRanker\n"
+         "make_pipeline(StandardScaler(), LabelRanker()).fit(data.X_train, data.Y_train)")
+_PEER = ("from sklearn.multiclass import OneVsRestClassifier\n"
+         "from sklearn.svm import LinearSVC\n"
+         "make_pipeline(StandardScaler(), OneVsRestClassifier(LinearSVC())).fit("
+         "data.X_train, data.Y_train)")
+_WARMUP = """
+import json, time
+t0 = time.perf_counter()
+import polyrank
+t = polyrank.warmup()
+print(json.dumps({"total_s": time.perf_counter() - t0, "per_package": t}))
+"""
+
+
+def _run(code: str, cache_dir: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONWARNINGS="ignore")
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                         capture_output=True, text=True, timeout=1800, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@register_bench("first-fit", "first use in a fresh process with an empty numba cache: "
+                "LabelRanker() on yeast cold and warm, polyrank.warmup() cold, vs "
+                "one-vs-rest LinearSVC")
+def bench_first_fit(*, quick: bool = False, seed: int = 0,
+                    progress: bool = False) -> ExperimentResult:
+    """Time first use (see the module docstring).
+
+    Parameters
+    ----------
+    quick : bool
+        Skip the cold ``polyrank.warmup()`` (the longest part).
+    seed, progress
+        Unused (the fits are deterministic; each step prints nothing).
+
+    Returns
+    -------
+    ExperimentResult
+        One row per measurement: ``what``, ``cache`` (cold / warm / none),
+        ``seconds`` (wall time of the whole process body: imports, data,
+        fit); ``summary`` holds the same numbers and the per-package warmup
+        seconds.
+    """
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
+        cold = _run(_FIT.format(fit=_OURS), cache)
+        warm = _run(_FIT.format(fit=_OURS), cache)
+        peer = _run(_FIT.format(fit=_PEER), cache)
+        rows += [{"what": "import polyrank + make_pipeline(StandardScaler(), LabelRanker())"
+                          ".fit on yeast", "cache": "cold", "seconds": cold["total_s"],
+                  "fit_s": cold["fit_s"]},
+                 {"what": "the same, next process", "cache": "warm",
+                  "seconds": warm["total_s"], "fit_s": warm["fit_s"]},
+                 {"what": "one-vs-rest LinearSVC in the same pipeline", "cache": "-",
+                  "seconds": peer["total_s"], "fit_s": peer["fit_s"]}]
+    wu = None
+    if not quick:
+        with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
+            wu = _run(_WARMUP, cache)
+        rows.append({"what": "polyrank.warmup() (every solver's kernels)", "cache": "cold",
+                     "seconds": wu["total_s"], "fit_s": None})
+    compile_s = cold["total_s"] - warm["total_s"]
+    notes = [f"first LabelRanker fit in a fresh install: {cold['total_s']:.1f} s, of which "
+             f"about {compile_s:.1f} s compile numba kernels (cached on disk afterwards: "
+             f"{warm['total_s']:.1f} s in the next process)",
+             "with a warm cache, " + speed_phrase(peer["total_s"] / warm["total_s"],
+                                                  "polyrank's first fit",
+                                                  "one-vs-rest LinearSVC's")]
+    if wu is not None:
+        notes.append(f"polyrank.warmup() on an empty cache (what `polyrank warmup` does "
+                     f"once after installing): {wu['total_s']:.0f} s (" + ", ".join(
+                         f"{k} {v:.0f} s" for k, v in wu["per_package"].items()) + ")")
+    summary = {"bench": "first-fit", "quick": quick, "cold_fit_s": cold["total_s"],
+               "warm_fit_s": warm["total_s"], "peer_s": peer["total_s"],
+               "compile_s": compile_s,
+               "warmup_cold_s": None if wu is None else wu["total_s"],
+               "warmup_per_package_s": None if wu is None else wu["per_package"]}
+    columns = [("what", "what", None), ("cache", "numba cache", None),
+               ("seconds", "seconds (process)", lambda v: f"{v:.2f}"),
+               ("fit_s", "of which fit", lambda v: "-" if v is None else f"{v:.2f}")]
+    return ExperimentResult("first-fit", "First use: a fresh process, numba cache empty "
+                            "(cold) or filled (warm)", rows, summary, None, columns, None,
+                            notes)
