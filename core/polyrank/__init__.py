@@ -50,19 +50,24 @@ __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
 _WARMUP_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
 
 
-def warmup(verbose: bool = False) -> dict:
+def warmup(verbose: bool = False, progress: bool = True) -> dict:
     """Compile (or load from numba's on-disk cache) every numba kernel once.
 
     Calls ``_warmup()`` of every solver subpackage, which runs each of its
     kernels on a tiny problem so that later calls do not pay the compile
-    time.  The first call in a fresh environment takes a few seconds per
-    subpackage; later processes load the cache (``cache=True``) in well
-    under a second.
+    time.  On an empty cache (a fresh install) this compiles every kernel of
+    the five papers and takes a while (``polyrank bench first-fit`` measures
+    it on your machine; the README's benchmark table shows one run); later
+    processes load the cache (``cache=True``) in about a second.
 
     Parameters
     ----------
-    verbose : bool
+    verbose : bool, default=False
         Print the seconds spent per subpackage.
+    progress : bool, default=True
+        Show a progress bar "compiling ... (first use only)" (tqdm) when the
+        warm-up takes more than 2 s, i.e. when it compiles; with a warm
+        cache nothing is shown.
 
     Returns
     -------
@@ -72,11 +77,17 @@ def warmup(verbose: bool = False) -> dict:
     import importlib
     import time
 
+    from tqdm.auto import tqdm
+
     timings = {}
-    for name in _WARMUP_PACKAGES:
+    bar = tqdm(_WARMUP_PACKAGES, desc="compiling polyrank's numba kernels (first use only)",
+               unit="solver", delay=2.0, disable=not progress, leave=False)
+    for name in bar:
+        bar.set_postfix_str(name, refresh=False)
         t = time.perf_counter()
         importlib.import_module(f"{__name__}.{name}")._warmup()
         timings[name] = time.perf_counter() - t
         if verbose:
             print(f"{name}: {timings[name]:.2f} s")
+    bar.close()
     return timings
