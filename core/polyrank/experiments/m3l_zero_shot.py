@@ -760,9 +760,11 @@ def _awa_figure(R, names):
                                colorbar={"title": "R"}))
     fig.update_layout(title="AwA prior R = Σ_c p(c) y_c y_cᵀ over the 10 test classes "
                             "(uniform p)",
-                      width=900, height=850, template="plotly_white",
-                      xaxis={"tickfont": {"size": 7}}, yaxis={"tickfont": {"size": 7},
-                                                              "autorange": "reversed"})
+                      width=1250, height=1200, template="plotly_white",
+                      margin={"l": 110, "b": 110, "t": 70, "r": 40},
+                      # 85 labels in ~1050 px: 12 px per row, every label at 10 px
+                      xaxis={"tickfont": {"size": 10}, "dtick": 1, "tickangle": -90},
+                      yaxis={"tickfont": {"size": 10}, "dtick": 1, "autorange": "reversed"})
     return fig
 
 
