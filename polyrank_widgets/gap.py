@@ -39,6 +39,33 @@ def _plot_gaps(gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(lifted, floor, gap), lifted
 
 
+def _objective_range(primal: np.ndarray, dual: np.ndarray):
+    """(range or None, note or None) of the objective panel: when the first
+    iterations are far outside the values of the rest (a cutting-plane or
+    dual method whose first dual is -1e8 next to a primal of 30), the axis
+    covers the last 90 % of the iterations and the note says what lies off
+    it; else None (plotly's autorange)."""
+    m = primal.shape[0]
+    if m < 5:
+        return None, None
+    k0 = max(1, m // 10)
+    tail = np.concatenate([primal[k0:], dual[k0:]])
+    tail = tail[np.isfinite(tail)]
+    head = np.concatenate([primal[:k0], dual[:k0]])
+    head = head[np.isfinite(head)]
+    if tail.size == 0 or head.size == 0:
+        return None, None
+    lo, hi = float(tail.min()), float(tail.max())
+    span = max(hi - lo, 1e-12 * max(abs(lo), abs(hi), 1.0))
+    off = head[(head < lo - 3 * span) | (head > hi + 3 * span)]
+    if off.size == 0:
+        return None, None
+    worst = off[np.argmax(np.abs(off - (lo + hi) / 2))]
+    return ([lo - 0.08 * span, hi + 0.08 * span],
+            f"first iterations off the axis (down to {worst:.3g})" if worst < lo
+            else f"first iterations off the axis (up to {worst:.3g})")
+
+
 def _log_dtick(values: np.ndarray) -> str | None:
     """Label 1, 2 and 5 of each decade when the gaps span fewer than three
     decades (plotly would label every digit), else let plotly choose."""
@@ -262,7 +289,16 @@ class GapMonitor(WidgetDisplay):
                      xref="x2 domain", yref="y2 domain", x=1.0, y=1.0,
                      xanchor="right", yanchor="top", showarrow=False,
                      font=dict(color=_COLORS["clipped"], size=12))] if lifted.any() else []
+        yrange, off = _objective_range(primal, dual)
+        if off is not None:
+            note.append(dict(text=off, xref="x domain", yref="y domain", x=1.0, y=1.0,
+                             xanchor="right", yanchor="top", showarrow=False,
+                             font=dict(color=_COLORS["clipped"], size=12)))
         with self.fig.batch_update():
+            if yrange is None:
+                self.fig.layout.yaxis.update(autorange=True, range=None)
+            else:
+                self.fig.layout.yaxis.update(autorange=False, range=yrange)
             p, d, gp = self.fig.data
             p.update(x=it, y=primal)
             d.update(x=it, y=dual)

@@ -280,3 +280,33 @@ def test_gap_monitor_bad_input():
     with pytest.raises(TypeError, match="^trace:"):
         GapMonitor().replay([1.0, 2.0])
     assert "application/vnd.jupyter.widget-view+json" in GapMonitor()._repr_mimebundle_()
+
+
+def test_gap_monitor_objective_axis_ignores_a_far_first_dual():
+    """Issue 17: a cutting plane's first dual of -6.5e8 next to objectives of
+    ~25,000 flattened the objective panel; the axis now covers the last 90 %
+    of the iterations and a note says what lies off it."""
+    m = 40
+    it = np.arange(1, m + 1)
+    primal = 25_000 + 5_000 / it
+    dual = 25_000 - 5_000 / it
+    dual[0] = -6.5e8
+    g = GapMonitor()
+    g.replay(_Trace(it, primal, dual))
+    lo, hi = g.fig.layout.yaxis.range
+    assert g.fig.layout.yaxis.autorange is False
+    assert lo > 15_000 and hi < 35_000 and lo <= dual[4:].min() and hi >= primal[4:].max()
+    assert any("off the axis (down to -6.5e+08)" in a.text for a in g.fig.layout.annotations)
+    # an ordinary run keeps plotly's autorange and no note
+    g.replay(_Trace(it, 25_000 + 5_000 / it, 25_000 - 5_000 / it))
+    assert g.fig.layout.yaxis.autorange is True and g.fig.layout.yaxis.range is None
+    assert not any("off the axis" in a.text for a in g.fig.layout.annotations)
+
+
+class _Trace:
+    def __init__(self, it, primal, dual):
+        self.iteration, self.primal, self.dual = it, primal, dual
+        self.gap = primal - dual
+
+    def __len__(self):
+        return len(self.iteration)
