@@ -444,6 +444,26 @@ class Notebook:
         if errors.count():
             raise AssertionError("a cell raised:\n" + "\n".join(errors.all_inner_texts()))
 
+    def assert_all_figures_drawn(self, timeout_ms: int = 20_000) -> int:
+        """Scroll to every cell and check that each plotly figure it shows is
+        drawn (a layout with a non-empty title, at least one trace); the
+        Run-All race of issue 17 drew some figures empty.  Returns the number
+        of figures checked."""
+        n_cells = self.page.locator(".jp-Notebook .jp-Cell").count()
+        checked = 0
+        for i in range(n_cells):
+            cell = self.cell(i)
+            cell.scroll_into_view_if_needed()
+            plots = cell.locator(".jp-OutputArea .js-plotly-plot")
+            if plots.count() == 0:
+                continue
+            _poll(lambda: plots.evaluate_all(
+                "gds => gds.every(g => g._fullLayout && g.data && g.data.length > 0 "
+                "&& g.querySelector('.gtitle') && g.querySelector('.gtitle').textContent)"),
+                  bool, timeout_ms, f"the figures of cell {i} to be drawn")
+            checked += plots.count()
+        return checked
+
     # ------------------------------------------------------------ find things
     def cell(self, index: int):
         """Cell ``index`` (0-based, counting markdown cells too)."""

@@ -73,11 +73,12 @@ def test_tour_knot_explorer_C_slider_moves_z_star(lab, page, artifacts):
 
 
 def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
-    # cell by cell: with Run All Cells, the KnotExplorer's and the GapMonitor's
-    # figures in this notebook were at times drawn empty (plotly's default
-    # empty axes) when the next cell started a numba-heavy fit at once; see
-    # the report of issue #8.  Run in turn, every figure must be drawn.
-    nb = lab.open(page, "01_sopopo_label_ranking.ipynb").run_cells_in_turn()
+    # Run All Cells, as a reader does: the KnotExplorer's and the GapMonitor's
+    # figures in this notebook were once drawn empty (plotly's default empty
+    # axes) when the next cell started a numba-heavy fit at once (issues 8,
+    # 17); every figure of the notebook must now be drawn
+    nb = lab.open(page, "01_sopopo_label_ranking.ipynb").run_all()
+    assert nb.assert_all_figures_drawn() >= 5
 
     # --- GapMonitor: one point per SOPOPO pass, as many as the table reports
     gap_fig = nb.figure("all pairs, bias = 1)")
