@@ -60,3 +60,23 @@ def test_static_html_export_shows_the_images(name, tmp_path):
     html = (tmp_path / f"{name}.html").read_text()
     # every stored PNG becomes an <img> in the page
     assert html.count('src="data:image/png;base64,') >= n_png >= len(_figure_cells(nb))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_nbval_markers_are_recognised(path):
+    """nbval reads a marker only when the comment is exactly the marker:
+    ``# NBVAL_IGNORE_OUTPUT  (why)`` is silently ignored and the cell's
+    output checked; the reason goes on a comment line of its own."""
+    from nbval.plugin import comment_markers, find_comment_markers
+
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        named = [ln.strip() for ln in source.splitlines()
+                 if ln.strip().startswith("#") and "NBVAL_" in ln]
+        found = list(find_comment_markers(source))
+        assert len(found) == len(named), (
+            f"cell {i}: {named} is not an nbval marker "
+            f"(one of {sorted(comment_markers)}, alone on its comment line)")
