@@ -100,8 +100,14 @@ def test_callback_and_gap_monitor_replay():
 
 def test_l1_estimator_and_partial_pairs_l1_rejected():
     X, y, qid = _data(5)
-    m = RankSVM(C=0.5, loss="l1", eps=1e-6).fit(X, y, qid)
-    assert m.result_.solver == "cutting-plane-l1" and m.result_.success
+    m = RankSVM(C=0.5, loss="l1", eps=1e-6, random_state=0).fit(X, y, qid)
+    assert m.result_.solver == "dcd-l1" and m.result_.success
+    cp = RankSVM(C=0.5, loss="l1", eps=1e-6, solver="cutting_plane").fit(X, y, qid)
+    assert cp.result_.solver == "cutting-plane-l1" and cp.result_.success
+    assert m.result_.primal_objective == pytest.approx(cp.result_.primal_objective, rel=2e-6)
+    for loss, solver in (("l2", "dcd"), ("l2", "cutting_plane"), ("l1", "tron")):
+        with pytest.raises(ValueError, match="^solver: "):
+            RankSVM(loss=loss, solver=solver).fit(X, y, qid)
     with pytest.raises(ValueError, match="partial_pairs"):
         RankSVM(loss="l1", partial_pairs=True).fit(X, y, qid)
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ranksvm, large_k_problem,
+from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ranksvm, bench_ranksvm_l1,
+                                  large_k_problem,
                                   ranksvm_fig4, ranksvm_methods, ranksvm_vs_svr)
 from polyrank.ranksvm import group_queries
 
@@ -56,6 +57,10 @@ def test_methods_tiny_grid():
     assert path[-1]["rel_f"] < 1e-6 and path[0]["rel_f"] > path[-1]["rel_f"]
     cp = s["solvers"]["l1-cutting-plane"]
     assert cp["gap"] >= 0 and cp["work"] == cp["steps"]
+    # issue 19: every L1 selection fit converges (DCD, warm-started up the grid)
+    dcd = s["solvers"]["l1-dcd"]
+    assert s["l1_grid_converged"] == 2 and dcd["status"] == "converged"
+    assert 0 <= dcd["gap"] <= 1e-4 * dcd["f"] and dcd["f"] <= cp["f"] * (1 + 1e-4)
     json.dumps(s, allow_nan=False)
 
 
@@ -95,3 +100,17 @@ def test_cli_lists_the_experiments(capsys):
     out = capsys.readouterr().out
     for name in ("ranksvm-fig4", "ranksvm-methods", "ranksvm-vs-svr"):
         assert name in out
+
+
+def test_bench_l1_quick():
+    """Issue 19: every L1 fit of the grid converges; the C = 1 peer's
+    objective is printed beside ours and the note says when ours is worse."""
+    res = bench_ranksvm_l1(quick=True, repeats=1)
+    s = res.summary
+    assert s["grid_converged"] == s["grid_size"] == 9
+    assert s["grid_ratio"] > 0 and s["peer_ratio"] > 0
+    assert s["reached_peer_f"] == (s["f_ours"] <= s["f_peer"] * (1 + 1e-12))
+    assert s["f_ours"] == pytest.approx(s["f_peer"], rel=1e-5)
+    assert ("did NOT reach" in res.notes[0]) != s["reached_peer_f"]
+    assert {r["task"] for r in res.rows} == {"C = 1", "C = 2^-6 .. 2^2"}
+    json.dumps(s, allow_nan=False)

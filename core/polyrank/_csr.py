@@ -18,7 +18,7 @@ from numba import njit
 
 from .validation import as_float_array
 
-__all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy"]
+__all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy"]
 
 _NO_ROWS = np.empty((0, 0))
 _NO_DATA = np.empty(0)
@@ -69,3 +69,23 @@ def csr_row_axpy(w, c, Xdata, Xind, Xptr, i):
     """w += c x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
     for t in range(Xptr[i], Xptr[i + 1]):
         w[Xind[t]] += c * Xdata[t]
+
+
+@njit(cache=True, nogil=True)
+def row_dot(w, X, Xdata, Xind, Xptr, i):
+    """w . x_i for row i of the dense X, or of the CSR matrix (Xdata, Xind,
+    Xptr) when X has no rows."""
+    if X.shape[0] == 0:
+        return csr_row_dot(w, Xdata, Xind, Xptr, i)
+    return np.dot(w, X[i])
+
+
+@njit(cache=True, nogil=True)
+def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
+    """w += c x_i, x_i a row as in :func:`row_dot`."""
+    if X.shape[0] == 0:
+        csr_row_axpy(w, c, Xdata, Xind, Xptr, i)
+    else:
+        x = X[i]
+        for j in range(x.shape[0]):
+            w[j] += c * x[j]

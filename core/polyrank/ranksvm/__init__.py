@@ -8,6 +8,7 @@ Computation 26:781-817, 2014 (``large-scale-linear-ranksvm.txt``).
   2.9-2.13), counted by the selection tree (Sec. 2.4), an order-statistic
   tree keyed by y (Sec. 2.3), the direct method (Sec. 2.2) or PRSVM+ (Sec. 3.1).
 - :func:`ranksvm_tron`: Tree-TRON / PRSVM+ (Sec. 4.1) via :func:`polyrank.tron.tron`.
+- :func:`ranksvm_dcd`: the L1 loss Eq. 1.2 by dual coordinate descent over the pairs.
 - :func:`ranksvm_cutting_plane`: the L1 loss Eq. 1.2 by cutting planes (Sec. 3.2).
 - :class:`RankSVM`: the scikit-learn estimator.
 - :mod:`polyrank.ranksvm.reference`: pair-enumerating references (tests).
@@ -19,10 +20,10 @@ import scipy.sparse as sp
 from ..metrics import mean_ndcg, pairwise_accuracy
 from .estimator import RankSVM
 from .objective import METHODS, QueryGroups, RankSVMObjective, Workspace, group_queries
-from .solvers import ranksvm_cutting_plane, ranksvm_tron
+from .solvers import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
 
 __all__ = ["RankSVM", "RankSVMObjective", "Workspace", "QueryGroups", "group_queries",
-           "METHODS", "ranksvm_tron", "ranksvm_cutting_plane"]
+           "METHODS", "ranksvm_tron", "ranksvm_dcd", "ranksvm_cutting_plane"]
 
 
 def _warmup() -> None:

@@ -7,13 +7,14 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._sklearn import log_callback, warn_if_not_converged
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, query_ids
 from .objective import METHODS, RankSVMObjective
-from .solvers import _cutting_plane, _tron
+from .solvers import _cutting_plane, _dcd, _tron
 
 __all__ = ["RankSVM"]
 
@@ -28,8 +29,10 @@ class RankSVM(BaseEstimator):
         P = {(i, j) : q_i = q_j, y_i > y_j}
 
     by Tree-TRON (TRON, Sec. 4.1, with the selection tree of Sec. 2.4); with
-    ``loss="l1"`` minimises Eq. 1.2 (the plain hinge) by the cutting-plane
-    method of Sec. 3.2.  No pair is ever formed: the loss, gradient and
+    ``loss="l1"`` minimises Eq. 1.2 (the plain hinge) by dual coordinate
+    descent over the pairs (LIBLINEAR's hinge-loss solver, certified by the
+    duality gap) or by the cutting-plane method of Sec. 3.2.  Tree-TRON
+    and the cutting planes never form a pair: the loss, gradient and
     Hessian-vector products go through l_i^+, l_i^-, gamma_i^+, gamma_i^-
     (Eq. 2.11-2.13).  The model has no intercept (it cancels in x_i - x_j).
     s_i are the document weights (``sample_weight``, default 1).
@@ -46,14 +49,23 @@ class RankSVM(BaseEstimator):
     eps : float, default=1e-3
         L2: the relative gradient tolerance of Eq. 4.4; L1: the relative
         gap between the best objective and the certified lower bound.
+    solver : {"auto", "tron", "dcd", "cutting_plane"}, default="auto"
+        ``"tron"`` (L2 only; what "auto" picks for L2); ``"dcd"`` (L1 only;
+        "auto" for L1): dual coordinate descent with shrinking over the p
+        pairs, memory O(p) (:func:`~polyrank.ranksvm.ranksvm_dcd`);
+        ``"cutting_plane"`` (L1 only): the paper's bundle method, memory
+        O(l), slow at large C.
     method : {"selection_tree", "y_tree", "direct", "prsvm_plus"}, default="selection_tree"
         The counting method (Sec. 2.2-2.4, 3.1); the solution does not
         depend on it, the run time does.
     max_iter : int, default=1000
-        Newton steps (L2) or cutting planes (L1).
+        Newton steps (TRON), passes over the pairs (DCD) or cutting planes.
     partial_pairs : bool, default=False
         Train on the pairs of adjacent relevance levels only (Sec. 5);
         L2 loss only.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the pass orders of ``solver="dcd"`` (the others are
+        deterministic).
     verbose : int, default=0
         ``v >= 1``: print one line every ``v`` iterations (TRON step or
         cutting plane: f, the lower bound, the gap, and for TRON ||grad f||,
@@ -68,7 +80,7 @@ class RankSVM(BaseEstimator):
         gap (L2: the L2-SVM dual at alpha(w)), ||grad f||, delta and CG
         iterations per trust-region step (``result_.trace.to_pandas()``).
     n_iter_ : int
-        Newton steps (L2) or cutting planes (L1).
+        Newton steps (TRON), passes (DCD) or cutting planes.
     n_pairs_ : int
         Number of training preference pairs p (among documents of positive
         weight).
@@ -81,7 +93,8 @@ class RankSVM(BaseEstimator):
     See Also
     --------
     polyrank.ranksvm.ranksvm_tron : the L2 driver.
-    polyrank.ranksvm.ranksvm_cutting_plane : the L1 driver.
+    polyrank.ranksvm.ranksvm_dcd, polyrank.ranksvm.ranksvm_cutting_plane :
+        the L1 drivers.
     polyrank.metrics.ndcg_scorer, polyrank.metrics.pairwise_accuracy_scorer :
         scorers for ``GridSearchCV`` / ``cross_validate`` that receive qid.
 
@@ -125,19 +138,24 @@ class RankSVM(BaseEstimator):
         "loss": [StrOptions({"l2", "l1"})],
         "eps": [Interval(Real, 0, None, closed="neither")],
         "method": [StrOptions(set(METHODS))],
+        "solver": [StrOptions({"auto", "tron", "dcd", "cutting_plane"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
         "partial_pairs": ["boolean"],
         "verbose": ["verbose"],
     }
 
     def __init__(self, C=1.0, loss="l2", eps=1e-3, method="selection_tree",
-                 max_iter=1000, partial_pairs=False, verbose=0):
+                 solver="auto", max_iter=1000, partial_pairs=False, random_state=None,
+                 verbose=0):
         self.C = C
         self.loss = loss
         self.eps = eps
         self.method = method
+        self.solver = solver
         self.max_iter = max_iter
         self.partial_pairs = partial_pairs
+        self.random_state = random_state
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -186,8 +204,9 @@ class RankSVM(BaseEstimator):
             Bad parameters, shape/length mismatch, NaN/inf, both ``qid`` and
             ``group``, bad weights, ``partial_pairs`` with L1, data without
             any preference pair (e.g. one document, or one relevance level
-            per query), an objective that overflows float64 (scale X) or a
-            failed master QP of the L1 solver (scale X or lower C).
+            per query), a ``solver`` that does not solve ``loss``, an
+            objective that overflows float64 (scale X) or a failed master QP
+            of the cutting-plane solver (scale X or lower C).
         TypeError
             Non-numeric input or non-integer qid / group.
 
@@ -199,6 +218,12 @@ class RankSVM(BaseEstimator):
         """
         if self.partial_pairs and self.loss != "l2":
             raise ValueError("partial_pairs: only with loss='l2'")
+        solver = self.solver
+        if solver == "auto":
+            solver = "tron" if self.loss == "l2" else "dcd"
+        if (solver == "tron") != (self.loss == "l2"):
+            raise ValueError(f"solver: {solver!r} does not solve loss={self.loss!r} "
+                             "('tron' is for 'l2'; 'dcd' and 'cutting_plane' for 'l1')")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
@@ -208,10 +233,13 @@ class RankSVM(BaseEstimator):
                                                  ensure_non_negative=True)
         obj = RankSVMObjective._trusted(X, y, qid, self.C, self.method, self.partial_pairs,
                                         sample_weight)
-        solve = _tron if self.loss == "l2" else _cutting_plane
+        kwargs = {}
+        if solver == "dcd":
+            kwargs["random_state"] = check_random_state(self.random_state).randint(2**31 - 1)
+        solve = {"tron": _tron, "dcd": _dcd, "cutting_plane": _cutting_plane}[solver]
         res = solve(obj, eps=self.eps, max_iter=self.max_iter,
                     callback=log_callback(callback, self.verbose, type(self).__name__),
-                    callback_every=callback_every)
+                    callback_every=callback_every, **kwargs)
         warn_if_not_converged(self, res, "increase max_iter, or standardise X "
                                          "(sklearn.preprocessing.StandardScaler)")
         self.result_ = res

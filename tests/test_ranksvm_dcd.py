@@ -1,0 +1,165 @@
+"""L1-loss RankSVM (Eq. 1.2 of large-scale-linear-ranksvm.txt) by dual
+coordinate descent over the pairs: the optimum of an independent QP
+(Clarabel over (w, xi)), KKT conditions, duplicated documents, warm starts,
+and hostile input (issue 19, item 1)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from polyrank import RankSVM
+from polyrank.qp import solve_qp
+from polyrank.ranksvm import ranksvm_cutting_plane, ranksvm_dcd
+from polyrank.ranksvm.reference import brute_force_l1, pair_weights, preference_pairs
+
+
+def _data(seed=0, l=60, n=4, n_queries=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(l, n))
+    qid = rng.integers(0, n_queries, size=l)
+    y = np.clip(np.round(X @ np.array([1.0, -0.5, 0.3, 0.0][:n]) + rng.normal(size=l)), -1, 2) + 1
+    return X, y, qid
+
+
+def _l1_qp(X, y, qid, C, sw=None):
+    """Eq. 1.2 as a QP over (w, xi): min 1/2 w'w + C sum c_p xi_p,
+    xi_p >= 1 - w'(x_i - x_j), xi_p >= 0 (Clarabel)."""
+    pairs = preference_pairs(y, qid)
+    c = pair_weights(pairs, sw)
+    D = X[pairs[:, 0]] - X[pairs[:, 1]]
+    p, n = D.shape
+    P = sp.block_diag([sp.identity(n), sp.csc_matrix((p, p))]).tocsc()
+    q = np.concatenate([np.zeros(n), C * c])
+    G = sp.vstack([sp.hstack([-sp.csc_matrix(D), -sp.identity(p)]),
+                   sp.hstack([sp.csc_matrix((p, n)), -sp.identity(p)])]).tocsc()
+    h = np.concatenate([-np.ones(p), np.zeros(p)])
+    res = solve_qp(P, q, G=G, h=h)
+    return res.x[:n], res.primal_objective
+
+
+@pytest.mark.parametrize("seed, C", [(0, 0.05), (1, 1.0), (2, 30.0)])
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_dcd_reaches_the_qp_optimum_with_a_certified_gap(seed, C, shrinking):
+    X, y, qid = _data(seed)
+    w_ref, f_ref = _l1_qp(X, y, qid, C)
+    res = ranksvm_dcd(X, y, qid, C, eps=1e-9, max_iter=20000, shrinking=shrinking,
+                      random_state=seed)
+    assert res.status == "converged", res.message
+    # f is the L1 objective at the returned w, counted by brute force
+    assert res.primal_objective == pytest.approx(brute_force_l1(X, y, qid, res.x, C), rel=1e-10)
+    assert res.primal_objective == pytest.approx(f_ref, rel=1e-6)
+    assert res.dual_objective <= f_ref * (1 + 1e-8)            # a true lower bound
+    assert 0 <= res.gap <= 1e-9 * res.primal_objective
+    np.testing.assert_allclose(res.x, w_ref, atol=1e-3 * max(1.0, np.abs(w_ref).max()))
+    t = res.trace
+    assert np.all(t.gap >= 0)
+    # coordinate ascent: the dual never decreases; the best f never increases
+    assert np.all(np.diff(t.dual) >= -1e-9 * np.abs(t.dual[1:]))
+    assert np.all(np.diff(t.primal) <= 0)
+
+
+def test_kkt_conditions_at_the_optimum():
+    X, y, qid = _data(3)
+    C = 2.0
+    res = ranksvm_dcd(X, y, qid, C, eps=1e-12, max_iter=50000, random_state=0)
+    pairs = preference_pairs(y, qid)
+    margin = (X[pairs[:, 0]] - X[pairs[:, 1]]) @ res.x
+    alpha = res.dual
+    # w = sum_p alpha_p (x_i - x_j), pairs in the same order as the enumeration
+    np.testing.assert_allclose(res.x, alpha @ (X[pairs[:, 0]] - X[pairs[:, 1]]), atol=1e-10)
+    assert np.all((alpha >= 0) & (alpha <= C))
+    assert np.all(alpha[margin > 1 + 1e-5] <= 1e-6 * C)       # inactive pairs: alpha = 0
+    assert np.all(alpha[margin < 1 - 1e-5] >= C * (1 - 1e-6))  # violated pairs: alpha = C
+
+
+def test_integer_weights_equal_duplicated_documents():
+    X, y, qid = _data(4, l=40)
+    sw = np.random.default_rng(4).integers(0, 3, size=40).astype(float)
+    rep = np.repeat(np.arange(40), sw.astype(int))
+    C = 0.7
+    weighted = ranksvm_dcd(X, y, qid, C, sample_weight=sw, eps=1e-10, max_iter=20000)
+    repeated = ranksvm_dcd(X[rep], y[rep], qid[rep], C, eps=1e-10, max_iter=20000)
+    _, f_ref = _l1_qp(X, y, qid, C, sw)
+    assert weighted.primal_objective == pytest.approx(repeated.primal_objective, rel=1e-7)
+    assert weighted.primal_objective == pytest.approx(f_ref, rel=1e-6)
+    np.testing.assert_allclose(weighted.x, repeated.x, atol=1e-4)
+
+
+def test_sparse_equals_dense_and_cutting_plane():
+    X, y, qid = _data(5)
+    X[np.abs(X) < 0.7] = 0.0
+    dense = ranksvm_dcd(X, y, qid, 3.0, eps=1e-10, max_iter=20000, random_state=1)
+    csr = ranksvm_dcd(sp.csr_matrix(X), y, qid, 3.0, eps=1e-10, max_iter=20000,
+                      random_state=1)
+    cp = ranksvm_cutting_plane(X, y, qid, 3.0, eps=1e-8, max_iter=500)
+    assert csr.primal_objective == pytest.approx(dense.primal_objective, rel=1e-9)
+    assert cp.primal_objective == pytest.approx(dense.primal_objective, rel=1e-7)
+    np.testing.assert_allclose(csr.x, dense.x, atol=1e-6)
+
+
+def test_continuation_and_warm_start_reach_the_same_optimum():
+    X, y, qid = _data(6, l=80)
+    C = 500.0
+    _, f_ref = _l1_qp(X, y, qid, C)
+    cont = ranksvm_dcd(X, y, qid, C, eps=1e-8, max_iter=50000, random_state=0)
+    assert cont.continuation_passes > 0 and cont.status == "converged"
+    assert cont.primal_objective == pytest.approx(f_ref, rel=1e-6)
+    # from zero at this C, coordinate descent creeps (gap ~3e-4 after 5,000
+    # passes) but every bound it reports stays valid
+    plain = ranksvm_dcd(X, y, qid, C, eps=1e-8, max_iter=5000, continuation=False,
+                        random_state=0)
+    assert plain.continuation_passes == 0
+    assert plain.dual_objective <= f_ref * (1 + 1e-9) <= plain.primal_objective * (1 + 2e-9)
+    # from its own alpha: a few passes certify it again
+    again = ranksvm_dcd(X, y, qid, C, eps=1e-8, alpha0=cont.dual)
+    assert again.nit <= 10 and again.status == "converged"     # cold: thousands
+    # along a grid: the solution at C/2, doubled, is a valid start
+    half = ranksvm_dcd(X, y, qid, C / 2, eps=1e-8, max_iter=50000)
+    warm = ranksvm_dcd(X, y, qid, C, eps=1e-8, alpha0=2 * half.dual, max_iter=50000)
+    assert warm.primal_objective == pytest.approx(f_ref, rel=1e-6)
+
+
+def test_identical_documents_of_different_relevance():
+    """A pair with x_i = x_j has ||x_i - x_j||^2 = 0: its hinge is the
+    constant 1 and alpha_p goes to its bound C (no division by zero)."""
+    X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.5, 0.2]])
+    y = np.array([2.0, 1.0, 0.0, 1.0])
+    qid = np.zeros(4, int)
+    res = ranksvm_dcd(X, y, qid, 1.0, eps=1e-10, max_iter=10000)
+    _, f_ref = _l1_qp(X, y, qid, 1.0)
+    assert res.status == "converged"
+    assert res.primal_objective == pytest.approx(f_ref, rel=1e-7)
+    pairs = preference_pairs(y, qid)
+    same = np.flatnonzero((pairs == [0, 1]).all(axis=1))
+    assert res.dual[same] == pytest.approx(1.0)
+
+
+def test_estimator_default_l1_is_dcd_and_matches_the_driver():
+    X, y, qid = _data(7)
+    m = RankSVM(loss="l1", C=2.0, eps=1e-8, random_state=3).fit(X, y, qid=qid)
+    _, f_ref = _l1_qp(X, y, qid, 2.0)
+    assert m.result_.solver == "dcd-l1" and m.result_.success
+    assert m.result_.primal_objective == pytest.approx(f_ref, rel=1e-6)
+    again = RankSVM(loss="l1", C=2.0, eps=1e-8, random_state=3).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(again.coef_, m.coef_)         # random_state fixes it
+
+
+def test_hostile_arguments_are_named():
+    X, y, qid = _data(8, l=20)
+    p = len(preference_pairs(y, qid))
+    with pytest.raises(ValueError, match="^alpha0: expected"):
+        ranksvm_dcd(X, y, qid, 1.0, alpha0=np.zeros(p + 1))
+    with pytest.raises(ValueError, match="^alpha0: every"):
+        ranksvm_dcd(X, y, qid, 1.0, alpha0=np.full(p, 2.0))
+    with pytest.raises(ValueError, match="^alpha0: every"):
+        ranksvm_dcd(X, y, qid, 1.0, alpha0=-np.ones(p))
+    with pytest.raises(ValueError, match="alpha0"):
+        ranksvm_dcd(X, y, qid, 1.0, alpha0=np.full(p, np.nan))
+    with pytest.raises(TypeError, match="^shrinking"):
+        ranksvm_dcd(X, y, qid, 1.0, shrinking="yes")
+    with pytest.raises(ValueError, match="^eps"):
+        ranksvm_dcd(X, y, qid, 1.0, eps=0.0)
+    with pytest.raises(ValueError, match="no preference pairs"):
+        ranksvm_dcd(X, np.ones(20), qid, 1.0)
+    with pytest.raises(ValueError, match="^X: .*scale X"):
+        ranksvm_dcd(X * 1e200, y, qid, 1.0)
