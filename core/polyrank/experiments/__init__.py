@@ -21,7 +21,7 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
 - :func:`ranksvm_fig4`, :func:`ranksvm_methods`, :func:`ranksvm_vs_svr`,
-  :func:`bench_ranksvm`, :func:`bench_ranksvm_l1`: Fig. 4-7 and Tables 3-5 of
+  :func:`ranksvm_fig7`, :func:`bench_ranksvm`, :func:`bench_ranksvm_l1`: Fig. 4-7 and Tables 3-5 of
   ``large-scale-linear-ranksvm.txt``, ``polyrank bench ranksvm`` and
   ``polyrank bench ranksvm-l1``.
 
@@ -44,7 +44,7 @@ from .registry import (
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 from .sign_experiments import bench_sign, sign_convergence, sign_small_sample
 from .ranksvm_experiments import (bench_ranksvm, bench_ranksvm_l1, large_k_problem,
-                                  ranksvm_fig4, ranksvm_methods, ranksvm_vs_svr)
+                                  ranksvm_fig4, ranksvm_fig7, ranksvm_methods, ranksvm_vs_svr)
 from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_table1,
                                   ordinal_table2)
 from .m3l_zero_shot import bench_m3l, m3l_awa_prior, m3l_fig5, m3l_table1, m3l_table3
@@ -55,7 +55,7 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "ExperimentResult", "format_rows", "get_experiment", "list_experiments",
            "run_experiment",
            "sign_convergence", "sign_small_sample", "bench_sign",
-           "ranksvm_fig4", "ranksvm_methods", "ranksvm_vs_svr", "bench_ranksvm",
+           "ranksvm_fig4", "ranksvm_fig7", "ranksvm_methods", "ranksvm_vs_svr", "bench_ranksvm",
            "bench_ranksvm_l1",
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",

@@ -357,8 +357,9 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
         requested C (not during continuation; ``info.iteration`` counts
         passes): ``info.primal`` = f of the best w so
         far, ``info.dual`` = D(alpha); extras ``f_current`` (f of this
-        pass's w), ``n_active``, ``n_changed``.  Raising StopIteration
-        stops.
+        pass's w), ``n_active``, ``n_changed``; ``info.time_s`` counts
+        from the start of the solve, continuation included.  Raising
+        StopIteration stops.
     keep_iterates : bool
         Also return ``iterates``: the best w at every gap measurement at C.
 
@@ -490,6 +491,8 @@ def _dcd(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, shrinking=True, alph
     q = float(np.median(Qd[Qd > 0])) if np.any(Qd > 0) else 1.0
     n_stages = (max(0, math.ceil(math.log2(obj.C * q))) if continuation and alpha0 is None
                 else 0)
+    # the clock of the trace starts before the continuation stages
+    runner = CallbackRunner(callback, callback_every)
     passes = 0
     for k in range(n_stages, 0, -1):
         Ck = obj.C * 2.0 ** -k
@@ -501,7 +504,6 @@ def _dcd(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, shrinking=True, alph
         passes += used
     if n_stages:
         alpha *= 2.0
-    runner = CallbackRunner(callback, callback_every)
     iterates = [] if keep_iterates else None
     w, primal, dual, it, status = _dcd_passes(
         obj, rows, I, J, U, Qd, alpha, C=obj.C, eps=eps, max_iter=max_iter,
