@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.datasets import data_path, load_phishing
-from polyrank.experiments import BENCHES, EXPERIMENTS, sign_convergence, sign_small_sample
+from polyrank.datasets import data_path, load_phishing, load_w8a
+from polyrank.experiments import (BENCHES, EXPERIMENTS, sign_convergence, sign_fig2,
+                                  sign_small_sample)
 from polyrank.experiments.sign_experiments import breast_cancer_signs
 from polyrank.metrics import prbep
 
@@ -58,8 +59,45 @@ def test_prbep_against_brute_force_including_ties():
         prbep([0, 1], [1.0, np.nan])
 
 
+def test_w8a_is_the_documented_file_and_loads():
+    import gzip
+
+    raw = gzip.decompress(data_path("w8a", "w8a.gz").read_bytes())
+    assert hashlib.sha256(raw).hexdigest() == (
+        "b464b4f6ce6a5d9e181ffc793e19a04751036273722312398ef7673705014902")
+    X, y = load_w8a()
+    assert X.shape == (49749, 300) and X.nnz == 579586
+    assert (y == 1).sum() == 1479 and (y == -1).sum() == 48270
+    assert set(np.unique(X.data)) == {1.0}
+    assert (np.diff(X.indptr) == 0).sum() == 4203               # rows without a feature
+
+
+def test_sign_fig2_small():
+    """Issue 19: Fig. 2 on both data sets at hand, the signs-free control and
+    the per-update comparison of the mini-batch sizes."""
+    res = sign_fig2(n_sub=300, epochs=10, seed=2, figure=True)
+    s = res.summary
+    assert set(s["runs"]) == {"w8a", "phishing", "phishing, c = 0"}
+    assert {r["data"] for r in res.rows} == set(s["runs"])
+    assert s["runs"]["w8a"]["n"] == 300 and s["runs"]["phishing, c = 0"]["signs"] == "none"
+    assert s["runs"]["phishing, c = 0"]["n_signs_active"] == 0
+    for name, run in s["runs"].items():
+        assert run["reference_agreement"] < 1e-7
+        pu = s["per_update"][name]
+        assert pu["updates"] == 10 * 300 // 100 and pu["epochs_small"] == 1
+        # the same updates from different batch sizes: both are real gaps
+        assert pu["gap_small"] >= -1e-9 and pu["gap_big"] >= -1e-9
+    assert len(res.figure.data) == 9                         # 3 solvers x 3 panels
+    assert any("mini-batch size" in n for n in res.notes)
+    json.dumps(s, allow_nan=False)
+    with pytest.raises(ValueError, match="^dataset"):
+        sign_convergence(dataset="covtype")
+    with pytest.raises(ValueError, match="^signs"):
+        sign_convergence(signs="random", n_sub=50, epochs=1)
+
+
 def test_registered():
-    assert {"sign-convergence", "sign-small-sample"} <= set(EXPERIMENTS)
+    assert {"sign-convergence", "sign-fig2", "sign-small-sample"} <= set(EXPERIMENTS)
     assert "sign" in BENCHES
 
 

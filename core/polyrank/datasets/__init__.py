@@ -14,7 +14,7 @@ from importlib import resources
 import numpy as np
 from scipy.io import arff
 
-__all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "OrdinalData",
+__all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "load_w8a", "OrdinalData",
            "load_winequality_red", "AwAClasses", "load_awa_classes", "RankingData",
            "load_letor", "load_mq2008"]
 
@@ -111,4 +111,5 @@ def load_yeast() -> MultiLabelData:
 from ._awa import AwAClasses, load_awa_classes  # noqa: E402
 from ._letor import RankingData, load_letor, load_mq2008  # noqa: E402
 from ._phishing import load_phishing  # noqa: E402
+from ._w8a import load_w8a  # noqa: E402
 from ._winequality import OrdinalData, load_winequality_red  # noqa: E402

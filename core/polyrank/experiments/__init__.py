@@ -42,7 +42,7 @@ from .registry import (
                        run_experiment,
 )
 from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
-from .sign_experiments import bench_sign, sign_convergence, sign_small_sample
+from .sign_experiments import bench_sign, sign_convergence, sign_fig2, sign_small_sample
 from .ranksvm_experiments import (bench_ranksvm, bench_ranksvm_l1, large_k_problem,
                                   ranksvm_fig4, ranksvm_fig7, ranksvm_methods, ranksvm_vs_svr)
 from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_table1,
@@ -54,7 +54,7 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
            "ExperimentResult", "format_rows", "get_experiment", "list_experiments",
            "run_experiment",
-           "sign_convergence", "sign_small_sample", "bench_sign",
+           "sign_convergence", "sign_fig2", "sign_small_sample", "bench_sign",
            "ranksvm_fig4", "ranksvm_fig7", "ranksvm_methods", "ranksvm_vs_svr", "bench_ranksvm",
            "bench_ranksvm_l1",
            "large_k_problem",
