@@ -87,3 +87,21 @@ def test_bench_small():
     assert row["ratio"] > 0 and row["ratio_is_lower_bound"] is False
     assert any("at least 20x faster than the whole QP" in line for line in res.notes)
     json.dumps(res.summary, allow_nan=False)
+
+
+def test_fig4_breakdown_small():
+    """Issue 19: Fig. 4 (time per sub-problem: generation, solve, search)."""
+    from polyrank.experiments import ordinal_fig4
+
+    res = ordinal_fig4(n=100, q=1, figure=True)
+    s = res.summary
+    assert s["instance"] == "NS.100.1" and s["status"] == "converged"
+    assert len(res.rows) == s["iterations"] >= 2
+    assert all(r["gen_s"] >= 0 and r["solve_s"] > 0 and r["feas_s"] >= 0 for r in res.rows)
+    # the timed parts are parts of the whole solve
+    assert s["gen_s"] + s["solve_s"] + s["feas_s"] <= s["total_s"]
+    assert sum(s["shares"].values()) == pytest.approx(1.0)
+    # |W| grows by at most two objects per sub-problem (add_per_iter = 2)
+    W = [r["W"] for r in res.rows]
+    assert all(0 <= b - a <= 2 for a, b in zip(W, W[1:]))
+    assert len(res.figure.data) == 3
