@@ -217,7 +217,7 @@ def row_axpy(w, c, X, Xdata, Xind, Xptr, p):
             w[d] += c * X[p, d]
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
 def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
              rows, slot_of, owner, stamp, state, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
@@ -250,20 +250,43 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
     L, N = Gt.shape
     steps = 0
     rounds = 0
+    # largest |projected gradient| of every label, kept exact below: the
+    # label choice of a round is argmax lab_max (the first of ties, as a
+    # scan over all N L gradients would choose) without that scan
+    lab_max = np.zeros(L)
+    for k in range(L):
+        lab_max[k] = _label_max(Gt[k], At[k], Cv)
+    # labels coupled to another one through R (need the delayed update)
+    coupled = np.zeros(L, dtype=np.bool_)
+    for k in range(L):
+        for m in range(L):
+            if m != k and R[k, m] != 0.0:
+                coupled[k] = True
     while True:
-        max_pg, l = max_projected(Gt, At, Cv)
+        l = 0
+        max_pg = lab_max[0]
+        for k in range(1, L):
+            if lab_max[k] > max_pg:
+                max_pg = lab_max[k]
+                l = k
         if max_pg < tau or steps >= n_steps:
             return steps, max_pg, rounds
         rounds += 1
-        for i in range(N):
-            u[i] = 0.0
+        keep_u = coupled[l]
+        if keep_u:
+            for i in range(N):
+                u[i] = 0.0
         Rll = R[l, l]
+        c4 = 4.0 * Rll
+        G = Gt[l]
+        A = At[l]
+        Yl = Yt[l]
         # first variable: largest projected gradient along label l (Eq. 32);
-        # after the first step it is found while the gradients are updated
+        # after each step it is found while the gradients are updated
         p = -1
         best = 0.0
         for i in range(N):
-            pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
+            pg = _abs_projected(G[i], A[i], Cv[i])
             if pg > best:
                 best = pg
                 p = i
@@ -272,87 +295,198 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 break
             sp = cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                            stamp, state)
+            rp = rows[sp]
             Kpp = Kdiag[p]
-            gp = Gt[l, p]
-            yp = Yt[l, p]
+            gp = G[p]
+            yp = Yl[p]
             # second variable: maximal unconstrained gain (Eq. 30 / 56) among
-            # the j giving a positive-definite 2x2 block (Alg. 1 line 10)
+            # the j != p with a non-zero projected gradient giving a
+            # positive-definite 2x2 block (Alg. 1 line 10); branch-free
+            # tests (the loop vectorises), the same choice as testing first
             q = -1
             hbest = -1.0
+            gp2 = gp * gp
+            gpy2 = 2.0 * gp * yp
+            c8 = 8.0 * Rll
             for j in range(N):
-                if j == p:
-                    continue
-                if projected(Gt[l, j], At[l, j], Cv[j]) == 0.0:
-                    continue
-                Kpj = rows[sp, j]
+                gj = G[j]
+                aj = A[j]
+                Kpj = rp[j]
                 Kjj = Kdiag[j]
                 det = Kpp * Kjj - Kpj * Kpj
-                if det <= 1e-12 * Kpp * Kjj or det <= 0.0:
-                    continue
-                gj = Gt[l, j]
-                h = (gp * gp * Kjj + gj * gj * Kpp
-                     - 2.0 * gp * gj * yp * Yt[l, j] * Kpj) / (8.0 * Rll * det)
-                if h > hbest:
-                    hbest = h
+                free = ((gj > 0.0) & (aj < Cv[j])) | ((gj < 0.0) & (aj > 0.0))
+                ok = free & (det > 1e-12 * Kpp * Kjj) & (det > 0.0) & (j != p)
+                num = gp2 * Kjj + gj * gj * Kpp - gpy2 * gj * Yl[j] * Kpj
+                den = c8 * det
+                # h = num / den > hbest without a division per j (den > 0)
+                if ok & (num > hbest * den):
+                    hbest = num / den
                     q = j
             if q >= 0:
                 sq = cache_get(q, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                                stamp, state)
-                yq = Yt[l, q]
-                Kpq = rows[sp, q]
+                rq = rows[sq]
+                yq = Yl[q]
+                Kpq = rp[q]
                 Q11 = 4.0 * Kpp * Rll
                 Q22 = 4.0 * Kdiag[q] * Rll
                 Q12 = 4.0 * Kpq * Rll * yp * yq
                 Cp = Cv[p]
                 Cq = Cv[q]
-                dp, dq = solve_2d(Q11, Q12, Q22, gp, Gt[l, q],
-                                  -At[l, p], Cp - At[l, p],
-                                  -At[l, q], Cq - At[l, q])
+                dp, dq = solve_2d(Q11, Q12, Q22, gp, G[q], -A[p], Cp - A[p], -A[q],
+                                  Cq - A[q])
                 # land exactly on the bounds (the projected gradient tests them)
-                ap = _snap(At[l, p] + dp, Cp)
-                aq = _snap(At[l, q] + dq, Cq)
-                dp = ap - At[l, p]
-                dq = aq - At[l, q]
-                At[l, p] = ap
-                At[l, q] = aq
+                ap = _snap(A[p] + dp, Cp)
+                aq = _snap(A[q] + dq, Cq)
+                dp = ap - A[p]
+                dq = aq - A[q]
+                A[p] = ap
+                A[q] = aq
                 cp = yp * dp
                 cq = yq * dq
                 p = -1
                 best = 0.0
+                if keep_u:
+                    for i in range(N):
+                        w = rp[i] * cp + rq[i] * cq
+                        G[i] -= c4 * Yl[i] * w
+                        u[i] += w
                 for i in range(N):
-                    w = rows[sp, i] * cp + rows[sq, i] * cq
-                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
-                    u[i] += w
-                    pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
+                    if not keep_u:
+                        G[i] -= c4 * Yl[i] * (rp[i] * cp + rq[i] * cq)
+                    pg = _abs_projected(G[i], A[i], Cv[i])
                     if pg > best:
                         best = pg
                         p = i
             else:
-                dp = solve_1d(4.0 * Kpp * Rll, gp, -At[l, p], Cv[p] - At[l, p])
-                ap = _snap(At[l, p] + dp, Cv[p])
-                dp = ap - At[l, p]
-                At[l, p] = ap
+                dp = solve_1d(4.0 * Kpp * Rll, gp, -A[p], Cv[p] - A[p])
+                ap = _snap(A[p] + dp, Cv[p])
+                dp = ap - A[p]
+                A[p] = ap
                 cp = yp * dp
                 p = -1
                 best = 0.0
+                if keep_u:
+                    for i in range(N):
+                        w = rp[i] * cp
+                        G[i] -= c4 * Yl[i] * w
+                        u[i] += w
                 for i in range(N):
-                    w = rows[sp, i] * cp
-                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
-                    u[i] += w
-                    pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
+                    if not keep_u:
+                        G[i] -= c4 * Yl[i] * (rp[i] * cp)
+                    pg = _abs_projected(G[i], A[i], Cv[i])
                     if pg > best:
                         best = pg
                         p = i
             steps += 1
-        # delayed gradient update of the other labels (Eq. 34-36)
+        lab_max[l] = best
+        if not keep_u:
+            continue
+        # delayed gradient update of the other labels (Eq. 34-36), which also
+        # gives their new largest projected gradients
         for k in range(L):
             if k == l:
                 continue
             Rkl = R[k, l]
             if Rkl == 0.0:
                 continue
+            Gk = Gt[k]
+            Ak = At[k]
+            Yk = Yt[k]
+            c = 4.0 * Rkl
+            mk = 0.0
             for i in range(N):
-                Gt[k, i] -= 4.0 * Rkl * Yt[k, i] * u[i]
+                Gk[i] -= c * Yk[i] * u[i]
+                pg = _abs_projected(Gk[i], Ak[i], Cv[i])
+                if pg > mk:
+                    mk = pg
+            lab_max[k] = mk
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _abs_projected(g, a, C):
+    """|projected gradient| (Eq. 31) without branches: 0 at a bound the
+    gradient points out of (and for g = 0), |g| otherwise."""
+    free = ((g > 0.0) & (a < C)) | ((g < 0.0) & (a > 0.0))
+    return abs(g) if free else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _label_max(G, A, Cv):
+    """max_i |projected G_i| along one label (rows of Gt, At)."""
+    best = 0.0
+    for i in range(G.shape[0]):
+        pg = _abs_projected(G[i], A[i], Cv[i])
+        if pg > best:
+            best = pg
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_fetch(b, X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state,
+                slots):
+    """Slots of the kernel rows of the examples ``b`` (n,) in the LRU cache
+    ``rows`` (n_slots, N), written to ``slots`` (n,); the missing rows are
+    computed together, by one matrix product X[miss] X' (BLAS).
+
+    The cache arrays are those of :func:`cache_get` (``state`` = [clock,
+    hits, misses]); ``sq`` (N,) holds the squared norms of the rows of X
+    (used by the rbf kernel, exp(-gamma (|x_i|^2 + |x_p|^2 - 2 x_i.x_p))).
+    Needs n <= n_slots: a row fetched for ``b`` is never evicted by
+    another row of ``b`` (each gets a newer stamp than every other slot).
+    Sec. 5.1.3: one cache shared by all labels.
+    """
+    n = b.shape[0]
+    n_slots, N = rows.shape
+    miss = np.empty(n, dtype=np.int64)
+    n_miss = 0
+    for s in range(n):
+        p = b[s]
+        state[0] += 1
+        v = slot_of[p]
+        if v >= 0:
+            stamp[v] = state[0]
+            state[1] += 1
+            slots[s] = v
+            continue
+        if state[2] < n_slots:
+            v = state[2]                 # the cache is not full: the next empty slot
+        else:
+            v = 0
+            oldest = stamp[0]
+            for j in range(1, n_slots):
+                if stamp[j] < oldest:
+                    oldest = stamp[j]
+                    v = j
+        if owner[v] >= 0:
+            slot_of[owner[v]] = -1
+        owner[v] = p
+        slot_of[p] = v
+        stamp[v] = state[0]
+        state[2] += 1
+        slots[s] = v
+        miss[n_miss] = s
+        n_miss += 1
+    if n_miss == 0:
+        return
+    Xm = np.empty((n_miss, X.shape[1]))
+    for m in range(n_miss):
+        Xm[m] = X[b[miss[m]]]
+    dots = np.dot(Xm, X.T)
+    for m in range(n_miss):
+        p = b[miss[m]]
+        out = rows[slots[miss[m]]]
+        if kind == KIND_RBF:
+            for j in range(N):
+                d2 = sq[p] + sq[j] - 2.0 * dots[m, j]
+                out[j] = math.exp(-gamma * d2) if d2 > 0.0 else 1.0
+            out[p] = 1.0
+        elif kind == KIND_LINEAR:
+            for j in range(N):
+                out[j] = dots[m, j]
+        else:
+            for j in range(N):
+                out[j] = (gamma * dots[m, j] + coef0) ** degree
 
 
 @numba.njit(cache=True, nogil=True)
