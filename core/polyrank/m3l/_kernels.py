@@ -490,6 +490,24 @@ def cache_fetch(b, X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stam
 
 
 @numba.njit(cache=True, nogil=True)
+def cache_fill(X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state,
+               block):
+    """Compute every kernel row into the cache (which must hold N rows), by
+    :func:`cache_fetch` on blocks of ``block`` consecutive examples: one
+    BLAS product per block instead of one scalar loop per row. Used when
+    the whole Gram matrix fits in the cache: every row is then computed
+    once, at the speed of a matrix product, and every later access hits.
+    """
+    N = X.shape[0]
+    slots = np.empty(block, dtype=np.int64)
+    for s in range(0, N, block):
+        e = min(N, s + block)
+        b = np.arange(s, e)
+        cache_fetch(b, X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stamp,
+                    state, slots[:e - s])
+
+
+@numba.njit(cache=True, nogil=True)
 def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
     """Exact gradient G = 2 - 2 Y * F with F = 2 K (Y alpha) R (Eq. 29),
     computed row by row in O(N^2 (D + L)) without storing K."""
