@@ -254,6 +254,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
     # label choice of a round is argmax lab_max (the first of ties, as a
     # scan over all N L gradients would choose) without that scan
     lab_max = np.zeros(L)
+    work = np.empty(N)
     for k in range(L):
         lab_max[k] = _label_max(Gt[k], At[k], Cv)
     # labels coupled to another one through R (need the delayed update)
@@ -283,13 +284,11 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
         Yl = Yt[l]
         # first variable: largest projected gradient along label l (Eq. 32);
         # after each step it is found while the gradients are updated
-        p = -1
-        best = 0.0
         for i in range(N):
-            pg = _abs_projected(G[i], A[i], Cv[i])
-            if pg > best:
-                best = pg
-                p = i
+            work[i] = _abs_projected(G[i], A[i], Cv[i])
+        best, p = _first_max(work)
+        if best <= 0.0:
+            p = -1
         for _ in range(L):
             if p < 0 or best < tau:
                 break
@@ -308,20 +307,10 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
             gp2 = gp * gp
             gpy2 = 2.0 * gp * yp
             c8 = 8.0 * Rll
-            for j in range(N):
-                gj = G[j]
-                aj = A[j]
-                Kpj = rp[j]
-                Kjj = Kdiag[j]
-                det = Kpp * Kjj - Kpj * Kpj
-                free = ((gj > 0.0) & (aj < Cv[j])) | ((gj < 0.0) & (aj > 0.0))
-                ok = free & (det > 1e-12 * Kpp * Kjj) & (det > 0.0) & (j != p)
-                num = gp2 * Kjj + gj * gj * Kpp - gpy2 * gj * Yl[j] * Kpj
-                den = c8 * det
-                # h = num / den > hbest without a division per j (den > 0)
-                if ok & (num > hbest * den):
-                    hbest = num / den
-                    q = j
+            _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, work)
+            hbest, q = _first_max(work)
+            if hbest <= -1.0:
+                q = -1
             if q >= 0:
                 sq = cache_get(q, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                                stamp, state)
@@ -346,18 +335,10 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 cq = yq * dq
                 p = -1
                 best = 0.0
-                if keep_u:
-                    for i in range(N):
-                        w = rp[i] * cp + rq[i] * cq
-                        G[i] -= c4 * Yl[i] * w
-                        u[i] += w
-                for i in range(N):
-                    if not keep_u:
-                        G[i] -= c4 * Yl[i] * (rp[i] * cp + rq[i] * cq)
-                    pg = _abs_projected(G[i], A[i], Cv[i])
-                    if pg > best:
-                        best = pg
-                        p = i
+                _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, work)
+                best, p = _first_max(work)
+                if best <= 0.0:
+                    p = -1
             else:
                 dp = solve_1d(4.0 * Kpp * Rll, gp, -A[p], Cv[p] - A[p])
                 ap = _snap(A[p] + dp, Cv[p])
@@ -366,18 +347,10 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 cp = yp * dp
                 p = -1
                 best = 0.0
-                if keep_u:
-                    for i in range(N):
-                        w = rp[i] * cp
-                        G[i] -= c4 * Yl[i] * w
-                        u[i] += w
-                for i in range(N):
-                    if not keep_u:
-                        G[i] -= c4 * Yl[i] * (rp[i] * cp)
-                    pg = _abs_projected(G[i], A[i], Cv[i])
-                    if pg > best:
-                        best = pg
-                        p = i
+                _update2(G, A, Yl, Cv, rp, rp, cp, 0.0, c4, u, keep_u, work)
+                best, p = _first_max(work)
+                if best <= 0.0:
+                    p = -1
             steps += 1
         lab_max[l] = best
         if not keep_u:
@@ -401,6 +374,79 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 if pg > mk:
                     mk = pg
             lab_max[k] = mk
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+def _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, out):
+    """out[j] = the second-order gain h (Eq. 30 / Eq. 56) of the pair (p, j)
+    along one label, or -1 where j = p, the projected gradient of j is 0
+    or the 2x2 block is not positive definite (K_pj^2 >= K_pp K_jj
+    (1 - 1e-12)). One branch-free pass (it vectorises)."""
+    gp2 = gp * gp
+    gpy2 = 2.0 * gp * yp
+    c8 = 8.0 * Rll
+    for j in range(G.shape[0]):
+        gj = G[j]
+        aj = A[j]
+        Kpj = rp[j]
+        Kjj = Kdiag[j]
+        det = Kpp * Kjj - Kpj * Kpj
+        free = ((gj > 0.0) & (aj < Cv[j])) | ((gj < 0.0) & (aj > 0.0))
+        ok = free & (det > 1e-12 * Kpp * Kjj) & (det > 0.0) & (j != p)
+        h = (gp2 * Kjj + gj * gj * Kpp - gpy2 * gj * Yl[j] * Kpj) / (c8 * det)
+        out[j] = h if ok else -1.0
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, out):
+    """One label's gradients after a step on (p, q) (Eq. 29):
+    G -= c4 Yl (K_p cp + K_q cq); u += K_p cp + K_q cq if ``keep_u`` (the
+    delayed update, Eq. 36); out = |projected G| (Eq. 31). Branch-free."""
+    if keep_u:
+        for i in range(G.shape[0]):
+            w = rp[i] * cp + rq[i] * cq
+            g = G[i] - c4 * Yl[i] * w
+            G[i] = g
+            u[i] += w
+            out[i] = _abs_projected(g, A[i], Cv[i])
+    else:
+        for i in range(G.shape[0]):
+            g = G[i] - c4 * Yl[i] * (rp[i] * cp + rq[i] * cq)
+            G[i] = g
+            out[i] = _abs_projected(g, A[i], Cv[i])
+
+
+#: the flags under which a max reduction vectorises (its input is finite)
+_FAST_MAX = {"reassoc", "contract", "nsz", "arcp", "nnan", "ninf"}
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST_MAX)
+def _vmax(x):
+    """max of a finite 1-d array (a vectorised reduction)."""
+    n = x.shape[0]
+    acc = np.full(8, x[0])
+    n8 = n - n % 8
+    for i in range(0, n8, 8):
+        for t in range(8):
+            v = x[i + t]
+            acc[t] = v if v > acc[t] else acc[t]
+    m = acc[0]
+    for t in range(1, 8):
+        m = acc[t] if acc[t] > m else m
+    for i in range(n8, n):
+        m = x[i] if x[i] > m else m
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_max(x):
+    """(max x, the first index attaining it) of a finite 1-d array, as the
+    scan ``if x[i] > best`` would give: a vectorised max, then a search."""
+    m = _vmax(x)
+    for i in range(x.shape[0]):
+        if x[i] == m:
+            return m, i
+    return m, 0
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
