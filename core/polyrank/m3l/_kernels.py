@@ -235,7 +235,14 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
 
     The labels, dual variables and gradients are stored label-major,
     ``Yt``, ``At``, ``Gt`` of shape (L, N), so that the scans along one
-    label are contiguous.
+    label are contiguous; each scan is a branch-free pass that vectorises
+    (:func:`_gains`, :func:`_update2`) followed by :func:`_first_max`.
+    The largest projected gradient of every label is kept exact (from the
+    pass that updates the label's gradients, and for the labels R couples
+    to it from the delayed update), so choosing a round's label costs O(L)
+    instead of a scan of all N L gradients; labels R couples to no other
+    (all of them when R is diagonal) accumulate no ``u``. The choices
+    (labels, p, q) are those of the plain scans.
 
     Returns
     -------

@@ -206,7 +206,9 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     other labels' gradients once per round of L updates (Eq. 34-36), which
     makes a round O(N L) apart from kernel rows. Kernel rows come from an
     LRU cache of at most ``cache_mb`` megabytes shared by all labels
-    (Sec. 5.1.3). Stops when every projected gradient (Eq. 31) is below
+    (Sec. 5.1.3): each row is computed once for every label; when the whole
+    Gram matrix fits (N rows), it is computed up front by blocks of BLAS
+    products (``cache_misses`` = N). Stops when every projected gradient (Eq. 31) is below
     ``tau`` (the paper's stopping rule, Appendix B).
 
     One iteration (one trace row) is a sweep of at least N variable updates
