@@ -309,11 +309,6 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
             # the j != p with a non-zero projected gradient giving a
             # positive-definite 2x2 block (Alg. 1 line 10); branch-free
             # tests (the loop vectorises), the same choice as testing first
-            q = -1
-            hbest = -1.0
-            gp2 = gp * gp
-            gpy2 = 2.0 * gp * yp
-            c8 = 8.0 * Rll
             _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, work)
             hbest, q = _first_max(work)
             if hbest <= -1.0:
@@ -340,8 +335,6 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 A[q] = aq
                 cp = yp * dp
                 cq = yq * dq
-                p = -1
-                best = 0.0
                 _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, work)
                 best, p = _first_max(work)
                 if best <= 0.0:
@@ -352,8 +345,6 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
                 dp = ap - A[p]
                 A[p] = ap
                 cp = yp * dp
-                p = -1
-                best = 0.0
                 _update2(G, A, Yl, Cv, rp, rp, cp, 0.0, c4, u, keep_u, work)
                 best, p = _first_max(work)
                 if best <= 0.0:
