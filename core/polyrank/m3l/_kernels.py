@@ -168,22 +168,6 @@ def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
 
 
 @numba.njit(cache=True, nogil=True)
-def max_projected(Gt, At, Cv):
-    """(max_{l,i} |projected G|, label attaining it) for label-major arrays
-    Gt, At of shape (L, N) and bounds Cv (N,)."""
-    L, N = Gt.shape
-    best = 0.0
-    lab = -1
-    for k in range(L):
-        for i in range(N):
-            pg = abs(projected(Gt[k, i], At[k, i], Cv[i]))
-            if pg > best:
-                best = pg
-                lab = k
-    return best, lab
-
-
-@numba.njit(cache=True, nogil=True)
 def _snap(a, C):
     """a clipped to [0, C], landing exactly on a bound within 1e-12 C of it
     (the projected gradient tests the bounds exactly)."""
