@@ -169,8 +169,10 @@ def test_gains_and_update_match_plain_formulas():
 
 
 def test_bench_m3l_labels_quick_run():
-    assert "m3l-labels" in BENCHES
-    res = bench_m3l_labels(quick=True, N=80, Ls=(3, 5), repeats=1, tau=1e-6)
+    assert "m3l-labels" in BENCHES and "m3l-labels-wide" in BENCHES
+    res = bench_m3l_labels(quick=True, N=80, Ls=(3, 5), repeats=1, tau=1e-6, n_features=7)
+    assert res.summary["n_features"] == 7 and "80 x 7" in res.title
+    assert res.summary["gamma"] == pytest.approx(1 / 7)
     assert all(r["svc_gram_s"] > 0 for r in res.rows)
     assert [r["L"] for r in res.rows] == [3, 5]
     for r in res.rows:

@@ -48,7 +48,7 @@ from .ranksvm_experiments import (bench_ranksvm, large_k_problem, ranksvm_fig4,
 from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_table1,
                                   ordinal_table2)
 from .m3l_zero_shot import bench_m3l, m3l_awa_prior, m3l_fig5, m3l_table1, m3l_table3
-from .m3l_labels import bench_m3l_labels
+from .m3l_labels import bench_m3l_labels, bench_m3l_labels_wide
 from .first_fit import bench_first_fit
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
@@ -60,5 +60,5 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",
            "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
-           "bench_m3l_labels",
+           "bench_m3l_labels", "bench_m3l_labels_wide",
            "bench_first_fit"]
