@@ -201,7 +201,7 @@ def row_axpy(w, c, X, Xdata, Xind, Xptr, p):
             w[d] += c * X[p, d]
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
              rows, slot_of, owner, stamp, state, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
