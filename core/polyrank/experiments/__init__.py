@@ -15,7 +15,8 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   ``row-column-generation-ordinal.txt`` and ``polyrank bench ordinal``.
 - :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
   :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
-  (Sec. 7) on yeast and the AwA class/attribute tables.
+  (Sec. 7) on yeast and the AwA class/attribute tables;
+  :func:`bench_m3l_labels`: kernel M3L vs 1-vs-All SVC for growing L.
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -48,6 +49,7 @@ from .ranksvm_experiments import (bench_ranksvm, bench_ranksvm_l1, large_k_probl
 from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_fig4,
                                   ordinal_table1, ordinal_table2)
 from .m3l_zero_shot import bench_m3l, m3l_awa_prior, m3l_fig5, m3l_table1, m3l_table3
+from .m3l_labels import bench_m3l_labels, bench_m3l_labels_wide
 from .first_fit import bench_first_fit
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
@@ -60,4 +62,5 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "ordinal_fig4", "bench_ordinal",
            "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
+           "bench_m3l_labels", "bench_m3l_labels_wide",
            "bench_first_fit"]

@@ -168,22 +168,6 @@ def solve_2d(Q11, Q12, Q22, g1, g2, m1, M1, m2, M2):
 
 
 @numba.njit(cache=True, nogil=True)
-def max_projected(Gt, At, Cv):
-    """(max_{l,i} |projected G|, label attaining it) for label-major arrays
-    Gt, At of shape (L, N) and bounds Cv (N,)."""
-    L, N = Gt.shape
-    best = 0.0
-    lab = -1
-    for k in range(L):
-        for i in range(N):
-            pg = abs(projected(Gt[k, i], At[k, i], Cv[i]))
-            if pg > best:
-                best = pg
-                lab = k
-    return best, lab
-
-
-@numba.njit(cache=True, nogil=True)
 def _snap(a, C):
     """a clipped to [0, C], landing exactly on a bound within 1e-12 C of it
     (the projected gradient tests the bounds exactly)."""
@@ -235,7 +219,14 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
 
     The labels, dual variables and gradients are stored label-major,
     ``Yt``, ``At``, ``Gt`` of shape (L, N), so that the scans along one
-    label are contiguous.
+    label are contiguous; each scan is a branch-free pass that vectorises
+    (:func:`_gains`, :func:`_update2`) followed by :func:`_first_max`.
+    The largest projected gradient of every label is kept exact (from the
+    pass that updates the label's gradients, and for the labels R couples
+    to it from the delayed update), so choosing a round's label costs O(L)
+    instead of a scan of all N L gradients; labels R couples to no other
+    (all of them when R is diagonal) accumulate no ``u``. The choices
+    (labels, p, q) are those of the plain scans.
 
     Returns
     -------
@@ -250,109 +241,298 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
     L, N = Gt.shape
     steps = 0
     rounds = 0
+    # largest |projected gradient| of every label, kept exact below: the
+    # label choice of a round is argmax lab_max (the first of ties, as a
+    # scan over all N L gradients would choose) without that scan
+    lab_max = np.zeros(L)
+    work = np.empty(N)
+    for k in range(L):
+        lab_max[k] = _label_max(Gt[k], At[k], Cv)
+    # labels coupled to another one through R (need the delayed update)
+    coupled = np.zeros(L, dtype=np.bool_)
+    for k in range(L):
+        for m in range(L):
+            if m != k and R[k, m] != 0.0:
+                coupled[k] = True
     while True:
-        max_pg, l = max_projected(Gt, At, Cv)
+        l = 0
+        max_pg = lab_max[0]
+        for k in range(1, L):
+            if lab_max[k] > max_pg:
+                max_pg = lab_max[k]
+                l = k
         if max_pg < tau or steps >= n_steps:
             return steps, max_pg, rounds
         rounds += 1
-        for i in range(N):
-            u[i] = 0.0
+        keep_u = coupled[l]
+        if keep_u:
+            for i in range(N):
+                u[i] = 0.0
         Rll = R[l, l]
+        c4 = 4.0 * Rll
+        G = Gt[l]
+        A = At[l]
+        Yl = Yt[l]
         # first variable: largest projected gradient along label l (Eq. 32);
-        # after the first step it is found while the gradients are updated
-        p = -1
-        best = 0.0
+        # after each step it is found while the gradients are updated
         for i in range(N):
-            pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
-            if pg > best:
-                best = pg
-                p = i
+            work[i] = _abs_projected(G[i], A[i], Cv[i])
+        best, p = _first_max(work)
+        if best <= 0.0:
+            p = -1
         for _ in range(L):
             if p < 0 or best < tau:
                 break
             sp = cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                            stamp, state)
+            rp = rows[sp]
             Kpp = Kdiag[p]
-            gp = Gt[l, p]
-            yp = Yt[l, p]
+            gp = G[p]
+            yp = Yl[p]
             # second variable: maximal unconstrained gain (Eq. 30 / 56) among
-            # the j giving a positive-definite 2x2 block (Alg. 1 line 10)
-            q = -1
-            hbest = -1.0
-            for j in range(N):
-                if j == p:
-                    continue
-                if projected(Gt[l, j], At[l, j], Cv[j]) == 0.0:
-                    continue
-                Kpj = rows[sp, j]
-                Kjj = Kdiag[j]
-                det = Kpp * Kjj - Kpj * Kpj
-                if det <= 1e-12 * Kpp * Kjj or det <= 0.0:
-                    continue
-                gj = Gt[l, j]
-                h = (gp * gp * Kjj + gj * gj * Kpp
-                     - 2.0 * gp * gj * yp * Yt[l, j] * Kpj) / (8.0 * Rll * det)
-                if h > hbest:
-                    hbest = h
-                    q = j
+            # the j != p with a non-zero projected gradient giving a
+            # positive-definite 2x2 block (Alg. 1 line 10); branch-free
+            # tests (the loop vectorises), the same choice as testing first
+            _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, work)
+            hbest, q = _first_max(work)
+            if hbest <= -1.0:
+                q = -1
             if q >= 0:
                 sq = cache_get(q, X, kind, gamma, coef0, degree, rows, slot_of, owner,
                                stamp, state)
-                yq = Yt[l, q]
-                Kpq = rows[sp, q]
+                rq = rows[sq]
+                yq = Yl[q]
+                Kpq = rp[q]
                 Q11 = 4.0 * Kpp * Rll
                 Q22 = 4.0 * Kdiag[q] * Rll
                 Q12 = 4.0 * Kpq * Rll * yp * yq
                 Cp = Cv[p]
                 Cq = Cv[q]
-                dp, dq = solve_2d(Q11, Q12, Q22, gp, Gt[l, q],
-                                  -At[l, p], Cp - At[l, p],
-                                  -At[l, q], Cq - At[l, q])
+                dp, dq = solve_2d(Q11, Q12, Q22, gp, G[q], -A[p], Cp - A[p], -A[q],
+                                  Cq - A[q])
                 # land exactly on the bounds (the projected gradient tests them)
-                ap = _snap(At[l, p] + dp, Cp)
-                aq = _snap(At[l, q] + dq, Cq)
-                dp = ap - At[l, p]
-                dq = aq - At[l, q]
-                At[l, p] = ap
-                At[l, q] = aq
+                ap = _snap(A[p] + dp, Cp)
+                aq = _snap(A[q] + dq, Cq)
+                dp = ap - A[p]
+                dq = aq - A[q]
+                A[p] = ap
+                A[q] = aq
                 cp = yp * dp
                 cq = yq * dq
-                p = -1
-                best = 0.0
-                for i in range(N):
-                    w = rows[sp, i] * cp + rows[sq, i] * cq
-                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
-                    u[i] += w
-                    pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
-                    if pg > best:
-                        best = pg
-                        p = i
+                _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, work)
+                best, p = _first_max(work)
+                if best <= 0.0:
+                    p = -1
             else:
-                dp = solve_1d(4.0 * Kpp * Rll, gp, -At[l, p], Cv[p] - At[l, p])
-                ap = _snap(At[l, p] + dp, Cv[p])
-                dp = ap - At[l, p]
-                At[l, p] = ap
+                dp = solve_1d(4.0 * Kpp * Rll, gp, -A[p], Cv[p] - A[p])
+                ap = _snap(A[p] + dp, Cv[p])
+                dp = ap - A[p]
+                A[p] = ap
                 cp = yp * dp
-                p = -1
-                best = 0.0
-                for i in range(N):
-                    w = rows[sp, i] * cp
-                    Gt[l, i] -= 4.0 * Rll * Yt[l, i] * w
-                    u[i] += w
-                    pg = abs(projected(Gt[l, i], At[l, i], Cv[i]))
-                    if pg > best:
-                        best = pg
-                        p = i
+                _update2(G, A, Yl, Cv, rp, rp, cp, 0.0, c4, u, keep_u, work)
+                best, p = _first_max(work)
+                if best <= 0.0:
+                    p = -1
             steps += 1
-        # delayed gradient update of the other labels (Eq. 34-36)
+        lab_max[l] = best
+        if not keep_u:
+            continue
+        # delayed gradient update of the other labels (Eq. 34-36), which also
+        # gives their new largest projected gradients
         for k in range(L):
             if k == l:
                 continue
             Rkl = R[k, l]
             if Rkl == 0.0:
                 continue
+            Gk = Gt[k]
+            Ak = At[k]
+            Yk = Yt[k]
+            c = 4.0 * Rkl
+            mk = 0.0
             for i in range(N):
-                Gt[k, i] -= 4.0 * Rkl * Yt[k, i] * u[i]
+                Gk[i] -= c * Yk[i] * u[i]
+                pg = _abs_projected(Gk[i], Ak[i], Cv[i])
+                if pg > mk:
+                    mk = pg
+            lab_max[k] = mk
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+def _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, out):
+    """out[j] = the second-order gain h (Eq. 30 / Eq. 56) of the pair (p, j)
+    along one label, or -1 where j = p, the projected gradient of j is 0
+    or the 2x2 block is not positive definite (K_pj^2 >= K_pp K_jj
+    (1 - 1e-12)). One branch-free pass (it vectorises)."""
+    gp2 = gp * gp
+    gpy2 = 2.0 * gp * yp
+    c8 = 8.0 * Rll
+    for j in range(G.shape[0]):
+        gj = G[j]
+        aj = A[j]
+        Kpj = rp[j]
+        Kjj = Kdiag[j]
+        det = Kpp * Kjj - Kpj * Kpj
+        free = ((gj > 0.0) & (aj < Cv[j])) | ((gj < 0.0) & (aj > 0.0))
+        ok = free & (det > 1e-12 * Kpp * Kjj) & (det > 0.0) & (j != p)
+        h = (gp2 * Kjj + gj * gj * Kpp - gpy2 * gj * Yl[j] * Kpj) / (c8 * det)
+        out[j] = h if ok else -1.0
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, out):
+    """One label's gradients after a step on (p, q) (Eq. 29):
+    G -= c4 Yl (K_p cp + K_q cq); u += K_p cp + K_q cq if ``keep_u`` (the
+    delayed update, Eq. 36); out = |projected G| (Eq. 31). Branch-free."""
+    if keep_u:
+        for i in range(G.shape[0]):
+            w = rp[i] * cp + rq[i] * cq
+            g = G[i] - c4 * Yl[i] * w
+            G[i] = g
+            u[i] += w
+            out[i] = _abs_projected(g, A[i], Cv[i])
+    else:
+        for i in range(G.shape[0]):
+            g = G[i] - c4 * Yl[i] * (rp[i] * cp + rq[i] * cq)
+            G[i] = g
+            out[i] = _abs_projected(g, A[i], Cv[i])
+
+
+#: the flags under which a max reduction vectorises (its input is finite)
+_FAST_MAX = {"reassoc", "contract", "nsz", "arcp", "nnan", "ninf"}
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST_MAX)
+def _vmax(x):
+    """max of a finite 1-d array (a vectorised reduction)."""
+    n = x.shape[0]
+    acc = np.full(8, x[0])
+    n8 = n - n % 8
+    for i in range(0, n8, 8):
+        for t in range(8):
+            v = x[i + t]
+            acc[t] = v if v > acc[t] else acc[t]
+    m = acc[0]
+    for t in range(1, 8):
+        m = acc[t] if acc[t] > m else m
+    for i in range(n8, n):
+        m = x[i] if x[i] > m else m
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_max(x):
+    """(max x, the first index attaining it) of a finite 1-d array, as the
+    scan ``if x[i] > best`` would give: a vectorised max, then a search."""
+    m = _vmax(x)
+    for i in range(x.shape[0]):
+        if x[i] == m:
+            return m, i
+    return m, 0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _abs_projected(g, a, C):
+    """|projected gradient| (Eq. 31) without branches: 0 at a bound the
+    gradient points out of (and for g = 0), |g| otherwise."""
+    free = ((g > 0.0) & (a < C)) | ((g < 0.0) & (a > 0.0))
+    return abs(g) if free else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _label_max(G, A, Cv):
+    """max_i |projected G_i| along one label (rows of Gt, At)."""
+    best = 0.0
+    for i in range(G.shape[0]):
+        pg = _abs_projected(G[i], A[i], Cv[i])
+        if pg > best:
+            best = pg
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_fetch(b, X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state,
+                slots):
+    """Slots of the kernel rows of the examples ``b`` (n,) in the LRU cache
+    ``rows`` (n_slots, N), written to ``slots`` (n,); the missing rows are
+    computed together, by one matrix product X[miss] X' (BLAS).
+
+    The cache arrays are those of :func:`cache_get` (``state`` = [clock,
+    hits, misses]); ``sq`` (N,) holds the squared norms of the rows of X
+    (used by the rbf kernel, exp(-gamma (|x_i|^2 + |x_p|^2 - 2 x_i.x_p))).
+    Needs n <= n_slots: a row fetched for ``b`` is never evicted by
+    another row of ``b`` (each gets a newer stamp than every other slot).
+    Sec. 5.1.3: one cache shared by all labels.
+    """
+    n = b.shape[0]
+    n_slots, N = rows.shape
+    miss = np.empty(n, dtype=np.int64)
+    n_miss = 0
+    for s in range(n):
+        p = b[s]
+        state[0] += 1
+        v = slot_of[p]
+        if v >= 0:
+            stamp[v] = state[0]
+            state[1] += 1
+            slots[s] = v
+            continue
+        if state[2] < n_slots:
+            v = state[2]                 # the cache is not full: the next empty slot
+        else:
+            v = 0
+            oldest = stamp[0]
+            for j in range(1, n_slots):
+                if stamp[j] < oldest:
+                    oldest = stamp[j]
+                    v = j
+        if owner[v] >= 0:
+            slot_of[owner[v]] = -1
+        owner[v] = p
+        slot_of[p] = v
+        stamp[v] = state[0]
+        state[2] += 1
+        slots[s] = v
+        miss[n_miss] = s
+        n_miss += 1
+    if n_miss == 0:
+        return
+    Xm = np.empty((n_miss, X.shape[1]))
+    for m in range(n_miss):
+        Xm[m] = X[b[miss[m]]]
+    dots = np.dot(Xm, X.T)
+    for m in range(n_miss):
+        p = b[miss[m]]
+        out = rows[slots[miss[m]]]
+        if kind == KIND_RBF:
+            for j in range(N):
+                d2 = sq[p] + sq[j] - 2.0 * dots[m, j]
+                out[j] = math.exp(-gamma * d2) if d2 > 0.0 else 1.0
+            out[p] = 1.0
+        elif kind == KIND_LINEAR:
+            for j in range(N):
+                out[j] = dots[m, j]
+        else:
+            for j in range(N):
+                out[j] = (gamma * dots[m, j] + coef0) ** degree
+
+
+@numba.njit(cache=True, nogil=True)
+def cache_fill(X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state,
+               block):
+    """Compute every kernel row into the cache (which must hold N rows), by
+    :func:`cache_fetch` on blocks of ``block`` consecutive examples: one
+    BLAS product per block instead of one scalar loop per row. Used when
+    the whole Gram matrix fits in the cache: every row is then computed
+    once, at the speed of a matrix product, and every later access hits.
+    """
+    N = X.shape[0]
+    slots = np.empty(block, dtype=np.int64)
+    for s in range(0, N, block):
+        e = min(N, s + block)
+        b = np.arange(s, e)
+        cache_fetch(b, X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stamp,
+                    state, slots[:e - s])
 
 
 @numba.njit(cache=True, nogil=True)

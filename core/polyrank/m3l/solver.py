@@ -58,6 +58,9 @@ _KIND = {"linear": _kernels.KIND_LINEAR, "rbf": _kernels.KIND_RBF,
          "poly": _kernels.KIND_POLY}
 
 
+#: rows per BLAS product when the whole Gram matrix is computed into the cache
+_FILL_BLOCK = 64
+
 #: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
 _GAP_ROUNDING = 1e-10
 
@@ -203,7 +206,9 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     other labels' gradients once per round of L updates (Eq. 34-36), which
     makes a round O(N L) apart from kernel rows. Kernel rows come from an
     LRU cache of at most ``cache_mb`` megabytes shared by all labels
-    (Sec. 5.1.3). Stops when every projected gradient (Eq. 31) is below
+    (Sec. 5.1.3): each row is computed once for every label; when the whole
+    Gram matrix fits (N rows), it is computed up front by blocks of BLAS
+    products (``cache_misses`` = N). Stops when every projected gradient (Eq. 31) is below
     ``tau`` (the paper's stopping rule, Appendix B).
 
     One iteration (one trace row) is a sweep of at least N variable updates
@@ -307,6 +312,12 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
     owner = np.full(n_slots, -1, dtype=np.int64)
     stamp = np.zeros(n_slots, dtype=np.int64)
     state = np.zeros(3, dtype=np.int64)
+    if n_slots == N:
+        # the whole Gram matrix fits: compute it by blocks of BLAS products
+        # (every row is needed once every example has been a working variable)
+        sq = np.einsum("ij,ij->i", X, X)
+        _kernels.cache_fill(X, sq, kind, g, c0, deg, rows, slot_of, owner, stamp, state,
+                            _FILL_BLOCK)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
     if alpha0 is not None:
