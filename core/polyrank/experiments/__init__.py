@@ -48,7 +48,8 @@ from .ranksvm_experiments import (bench_ranksvm, bench_ranksvm_l1, large_k_probl
                                   ranksvm_fig4, ranksvm_fig7, ranksvm_methods, ranksvm_vs_svr)
 from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_fig4,
                                   ordinal_table1, ordinal_table2)
-from .m3l_zero_shot import bench_m3l, m3l_awa_prior, m3l_fig5, m3l_table1, m3l_table3
+from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1,
+                            m3l_table3)
 from .m3l_labels import bench_m3l_labels, bench_m3l_labels_wide
 from .first_fit import bench_first_fit
 
@@ -61,6 +62,6 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_ranksvm_l1",
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "ordinal_fig4", "bench_ordinal",
-           "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
+           "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide",
            "bench_first_fit"]
