@@ -101,6 +101,47 @@ def test_bench_rows_of_the_readme_are_generated(tmp_path):
     assert main(["bench", "sign", "--readme", str(tmp_path / "missing.md")]) == 2
 
 
+def test_paper_rows_of_the_readme_are_generated(tmp_path):
+    """Issue 19: ``reproduce NAME --readme`` writes the experiment's
+    paper-vs-polyrank rows (from ``summary["paper"]``), replaces them on the
+    next run and keeps the registry's order."""
+    from polyrank.cli import README_PAPER_END, README_PAPER_START, update_readme_paper
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n\n{README_PAPER_START}\n{README_PAPER_END}\n\nafter\n")
+    one = [{"item": "Table 5: NDCG", "paper": "0.4571", "ours": "0.4583", "data": "MQ2008"}]
+    update_readme_paper(readme, "ranksvm-vs-svr", "polyrank reproduce ranksvm-vs-svr", one)
+    update_readme_paper(readme, "sign-fig2", "polyrank reproduce sign-fig2 --quick",
+                        [{"item": "a | b", "paper": "x", "ours": "y", "data": "d"}] * 2)
+    update_readme_paper(readme, "ranksvm-vs-svr", "polyrank reproduce ranksvm-vs-svr",
+                        [dict(one[0], ours="0.4600")])
+    text = readme.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    # the registry's order: sign (paper 2) before ranksvm (paper 3)
+    assert [r.split("`")[1] for r in rows] == ["sign-fig2", "sign-fig2", "ranksvm-vs-svr"]
+    assert "| a \\| b |" in rows[0] and "| 0.4571 | 0.4600 | MQ2008 |" in rows[2]
+    assert "`polyrank reproduce ranksvm-vs-svr`" in rows[2]
+    assert text.startswith("intro\n") and text.endswith("\n\nafter\n")
+    bad = tmp_path / "other.md"
+    bad.write_text("no block")
+    with pytest.raises(ValueError, match="no generated paper-vs-polyrank block"):
+        update_readme_paper(bad, "sign-fig2", "c", one)
+    assert main(["reproduce", "ordinal-fig4", "--readme", str(tmp_path / "missing.md")]) == 2
+
+
+def test_the_readme_paper_table_is_filled_from_registered_experiments():
+    from polyrank.cli import README_PAPER_END, README_PAPER_START
+    from polyrank.experiments import EXPERIMENTS
+
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = text.split(README_PAPER_START, 1)[1].split(README_PAPER_END, 1)[0]
+    rows = [line for line in block.splitlines() if line.startswith("| `")]
+    assert rows, "empty: run polyrank reproduce NAME --readme README.md"
+    for row in rows:
+        assert row.split("`")[1] in EXPERIMENTS
+        assert "`polyrank reproduce " in row
+
+
 def test_the_readme_bench_table_names_registered_benches():
     from polyrank.cli import README_BENCH_END, README_BENCH_START
     from polyrank.experiments import BENCHES
