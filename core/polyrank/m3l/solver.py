@@ -389,7 +389,8 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     and G are recomputed exactly from alpha (no drift) and P2, D2, the gap
     and the largest projected gradient over *all* N L variables are
     recorded. The solve converges only on that exact, unshrunk check
-    (every projected gradient below ``tau``); if it fails, every group
+    (every projected gradient below ``tau``). A group that passes it on
+    its own variables is done; a group that looked solved but fails it
     starts again from all its variables.
 
     Parameters
@@ -514,7 +515,8 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
         visits += visited
         # the check: exact Z and G from alpha over every variable, shrunk or not
         _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
-        max_pg = float(np.abs(projected_gradient(alpha, G, Cv)).max())
+        label_pg = np.abs(projected_gradient(alpha, G, Cv)).max(axis=0)
+        max_pg = float(label_pg.max())
         primal, dual = m3l_objectives(alpha, G, Cv)
         stop = runner.record(it, primal, dual, max_pg=max_pg, visited=float(visited),
                              epochs=float(epochs), labelwise=float(flags[0]))
@@ -527,13 +529,18 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
         if stop:
             status = STATUS_CALLBACK
             break
-        if code == _kernels.DCA_SOLVED:
-            # solved on the maintained Z but not on the exact one (rounding
-            # drift): every group starts again from all its variables
-            finished[:] = False
-            active[:] = np.arange(N, dtype=np.int64)[None, :]
-            n_active[:] = N
-            lb[:] = -np.inf
-            ub[:] = np.inf
+        # a group is an independent sub-problem: one whose exact projected
+        # gradients are all below tau is done; any other starts again from
+        # all its variables if it looked solved (rounding drift of Z, or
+        # updates later in its confirming epoch)
+        group_ok = np.bincount(group, weights=label_pg >= tau, minlength=n_groups) == 0
+        redo = finished & ~group_ok
+        finished[:] = group_ok
+        if redo.any():
+            labels = redo[group]
+            active[labels] = np.arange(N, dtype=np.int64)[None, :]
+            n_active[labels] = N
+            lb[labels] = -np.inf
+            ub[labels] = np.inf
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-dca",
                    {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits})
