@@ -884,12 +884,16 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
     CSR X)."""
     N, L = Y.shape
     D = Zt.shape[1]
+    dense = X.shape[0] > 0
     At = np.zeros((L, D))
     for i in range(N):
         for k in range(L):
             c = Y[i, k] * alpha[i, k]
             if c != 0.0:
-                row_axpy(At[k], c, X, Xdata, Xind, Xptr, i)
+                if dense:
+                    _daxpy(At, k, c, X, i)
+                else:
+                    _saxpy(At, k, c, Xdata, Xind, Xptr, i)
     for l in range(L):
         for d in range(D):
             Zt[l, d] = 0.0
@@ -900,4 +904,5 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
                     Zt[l, d] += Rlk * At[k, d]
     for i in range(N):
         for l in range(L):
-            G[i, l] = 2.0 - 2.0 * Y[i, l] * row_dot(Zt[l], X, Xdata, Xind, Xptr, i)
+            zx = _ddot(Zt, l, X, i) if dense else _sdot(Zt, l, Xdata, Xind, Xptr, i)
+            G[i, l] = 2.0 - 2.0 * Y[i, l] * zx

@@ -482,6 +482,8 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
     :func:`m3l_dca`."""
     rng = np.random.default_rng(random_state)
     N, L = Y.shape
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X)       # rows contiguous: vectorised row loops
     rows = row_arrays(X)
     sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
               else np.einsum("ij,ij->i", X, X))
