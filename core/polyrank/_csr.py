@@ -1,7 +1,7 @@
 """Rows of a CSR matrix for the numba kernels of the linear solvers.
 
 The linear passes of SOPOPO (:func:`polyrank.sopopo._kernels.pass_linear`)
-and M3L (:func:`polyrank.m3l._kernels.dca_epoch`) read the instances one row
+and M3L (:func:`polyrank.m3l._kernels.dca_run`) read the instances one row
 at a time.  They take four arguments ``(X, Xdata, Xind, Xptr)``: a dense X
 (m, n) with empty CSR arrays, or an empty X (0, 0) with the ``data``,
 ``indices`` and ``indptr`` of a CSR matrix (:func:`row_arrays` builds

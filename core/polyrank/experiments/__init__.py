@@ -16,7 +16,8 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
   :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
   (Sec. 7) on yeast and the AwA class/attribute tables;
-  :func:`bench_m3l_labels`: kernel M3L vs 1-vs-All SVC for growing L.
+  :func:`bench_m3l_labels`: kernel M3L vs 1-vs-All SVC for growing L;
+  :func:`bench_m3l_linear`: linear M3L vs 1-vs-All LinearSVC.
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -51,6 +52,7 @@ from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_fig4,
 from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1,
                             m3l_table3)
 from .m3l_labels import bench_m3l_labels, bench_m3l_labels_wide
+from .m3l_linear import bench_m3l_linear
 from .first_fit import bench_first_fit
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
@@ -63,5 +65,5 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "ordinal_fig4", "bench_ordinal",
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
-           "bench_m3l_labels", "bench_m3l_labels_wide",
+           "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
            "bench_first_fit"]

@@ -20,8 +20,9 @@ Notation (all arrays are plain float64/int64 numpy arrays):
   max(0, G) at 0.
 
 The kernels are free functions over arrays (no jitclass, no callbacks):
-one call of :func:`smo_pass` or :func:`dca_epoch` is one chunk of work of
-the Python drivers in :mod:`polyrank.m3l.solver`.
+one call of :func:`smo_pass` (a sweep) or :func:`dca_run` (epochs up to a
+duality-gap check) is one chunk of work of the Python drivers in
+:mod:`polyrank.m3l.solver`.
 """
 
 from __future__ import annotations
@@ -556,119 +557,241 @@ def smo_gradient(X, kind, gamma, coef0, degree, Y, R, alpha, G):
             G[p, k] = 2.0 - 2.0 * Y[p, k] * F[p, k]
 
 
+#: return codes of :func:`dca_run`
+DCA_SOLVED = 0      # every group's problem solved, confirmed on an epoch over all its variables
+DCA_BUDGET = 1      # the visit budget is spent (at the end of an epoch)
+
+
+# Row operations of :func:`dca_run` on z_k = Zt[k]: separate compiled
+# functions for dense and CSR rows, chosen at the call site, so that LLVM
+# vectorises the dense loops (a CSR scatter into Zt in the same function
+# defeats it: 0.15 us instead of 0.02 us per dot product + axpy at D = 72).
+
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def dca_epoch(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, alpha, Zt, active, n_active, lb,
-              ub, labelwise, seed, shrink, skip):
-    """One epoch of linear M3L dual coordinate ascent with shrinkage (Sec. 6).
+def _ddot(Zt, l, X, p):
+    """z_l . x_p for a dense X."""
+    s = 0.0
+    for d in range(X.shape[1]):
+        s += Zt[l, d] * X[p, d]
+    return s
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _daxpy(Zt, k, c, X, p):
+    """z_k += c x_p for a dense X."""
+    for d in range(X.shape[1]):
+        Zt[k, d] += c * X[p, d]
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _sdot(Zt, l, Xdata, Xind, Xptr, p):
+    """z_l . x_p for a CSR X."""
+    s = 0.0
+    for j in range(Xptr[p], Xptr[p + 1]):
+        s += Zt[l, Xind[j]] * Xdata[j]
+    return s
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _saxpy(Zt, k, c, Xdata, Xind, Xptr, p):
+    """z_k += c x_p for a CSR X."""
+    for j in range(Xptr[p], Xptr[p + 1]):
+        Zt[k, Xind[j]] += c * Xdata[j]
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _flush(Zt, R, nzk, n_nz, l, v):
+    """The delayed update z_k += 2 R_kl v of a label-wise batch along l
+    (Eq. 42), k != l."""
+    for j in range(n_nz[l]):
+        k = nzk[l, j]
+        if k != l:
+            _daxpy(Zt, k, 2.0 * R[k, l], v, 0)
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active,
+            lb, ub, finished, flags, seed, shrink, switch_tol, tau, max_visits):
+    """Epochs of linear M3L dual coordinate ascent with shrinkage (Sec. 6),
+    without returning to Python, until the problem looks solved or
+    ``max_visits`` variables were visited.
 
     Each visited variable alpha_pl gets the exact coordinate maximiser
     (Eq. 37-39): alpha <- clip(alpha + G_pl / (4 R_ll x_p'x_p), 0, C) with
     G_pl = 2 - 2 y_pl z_l'x_p, and ``Zt`` = Z' (L, D, rows z_l contiguous)
     is kept equal to (2 X'(Y alpha) R)' (Eq. 23, 40).
 
-    * ``labelwise=False``: the active variables of all labels in a uniformly
-      random order, each update applied to every column of Z at once (Eq. 40).
-    * ``labelwise=True``: batches of L updates along one label chosen
-      uniformly at random; z_l is updated at once, the other columns get
-      the delayed update z_k += 2 R_kl v at the end of the batch (Eq. 41-43).
+    * ``flags[0] == 0`` (uniform): every active variable of every label
+      once per epoch, in a uniformly random order, each update applied to
+      every column of Z at once (Eq. 40).
+    * ``flags[0] == 1`` (label-wise): batches of L updates along one label
+      chosen uniformly at random; z_l is updated at once, the other columns
+      get the delayed update z_k += 2 R_kl v at the end of the batch
+      (Eq. 41-43). The switch happens (and is kept) once every active
+      projected gradient of the unfinished labels is below ``switch_tol``
+      (> 0).
 
-    Shrinkage: per-label active sets ``active[l, :n_active[l]]``; a variable
-    at 0 with G < lb[l] or at C with G > ub[l] leaves its label's active
-    set (Hsieh et al. 2008). The extremal projected gradients seen in this
-    epoch are returned per label; the driver couples them through R
-    (Eq. 44-45) into the next lb, ub. Labels with ``skip[l]`` are not
-    visited in this epoch (the driver skips groups of labels, coupled
-    through R, whose active sets are already optimal).
+    Shrinkage (Sec. 6, after Hsieh et al. 2008): per-label active sets
+    ``active[l, :n_active[l]]``; a variable at 0 with G < lb[l] or at C
+    with G > ub[l] leaves its label's active set. After each epoch the
+    extremal projected gradients of each label are coupled through |R|
+    (Eq. 44-45): lb_l = min_k |R_kl| min PG_k, ub_l = max_k |R_kl| max PG_k,
+    with no shrinking on a side whose extreme has the wrong sign (-inf /
+    +inf, as Hsieh et al.).
+
+    Groups of labels coupled through R (``group``, the connected components
+    of R != 0; each label alone for R = I) are independent sub-problems.
+    When every active projected gradient of a group is below ``tau``, its
+    active sets are reset to all variables (lb, ub to -inf, +inf); if they
+    already held all variables at the start of the epoch, the group is
+    ``finished`` and no longer visited (our addition, as 1-vs-All LIBLINEAR
+    stops each label on its own). Without shrinking every epoch is over all
+    variables.
+
+    Parameters
+    ----------
+    X, Xdata, Xind, Xptr : arrays
+        Dense X (N, D), or an empty X and CSR arrays.
+    sqnorm : ndarray, shape (N,)
+        x_p'x_p.
+    Y : ndarray, shape (N, L)
+    R : ndarray, shape (L, L)
+    Cv : ndarray, shape (N,)
+    group : ndarray of int64, shape (L,)
+        Group (component of R != 0) of each label, 0 .. n_groups - 1.
+    alpha : ndarray, shape (N, L)
+        Updated in place.
+    Zt : ndarray, shape (L, D)
+        Updated in place; equal to (2 X'(Y alpha) R)' on entry.
+    active, n_active : ndarray of int64, shapes (L, N), (L,)
+        Active sets, updated in place (state between calls).
+    lb, ub : ndarray, shape (L,)
+        Shrinking thresholds, updated in place (state between calls).
+    finished : ndarray of bool, shape (n_groups,)
+        Groups solved and confirmed, updated in place.
+    flags : ndarray of int64, shape (1,)
+        ``flags[0]``: 1 once batches are label-wise (state between calls).
+    seed : int
+        Seed of the visiting order.
+    shrink : bool
+    switch_tol, tau : float
+    max_visits : int
+        Visit budget; checked at the end of each epoch.
 
     Returns
     -------
-    pg_min, pg_max : ndarray, shape (L,)
-        Smallest and largest projected gradient per label over the variables
-        visited in this epoch (0 if none).
-    n_updates : int
-        Number of variables visited.
+    code : int
+        :data:`DCA_SOLVED` (every group finished: the caller must confirm on
+        the exact gradient) or :data:`DCA_BUDGET`.
+    visits : int
+        Variables visited.
+    epochs : int
+        Epochs run.
     """
     np.random.seed(seed)
-    L, D = Zt.shape
-    pg_min = np.zeros(L)
-    pg_max = np.zeros(L)
-    keep = np.ones(active.shape, dtype=np.bool_)
-    # random order of every active variable, per label
-    orders = active.copy()
+    N, L = Y.shape
+    D = Zt.shape[1]
+    dense = X.shape[0] > 0
+    n_groups = finished.shape[0]
+    keep = np.ones((L, N), dtype=np.bool_)
+    seq = np.empty(N * L, dtype=np.int64)
+    pg_ext = np.zeros((L, 2))
     n_vis = np.zeros(L, dtype=np.int64)
-    for l in range(L):
-        if not skip[l]:
-            n_vis[l] = n_active[l]
-    for l in range(L):
-        n = n_vis[l]
-        for t in range(n - 1, 0, -1):
-            s = np.random.randint(0, t + 1)
-            tmp = orders[l, t]
-            orders[l, t] = orders[l, s]
-            orders[l, s] = tmp
     pos = np.zeros(L, dtype=np.int64)
-    total = 0
+    v = np.zeros((1, D))
+    label_pg = np.zeros(L)
+    full = np.zeros(n_groups, dtype=np.bool_)
+    gdone = np.zeros(n_groups, dtype=np.bool_)
+    # labels k with R_kl != 0, per label l
+    nzk = np.zeros((L, L), dtype=np.int64)
+    n_nz = np.zeros(L, dtype=np.int64)
     for l in range(L):
-        total += n_vis[l]
-    v = np.zeros(D)
-    done = 0
-    while done < total:
-        # choose a label with unvisited variables: labelwise -> uniformly among
-        # labels; uniform -> proportional to the number left (uniform over pairs)
-        left = total - done
-        if labelwise:
-            cnt = 0
+        for k in range(L):
+            if R[k, l] != 0.0:
+                nzk[l, n_nz[l]] = k
+                n_nz[l] += 1
+    visits = 0
+    epochs = 0
+    while True:
+        # ---- one epoch over the active sets of the unfinished groups ----
+        for gi in range(n_groups):
+            full[gi] = True
+        total = 0
+        for l in range(L):
+            pg_ext[l, 0] = 0.0
+            pg_ext[l, 1] = 0.0
+            pos[l] = 0
+            n = n_active[l]
+            if n < N:
+                full[group[l]] = False
+            n_vis[l] = 0 if finished[group[l]] else n
+            n = n_vis[l]
+            total += n
+            for t in range(n):
+                keep[l, t] = True
+            for t in range(n - 1, 0, -1):
+                s = np.random.randint(0, t + 1)
+                tmp = active[l, t]
+                active[l, t] = active[l, s]
+                active[l, s] = tmp
+        labelwise = flags[0] == 1
+        if not labelwise:
+            # a uniformly random interleaving of the labels' shuffled sets
+            m = 0
             for l in range(L):
-                if pos[l] < n_vis[l]:
-                    cnt += 1
-            r = np.random.randint(0, cnt)
-            l = 0
-            for k in range(L):
-                if pos[k] < n_vis[k]:
-                    if r == 0:
-                        l = k
-                        break
-                    r -= 1
-            batch = L
-        else:
-            r = np.random.randint(0, left)
-            l = 0
-            for k in range(L):
-                rem = n_vis[k] - pos[k]
-                if r < rem:
-                    l = k
-                    break
-                r -= rem
-            batch = 1
-        Rll = R[l, l]
-        for d in range(D):
-            v[d] = 0.0
-        b = 0
-        while b < batch and pos[l] < n_vis[l]:
+                for t in range(n_vis[l]):
+                    seq[m] = l
+                    m += 1
+            for t in range(total - 1, 0, -1):
+                s = np.random.randint(0, t + 1)
+                tmp = seq[t]
+                seq[t] = seq[s]
+                seq[s] = tmp
+        l = 0
+        b = L
+        for m in range(total):
+            if labelwise:
+                if b == L or pos[l] >= n_vis[l]:
+                    if m > 0:
+                        _flush(Zt, R, nzk, n_nz, l, v)
+                    # a new batch along a label chosen uniformly among those left
+                    cnt = 0
+                    for k in range(L):
+                        if pos[k] < n_vis[k]:
+                            cnt += 1
+                    r = np.random.randint(0, cnt)
+                    for k in range(L):
+                        if pos[k] < n_vis[k]:
+                            if r == 0:
+                                l = k
+                                break
+                            r -= 1
+                    for d in range(D):
+                        v[0, d] = 0.0
+                    b = 0
+                b += 1
+            else:
+                l = seq[m]
             t = pos[l]
-            p = orders[l, t]
-            pos[l] += 1
-            b += 1
-            done += 1
-            s = row_dot(Zt[l], X, Xdata, Xind, Xptr, p)
-            g = 2.0 - 2.0 * Y[p, l] * s
+            pos[l] = t + 1
+            # ---- visit alpha_pl (Eq. 37-40) ----
+            p = active[l, t]
+            zx = _ddot(Zt, l, X, p) if dense else _sdot(Zt, l, Xdata, Xind, Xptr, p)
+            g = 2.0 - 2.0 * Y[p, l] * zx
             a = alpha[p, l]
             C = Cv[p]
             if shrink:
-                if a <= 0.0 and g < lb[l]:
-                    keep[l, t] = False
-                    continue
-                if a >= C and g > ub[l]:
+                if (a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l]):
                     keep[l, t] = False
                     continue
             pg = projected(g, a, C)
-            if pg < pg_min[l]:
-                pg_min[l] = pg
-            if pg > pg_max[l]:
-                pg_max[l] = pg
+            if pg < pg_ext[l, 0]:
+                pg_ext[l, 0] = pg
+            if pg > pg_ext[l, 1]:
+                pg_ext[l, 1] = pg
             if pg == 0.0:
                 continue
-            a_new = solve_1d(4.0 * Rll * sqnorm[p], g, -a, C - a) + a
+            a_new = solve_1d(4.0 * R[l, l] * sqnorm[p], g, -a, C - a) + a
             a_new = min(C, max(0.0, a_new))
             delta = a_new - a
             if delta == 0.0:
@@ -676,32 +799,82 @@ def dca_epoch(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, alpha, Zt, active, n_activ
             alpha[p, l] = a_new
             c = Y[p, l] * delta
             if labelwise:
-                row_axpy(Zt[l], 2.0 * Rll * c, X, Xdata, Xind, Xptr, p)
-                row_axpy(v, c, X, Xdata, Xind, Xptr, p)
+                # z_l now, the other columns at the end of the batch (Eq. 41-43)
+                if dense:
+                    _daxpy(Zt, l, 2.0 * R[l, l] * c, X, p)
+                    _daxpy(v, 0, c, X, p)
+                else:
+                    _saxpy(Zt, l, 2.0 * R[l, l] * c, Xdata, Xind, Xptr, p)
+                    _saxpy(v, 0, c, Xdata, Xind, Xptr, p)
             else:
-                for k in range(L):
-                    Rkl = R[k, l]
-                    if Rkl == 0.0:
-                        continue
-                    row_axpy(Zt[k], 2.0 * Rkl * c, X, Xdata, Xind, Xptr, p)
-        if labelwise:
-            for k in range(L):
-                if k == l:
+                for j in range(n_nz[l]):
+                    k = nzk[l, j]
+                    if dense:
+                        _daxpy(Zt, k, 2.0 * R[k, l] * c, X, p)
+                    else:
+                        _saxpy(Zt, k, 2.0 * R[k, l] * c, Xdata, Xind, Xptr, p)
+        if labelwise and total > 0:
+            _flush(Zt, R, nzk, n_nz, l, v)
+        epochs += 1
+        visits += total
+        # compact the active sets (the kept variables, in their visiting order)
+        for l in range(L):
+            if n_vis[l] == 0:
+                continue
+            m = 0
+            for t in range(n_vis[l]):
+                if keep[l, t]:
+                    active[l, m] = active[l, t]
+                    m += 1
+            n_active[l] = m
+        # ---- the paper's bookkeeping between epochs (Eq. 44-45) ----
+        active_pg = 0.0
+        for l in range(L):
+            label_pg[l] = max(pg_ext[l, 1], -pg_ext[l, 0])
+            if n_vis[l] > 0 and label_pg[l] > active_pg:
+                active_pg = label_pg[l]
+        for l in range(L):
+            if finished[group[l]]:
+                continue
+            lo = 0.0
+            hi = 0.0
+            for j in range(n_nz[l]):
+                k = nzk[l, j]
+                a = abs(R[k, l])
+                if a * pg_ext[k, 0] < lo:
+                    lo = a * pg_ext[k, 0]
+                if a * pg_ext[k, 1] > hi:
+                    hi = a * pg_ext[k, 1]
+            lb[l] = lo if lo < 0.0 else -np.inf
+            ub[l] = hi if hi > 0.0 else np.inf
+        if switch_tol > 0.0 and active_pg < switch_tol:
+            flags[0] = 1
+        for gi in range(n_groups):
+            gdone[gi] = True
+        for l in range(L):
+            if label_pg[l] >= tau:
+                gdone[group[l]] = False
+        all_finished = True
+        for gi in range(n_groups):
+            if finished[gi]:
+                continue
+            if gdone[gi]:
+                if full[gi]:
+                    finished[gi] = True
                     continue
-                Rkl = R[k, l]
-                if Rkl == 0.0:
-                    continue
-                for d in range(D):
-                    Zt[k, d] += 2.0 * Rkl * v[d]
-    # compact the active sets (the variables that were kept, in their old order)
-    for l in range(L):
-        m = 0
-        for t in range(n_active[l]):
-            if keep[l, t]:
-                active[l, m] = orders[l, t]
-                m += 1
-        n_active[l] = m
-    return pg_min, pg_max, total
+                # the shrunk problem of the group is solved: back to all variables
+                for l in range(L):
+                    if group[l] == gi:
+                        for t in range(N):
+                            active[l, t] = t
+                        n_active[l] = N
+                        lb[l] = -np.inf
+                        ub[l] = np.inf
+            all_finished = False
+        if all_finished:
+            return DCA_SOLVED, visits, epochs
+        if visits >= max_visits:
+            return DCA_BUDGET, visits, epochs
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
@@ -711,12 +884,16 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
     CSR X)."""
     N, L = Y.shape
     D = Zt.shape[1]
+    dense = X.shape[0] > 0
     At = np.zeros((L, D))
     for i in range(N):
         for k in range(L):
             c = Y[i, k] * alpha[i, k]
             if c != 0.0:
-                row_axpy(At[k], c, X, Xdata, Xind, Xptr, i)
+                if dense:
+                    _daxpy(At, k, c, X, i)
+                else:
+                    _saxpy(At, k, c, Xdata, Xind, Xptr, i)
     for l in range(L):
         for d in range(D):
             Zt[l, d] = 0.0
@@ -727,4 +904,5 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
                     Zt[l, d] += Rlk * At[k, d]
     for i in range(N):
         for l in range(L):
-            G[i, l] = 2.0 - 2.0 * Y[i, l] * row_dot(Zt[l], X, Xdata, Xind, Xptr, i)
+            zx = _ddot(Zt, l, X, i) if dense else _sdot(Zt, l, Xdata, Xind, Xptr, i)
+            G[i, l] = 2.0 - 2.0 * Y[i, l] * zx

@@ -85,7 +85,9 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     switch_tol : float, default=0.1
         DCA: projected-gradient level at which updates become label-wise.
     max_iter : int, default=10000
-        Maximum sweeps (SMO) or epochs (DCA).
+        Maximum iterations: sweeps (SMO) or duality-gap checks (DCA; a
+        check comes when the shrunk problem looks solved or after at most
+        10 unshrunk epochs of work, see :func:`~polyrank.m3l.m3l_dca`).
     random_state : int, RandomState, Generator or None, default=None
         Seed of the DCA visiting order (a RandomState instance draws the
         seed).
@@ -238,6 +240,8 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         callback : callable, optional
             ``callback(info: IterInfo)`` per iteration (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
+            With DCA an iteration is a duality-gap check: the epochs
+            between two checks run compiled, without callbacks.
         callback_every : int, default=1
 
         Returns

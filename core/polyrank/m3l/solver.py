@@ -361,7 +361,7 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
 
 def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: float = 0.1,
             shrinking: bool = True, ridge: float = 0.0, max_iter: int = 1000,
-            alpha0=None, callback=None, callback_every: int = 1,
+            check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
             random_state=None, sample_weight=None) -> SolverResult:
     """Linear M3L by dual coordinate ascent with shrinkage (Sec. 6, Eq. 37-45).
 
@@ -375,18 +375,23 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     extremal projected gradients of the previous epoch, coupled across
     labels through |R| (Eq. 44-45), are shrunk. A group of labels coupled
     through R (a connected component of R != 0; each label alone for
-    R = I) whose active projected gradients are all below ``tau`` is not
-    visited until every group is (our addition: with R = I it makes each
-    label stop on its own, as 1-vs-All LIBLINEAR does). When every active
-    projected gradient is below ``tau`` the active sets are reset to all
-    variables; the solve stops after an epoch over every variable in which
-    every projected gradient is below ``tau``, confirmed on the exact
-    gradient.
+    R = I) is an independent sub-problem: when its active projected
+    gradients are all below ``tau`` its active sets are reset to all its
+    variables, and once an epoch over all of them finds every projected
+    gradient below ``tau`` the group is no longer visited (our addition:
+    with R = I each label stops on its own, as 1-vs-All LIBLINEAR does).
 
-    One iteration (one trace row) is as many epochs over the active sets as
-    it takes to visit N L variables (the work of one unshrunk epoch); after
-    it Z is recomputed from alpha (no drift) and P2, D2 and the gap are
-    recorded.
+    The epochs, shrinking bookkeeping included, run inside one compiled
+    call (:func:`polyrank.m3l._kernels.dca_run`) that returns only for a
+    duality-gap check: when every group looks solved, or after
+    ``check_every`` N L variable visits (the work of ``check_every``
+    unshrunk epochs). One iteration (one trace row) is one such check: Z
+    and G are recomputed exactly from alpha (no drift) and P2, D2, the gap
+    and the largest projected gradient over *all* N L variables are
+    recorded. The solve converges only on that exact, unshrunk check
+    (every projected gradient below ``tau``). A group that passes it on
+    its own variables is done; a group that looked solved but fails it
+    starts again from all its variables.
 
     Parameters
     ----------
@@ -400,7 +405,8 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     C : float
         Slack penalty (> 0).
     tau : float
-        Tolerance on the projected gradients (> 0), units of G = 2 - 2 y f.
+        Tolerance on the projected gradients (> 0), units of G = 2 - 2 y f
+        (for R = I, twice LIBLINEAR's gradient y w'x - 1 in magnitude).
     switch_tol : float
         Projected-gradient level below which epochs switch from uniform
         random updates to label-wise batches (>= 0; 0 never switches).
@@ -409,15 +415,21 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     ridge : float
         Added to R's diagonal (explicit).
     max_iter : int
-        Maximum number of iterations.
+        Maximum number of iterations (duality-gap checks).
+    check_every : float
+        Largest work between two checks, in unshrunk epochs (N L visits;
+        > 0). The default 10 keeps the O(N D L) exact recomputation of a
+        check under a tenth of the work.
     alpha0 : array_like, shape (N, L), optional
         Warm start: initial dual variables in [0, C_i] (Z is computed from
         them). Default 0.
     callback : callable, optional
-        ``callback(info)`` after each iteration; extras ``max_pg`` (over all
-        variables), ``visited`` (variables visited in the iteration),
+        ``callback(info)`` at the duality-gap checks only (every
+        ``callback_every``-th check; lower ``check_every`` for more
+        frequent calls); extras ``max_pg`` (over all variables),
+        ``visited`` (variables visited since the previous check),
         ``epochs`` (epochs so far) and ``labelwise`` (1.0 once batches are
-        label-wise).
+        label-wise). Raising StopIteration stops.
     callback_every : int
     random_state : int, Generator or None
         Seed of the visiting order.
@@ -429,100 +441,87 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     SolverResult
         ``x``: Z (D, L), decisions X @ Z; ``dual``: ``{"alpha", "G"}``;
         ``primal_objective``, ``dual_objective``, ``gap``,
-        ``max_projected_gradient``, ``nit``, ``status``, ``trace``.
+        ``max_projected_gradient``, ``nit`` (checks), ``epochs``,
+        ``visits``, ``status``, ``trace``.
 
     Raises
     ------
     ValueError, TypeError
-        As :func:`m3l_smo` (and a negative ``switch_tol``), except that a
-        sparse X is accepted.
+        As :func:`m3l_smo` (and a negative ``switch_tol``, a
+        ``check_every`` <= 0), except that a sparse X is accepted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> Y = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
+    >>> res = m3l_dca(X, Y, None, 1.0, tau=1e-8, random_state=0)
+    >>> res.status, bool(res.gap < 1e-8)
+    ('converged', True)
     """
     X, Y, R, Cv = _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok=True)
     tau = check_positive(tau, "tau")
     switch_tol = check_positive(switch_tol, "switch_tol", strict=False)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
+    check_every = check_positive(check_every, "check_every")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
     alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
     return dca(X, Y, R, Cv, tau=tau, switch_tol=switch_tol, shrinking=bool(shrinking),
-               max_iter=max_iter, alpha0=alpha0, callback=callback,
+               max_iter=max_iter, check_every=check_every, alpha0=alpha0, callback=callback,
                callback_every=callback_every, random_state=random_state)
 
 
 def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter: int,
-        alpha0=None, callback=None, callback_every: int = 1,
+        check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
         random_state=None) -> SolverResult:
     """The solve of :func:`m3l_dca` on input it trusts: float64 X (N, D),
     dense or CSR, Y (N, L) in {-1, +1}, R symmetric positive definite,
-    per-example bounds Cv (N,) >= 0, ``alpha0`` None or in [0, Cv].
-    Returns the :class:`SolverResult` of :func:`m3l_dca`."""
+    per-example bounds Cv (N,) >= 0, ``alpha0`` None or in [0, Cv],
+    ``check_every`` > 0. Returns the :class:`SolverResult` of
+    :func:`m3l_dca`."""
     rng = np.random.default_rng(random_state)
     N, L = Y.shape
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X)       # rows contiguous: vectorised row loops
     rows = row_arrays(X)
     sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
               else np.einsum("ij,ij->i", X, X))
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     Zt = np.zeros((L, X.shape[1]))
+    G = np.full((N, L), 2.0)
+    if alpha0 is not None:
+        _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
+    # groups of labels coupled through R (connected components of R != 0):
+    # independent sub-problems (for R = I each label, like 1-vs-All LIBLINEAR)
+    n_groups, group = connected_components(R != 0, directed=False)
+    group = group.astype(np.int64)
+    finished = np.zeros(n_groups, dtype=np.bool_)
     active = np.tile(np.arange(N, dtype=np.int64), (L, 1))
     n_active = np.full(L, N, dtype=np.int64)
     lb = np.full(L, -np.inf)
     ub = np.full(L, np.inf)
-    absR = np.abs(R)
-    labelwise = False
+    flags = np.zeros(1, dtype=np.int64)
+    budget = max(1, int(math.ceil(check_every * N * L)))
     runner = CallbackRunner(callback, callback_every)
     status = STATUS_MAX_ITER
-    G = np.full((N, L), 2.0)
-    if alpha0 is not None:
-        _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
     max_pg = 2.0
-    it = 0
-    # groups of labels coupled through R (connected components of R != 0):
-    # a group whose active sets are optimal is skipped until every group is
-    # (for R = I each label is its own group, like 1-vs-All LIBLINEAR)
-    n_groups, group = connected_components(R != 0, directed=False)
-    skip = np.zeros(L, dtype=np.bool_)
     epochs = 0
+    visits = 0
+    it = 0
     for it in range(1, max_iter + 1):
-        visited_total = 0
-        # one iteration: epochs until N L variables were visited, or until an
-        # epoch over every variable finds all projected gradients below tau
-        while visited_total < N * L:
-            seed = int(rng.integers(0, 2**31 - 1))
-            verifying = not skip.any() and n_active.sum() == N * L
-            pg_min, pg_max, visited = _kernels.dca_epoch(
-                *rows, sqnorm, Y, R, Cv, alpha, Zt, active, n_active, lb, ub, labelwise, seed,
-                shrinking, skip)
-            epochs += 1
-            visited_total += visited
-            # extremal gradients coupled through R (Eq. 44-45); Hsieh et al.'s
-            # convention: no shrinking on a side whose extreme has the wrong sign
-            lb = (absR * pg_min[None, :]).min(axis=1)
-            ub = (absR * pg_max[None, :]).max(axis=1)
-            lb[lb >= 0] = -np.inf
-            ub[ub <= 0] = np.inf
-            label_pg = np.maximum(pg_max, -pg_min)
-            active_pg = float(label_pg[~skip].max()) if (~skip).any() else 0.0
-            if switch_tol > 0 and active_pg < switch_tol:
-                labelwise = True
-            done = skip | (label_pg < tau)
-            group_done = np.bincount(group, weights=~done, minlength=n_groups) == 0
-            skip = group_done[group]
-            if skip.all():
-                # every active set is optimal: expand them to every variable
-                skip[:] = False
-                if verifying:
-                    break
-                active[:] = np.arange(N, dtype=np.int64)[None, :]
-                n_active[:] = N
-                lb[:] = -np.inf
-                ub[:] = np.inf
-        # exact Z and G from alpha (no drift between iterations), single-threaded
+        code, visited, n_ep = _kernels.dca_run(
+            *rows, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active, lb, ub, finished,
+            flags, int(rng.integers(0, 2**31 - 1)), shrinking, switch_tol, tau, budget)
+        epochs += n_ep
+        visits += visited
+        # the check: exact Z and G from alpha over every variable, shrunk or not
         _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
-        max_pg = float(np.abs(projected_gradient(alpha, G, Cv)).max())
-        visited = visited_total
+        label_pg = np.abs(projected_gradient(alpha, G, Cv)).max(axis=0)
+        max_pg = float(label_pg.max())
         primal, dual = m3l_objectives(alpha, G, Cv)
         stop = runner.record(it, primal, dual, max_pg=max_pg, visited=float(visited),
-                             epochs=float(epochs), labelwise=float(labelwise))
+                             epochs=float(epochs), labelwise=float(flags[0]))
         if _failed(primal, dual):
             status = STATUS_NUMERICAL
             break
@@ -532,5 +531,18 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
         if stop:
             status = STATUS_CALLBACK
             break
+        # a group is an independent sub-problem: one whose exact projected
+        # gradients are all below tau is done; any other starts again from
+        # all its variables if it looked solved (rounding drift of Z, or
+        # updates later in its confirming epoch)
+        group_ok = np.bincount(group, weights=label_pg >= tau, minlength=n_groups) == 0
+        redo = finished & ~group_ok
+        finished[:] = group_ok
+        if redo.any():
+            labels = redo[group]
+            active[labels] = np.arange(N, dtype=np.int64)[None, :]
+            n_active[labels] = N
+            lb[labels] = -np.inf
+            ub[labels] = np.inf
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-dca",
-                   {"x": Zt.T.copy(), "R": R})
+                   {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits})
