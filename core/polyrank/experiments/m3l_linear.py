@@ -233,8 +233,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                "elapsed_s": round(time.perf_counter() - t0, 2)}
     notes = [f"{r['problem']}: " + speed_phrase(1.0 / r["time_ratio"], "linear M3L",
                                                  "1-vs-All LinearSVC (LIBLINEAR)")
-             + f" (time ratio M3L / LinearSVC {r['time_ratio']:.2f}, at most "
-             + f"{TARGET_TIME_RATIO:g}: " + ("yes" if met[r["problem"]] else "no") + ")"
+             + f" (time ratio M3L / LinearSVC {r['time_ratio']:.2f})"
              for r in rows]
     notes.append(f"same problem: M3L(C={C:g}, R = I) is L SVMs without bias and penalty "
                  f"{2 * C:g} (Sec. 3.1) = LinearSVC(hinge, fit_intercept=False, "
