@@ -304,7 +304,8 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
     descent for the hinge-loss SVM (Hsieh et al., ICML 2008, Alg. 1, with
     its shrinking) applied to the pair differences, which are never stored
     (a step reads rows i and j of X).  After every pass over all pairs,
-    whenever the shrunk problem is solved, and at least every 10 passes, w
+    whenever the shrunk problem is solved, and after max(10, t / 4) passes
+    since the last measurement (t: passes so far), w
     is rebuilt exactly from alpha (no drift) and the duality gap f(w) -
     D(alpha) is computed over all pairs, f(w) with the selection tree
     (Sec. 2.4); the solve stops when the gap of the best w seen is <= eps *
@@ -397,7 +398,9 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
 
 #: dual coordinate descent measures the duality gap (a full X w, a tree
 #: count and w rebuilt from alpha) after a pass over all pairs, when the
-#: shrunk problem is solved, and at least every ``_GAP_EVERY`` passes
+#: shrunk problem is solved, and otherwise after max(``_GAP_EVERY``, it / 4)
+#: passes since the last measurement (at most 25 % of passes beyond the one
+#: that met the tolerance; O(log) measurements in long solves)
 _GAP_EVERY = 10
 #: shrinking: the shrunk problem counts as solved when its projected
 #: gradients span at most this (LIBLINEAR's unshrinking test)
@@ -424,7 +427,7 @@ def _dcd_passes(obj, rows, I, J, U, Qd, alpha, *, C, eps, max_iter, shrinking, r
             shrinking, int(rng.integers(2**31 - 1)))
         solved = pg_max - pg_min <= _PG_TOL or changed == 0   # this (shrunk) problem
         since += 1
-        if full or solved or since >= _GAP_EVERY or it == max_iter:
+        if full or solved or since >= max(_GAP_EVERY, it // 4) or it == max_iter:
             since = 0
             # w rebuilt exactly from alpha: D(alpha) is a true lower bound
             w = obj._rmatvec(dcd_kernels.pair_coef(I, J, alpha, l))
