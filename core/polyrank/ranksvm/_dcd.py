@@ -109,7 +109,7 @@ def pair_coef(I, J, alpha, n_docs):
 
 
 @numba.njit(cache=True, nogil=True)
-def dcd_epoch(X, Xdata, Xind, Xptr, I, J, U, Qd, alpha, w, active, n_active,
+def dcd_epoch(X, Xdata, Xind, Xptr, D, I, J, U, Qd, alpha, w, active, n_active,
               pg_max_old, pg_min_old, shrinking, seed):
     """One pass of dual coordinate descent over the active pairs, in a fresh
     random order (Hsieh et al. 2008, Alg. 1; LIBLINEAR's shrinking).
@@ -120,6 +120,11 @@ def dcd_epoch(X, Xdata, Xind, Xptr, I, J, U, Qd, alpha, w, active, n_active,
 
     Parameters
     ----------
+    X, Xdata, Xind, Xptr : the rows of X (dense or CSR, see :mod:`polyrank._csr`)
+    D : float64 array, shape (p, n) or (0, 0)
+        The pair differences x_i - x_j stored row by row (LIBLINEAR's
+        layout: one dot product and one axpy per step instead of two each),
+        or empty: read rows i and j of X.
     alpha, w : float64 arrays, updated in place
         The dual variables (p,) and w = sum_p alpha_p (x_i - x_j) (n,).
     active : int64 array, shape (p,), permuted in place
@@ -154,7 +159,10 @@ def dcd_epoch(X, Xdata, Xind, Xptr, I, J, U, Qd, alpha, w, active, n_active,
         p = active[s]
         i = I[p]
         j = J[p]
-        G = row_dot(w, X, Xdata, Xind, Xptr, i) - row_dot(w, X, Xdata, Xind, Xptr, j) - 1.0
+        if D.shape[0]:
+            G = np.dot(w, D[p]) - 1.0
+        else:
+            G = row_dot(w, X, Xdata, Xind, Xptr, i) - row_dot(w, X, Xdata, Xind, Xptr, j) - 1.0
         a = alpha[p]
         PG = 0.0
         if a == 0.0:
@@ -187,8 +195,13 @@ def dcd_epoch(X, Xdata, Xind, Xptr, I, J, U, Qd, alpha, w, active, n_active,
             d = an - a
             if d != 0.0:
                 alpha[p] = an
-                row_axpy(w, d, X, Xdata, Xind, Xptr, i)
-                row_axpy(w, -d, X, Xdata, Xind, Xptr, j)
+                if D.shape[0]:
+                    dp = D[p]
+                    for f in range(w.size):
+                        w[f] += d * dp[f]
+                else:
+                    row_axpy(w, d, X, Xdata, Xind, Xptr, i)
+                    row_axpy(w, -d, X, Xdata, Xind, Xptr, j)
                 n_changed += 1
         s += 1
     return n_active, pg_max, pg_min, n_changed
