@@ -33,14 +33,14 @@ def primal_value(K, lab, cap, lam, p, soft):
     return reg, float(max(lo.max(), up.max()))
 
 
-def run_cd(K, lab, cap, a=None, b=None, eps=1e-10):
+def run_cd(K, lab, cap, a=None, b=None, eps=1e-10, f_given=False):
     w = lab.size
     a = np.zeros(w) if a is None else a.copy()
     b = np.zeros(w) if b is None else b.copy()
-    fW = np.empty(w)
+    fW = K @ (0.5 * (a - b)) if f_given else np.full(w, np.nan)
     p = np.empty(lab.max())
     status, steps, gap, dual = _kernels.dual_cd(K, lab, lab.max() + 1, cap, a, b, fW,
-                                                eps, 10 ** 6, p)
+                                                f_given, eps, 10 ** 6, p)
     return int(status), int(steps), dual, a, b, p
 
 
@@ -94,9 +94,11 @@ def test_warm_start_from_a_smaller_working_set_reaches_the_same_optimum(margin):
     a = np.r_[a0, np.zeros(rest.size)]
     b = np.r_[b0, np.zeros(rest.size)]
     st_w, steps_w, dual_w, _, _, _ = run_cd(K, lab, cap, a, b)
+    st_g, steps_g, dual_g, _, _, _ = run_cd(K, lab, cap, a, b, f_given=True)
     st_c, steps_c, dual_c, _, _, _ = run_cd(K, lab, cap)
-    assert st_w == st_c == 0
+    assert st_w == st_g == st_c == 0
     assert dual_w == pytest.approx(dual_c, rel=1e-9)
+    assert dual_g == pytest.approx(dual_c, rel=1e-9)
 
 
 @pytest.mark.parametrize("kernel", list(KERNELS))

@@ -417,7 +417,7 @@ def prank_scores(X_support, alpha_support, Z, kind, gamma, degree, coef0):
 
 
 @numba.njit(cache=True, nogil=True)
-def dual_cd(KW, lab, n_labels, cap, a, b, fW, eps, max_steps, p_out):
+def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
     """Warm-started SMO on the fixed-margin dual of a sub-problem (H-bar(W)),
     (H~(W)), (S-bar(W)) or (S~(W)).
 
@@ -458,10 +458,14 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, eps, max_steps, p_out):
     a, b : float64 (w,)
         Feasible start, overwritten by the solution.
     fW : float64 (w,)
-        Work array, overwritten by f = K_W lambda at the solution.
+        f = K_W lambda at the start when ``f_given`` (the caller's scores of
+        the previous sub-problem), else computed; overwritten by f at the
+        solution (updated with every pair, not recomputed).
+    f_given : bool
+        Whether ``fW`` holds K_W lambda of the start (a, b).
     eps : float
-        Tolerance on the KKT gap (units of f), raised to 1e-14 max_r sum_t
-        |K_rt lambda_t| when f's rounding errors are larger.
+        Tolerance on the KKT gap (units of f), raised to 1e-14 max_t K_tt
+        sum_t |lambda_t| when f's rounding errors can be larger.
     max_steps : int
         Maximum number of pair updates.
     p_out : float64 (l,)
@@ -485,23 +489,26 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, eps, max_steps, p_out):
     steps = 0
     status = 1
     gap = math.inf
+    kmax = 0.0
+    for t in range(w):
+        if KW[t, t] > kmax:
+            kmax = KW[t, t]
     for rnd in range(3):
-        # f = K_W lambda from scratch (no drift from the updates)
+        # f = K_W lambda from scratch (no drift from the updates), unless given
+        suml = 0.0
         for t in range(w):
             lam[t] = 0.5 * (a[t] - b[t])
-        scale = 0.0
-        for r in range(w):
-            s = 0.0
-            sa = 0.0
-            for t in range(w):
-                s += KW[r, t] * lam[t]
-                sa += abs(KW[r, t] * lam[t])
-            fW[r] = s
-            if sa > scale:
-                scale = sa
-        # f carries rounding of order 1e-16 sum_t |K_rt lambda_t| (huge on
-        # barely separable hard margin problems): no gap below 1e-14 of it
-        eps_r = max(eps, 1e-14 * scale)
+            suml += abs(lam[t])
+        if rnd > 0 or not f_given:
+            for r in range(w):
+                s = 0.0
+                for t in range(w):
+                    s += KW[r, t] * lam[t]
+                fW[r] = s
+        # f carries rounding of order 1e-16 sum_t |K_rt lambda_t| <= 1e-16
+        # max_t K_tt sum_t |lambda_t| (K positive semidefinite), huge on barely
+        # separable hard margin problems: no gap below 1e-14 of that bound
+        eps_r = max(eps, 1e-14 * kmax * suml)
         while True:
             for k in range(n_labels + 1):
                 gmax[k] = -math.inf
@@ -610,16 +617,10 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, eps, max_steps, p_out):
             break
         if steps >= max_steps:
             break
-    # exact f and the dual objective
-    for t in range(w):
-        lam[t] = 0.5 * (a[t] - b[t])
+    # the dual objective (f maintained by the updates)
     dual = 0.0
     for r in range(w):
-        s = 0.0
-        for t in range(w):
-            s += KW[r, t] * lam[t]
-        fW[r] = s
-        dual += a[r] + b[r] - lam[r] * s
+        dual += a[r] + b[r] - 0.5 * (a[r] - b[r]) * fW[r]
     # thresholds from the KKT conditions
     for k in range(1, n_labels):
         tot = 0.0

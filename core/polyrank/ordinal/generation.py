@@ -62,6 +62,10 @@ SUBPROBLEM_SOLVERS = ("auto", "dual_cd", "clarabel")
 #: is max(qp_tol, DUAL_CD_MIN_EPS): below it rounding in f = K_W lambda
 #: (kernel values up to 81 for (1 + x.y)^4) can keep the gap from closing
 DUAL_CD_MIN_EPS = 1e-9
+#: the KKT gap of the sub-problems solved while objects outside W still
+#: violate a constraint (they only decide which objects are added next);
+#: the final sub-problem is solved again to max(qp_tol, DUAL_CD_MIN_EPS)
+DUAL_CD_LOOSE_EPS = 1e-2
 
 #: The paper's problems and the keyword arguments of :func:`solve_ordinal`
 #: that select them (Sec. 3.1, 3.2, 5, 6.1, 6.2, 8, Appendix A).  For
@@ -709,6 +713,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         cd_f = np.empty(cd_cap)
         cd_bound = c_obj[W] if soft else np.full(W.size, np.inf)
         cd_eps = max(qp_tol, DUAL_CD_MIN_EPS)
+        # sub-problems solved loosely while objects outside W are violated
+        # (they only steer the search); the last one again to cd_eps
+        cd_eps_now = max(cd_eps, DUAL_CD_LOOSE_EPS)
     n_fallback = 0
     cd_steps = 0
     status = STATUS_MAX_ITER
@@ -734,9 +741,13 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
             p = np.empty(l)
             lab_w = labels[W]
             t_cd = time.perf_counter()
+            f_given = it > 1                # f of the last sub-problem, over all N
+            if f_given:
+                cd_f[:w_size] = f[W]
             cd_status, steps, _, lower = _kernels.dual_cd(
                 KW[:w_size, :w_size], lab_w, l + 1, cd_bound, cd_a[:w_size],
-                cd_b[:w_size], cd_f[:w_size], cd_eps, 1000 * w_size + 100000, p)
+                cd_b[:w_size], cd_f[:w_size], f_given, cd_eps_now,
+                1000 * w_size + 100000, p)
             cd_time = time.perf_counter() - t_cd
             steps = int(steps)
             if cd_status != 0:
@@ -798,6 +809,10 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                              max_violation=float(max(big, 0.0)), gen_s=gen_s,
                              solve_s=float(sub_time), feas_s=feas_s,
                              cd_steps=float(steps))
+        if n_new == 0 and use_cd and cd_eps_now > cd_eps and not stop:
+            cd_eps_now = cd_eps            # polish: the same W to full accuracy
+            gen_pending = 0.0
+            continue
         if n_new == 0:
             status = STATUS_CONVERGED
             break
