@@ -955,7 +955,7 @@ def _median_times(peers, repeats):
 def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, s_sizes=None, ns_sizes=None,
                      full_max_n: int | None = None, budget_s: float | None = None,
-                     add_per_iter: int = 32) -> ExperimentResult:
+                     add_per_iter: int = 32, svc_n: int = 1000) -> ExperimentResult:
     """Time row and column generation with the SMO sub-problem solver
     (``subproblem_solver="dual_cd"``) against libsvm and against Clarabel.
 
@@ -964,8 +964,10 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     RC(S~) with two objects added per sub-problem (the paper's choice) and
     with ``add_per_iter`` objects, against scikit-learn's ``SVC`` (libsvm)
     on the same points, kernel and penalty on a binary split of the labels
-    (label >= the median against below).  That is a related, not the same,
-    problem: one threshold instead of l = 3, so fewer support vectors.  Our
+    (labels >= 2 against below, the generator's middle threshold, and labels
+    >= their median against below; the target is checked against the faster
+    of the two).  That is a related, not the same, problem: one threshold
+    instead of l = 3, so fewer support vectors.  Our
     objective ||w||^2 + c sum xi is twice libsvm's 1/2 ||w||^2 + C sum xi
     with C = c / 2, which is the C used; libsvm is timed at its default
     tol = 1e-3 and at tol = 1e-9 (about the accuracy of our sub-problems).
@@ -992,6 +994,8 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         Override the settings above.
     add_per_iter : int
         The tuned number of objects added per sub-problem in part 1.
+    svc_n : int
+        n of the instance NS.n.1 of part 1 (1000).
 
     Returns
     -------
@@ -1020,20 +1024,27 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     worker = _FullQPWorker()
     try:
         # ---- part 1: NS.1000.1, RBF, against libsvm
-        X, y = make_instance(1000, 1, separable=False, seed=seed)
+        X, y = make_instance(svc_n, 1, separable=False, seed=seed)
+        svc_inst = instance_name(svc_n, 1, False)
         c = RC_SVC_SETTING["c"]
         med = float(np.median(y))
-        yb = (y >= med).astype(int)
+        # two binary splits: labels >= 2 (the generator's middle threshold
+        # p_2 = 1: the balanced split) and labels >= the sample median
+        splits = {"labels>=2": (y >= 2).astype(int),
+                  f"labels>=median({med:g})": (y >= med).astype(int)}
         apis = {f"RC(S~) dual_cd, add_per_iter=2 (paper)": 2,
                 f"RC(S~) dual_cd, add_per_iter={add_per_iter}": add_per_iter}
         peers = {name: (lambda a=a: solve_ordinal(X, y, add_per_iter=a,
                                                   subproblem_solver="dual_cd",
                                                   **RC_SVC_SETTING))
                  for name, a in apis.items()}
-        svc_names = {"libsvm SVC(C=c/2), tol=1e-3": 1e-3, "libsvm SVC(C=c/2), tol=1e-9": 1e-9}
-        for name, tol in svc_names.items():
-            peers[name] = (lambda tol=tol: SVC(C=c / 2, kernel="rbf", gamma=2.0,
-                                               tol=tol).fit(X, yb))
+        svc_default, svc_tight = [], []
+        for split, yb in splits.items():
+            for tol in (1e-3, 1e-9):
+                name = f"libsvm SVC(C=c/2), {split}, tol={tol:g}"
+                (svc_default if tol == 1e-3 else svc_tight).append(name)
+                peers[name] = (lambda tol=tol, yb=yb: SVC(C=c / 2, kernel="rbf", gamma=2.0,
+                                                          tol=tol).fit(X, yb))
         med_t, last = _median_times(peers, repeats)
         t0 = time.perf_counter()
         clar = solve_ordinal(X, y, add_per_iter=2, subproblem_solver="clarabel",
@@ -1041,10 +1052,11 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         t_clar = time.perf_counter() - t0
         full, st = worker.solve(X, y, RC_SVC_SETTING, budget_s)
         full_obj = None if full is None else full["objective"]
-        svc_ref = med_t["libsvm SVC(C=c/2), tol=1e-3"]
+        # the target is checked against the faster of the two splits
+        svc_ref = min(med_t[k] for k in svc_default)
         for name in peers:
             r = last[name]
-            row = {"part": "svc", "instance": "NS.1000.1", "peer": name,
+            row = {"part": "svc", "instance": svc_inst, "peer": name,
                    "seconds": med_t[name], "ratio_to_svc": med_t[name] / svc_ref}
             if name in apis:
                 row.update(iterations=int(r.nit), W=int(r.working_set.size),
@@ -1054,22 +1066,24 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
             else:
                 row.update(n_support=int(r.n_support_.sum()))
             rows.append(row)
-        rows.append({"part": "svc", "instance": "NS.1000.1",
+        rows.append({"part": "svc", "instance": svc_inst,
                      "peer": "RC(S~) clarabel, add_per_iter=2 (once)", "seconds": t_clar,
                      "ratio_to_svc": t_clar / svc_ref, "iterations": int(clar.nit),
                      "W": int(clar.working_set.size), "objective": float(clar.objective),
                      "obj_rel_diff": (None if full_obj is None else
                                       abs(clar.objective - full_obj) / abs(full_obj))})
-        rows.append({"part": "svc", "instance": "NS.1000.1",
+        rows.append({"part": "svc", "instance": svc_inst,
                      "peer": "whole QP, Clarabel (once, worker)",
                      "seconds": None if full is None else full["time_s"],
                      "ratio_to_svc": None if full is None else full["time_s"] / svc_ref,
                      "objective": full_obj, "status": st})
         best = min(med_t[k] for k in apis)
         svc_met = best / svc_ref <= 10.0
-        notes.append(f"NS.1000.1, soft margin, exp(-2||x-y||^2), c = 10; SVC on labels >= "
-                     f"{med:g} vs below (a related binary problem: one threshold, not 3), "
-                     f"C = c/2 = {c / 2:g}; medians of {repeats} interleaved repeats")
+        notes.append(f"{svc_inst}, soft margin, exp(-2||x-y||^2), c = 10; SVC on a binary split "
+                     f"of the labels (>= 2, the balanced middle threshold, and >= the median "
+                     f"{med:g}; a related binary problem: one threshold, not 3), C = c/2 = "
+                     f"{c / 2:g}; medians of {repeats} interleaved repeats; ratios to the "
+                     f"faster SVC at tol=1e-3")
         for row in rows:
             if row["part"] == "svc" and row["seconds"] is not None:
                 extra = ""
@@ -1080,12 +1094,12 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                 if row.get("n_support") is not None:
                     extra = f", {row['n_support']} support vectors"
                 notes.append(f"  {row['peer']}: {row['seconds']:.4f} s = "
-                             f"{row['ratio_to_svc']:.1f}x SVC(tol=1e-3){extra}")
+                             f"{row['ratio_to_svc']:.1f}x SVC{extra}")
         notes.append(f"target RC(S~) within 10x of SVC: {'met' if svc_met else 'NOT met'} "
                      f"(best {best / svc_ref:.1f}x; paper's add_per_iter=2: "
                      f"{min(med_t[k] for k in apis if k.endswith('(paper)')) / svc_ref:.1f}x; "
-                     f"against SVC at tol=1e-9: "
-                     f"{best / med_t['libsvm SVC(C=c/2), tol=1e-9']:.1f}x)")
+                     f"against the faster SVC at tol=1e-9: "
+                     f"{best / min(med_t[k] for k in svc_tight):.1f}x)")
         # ---- part 2: the sizes of Table 1
         groups = [(True, s_sizes), (False, ns_sizes)]
         all_ok = True
