@@ -64,7 +64,8 @@ SUBPROBLEM_SOLVERS = ("auto", "dual_cd", "clarabel")
 DUAL_CD_MIN_EPS = 1e-9
 #: the KKT gap of the sub-problems solved while objects outside W still
 #: violate a constraint (they only decide which objects are added next);
-#: the final sub-problem is solved again to max(qp_tol, DUAL_CD_MIN_EPS)
+#: a loose solution that leaves nothing outside W violated is solved again
+#: (same iteration, warm) to max(qp_tol, DUAL_CD_MIN_EPS)
 DUAL_CD_LOOSE_EPS = 1e-2
 
 #: The paper's problems and the keyword arguments of :func:`solve_ordinal`
@@ -528,7 +529,11 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         optimal multipliers on which SMO crawls).  A ``"dual_cd"`` solve that
         does not converge within 1000 |W| + 100000 pair updates, or meets an
         unbounded direction (an infeasible hard margin sub-problem), is
-        redone by Clarabel (counted in ``n_fallback``).  The primal problems
+        redone by Clarabel (counted in ``n_fallback``).  While objects
+        outside W are violated, ``"dual_cd"`` stops at a KKT gap of 1e-2
+        (those sub-problems only choose the objects to add); a sub-problem
+        whose loose solution leaves nothing violated is solved again, warm,
+        to full accuracy within the same iteration.  The primal problems
         (H), (S), the monotone (H~+) and ``method="full"`` always use
         Clarabel.
     sample_weight : array_like, shape (n,), optional
@@ -718,6 +723,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         cd_eps_now = max(cd_eps, DUAL_CD_LOOSE_EPS)
     n_fallback = 0
     cd_steps = 0
+    f = None                            # the scores of the last sub-problem
     status = STATUS_MAX_ITER
     qp_time = 0.0
     it = 0
@@ -740,32 +746,47 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         if use_cd:
             p = np.empty(l)
             lab_w = labels[W]
-            t_cd = time.perf_counter()
-            f_given = it > 1                # f of the last sub-problem, over all N
-            if f_given:
-                cd_f[:w_size] = f[W]
-            cd_status, steps, _, lower = _kernels.dual_cd(
-                KW[:w_size, :w_size], lab_w, l + 1, cd_bound, cd_a[:w_size],
-                cd_b[:w_size], cd_f[:w_size], f_given, cd_eps_now,
-                1000 * w_size + 100000, p)
-            cd_time = time.perf_counter() - t_cd
-            steps = int(steps)
-            if cd_status != 0:
-                # not converged in the step budget, or an unbounded direction
-                # (a hard margin sub-problem that is infeasible): Clarabel
-                # decides (and raises InfeasibleError when it is infeasible)
-                n_fallback += 1
-                coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows.copy(), lab_w, l, soft,
-                                                           c_obj[W], qp_tol, name)
-                lower = res.lower_bound
-                cd_a[:w_size] = y_lo
-                cd_b[:w_size] = y_up
-                sub_time = cd_time + res.solve_time_s
-            else:
+            sub_time = 0.0
+            steps = 0
+            while True:
+                t_cd = time.perf_counter()
+                f_given = f is not None         # f of the last solve, over all N
+                if f_given:
+                    cd_f[:w_size] = f[W]
+                cd_status, st, _, lower = _kernels.dual_cd(
+                    KW[:w_size, :w_size], lab_w, l + 1, cd_bound, cd_a[:w_size],
+                    cd_b[:w_size], cd_f[:w_size], f_given, cd_eps_now,
+                    1000 * w_size + 100000, p)
+                sub_time += time.perf_counter() - t_cd
+                steps += int(st)
+                if cd_status != 0:
+                    # not converged in the step budget, or an unbounded direction
+                    # (a hard margin sub-problem that is infeasible): Clarabel
+                    # decides (and raises InfeasibleError when it is infeasible)
+                    n_fallback += 1
+                    coef, p, y_lo, y_up, res = _solve_sub_dual(
+                        A_rows.copy(), lab_w, l, soft, c_obj[W], qp_tol, name)
+                    lower = res.lower_bound
+                    cd_a[:w_size] = y_lo
+                    cd_b[:w_size] = y_up
+                    sub_time += res.solve_time_s
+                    break
                 y_lo = cd_a[:w_size].copy()
                 y_up = cd_b[:w_size].copy()
                 coef = 0.5 * (y_lo - y_up)
-                sub_time = cd_time
+                if cd_eps_now <= cd_eps:
+                    break
+                # solved loosely: if nothing outside W is violated, solve the
+                # same W again to full accuracy (warm) before the real check
+                t_chk = time.perf_counter()
+                f = Kcols[:, :w_size] @ coef
+                thr_ext[1:-1] = p
+                _kernels.violations(f, labels, thr_ext, in_w, v_lo, v_up)
+                n_loose = _kernels.select_violated(v_lo, v_up, add_per_iter, tol, chosen)
+                sub_time += time.perf_counter() - t_chk
+                if n_loose > 0:
+                    break
+                cd_eps_now = cd_eps
             cd_steps += steps
         elif via_dual:
             coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft,
@@ -809,10 +830,6 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                              max_violation=float(max(big, 0.0)), gen_s=gen_s,
                              solve_s=float(sub_time), feas_s=feas_s,
                              cd_steps=float(steps))
-        if n_new == 0 and use_cd and cd_eps_now > cd_eps and not stop:
-            cd_eps_now = cd_eps            # polish: the same W to full accuracy
-            gen_pending = 0.0
-            continue
         if n_new == 0:
             status = STATUS_CONVERGED
             break
