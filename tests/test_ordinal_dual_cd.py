@@ -150,6 +150,19 @@ def test_dual_cd_with_sample_weights_equals_the_whole_qp():
     assert g.objective == pytest.approx(f.objective, rel=REL)
 
 
+def test_zero_weights_impose_no_threshold_condition():
+    """Found by hypothesis: objects of weight 0 have a_t = b_t = 0 = cap_t,
+    which must not bound p_k (it did: objective 0.69 instead of 0.40)."""
+    X = np.array([[0.12573022], [-0.13210486], [0.64042265], [0.10490012],
+                  [-0.53566937], [0.36159505]])
+    y = np.array([1, 0, 1, 1, 0, 0])
+    kw = {"margin": "soft", "c": 0.1, "sample_weight": np.array([1.0, 0, 2, 2, 2, 0])}
+    g = solve_ordinal(X, y, add_per_iter=1, subproblem_solver="dual_cd", **kw)
+    f = solve_ordinal(X, y, method="full", **kw)
+    assert g.objective == pytest.approx(f.objective, rel=REL)
+    assert f.objective == pytest.approx(0.39589670728078674, rel=1e-6)
+
+
 def test_dual_cd_on_an_infeasible_hard_margin_problem_raises():
     X, y = make_instance(60, 1, separable=True, seed=7)
     X = np.vstack([X, X[:1]])

@@ -628,6 +628,8 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
         hi = math.inf        # p_k <= hi
         lo = -math.inf       # p_k >= lo
         for t in range(w):
+            if not cap[t] > 0.0:       # zero penalty (sample weight 0): no condition
+                continue
             if lab[t] == k:            # a_t: p_k = f_t - 1 when free
                 val = fW[t] - 1.0
                 if a[t] > 0.0 and a[t] < cap[t]:
@@ -652,8 +654,10 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
             p_out[k - 1] = 0.5 * (hi + lo)
         elif hi < math.inf:
             p_out[k - 1] = hi
-        else:
+        elif lo > -math.inf:
             p_out[k - 1] = lo
+        else:                          # no weighted object bounds p_k
+            p_out[k - 1] = 0.0
     return status, steps, gap, dual
 
 
