@@ -417,7 +417,8 @@ def prank_scores(X_support, alpha_support, Z, kind, gamma, degree, coef0):
 
 
 @numba.njit(cache=True, nogil=True)
-def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
+def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
+            gap_tol=-1.0):
     """Warm-started SMO on the fixed-margin dual of a sub-problem (H-bar(W)),
     (H~(W)), (S-bar(W)) or (S~(W)).
 
@@ -470,6 +471,11 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
         Maximum number of pair updates.
     p_out : float64 (l,)
         Overwritten by the thresholds p_1..p_l.
+    gap_tol : float
+        If > 0 (and every cap finite), after the KKT gap is closed the
+        duality gap itself is checked: while primal - dual > gap_tol
+        max(1, |dual|) (large c: multipliers up to c), eps is divided by
+        100 (at most 8 times, not below the rounding floor) and SMO goes on.
 
     Returns
     -------
@@ -493,7 +499,14 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
     for t in range(w):
         if KW[t, t] > kmax:
             kmax = KW[t, t]
-    for rnd in range(3):
+    rnd = 0
+    tighten = 0
+    finite = True
+    for t in range(w):
+        if not cap[t] < math.inf:
+            finite = False
+    dual = math.nan
+    while True:
         # f = K_W lambda from scratch (no drift from the updates), unless given
         suml = 0.0
         for t in range(w):
@@ -612,11 +625,50 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
             for r in range(w):
                 fW[r] += h * (KW[r, ti] - KW[r, tj])
             steps += 1
+        rnd += 1
         if gap <= eps_r:
             status = 0
+            dual = _dual_cd_finish(lab, n_labels, cap, a, b, fW, p_out)
+            if gap_tol > 0.0 and finite and tighten < 8 and eps > 1e-14 * kmax * suml:
+                # the KKT gap bounds the duality gap only up to the size of
+                # the multipliers (large c): check the gap itself
+                primal = _sub_primal(lab, cap, a, b, fW, p_out)
+                if primal - dual > gap_tol * max(1.0, abs(dual)):
+                    eps *= 0.01
+                    tighten += 1
+                    status = 1
+                    continue
             break
-        if steps >= max_steps:
+        if steps >= max_steps or rnd >= 3 + tighten:
             break
+    if status != 0:
+        dual = _dual_cd_finish(lab, n_labels, cap, a, b, fW, p_out)
+    return status, steps, gap, dual
+
+
+@numba.njit(cache=True, nogil=True)
+def _sub_primal(lab, cap, a, b, fW, p):
+    """The soft margin sub-problem's objective lambda' K_W lambda + sum_t
+    cap_t (xi_-t + xi_+t) at lambda = (a - b) / 2 (f = K_W lambda given) and
+    the thresholds p (Sec. 6.1, restricted to W)."""
+    l = p.shape[0]
+    tot = 0.0
+    for t in range(lab.shape[0]):
+        tot += 0.5 * (a[t] - b[t]) * fW[t]
+        k = lab[t]
+        if k >= 1:
+            tot += cap[t] * max(0.0, 1.0 - fW[t] + p[k - 1])
+        if k <= l - 1:
+            tot += cap[t] * max(0.0, 1.0 + fW[t] - p[k])
+    return tot
+
+
+@numba.njit(cache=True, nogil=True)
+def _dual_cd_finish(lab, n_labels, cap, a, b, fW, p_out):
+    """The dual objective 1'(a + b) - lambda' K_W lambda (f = K_W lambda
+    given) and the thresholds p_1..p_l from the KKT conditions (written to
+    ``p_out``) of :func:`dual_cd`."""
+    w = lab.shape[0]
     # the dual objective (f maintained by the updates)
     dual = 0.0
     for r in range(w):
@@ -658,7 +710,7 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out):
             p_out[k - 1] = lo
         else:                          # no weighted object bounds p_k
             p_out[k - 1] = 0.0
-    return status, steps, gap, dual
+    return dual
 
 
 @numba.njit(cache=True, nogil=True)

@@ -67,6 +67,11 @@ DUAL_CD_MIN_EPS = 1e-9
 #: a loose solution that leaves nothing outside W violated is solved again
 #: (same iteration, warm) to max(qp_tol, DUAL_CD_MIN_EPS)
 DUAL_CD_LOOSE_EPS = 1e-2
+#: the relative duality gap a fully accurate ``"dual_cd"`` solve of a soft
+#: margin sub-problem must also reach (the KKT gap bounds it only up to the
+#: size of the multipliers, which grows with c): else its KKT tolerance is
+#: divided by 100 and SMO goes on
+DUAL_CD_GAP_TOL = 1e-9
 
 #: The paper's problems and the keyword arguments of :func:`solve_ordinal`
 #: that select them (Sec. 3.1, 3.2, 5, 6.1, 6.2, 8, Appendix A).  For
@@ -756,7 +761,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                 cd_status, st, _, lower = _kernels.dual_cd(
                     KW[:w_size, :w_size], lab_w, l + 1, cd_bound, cd_a[:w_size],
                     cd_b[:w_size], cd_f[:w_size], f_given, cd_eps_now,
-                    1000 * w_size + 100000, p)
+                    1000 * w_size + 100000, p,
+                    DUAL_CD_GAP_TOL if cd_eps_now <= cd_eps else -1.0)
                 sub_time += time.perf_counter() - t_cd
                 steps += int(st)
                 if cd_status != 0:
