@@ -219,3 +219,17 @@ def test_large_c_closes_the_duality_gap_not_only_the_kkt_gap(seed):
     # upper minus lower bound (objects outside W may violate by up to tol =
     # 1e-7, which costs c * 1e-7 each in the objective)
     assert g.objective - g.dual_objective <= REL * g.objective
+
+
+def test_estimator_passes_the_sub_problem_solver_through():
+    from polyrank import OrdinalMarginRanker
+
+    X, y = make_instance(150, 2, separable=False, seed=11)
+    kw = {"kernel": "rbf", "gamma": 2.0, "c": 10.0}
+    fast = OrdinalMarginRanker(**kw).fit(X, y)
+    ref = OrdinalMarginRanker(subproblem_solver="clarabel", **kw).fit(X, y)
+    assert fast.result_.subproblem_solver == "dual_cd"
+    assert ref.result_.subproblem_solver == "clarabel"
+    assert fast.result_.objective == pytest.approx(ref.result_.objective, rel=REL)
+    with pytest.raises(ValueError, match="subproblem_solver"):
+        OrdinalMarginRanker(subproblem_solver="smo").fit(X, y)

@@ -5,6 +5,10 @@ Yamamoto, J. Oper. Res. Soc. Japan 58(4), 2015), Sec. 4, 5, 7, 8 and 10;
 PRank: K. Crammer and Y. Singer, "Pranking with ranking", NIPS 14, 2002
 (reference [2] of the paper).
 
+:func:`dual_cd` solves the dual sub-problems of row and column generation
+((H-bar(W)), (H~(W)), (S-bar(W)), (S~(W))) by warm-started SMO, with
+:func:`rbf_columns` for the Gaussian kernel columns of the working set.
+
 Every kernel is a free function over plain arrays (no jitclass, no Python
 callbacks).  Labels are 0..l (int64), thresholds are passed extended as
 ``thr = (p_0, p_1, ..., p_l, p_{l+1}) = (-inf, p_1, ..., p_l, +inf)`` so that
