@@ -214,7 +214,7 @@ def test_clarabel_failure_becomes_a_value_error_saying_what_to_do(monkeypatch):
     X, y = make_instance(40, 1, separable=False, seed=14)
     for rep in ("primal", "dual"):
         with pytest.raises(ValueError, match="InsufficientProgress.*standardize X.*lower c"):
-            OrdinalMarginRanker(representation=rep).fit(X, y)
+            OrdinalMarginRanker(representation=rep, subproblem_solver="clarabel").fit(X, y)
 
 
 def test_prank_warns_when_its_passes_do_not_separate():

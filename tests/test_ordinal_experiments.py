@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ordinal, ordinal_curves,
+from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ordinal, bench_ordinal_rc,
+                                  ordinal_curves,
                                   ordinal_table1, ordinal_table2)
 from polyrank.experiments import ordinal_experiments as oe
 
@@ -105,3 +106,20 @@ def test_fig4_breakdown_small():
     W = [r["W"] for r in res.rows]
     assert all(0 <= b - a <= 2 for a, b in zip(W, W[1:]))
     assert len(res.figure.data) == 3
+
+
+def test_bench_ordinal_rc_small():
+    assert BENCHES["ordinal-rc"].func is bench_ordinal_rc
+    res = bench_ordinal_rc(quick=True, repeats=1, s_sizes=(60,), ns_sizes=(80,), svc_n=150,
+                           full_max_n=100, budget_s=60.0)
+    svc = [r for r in res.rows if r["part"] == "svc"]
+    rc = [r for r in svc if r["peer"].startswith("RC(S~)")]
+    assert len(rc) == 3 and all(r["obj_rel_diff"] <= 1e-6 for r in rc)
+    assert sum(r["peer"].startswith("libsvm") for r in svc) == 4
+    t1 = [r for r in res.rows if r["part"] == "table1"]
+    assert [r["instance"] for r in t1] == ["S.60.1", "NS.80.1"]
+    for r in t1:
+        assert r["dual_cd_status"] == r["clarabel_status"] == "converged"
+        assert r["dual_cd_obj_rel_diff"] <= 1e-6 and r["clarabel_obj_rel_diff"] <= 1e-6
+    assert res.summary["table1_target_met"] and res.summary["max_obj_rel_diff"] <= 1e-6
+    assert any("within 10x of SVC" in line for line in res.notes)

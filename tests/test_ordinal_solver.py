@@ -261,18 +261,20 @@ def test_add_per_iter_and_paper_choice_of_delta():
 
 def test_generation_never_builds_the_full_gram(monkeypatch):
     shapes = []
-    real = gen_module.kernel_matrix
+    real = gen_module._kernel_columns
 
-    def spy(X, Y=None, *args, **kwargs):
-        out = real(X, Y, *args, **kwargs)
+    def spy(X, rows, *args, **kwargs):
+        out = real(X, rows, *args, **kwargs)
         shapes.append(out.shape)
         return out
 
-    monkeypatch.setattr(gen_module, "kernel_matrix", spy)
+    monkeypatch.setattr(gen_module, "_kernel_columns", spy)
     X, y = non_separable(200, 12)
-    r = solve_ordinal(X, y, margin="soft", c=10.0, **POLY4)
-    assert sum(s[1] for s in shapes) == r.working_set.size
-    assert all(s[0] == 200 and s[1] <= 3 * 4 for s in shapes)
+    for solver in ("dual_cd", "clarabel"):
+        shapes.clear()
+        r = solve_ordinal(X, y, margin="soft", c=10.0, subproblem_solver=solver, **POLY4)
+        assert sum(s[1] for s in shapes) == r.working_set.size
+        assert all(s[0] == 200 and s[1] <= 3 * 4 for s in shapes)
     shapes.clear()
     solve_ordinal(X, y, margin="soft", c=10.0, method="full", **POLY4)
     assert shapes == [(200, 200)]

@@ -47,7 +47,7 @@ from .sopopo_figures import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 from .sign_experiments import bench_sign, sign_convergence, sign_fig2, sign_small_sample
 from .ranksvm_experiments import (bench_ranksvm, bench_ranksvm_l1, large_k_problem,
                                   ranksvm_fig4, ranksvm_fig7, ranksvm_methods, ranksvm_vs_svr)
-from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_fig4,
+from .ordinal_experiments import (bench_ordinal, bench_ordinal_rc, ordinal_curves, ordinal_fig4,
                                   ordinal_table1, ordinal_table2)
 from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1,
                             m3l_table3)
@@ -64,6 +64,7 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_ranksvm_l1",
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "ordinal_fig4", "bench_ordinal",
+           "bench_ordinal_rc",
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
            "bench_first_fit"]

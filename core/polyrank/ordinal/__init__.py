@@ -38,5 +38,7 @@ def _warmup() -> None:
                   nonneg=True)
     solve_ordinal(X, labels, margin="soft", representation="primal", c=1.0,
                   add_per_iter=1)
+    for kernel in ("rbf", "poly"):                  # the SMO sub-problem solver
+        solve_ordinal(X, labels, margin="soft", kernel=kernel, gamma=1.0, degree=2)
     for kernel in ("linear", "rbf", "poly"):
         PRank(kernel=kernel).fit(X, labels).predict(X)

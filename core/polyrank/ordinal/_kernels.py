@@ -5,6 +5,10 @@ Yamamoto, J. Oper. Res. Soc. Japan 58(4), 2015), Sec. 4, 5, 7, 8 and 10;
 PRank: K. Crammer and Y. Singer, "Pranking with ranking", NIPS 14, 2002
 (reference [2] of the paper).
 
+:func:`dual_cd` solves the dual sub-problems of row and column generation
+((H-bar(W)), (H~(W)), (S-bar(W)), (S~(W))) by warm-started SMO, with
+:func:`rbf_columns` for the Gaussian kernel columns of the working set.
+
 Every kernel is a free function over plain arrays (no jitclass, no Python
 callbacks).  Labels are 0..l (int64), thresholds are passed extended as
 ``thr = (p_0, p_1, ..., p_l, p_{l+1}) = (-inf, p_1, ..., p_l, +inf)`` so that
@@ -414,3 +418,326 @@ def prank_scores(X_support, alpha_support, Z, kind, gamma, degree, coef0):
                                           degree, coef0)
         out[i] = s
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
+            gap_tol=-1.0):
+    """Warm-started SMO on the fixed-margin dual of a sub-problem (H-bar(W)),
+    (H~(W)), (S-bar(W)) or (S~(W)).
+
+    The dual (Shashua & Levin, the paper's ref. [6]; the sub-problems of
+    Sec. 5, 7 and 8) in minimisation form::
+
+        min  1/4 (a - b)' K_W (a - b) - 1'(a + b)
+        s.t. sum_{t: l_t = k} a_t = sum_{t: l_t = k-1} b_t       (k = 1..l)
+             0 <= a_t, b_t <= cap_t        (cap_t = inf: hard margin)
+
+    with a_t (b_t) the multiplier of the lower (upper) constraint of object t
+    of W; a_t exists for l_t >= 1, b_t for l_t <= l - 1 (the others stay 0).
+    Every variable belongs to one equality ("group" k: a_t with l_t = k, b_t
+    with l_t = k - 1), so this is an SVM dual with l bias constraints:
+    writing y = +1 for a, -1 for b, the gradient is y f_t - 1 with f = K_W
+    lambda, lambda = (a - b) / 2, and a pair (i, j) of one group moved by
+    u_i += y_i t, u_j -= y_j t keeps its equality and changes lambda by
+    +t/2 at i's object and -t/2 at j's.  Pairs are chosen by the second
+    order rule of Fan, Chen and Lin (JMLR 6, 2005) over all groups; the
+    solve stops when every group's KKT gap max_{I_up} (y - f) - min_{I_low}
+    (y - f) <= eps.  The thresholds are then recovered from the KKT
+    conditions: p_k = f_t - 1 for a free a_t, f_t + 1 for a free b_t (their
+    mean), else the middle of the interval the bounded ones allow.
+
+    The working set only grows between sub-problems, so the previous (a, b)
+    padded with zeros is feasible for the next one: the warm start.
+
+    Parameters
+    ----------
+    KW : float64 (w, w)
+        Kernel matrix of the working set (symmetric).
+    lab : int64 (w,)
+        Labels of the objects of W.
+    n_labels : int
+        l + 1.
+    cap : float64 (w,)
+        Upper bounds c_t of a_t and b_t (``inf`` for the hard margin).
+    a, b : float64 (w,)
+        Feasible start, overwritten by the solution.
+    fW : float64 (w,)
+        f = K_W lambda at the start when ``f_given`` (the caller's scores of
+        the previous sub-problem), else computed; overwritten by f at the
+        solution (updated with every pair, not recomputed).
+    f_given : bool
+        Whether ``fW`` holds K_W lambda of the start (a, b).
+    eps : float
+        Tolerance on the KKT gap (units of f), raised to 1e-14 max_t K_tt
+        sum_t |lambda_t| when f's rounding errors can be larger.
+    max_steps : int
+        Maximum number of pair updates.
+    p_out : float64 (l,)
+        Overwritten by the thresholds p_1..p_l.
+    gap_tol : float
+        If > 0 (and every cap finite), after the KKT gap is closed the
+        duality gap itself is checked: while primal - dual > gap_tol
+        max(1, |dual|) (large c: multipliers up to c), eps is divided by
+        100 (at most 8 times, not below the rounding floor) and SMO goes on.
+
+    Returns
+    -------
+    (int, int, float, float)
+        status (0 converged, 1 max_steps reached, 2 unbounded direction: the
+        hard margin sub-problem is infeasible), pair updates done, the final
+        largest KKT gap, and the dual objective 1'(a + b) - lambda' K_W
+        lambda (a lower bound on the sub-problem's optimum).
+    """
+    w = lab.shape[0]
+    l = n_labels - 1
+    tau = 1e-12
+    lam = np.empty(w)
+    gmax = np.empty(n_labels + 1)
+    gmin = np.empty(n_labels + 1)
+    imax = np.empty(n_labels + 1, dtype=np.int64)
+    steps = 0
+    status = 1
+    gap = math.inf
+    kmax = 0.0
+    for t in range(w):
+        if KW[t, t] > kmax:
+            kmax = KW[t, t]
+    rnd = 0
+    tighten = 0
+    finite = True
+    for t in range(w):
+        if not cap[t] < math.inf:
+            finite = False
+    dual = math.nan
+    while True:
+        # f = K_W lambda from scratch (no drift from the updates), unless given
+        suml = 0.0
+        for t in range(w):
+            lam[t] = 0.5 * (a[t] - b[t])
+            suml += abs(lam[t])
+        if rnd > 0 or not f_given:
+            for r in range(w):
+                s = 0.0
+                for t in range(w):
+                    s += KW[r, t] * lam[t]
+                fW[r] = s
+        # f carries rounding of order 1e-16 sum_t |K_rt lambda_t| <= 1e-16
+        # max_t K_tt sum_t |lambda_t| (K positive semidefinite), huge on barely
+        # separable hard margin problems: no gap below 1e-14 of that bound
+        eps_r = max(eps, 1e-14 * kmax * suml)
+        while True:
+            for k in range(n_labels + 1):
+                gmax[k] = -math.inf
+                gmin[k] = math.inf
+                imax[k] = -1
+            for v in range(2 * w):
+                if v < w:
+                    t = v
+                    k = lab[t]
+                    if k < 1:
+                        continue
+                    val = 1.0 - fW[t]
+                    if a[t] < cap[t]:
+                        if val > gmax[k]:
+                            gmax[k] = val
+                            imax[k] = v
+                    if a[t] > 0.0:
+                        if val < gmin[k]:
+                            gmin[k] = val
+                else:
+                    t = v - w
+                    k = lab[t] + 1
+                    if k > l:
+                        continue
+                    val = -1.0 - fW[t]
+                    if b[t] > 0.0:
+                        if val > gmax[k]:
+                            gmax[k] = val
+                            imax[k] = v
+                    if b[t] < cap[t]:
+                        if val < gmin[k]:
+                            gmin[k] = val
+            gap = 0.0
+            for k in range(1, n_labels):
+                if imax[k] >= 0 and gmin[k] < math.inf and gmax[k] - gmin[k] > gap:
+                    gap = gmax[k] - gmin[k]
+            if gap <= eps_r or steps >= max_steps:
+                break
+            # second order choice of j (Fan, Chen, Lin 2005, WSS 2) over all groups
+            best = -1
+            best_score = math.inf
+            best_a = 1.0
+            best_d = 0.0
+            for v in range(2 * w):
+                if v < w:
+                    t = v
+                    k = lab[t]
+                    if k < 1 or not a[t] > 0.0:
+                        continue
+                    val = 1.0 - fW[t]
+                else:
+                    t = v - w
+                    k = lab[t] + 1
+                    if k > l or not b[t] < cap[t]:
+                        continue
+                    val = -1.0 - fW[t]
+                if imax[k] < 0:
+                    continue
+                d = gmax[k] - val
+                if d <= 0.0:
+                    continue
+                vi = imax[k]
+                ti = vi if vi < w else vi - w
+                curv = 0.5 * (KW[ti, ti] + KW[t, t] - 2.0 * KW[ti, t])
+                if curv <= tau:
+                    curv = tau
+                score = -d * d / curv
+                if score < best_score:
+                    best_score = score
+                    best = v
+                    best_a = curv
+                    best_d = d
+            if best < 0:
+                break
+            vj = best
+            tj = vj if vj < w else vj - w
+            vi = imax[lab[tj] if vj < w else lab[tj] + 1]
+            ti = vi if vi < w else vi - w
+            step = best_d / best_a
+            # bounds: i moves u_i += y_i t, j moves u_j -= y_j t
+            lim_i = cap[ti] - a[ti] if vi < w else b[ti]
+            lim_j = a[tj] if vj < w else cap[tj] - b[tj]
+            hit_i = lim_i <= step
+            if hit_i:
+                step = lim_i
+            hit_j = lim_j <= step
+            if hit_j:
+                step = lim_j
+                hit_i = lim_i <= step
+            if best_a <= tau and not hit_i and not hit_j:
+                return 2, steps, gap, math.nan     # no curvature, no bound: unbounded
+            if vi < w:
+                a[ti] = cap[ti] if hit_i else a[ti] + step
+            else:
+                b[ti] = 0.0 if hit_i else b[ti] - step
+            if vj < w:
+                a[tj] = 0.0 if hit_j else a[tj] - step
+            else:
+                b[tj] = cap[tj] if hit_j else b[tj] + step
+            h = 0.5 * step
+            for r in range(w):
+                fW[r] += h * (KW[r, ti] - KW[r, tj])
+            steps += 1
+        rnd += 1
+        if gap <= eps_r:
+            status = 0
+            dual = _dual_cd_finish(lab, n_labels, cap, a, b, fW, p_out)
+            if gap_tol > 0.0 and finite and tighten < 8 and eps > 1e-14 * kmax * suml:
+                # the KKT gap bounds the duality gap only up to the size of
+                # the multipliers (large c): check the gap itself
+                primal = _sub_primal(lab, cap, a, b, fW, p_out)
+                if primal - dual > gap_tol * max(1.0, abs(dual)):
+                    eps *= 0.01
+                    tighten += 1
+                    status = 1
+                    continue
+            break
+        if steps >= max_steps or rnd >= 3 + tighten:
+            break
+    if status != 0:
+        dual = _dual_cd_finish(lab, n_labels, cap, a, b, fW, p_out)
+    return status, steps, gap, dual
+
+
+@numba.njit(cache=True, nogil=True)
+def _sub_primal(lab, cap, a, b, fW, p):
+    """The soft margin sub-problem's objective lambda' K_W lambda + sum_t
+    cap_t (xi_-t + xi_+t) at lambda = (a - b) / 2 (f = K_W lambda given) and
+    the thresholds p (Sec. 6.1, restricted to W)."""
+    l = p.shape[0]
+    tot = 0.0
+    for t in range(lab.shape[0]):
+        tot += 0.5 * (a[t] - b[t]) * fW[t]
+        k = lab[t]
+        if k >= 1:
+            tot += cap[t] * max(0.0, 1.0 - fW[t] + p[k - 1])
+        if k <= l - 1:
+            tot += cap[t] * max(0.0, 1.0 + fW[t] - p[k])
+    return tot
+
+
+@numba.njit(cache=True, nogil=True)
+def _dual_cd_finish(lab, n_labels, cap, a, b, fW, p_out):
+    """The dual objective 1'(a + b) - lambda' K_W lambda (f = K_W lambda
+    given) and the thresholds p_1..p_l from the KKT conditions (written to
+    ``p_out``) of :func:`dual_cd`."""
+    w = lab.shape[0]
+    # the dual objective (f maintained by the updates)
+    dual = 0.0
+    for r in range(w):
+        dual += a[r] + b[r] - 0.5 * (a[r] - b[r]) * fW[r]
+    # thresholds from the KKT conditions
+    for k in range(1, n_labels):
+        tot = 0.0
+        cnt = 0
+        hi = math.inf        # p_k <= hi
+        lo = -math.inf       # p_k >= lo
+        for t in range(w):
+            if not cap[t] > 0.0:       # zero penalty (sample weight 0): no condition
+                continue
+            if lab[t] == k:            # a_t: p_k = f_t - 1 when free
+                val = fW[t] - 1.0
+                if a[t] > 0.0 and a[t] < cap[t]:
+                    tot += val
+                    cnt += 1
+                elif a[t] <= 0.0:
+                    hi = min(hi, val)
+                else:
+                    lo = max(lo, val)
+            if lab[t] == k - 1:        # b_t: p_k = f_t + 1 when free
+                val = fW[t] + 1.0
+                if b[t] > 0.0 and b[t] < cap[t]:
+                    tot += val
+                    cnt += 1
+                elif b[t] <= 0.0:
+                    lo = max(lo, val)
+                else:
+                    hi = min(hi, val)
+        if cnt > 0:
+            p_out[k - 1] = tot / cnt
+        elif hi < math.inf and lo > -math.inf:
+            p_out[k - 1] = 0.5 * (hi + lo)
+        elif hi < math.inf:
+            p_out[k - 1] = hi
+        elif lo > -math.inf:
+            p_out[k - 1] = lo
+        else:                          # no weighted object bounds p_k
+            p_out[k - 1] = 0.0
+    return dual
+
+
+@numba.njit(cache=True, nogil=True)
+def rbf_columns(X, Y, gamma, out):
+    """out[i, j] = exp(-gamma ||X[i] - Y[j]||^2), summed coordinate by
+    coordinate (no ||x||^2 + ||y||^2 - 2 x.y cancellation): the kernel
+    columns of the working set (Sec. 5, kernel values only for the columns
+    lambda_W).
+
+    Parameters
+    ----------
+    X : float64 (n, m)
+    Y : float64 (r, m)
+    gamma : float
+    out : float64 (n, r)
+        Overwritten.
+    """
+    n, m = X.shape
+    r = Y.shape[0]
+    for i in range(n):
+        for j in range(r):
+            s = 0.0
+            for t in range(m):
+                d = X[i, t] - Y[j, t]
+                s += d * d
+            out[i, j] = math.exp(-gamma * s)

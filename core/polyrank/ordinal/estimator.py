@@ -22,7 +22,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .._sklearn import log_callback, warn_if_not_converged
 from ..kernels import kernel_matrix
-from .generation import MARGINS, METHODS, predict_labels, solve_ordinal
+from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
+                         solve_ordinal)
 from .prank import prank, prank_decision
 
 __all__ = ["OrdinalMarginRanker", "PRank"]
@@ -209,6 +210,13 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         the training labels.
     verbose : int, default=0
         ``v >= 1``: a log line every v sub-problems.
+    subproblem_solver : {"auto", "dual_cd", "clarabel"}, default="auto"
+        How the sub-problems of the dual representation (RC(H-bar), RC(H~),
+        RC(S-bar), RC(S~)) are solved: "dual_cd" by warm-started SMO on their
+        dual in numba, "clarabel" from scratch by Clarabel, "auto": "dual_cd"
+        for the soft margin, "clarabel" for the hard margin (see
+        :func:`polyrank.ordinal.solve_ordinal`).  ``method="full"`` and the
+        primal representation always use Clarabel.
 
     Attributes
     ----------
@@ -266,11 +274,13 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "classes": ["array-like", None],
         "verbose": ["verbose"],
+        "subproblem_solver": [StrOptions(set(SUBPROBLEM_SOLVERS))],
     }
 
     def __init__(self, margin="soft", c=10.0, kernel="linear", gamma=None, degree=3,
                  coef0=1.0, nonneg=False, method="auto", representation="auto",
-                 add_per_iter="auto", tol=1e-7, max_iter=10000, classes=None, verbose=0):
+                 add_per_iter="auto", tol=1e-7, max_iter=10000, classes=None, verbose=0,
+                 subproblem_solver="auto"):
         self.margin = margin
         self.c = c
         self.kernel = kernel
@@ -285,6 +295,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         self.max_iter = max_iter
         self.classes = classes
         self.verbose = verbose
+        self.subproblem_solver = subproblem_solver
 
     def _method(self) -> str:
         if self.method != "auto":
@@ -360,6 +371,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
                             nonneg=self.nonneg, method=self._method(),
                             add_per_iter=self._add_per_iter(X.shape[0]), tol=self.tol,
                             max_iter=self.max_iter, sample_weight=sample_weight,
+                            subproblem_solver=self.subproblem_solver,
                             callback=log_callback(callback, self.verbose,
                                                   "OrdinalMarginRanker"),
                             callback_every=callback_every)

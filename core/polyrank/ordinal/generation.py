@@ -19,8 +19,15 @@ constraints (Sec. 6.1) relax them by slacks xi_{-i}, xi_{+i} >= 0 penalised
 by c.  The objective is ||w||^2 (resp. lambda' K lambda) plus
 c 1'(xi_- + xi_+): the paper's objective, without a factor 1/2.
 
-Every QP sub-problem is solved by Clarabel through :func:`polyrank.qp.solve_qp`;
-the searches for violated constraints (Step 3), the choice of Delta^nu
+The sub-problems of the dual representation ((H-bar(W)), (H~(W)),
+(S-bar(W)), (S~(W))) are solved through their dual either by a warm-started
+SMO in numba (:func:`polyrank.ordinal._kernels.dual_cd`: W only grows, so the
+previous multipliers padded with zeros are feasible, and K_W is kept and
+extended, never rebuilt; the cure of the paper's Sec. 10 remark that "a finely
+tuned application of a QP solver could dramatically reduce the total
+computation time") or from scratch by Clarabel through
+:func:`polyrank.qp.solve_qp`, which also solves the primal sub-problems, (H~+)
+and the whole problem (``method="full"``); the searches for violated constraints (Step 3), the choice of Delta^nu
 (Step 5) and the initial working set (Sec. 10) are numba kernels
 (:mod:`polyrank.ordinal._kernels`).  Kernel values are computed only for
 the columns of the working set (n x |W|), never the full n x n Gram matrix
@@ -35,7 +42,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels import check_kernel_params, kernel_matrix
+from ..kernels import check_kernel_params
 from ..qp import solve_qp
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       CallbackRunner, SolverResult)
@@ -44,11 +51,27 @@ from . import _kernels
 
 __all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
            "formulation_name", "algorithm_name", "predict_labels",
-           "initial_working_set", "MARGINS", "REPRESENTATIONS", "METHODS"]
+           "initial_working_set", "MARGINS", "REPRESENTATIONS", "METHODS",
+           "SUBPROBLEM_SOLVERS"]
 
 MARGINS = ("hard", "soft")
 REPRESENTATIONS = ("primal", "dual")
 METHODS = ("generation", "full")
+SUBPROBLEM_SOLVERS = ("auto", "dual_cd", "clarabel")
+#: the KKT gap (units of f) at which ``subproblem_solver="dual_cd"`` stops
+#: is max(qp_tol, DUAL_CD_MIN_EPS): below it rounding in f = K_W lambda
+#: (kernel values up to 81 for (1 + x.y)^4) can keep the gap from closing
+DUAL_CD_MIN_EPS = 1e-9
+#: the KKT gap of the sub-problems solved while objects outside W still
+#: violate a constraint (they only decide which objects are added next);
+#: a loose solution that leaves nothing outside W violated is solved again
+#: (same iteration, warm) to max(qp_tol, DUAL_CD_MIN_EPS)
+DUAL_CD_LOOSE_EPS = 1e-2
+#: the relative duality gap a fully accurate ``"dual_cd"`` solve of a soft
+#: margin sub-problem must also reach (the KKT gap bounds it only up to the
+#: size of the multipliers, which grows with c): else its KKT tolerance is
+#: divided by 100 and SMO goes on
+DUAL_CD_GAP_TOL = 1e-9
 
 #: The paper's problems and the keyword arguments of :func:`solve_ordinal`
 #: that select them (Sec. 3.1, 3.2, 5, 6.1, 6.2, 8, Appendix A).  For
@@ -392,7 +415,19 @@ def _kernel_columns(X, rows, kernel, params) -> np.ndarray:
     CSR X (linear kernel) by a sparse product."""
     if sp.issparse(X):
         return np.asarray((X @ X[rows].T).toarray(), dtype=np.float64)
-    return kernel_matrix(X, X[rows], kernel=kernel, **params)
+    # direct formulas (sklearn's pairwise_kernels validates its input on every
+    # call: milliseconds per sub-problem); the whole QP uses kernel_matrix
+    Y = X[rows]
+    if kernel == "rbf":
+        out = np.empty((X.shape[0], Y.shape[0]))
+        _kernels.rbf_columns(X, Y, params["gamma"], out)
+        return out
+    G = X @ Y.T
+    if kernel == "poly":
+        G *= params["gamma"]
+        G += params["coef0"]
+        G **= params["degree"]
+    return G
 
 
 def _kernel_params(kernel, gamma, degree, coef0, n_features):
@@ -408,6 +443,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                   nonneg: bool = False, method: str = "generation",
                   add_per_iter: int = 2, init_scores=None, tol: float = 1e-7,
                   qp_tol: float = 1e-10, max_iter: int = 10000, sample_weight=None,
+                  subproblem_solver: str = "auto",
                   callback=None, callback_every: int = 1) -> SolverResult:
     """Maximise the minimum margin of an ordinal ranking by row (and column)
     generation, or solve the whole problem at once.
@@ -482,9 +518,29 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         Violations (and, for nonneg, negative reduced costs) up to ``tol``
         count as satisfied (absolute; the constraints have right-hand side 1).
     qp_tol : float
-        Clarabel's tolerances for the sub-problems.
+        Clarabel's tolerances for the sub-problems; with ``"dual_cd"`` the
+        KKT gap tolerance is max(qp_tol, 1e-9).
     max_iter : int
         Maximum number of sub-problems.
+    subproblem_solver : {"auto", "dual_cd", "clarabel"}
+        How the sub-problems (H-bar(W)), (H~(W)), (S-bar(W)), (S~(W)) of
+        ``method="generation"`` are solved: ``"dual_cd"``, warm-started SMO
+        on their dual (Fan, Chen and Lin's second-order pair selection, the
+        thresholds from the KKT conditions; the KKT gap closed to
+        max(``qp_tol``, 1e-9) in units of f); ``"clarabel"``, each one from
+        scratch by Clarabel; ``"auto"``: ``"dual_cd"`` for the soft margin,
+        ``"clarabel"`` for the hard margin (whose duals with low-rank
+        kernels, e.g. (1 + x.y)^4 in two dimensions, have huge, weakly curved
+        optimal multipliers on which SMO crawls).  A ``"dual_cd"`` solve that
+        does not converge within 1000 |W| + 100000 pair updates, or meets an
+        unbounded direction (an infeasible hard margin sub-problem), is
+        redone by Clarabel (counted in ``n_fallback``).  While objects
+        outside W are violated, ``"dual_cd"`` stops at a KKT gap of 1e-2
+        (those sub-problems only choose the objects to add); a sub-problem
+        whose loose solution leaves nothing violated is solved again, warm,
+        to full accuracy within the same iteration.  The primal problems
+        (H), (S), the monotone (H~+) and ``method="full"`` always use
+        Clarabel.
     sample_weight : array_like, shape (n,), optional
         Weights w_i >= 0 of the objects (soft margin only): object i's slacks
         cost c w_i instead of c, so an integer weight is the object repeated
@@ -517,7 +573,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         lower bound on the whole problem's optimum (a relaxation); ``gap``;
         ``nit`` (sub-problems solved); ``n_added`` (objects added beyond W^0);
         ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
-        (seconds inside Clarabel); ``status``, ``success``, ``message``,
+        (seconds inside the sub-problem solver); ``subproblem_solver``
+        ("dual_cd" or "clarabel", the one used), ``n_fallback`` (``"dual_cd"``
+        solves redone by Clarabel), ``cd_steps`` (SMO pair updates in all); ``status``, ``success``, ``message``,
         ``trace``.  In the trace, ``primal`` is an upper bound on the optimum
         of the whole problem (soft margin: the objective with all slacks;
         hard margin: the objective of the iterate scaled by 1 / (1 - v) when
@@ -525,8 +583,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         optimum (a lower bound): their gap goes to zero.  Per sub-problem
         the trace also has the paper's Fig. 4 breakdown, in seconds:
         ``gen_s`` (generating the sub-problem: its kernel columns and QP
-        matrices), ``solve_s`` (Clarabel's solve) and ``feas_s`` (the
-        search for violated constraints, Step 3).
+        matrices), ``solve_s`` (the sub-problem solver's time) and ``feas_s``
+        (the search for violated constraints, Step 3); ``cd_steps`` the SMO
+        pair updates of the sub-problem (0 with Clarabel).
 
     Raises
     ------
@@ -546,8 +605,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
 
     Notes
     -----
-    How each sub-problem is solved (one Clarabel call through
-    :func:`polyrank.qp.solve_qp`, ``method="full"`` included):
+    How each sub-problem is solved with Clarabel (one call through
+    :func:`polyrank.qp.solve_qp`, ``method="full"`` included; see
+    ``subproblem_solver`` for the SMO alternative):
 
     * (H), (S), (H~+) and its soft version: the QP exactly as written in the
       paper (variables w or lambda_W, p, and the slacks).
@@ -581,6 +641,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                          f"got {representation!r}")
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
+    if subproblem_solver not in SUBPROBLEM_SOLVERS:
+        raise ValueError(f"subproblem_solver: expected one of {SUBPROBLEM_SOLVERS}, "
+                         f"got {subproblem_solver!r}")
     c = check_positive(c, "c")
     tol = check_positive(tol, "tol", strict=False)
     qp_tol = check_positive(qp_tol, "qp_tol")
@@ -621,6 +684,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     else:
         init_scores = as_float_array(init_scores, "init_scores", ndim=1, shape=(n,))
     via_dual = not primal and not nonneg
+    use_cd = via_dual and method == "generation" and (
+        subproblem_solver == "dual_cd" or (subproblem_solver == "auto" and soft))
     name = formulation_name(margin, representation, kernel, bool(nonneg))
     algorithm = algorithm_name(name) if method == "generation" else "full QP"
     runner = CallbackRunner(callback, callback_every)
@@ -648,6 +713,22 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         Kcols[:, :W.size] = _kernel_columns(X, np.arange(n) if method == "full" else W,
                                             kernel, params)
 
+    if use_cd:
+        # warm start of the dual (a, b) and K_W, both grown with W
+        cd_cap = Kcols.shape[1]
+        KW = np.empty((cd_cap, cd_cap))
+        KW[:W.size, :W.size] = Kcols[W, :W.size]
+        cd_a = np.zeros(cd_cap)
+        cd_b = np.zeros(cd_cap)
+        cd_f = np.empty(cd_cap)
+        cd_bound = c_obj[W] if soft else np.full(W.size, np.inf)
+        cd_eps = max(qp_tol, DUAL_CD_MIN_EPS)
+        # sub-problems solved loosely while objects outside W are violated
+        # (they only steer the search); the last one again to cd_eps
+        cd_eps_now = max(cd_eps, DUAL_CD_LOOSE_EPS)
+    n_fallback = 0
+    cd_steps = 0
+    f = None                            # the scores of the last sub-problem
     status = STATUS_MAX_ITER
     qp_time = 0.0
     it = 0
@@ -660,22 +741,74 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         if primal:
             A_rows = X[W].toarray() if sp.issparse(X) else X[W]
             P_coef = np.eye(m)
+        elif use_cd:
+            A_rows = P_coef = KW[:w_size, :w_size]      # symmetric already
         else:
             Kw = Kcols[:, :w_size]
             A_rows = Kw[W]
             P_coef = 0.5 * (A_rows + A_rows.T)
             A_rows = P_coef
-        if via_dual:
+        if use_cd:
+            p = np.empty(l)
+            lab_w = labels[W]
+            sub_time = 0.0
+            steps = 0
+            while True:
+                t_cd = time.perf_counter()
+                f_given = f is not None         # f of the last solve, over all N
+                if f_given:
+                    cd_f[:w_size] = f[W]
+                cd_status, st, _, lower = _kernels.dual_cd(
+                    KW[:w_size, :w_size], lab_w, l + 1, cd_bound, cd_a[:w_size],
+                    cd_b[:w_size], cd_f[:w_size], f_given, cd_eps_now,
+                    1000 * w_size + 100000, p,
+                    DUAL_CD_GAP_TOL if cd_eps_now <= cd_eps else -1.0)
+                sub_time += time.perf_counter() - t_cd
+                steps += int(st)
+                if cd_status != 0:
+                    # not converged in the step budget, or an unbounded direction
+                    # (a hard margin sub-problem that is infeasible): Clarabel
+                    # decides (and raises InfeasibleError when it is infeasible)
+                    n_fallback += 1
+                    coef, p, y_lo, y_up, res = _solve_sub_dual(
+                        A_rows.copy(), lab_w, l, soft, c_obj[W], qp_tol, name)
+                    lower = res.lower_bound
+                    cd_a[:w_size] = y_lo
+                    cd_b[:w_size] = y_up
+                    sub_time += res.solve_time_s
+                    break
+                y_lo = cd_a[:w_size].copy()
+                y_up = cd_b[:w_size].copy()
+                coef = 0.5 * (y_lo - y_up)
+                if cd_eps_now <= cd_eps:
+                    break
+                # solved loosely: if nothing outside W is violated, solve the
+                # same W again to full accuracy (warm) before the real check
+                t_chk = time.perf_counter()
+                f = Kcols[:, :w_size] @ coef
+                thr_ext[1:-1] = p
+                _kernels.violations(f, labels, thr_ext, in_w, v_lo, v_up)
+                n_loose = _kernels.select_violated(v_lo, v_up, add_per_iter, tol, chosen)
+                sub_time += time.perf_counter() - t_chk
+                if n_loose > 0:
+                    break
+                cd_eps_now = cd_eps
+            cd_steps += steps
+        elif via_dual:
             coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft,
                                                        c_obj[W], qp_tol, name)
             lower = res.lower_bound
+            steps = 0
+            sub_time = res.solve_time_s
         else:
             coef, p, _, _, y_lo, y_up, res = _solve_sub(
                 A_rows, P_coef, labels[W], l, soft, c_obj[W], bool(nonneg), qp_tol, name)
             lower = res.primal_objective
-        qp_time += res.solve_time_s
-        # Fig. 4: generation = everything of this call but Clarabel's solve
-        gen_s = time.perf_counter() - t_gen - res.solve_time_s + gen_pending
+            steps = 0
+            sub_time = res.solve_time_s
+        qp_time += sub_time
+        # Fig. 4: generation = everything of this call but the solve
+        gen_s = time.perf_counter() - t_gen - sub_time + gen_pending
         t_feas = time.perf_counter()
         f = np.asarray(X @ coef).ravel() if primal else Kcols[:, :w_size] @ coef
         thr_ext[1:-1] = p
@@ -701,7 +834,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                              n_cols=float(m if primal else w_size),
                              n_added=float(n_new), n_violated=float(n_viol),
                              max_violation=float(max(big, 0.0)), gen_s=gen_s,
-                             solve_s=float(res.solve_time_s), feas_s=feas_s)
+                             solve_s=float(sub_time), feas_s=feas_s,
+                             cd_steps=float(steps))
         if n_new == 0:
             status = STATUS_CONVERGED
             break
@@ -717,6 +851,27 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                 grown[:, :W.size] = Kcols[:, :W.size]
                 Kcols = grown
             Kcols[:, W.size:W.size + n_new] = _kernel_columns(X, new, kernel, params)
+        if use_cd:
+            w_new = W.size + n_new
+            if w_new > cd_cap:
+                cd_cap = Kcols.shape[1]
+                grown = np.empty((cd_cap, cd_cap))
+                grown[:W.size, :W.size] = KW[:W.size, :W.size]
+                KW = grown
+                for name_, arr in (("a", cd_a), ("b", cd_b)):
+                    big_ = np.zeros(cd_cap)
+                    big_[:W.size] = arr[:W.size]
+                    if name_ == "a":
+                        cd_a = big_
+                    else:
+                        cd_b = big_
+                cd_f = np.empty(cd_cap)
+            W_all = np.concatenate([W, new])
+            KW[:w_new, W.size:w_new] = Kcols[W_all, W.size:w_new]
+            KW[W.size:w_new, :W.size] = KW[:W.size, W.size:w_new].T
+            cd_a[W.size:w_new] = 0.0
+            cd_b[W.size:w_new] = 0.0
+            cd_bound = c_obj[W_all] if soft else np.full(w_new, np.inf)
         W = np.concatenate([W, new])
         gen_pending = time.perf_counter() - t_cols
     # the solution of the last sub-problem, on W_solved (W may have grown
@@ -752,4 +907,5 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         n_initial=int(n_init),
         success=status == STATUS_CONVERGED, status=status, message=messages[status],
         solver="ordinal-" + method, formulation=name, algorithm=algorithm,
-        qp_time_s=qp_time, kernel=kernel, kernel_params=params, trace=runner.trace)
+        qp_time_s=qp_time, subproblem_solver=("dual_cd" if use_cd else "clarabel"),
+        n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params, trace=runner.trace)
