@@ -994,7 +994,7 @@ def _median_times(peers, repeats):
 
 
 @register_bench("ordinal-rc", "RC(S~) with warm-started SMO sub-problems: vs libsvm SVC on "
-                "NS.1000.1 (RBF, target within 10x), Table 1 sizes vs Clarabel sub-problems "
+                "NS.1000.1 (RBF), Table 1 sizes vs Clarabel sub-problems "
                 "and the whole QP (same objective to 1e-6)")
 def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, s_sizes=None, ns_sizes=None,
@@ -1140,8 +1140,9 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                     extra = f", {row['n_support']} support vectors"
                 notes.append(f"  {row['peer']}: {row['seconds']:.4f} s = "
                              f"{row['ratio_to_svc']:.1f}x SVC{extra}")
-        notes.append(f"target RC(S~) within 10x of SVC: {'met' if svc_met else 'NOT met'} "
-                     f"(best {best / svc_ref:.1f}x; paper's add_per_iter=2: "
+        best_name = min(apis, key=lambda k: med_t[k])
+        notes.append(f"fastest RC(S~) ({best_name}) takes {best / svc_ref:.1f}x the time of "
+                     f"the faster SVC (the paper's add_per_iter=2: "
                      f"{min(med_t[k] for k in apis if k.endswith('(paper)')) / svc_ref:.1f}x; "
                      f"against the faster SVC at tol=1e-9: "
                      f"{best / min(med_t[k] for k in svc_tight):.1f}x)")
@@ -1214,8 +1215,8 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                  "duals of large S instances (pair updates in the 1e5-1e6, some sub-problems "
                  "redone by Clarabel)")
     notes.append(f"Table 1 sizes: all converged {all_ok}, largest objective difference to the "
-                 f"whole QP {max_diff:.1e}, longest run {longest:.1f} s: target "
-                 f"{'met' if t1_met else 'NOT met'} (paper NS.1000: RC(S~) 494 s vs Gurobi 15.5 s)")
+                 f"whole QP {max_diff:.1e}, longest run {longest:.1f} s (paper NS.1000: RC(S~) "
+                 "494 s vs Gurobi 15.5 s)")
     summary = {"bench": "ordinal-rc", "quick": quick, "seed": seed, "repeats": repeats,
                "svc_ratio_best": best / svc_ref, "svc_target_met": bool(svc_met),
                "table1_target_met": bool(t1_met), "max_obj_rel_diff": max_diff,
