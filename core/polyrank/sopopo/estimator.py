@@ -114,7 +114,13 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         no effect on other targets.
     verbose : int, default=0
         ``v > 0`` prints one line (primal, dual, gap, time) every ``v``
-        passes.
+        passes (with ``shrinking``: every ``v`` full-gap checks).
+    shrinking : bool, default=True
+        Keep an active set of labels and pieces and evaluate the exact
+        duality gap only at checks (LIBLINEAR-style shrinking; see
+        :func:`~polyrank.sopopo.sopopo_batch`).  The stopping test is the
+        same full duality gap either way; False runs the paper's plain
+        procedure of Fig. 5 (objectives after every pass).
 
     Attributes
     ----------
@@ -189,12 +195,13 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         "bias": [Interval(Real, 0, np.inf, closed="left")],
         "threshold_label": ["boolean"],
         "verbose": ["verbose"],
+        "shrinking": ["boolean"],
     }
 
     def __init__(self, C=1.0, decomposition="all_pairs", normalize=False,
                  kernel="linear", gamma=None, degree=3, coef0=1.0,
                  order="shuffle", tol=1e-3, max_iter=1000, random_state=None,
-                 bias=0.0, threshold_label=True, verbose=0):
+                 bias=0.0, threshold_label=True, verbose=0, shrinking=True):
         self.C = C
         self.decomposition = decomposition
         self.normalize = normalize
@@ -209,6 +216,7 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         self.bias = bias
         self.threshold_label = threshold_label
         self.verbose = verbose
+        self.shrinking = shrinking
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -248,7 +256,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
             C_i = C w_i sigma_j (integer weights = repeated examples; 0
             removes an example).
         callback : callable, optional
-            ``callback(info: IterInfo)`` after each pass (e.g. a
+            ``callback(info: IterInfo)`` after each pass (with
+            ``shrinking=True``: after each full-gap check) (e.g. a
             :class:`polyrank_widgets.GapMonitor`); raising StopIteration stops.
         callback_every : int, default=1
 
@@ -306,7 +315,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
                     order=self.order, tol=float(self.tol), atol=0.0,
                     max_iter=int(self.max_iter),
                     callback=log_callback(callback, self.verbose, "LabelRanker"),
-                    callback_every=callback_every, random_state=seed)
+                    callback_every=callback_every, random_state=seed,
+                    shrinking=bool(self.shrinking))
         warn_if_not_converged(self, res, _HINTS.get(res.status, ""))
         # decision values = solver scores @ M: the threshold label subtracted,
         # or f_1 - f_0 for two classes
