@@ -937,7 +937,7 @@ def _fig7_rows(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, bar):
     rng = np.random.default_rng(seed)
     # warm up numba here and Clarabel in the worker
     Xw, Yw = fig7_data(np.random.default_rng(12345), 4, 8, 3)
-    sopopo_batch(Xw, Yw, C=0.1, decomposition="top_vs_rest", tol=0.0, atol=atol)
+    sopopo_batch(Xw, Yw, C=0.1, decomposition="top_vs_rest", tol=0.0, atol=atol, shrinking=False)
     with _ClarabelWorker([("eq38", (Xw, Yw, _pieces(Yw), 0.1, formulation))]) as worker:
         return _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng,
                           bar, _BudgetedSolver(worker, "eq38", budget_s))
@@ -955,7 +955,7 @@ def _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng, 
         for _ in range(repeats):
             t0 = time.perf_counter()
             res = sopopo_batch(X, Y, C=C, decomposition="top_vs_rest", tol=0.0, atol=atol,
-                               max_iter=100000, random_state=seed)
+                               max_iter=100000, random_state=seed, shrinking=False)
             times.append(time.perf_counter() - t0)
         sop_s = statistics.median(times)
         bar.set_postfix_str(f"k={k} clarabel")
