@@ -455,7 +455,12 @@ def row_dot(w, X, Xdata, Xind, Xptr, i):
     Xptr) when X has no rows (see :mod:`polyrank._csr`)."""
     if X.shape[0] == 0:
         return csr_row_dot(w, Xdata, Xind, Xptr, i)
-    return np.dot(w, X[i])
+    # a plain loop: for the short rows of the batch solver the call of BLAS
+    # ddot through np.dot costs more than the products
+    acc = 0.0
+    for j in range(w.shape[0]):
+        acc += w[j] * X[i, j]
+    return acc
 
 
 @njit(cache=True, nogil=True)
@@ -672,7 +677,9 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
       gain mass neither from another label of its side (u_a below every
       u of a positive alpha) nor by raising s (u_a + V < 0 when s < C_p)
       -- the rule ``be_shrunk`` of LIBLINEAR's Solver_MCSVM_CS; a piece with
-      no active label left on one side is dropped;
+      no active label left on one side is dropped, and so is a piece at its
+      bound (s = C_p) with one active label per side, both holding the whole
+      mass, and U + V > 0 (its projection would not move);
     * unless the violation is <= ``skip``, the soft projection Eq. 31 on the
       active labels; the changes of the label coefficients are accumulated
       in dc (k,) and applied to f (f_r += d ||x||^2).
@@ -756,7 +763,12 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
                 j += 1
         A_act[pc] = na
         B_act[pc] = nb
-        if na == 0 or nb == 0 or Cp <= 0.0:
+        # at the bound with all mass on one label per side and a positive
+        # margin violation: the soft projection keeps it there (LIBLINEAR
+        # shrinks y at alpha_y = C the same way)
+        fixed = (shrink and not below and na == 1 and nb == 1 and U + V > 0.0
+                 and minu < np.inf and minv < np.inf)
+        if na == 0 or nb == 0 or Cp <= 0.0 or fixed:
             n_act -= 1
             piece_pos[lo + t] = piece_pos[lo + n_act]
             piece_pos[lo + n_act] = pc
@@ -819,6 +831,46 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
 
 
 @njit(cache=True, nogil=True)
+def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc):
+    """The soft projection of a piece whose instance is x = 0: its dual term
+    s (gamma_a - gamma_b) has no quadratic part, so the optimum puts the whole
+    bound C_p on the most preferred a in A and the least preferred b in B
+    (without it the slack of such a piece stays in the primal and the gap
+    never closes).  Writes alpha, beta and their changes into dc; returns the
+    dual increase and 1 if anything changed."""
+    a0 = A_ptr[pc]
+    b0 = B_ptr[pc]
+    ta = a0
+    for t in range(a0, A_ptr[pc + 1]):
+        if gam[A_idx[t]] > gam[A_idx[ta]]:
+            ta = t
+    tb = b0
+    for t in range(b0, B_ptr[pc + 1]):
+        if gam[B_idx[t]] < gam[B_idx[tb]]:
+            tb = t
+    Cp = piece_C[pc]
+    inc = 0.0
+    moved = 0
+    for t in range(a0, A_ptr[pc + 1]):
+        new = Cp if t == ta else 0.0
+        d = new - alpha[t]
+        if d != 0.0:
+            moved = 1
+            inc += d * gam[A_idx[t]]
+            dc[A_idx[t]] += d
+            alpha[t] = new
+    for t in range(b0, B_ptr[pc + 1]):
+        new = Cp if t == tb else 0.0
+        d = new - beta[t]
+        if d != 0.0:
+            moved = 1
+            inc -= d * gam[B_idx[t]]
+            dc[B_idx[t]] -= d
+            beta[t] = new
+    return inc, moved
+
+
+@njit(cache=True, nogil=True)
 def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, piece_ex,
                        piece_C, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
                        alpha, beta, kmax, skip, shrink):
@@ -828,8 +880,9 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
 
     Per piece: f_r = w_r . x_i for its active labels only, the step of
     :func:`_example_sweep`, then w_r += d_r x_i for every label whose dual
-    variable changed by d_r.  A piece left without active labels on one side
-    (or with x_i = 0) leaves the active set (swapped behind
+    variable changed by d_r.  A piece with x_i = 0 gets its optimal dual
+    variables at once (:func:`_zero_norm_piece`); it, and a piece left without
+    active labels on one side, leave the active set (swapped behind
     ``active[:n_active]``).  Returns (total dual increase, largest single
     increase, pieces changed, largest violation, n_active after the
     pass)."""
@@ -880,6 +933,11 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
                     if dc[b] != 0.0:
                         row_axpy(W[b], dc[b], X, Xdata, Xind, Xptr, i)
         else:
+            # x_i = 0: W does not change
+            inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                                       alpha, beta, dc)
+            total += inc
+            changed += ch
             n_act = 0
         if n_act == 0:
             n_active -= 1
@@ -944,6 +1002,15 @@ def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_p
                         for t in range(m):
                             F[t, r] += d * K[t, i]
         else:
+            # phi(x_i) = 0: K[:, i] = 0, so F does not change
+            for r in range(k):
+                dc[r] = 0.0
+            inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                                       alpha, beta, dc)
+            total += inc
+            changed += ch
+            for r in range(k):
+                coef[i, r] += dc[r]
             n_act = 0
         if n_act == 0:
             n_active -= 1

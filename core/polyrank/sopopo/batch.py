@@ -214,11 +214,13 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
       violation of a piece's optimality conditions seen in a pass (in units
       of gamma) is compared with a threshold that starts at the largest
       gamma_r - gamma_s and halves at every failed check (LIBLINEAR's
-      ``eps_shrink``); below it, or after 10 passes without a check, the
+      ``eps_shrink``); below it, or after the work of 10 full passes
+      without a check, the
       exact primal and dual objectives are computed on the full problem.
       The solve stops only when that full gap meets the tolerance; otherwise
-      every label, piece and example is made active again (when the
-      violation was below the threshold) and the passes go on.
+      every label and piece is made active again when the violation was
+      below the threshold or the full gap fell by less than 20 % since the
+      previous check, and the passes go on.
 
     The trace then holds only these checks (``iteration`` is the number of
     passes done; ``dual_increase`` the total since the previous check;
@@ -401,7 +403,11 @@ def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, piece
         trace=runner.trace)
 
 
-#: passes of the shrinking variant between two full-gap checks, at most
+#: a full-gap check whose gap is above this fraction of the previous one
+#: un-shrinks (the shrunk problem no longer drives the full gap down)
+_STAGNANT = 0.8
+#: work of the shrinking variant between two full-gap checks, at most, in
+#: passes over all pieces (a check costs about one such pass)
 _CHECK_EVERY = 10
 
 
@@ -434,6 +440,7 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
     watched = runner.callback is not None
     from_all = True         # no label, piece or example was inactive at the pass start
     since = 0
+    last_gap = np.inf
     inc_sum = big_max = 0.0
     status = STATUS_MAX_ITER
     primal = dual = np.nan
@@ -441,8 +448,8 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
     for it in range(1, max_iter + 1):
         if order == "shuffle":
             rng.shuffle(active[:n_active])
+        since += n_active / active.size           # work in full passes
         inc, big, changed, viol, n_active = sweep(active, n_active, state)
-        since += 1
         inc_sum += inc
         big_max = max(big_max, big)
         if not (viol < eps_shrink or changed == 0 or since >= _CHECK_EVERY
@@ -451,7 +458,8 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
             continue
         primal, dual = evaluate()
         stop = runner.record(it, primal, dual, dual_increase=inc_sum,
-                             max_dual_increase=big_max, n_active_pieces=n_active)
+                             max_dual_increase=big_max, n_active_pieces=n_active,
+                             max_violation=viol, eps_shrink=eps_shrink)
         since = 0
         inc_sum = big_max = 0.0
         gap = primal - dual
@@ -468,9 +476,13 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
         if changed == 0 and from_all:
             status = STATUS_STALLED
             break
-        if viol < eps_shrink or changed == 0:
-            # the shrunk problem looks solved but the full one is not: un-shrink
-            eps_shrink = max(0.5 * eps_shrink, skip)
+        stagnant = gap > _STAGNANT * last_gap
+        last_gap = gap
+        if viol < eps_shrink or changed == 0 or stagnant:
+            # the shrunk problem looks solved, or the full gap stopped
+            # shrinking, but the full problem is not solved: un-shrink
+            if viol < eps_shrink or changed == 0:
+                eps_shrink = max(0.5 * eps_shrink, skip)
             A_act[:] = A_cnt
             B_act[:] = B_cnt
             active[:] = everything
