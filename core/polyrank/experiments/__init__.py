@@ -16,6 +16,10 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
 - :func:`m3l_fig5`, :func:`m3l_table3`, :func:`m3l_table1`,
   :func:`m3l_awa_prior`, :func:`bench_m3l`: ``m3l-multilabel-zero-shot.txt``
   (Sec. 7) on yeast and the AwA class/attribute tables.
+- :func:`bench_sopopo_vs_liblinear`, :func:`bench_label_ranker_defaults`:
+  ``polyrank bench sopopo-vs-liblinear`` (Crammer-Singer against LIBLINEAR)
+  and ``polyrank bench label-ranker-defaults`` (LabelRanker() against
+  one-vs-rest LinearSVC).
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -48,6 +52,8 @@ from .ordinal_experiments import (bench_ordinal, ordinal_curves, ordinal_table1,
                                   ordinal_table2)
 from .m3l_zero_shot import bench_m3l, m3l_awa_prior, m3l_fig5, m3l_table1, m3l_table3
 from .first_fit import bench_first_fit
+from .label_ranker_bench import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
+                                 crammer_singer_primal)
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
@@ -58,4 +64,5 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "large_k_problem",
            "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",
            "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
-           "bench_first_fit"]
+           "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_label_ranker_defaults",
+           "crammer_singer_primal"]
