@@ -257,3 +257,18 @@ def test_zero_instance_in_the_kernel_form_matches_the_qp():
     assert res.success
     assert res.dual_objective == pytest.approx(ref.dual_objective, rel=1e-8)
     np.testing.assert_allclose(coefficients_from_duals(res, *Y.shape), res.x, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_a_callback_does_not_change_the_shrinking_solve(kernel):
+    """The passes evaluated for a callback leave the course of the solve alone:
+    same passes, same solution as without a callback."""
+    X, Y = ranking_problem(12, m=60)
+    calls = []
+    a = sopopo_batch(X, Y, 3.0, kernel=kernel, tol=1e-6, max_iter=100_000, random_state=0)
+    b = sopopo_batch(X, Y, 3.0, kernel=kernel, tol=1e-6, max_iter=100_000, random_state=0,
+                     callback=calls.append)
+    assert a.success and b.success and a.nit == b.nit
+    np.testing.assert_array_equal(a.x, b.x)
+    assert [i.iteration for i in calls] == list(range(1, b.nit + 1)) == list(b.trace.iteration)
+    assert len(a.trace) < a.nit

@@ -224,9 +224,12 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
 
     The trace then holds only these checks (``iteration`` is the number of
     passes done; ``dual_increase`` the total since the previous check;
-    extra ``n_active_pieces``).  A callback forces a check at every
-    ``callback_every``-th pass, so it is called exactly as without
-    shrinking (at the price of one evaluation of the objectives per call).
+    extras ``n_active_pieces``, ``max_violation``, ``eps_shrink``).  A
+    callback is still called after every ``callback_every``-th pass, as
+    without shrinking: such a pass evaluates the objectives for it (and
+    adds them to the trace) without changing the course of the solve, which
+    stops only at its own checks (same iterates and result with or without
+    a callback).
     """
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol", strict=False)
@@ -323,7 +326,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     it = 0
     if shrinking and order != "greedy":
         if explicit:
-            def evaluate():
+            def evaluate(sync):
                 F = np.asarray(X @ W.T)
                 return _kernels.objectives(F, Y, *args, float(np.sum(W * W)))
 
@@ -331,9 +334,11 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
                 return _kernels.pass_linear_shrink(*rows, sqnorm, Y, W, active, n_active,
                                                    *state)
         else:
-            def evaluate():
-                F[...] = K @ coef          # exact: no drift from the rank-one updates
-                return _kernels.objectives(F, Y, *args, float(np.sum(coef * F)))
+            def evaluate(sync):
+                exact = K @ coef
+                if sync:
+                    F[...] = exact     # no drift from the rank-one updates
+                return _kernels.objectives(exact, Y, *args, float(np.sum(coef * exact)))
 
             def sweep(active, n_active, state):
                 return _kernels.pass_kernel_shrink(K, Y, F, coef, active, n_active, *state)
@@ -417,8 +422,9 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
 
     ``sweep(active, n_active, state)`` runs one pass of
     :func:`~polyrank.sopopo._kernels.pass_linear_shrink` (or its kernel
-    form) over ``active[:n_active]``; ``evaluate()`` returns the exact
-    (primal, dual) objectives of the full problem.  Returns (status, passes,
+    form) over ``active[:n_active]``; ``evaluate(sync)`` returns the exact
+    (primal, dual) objectives of the full problem (``sync``: also reset the
+    kernel form's running predictions to K coef).  Returns (status, passes,
     primal, dual)."""
     A_cnt = np.diff(pieces.A_ptr)
     B_cnt = np.diff(pieces.B_ptr)
@@ -452,16 +458,25 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
         inc, big, changed, viol, n_active = sweep(active, n_active, state)
         inc_sum += inc
         big_max = max(big_max, big)
-        if not (viol < eps_shrink or changed == 0 or since >= _CHECK_EVERY
-                or it == max_iter or (watched and it % runner.callback_every == 0)):
+        due = (viol < eps_shrink or changed == 0 or since >= _CHECK_EVERY
+               or it == max_iter)
+        if not (due or (watched and it % runner.callback_every == 0)):
             from_all = False
             continue
-        primal, dual = evaluate()
+        primal, dual = evaluate(due)
         stop = runner.record(it, primal, dual, dual_increase=inc_sum,
                              max_dual_increase=big_max, n_active_pieces=n_active,
                              max_violation=viol, eps_shrink=eps_shrink)
-        since = 0
         inc_sum = big_max = 0.0
+        if not due:
+            # a pass evaluated for the callback only: the solve goes on as
+            # without a callback (same iterates, same stopping pass)
+            if stop:
+                status = STATUS_CALLBACK
+                break
+            from_all = False
+            continue
+        since = 0
         gap = primal - dual
         if not (math.isfinite(primal) and math.isfinite(dual)) \
                 or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
