@@ -73,7 +73,7 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
       and dtype of ``y``.  On yeast (bias=1, all pairs, normalize=False,
       notebook 01) this
       gives a test Hamming loss of 0.1975 and micro-F1 0.650 at C=0.03
-      (0.2013 and 0.648 at C=0.1), against at best 0.1983 and 0.636 for
+      (0.2010 and 0.648 at C=0.1), against at best 0.1983 and 0.636 for
       one-vs-rest LinearSVC over C in {0.01, 0.03, 0.1, 0.3, 1}, with the
       label ranking loss of the model without threshold label (0.1701 vs
       0.1702).
