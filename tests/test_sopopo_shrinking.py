@@ -272,3 +272,36 @@ def test_a_callback_does_not_change_the_shrinking_solve(kernel):
     np.testing.assert_array_equal(a.x, b.x)
     assert [i.iteration for i in calls] == list(range(1, b.nit + 1)) == list(b.trace.iteration)
     assert len(a.trace) < a.nit
+
+
+@pytest.mark.parametrize("threshold_label", [False, True])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_all_pairs_pieces_built_by_arrays_equal_the_decomposition(threshold_label, normalize):
+    """build_pieces' array path for "all_pairs" (many labels) gives the pieces
+    of decompose(gamma, "all_pairs") in the same order: compare with the same
+    decomposition given as a custom callable (the per-piece path)."""
+    from polyrank.sopopo import feedback_graph
+
+    rng = np.random.default_rng(13)
+    m, k = 25, 9
+    Y = rng.integers(0, 2, size=(m, k)).astype(float)
+    if threshold_label:
+        Y[3] = 1.0                                   # all relevant: threshold pieces only
+        Y = np.hstack([Y, np.full((m, 1), 0.5)])
+    else:
+        Y[:, 0] = 2.0
+        Y[5] = rng.integers(0, 4, size=k)            # graded
+        Y[5, 0] = 5.0
+    w = rng.uniform(0.5, 2.0, size=m)
+    w[7] = 0.0
+
+    def pairs(g):
+        return [(np.array([r]), np.array([s])) for r, s in feedback_graph(g)[0]]
+
+    fast = build_pieces(Y, "all_pairs", normalize, 0.7, w, threshold_label=threshold_label)
+    slow = build_pieces(Y, pairs, normalize, 0.7, w, threshold_label=threshold_label)
+    for name in ("example", "C", "A_ptr", "A_idx", "B_ptr", "B_idx"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+    with pytest.raises(ValueError, match="every example has weight 0"):
+        build_pieces(Y, "all_pairs", normalize, 0.7, np.zeros(m),
+                     threshold_label=threshold_label)
