@@ -128,7 +128,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         no effect on other targets.
     verbose : int, default=0
         ``v > 0`` prints one line (primal, dual, gap, time) every ``v``
-        passes (with ``shrinking``: every ``v`` full-gap checks).
+        passes (with ``shrinking``, every pass then evaluates the objectives
+        for the log, which slows the fit but does not change it).
     shrinking : bool, default=True
         Keep an active set of labels and pieces and evaluate the exact
         duality gap only at checks (LIBLINEAR-style shrinking; see
@@ -278,7 +279,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
             removes an example).
         callback : callable, optional
             ``callback(info: IterInfo)`` after each pass (with
-            ``shrinking=True``: after each full-gap check) (e.g. a
+            ``shrinking=True`` such a pass evaluates the objectives for it,
+            without changing the fit) (e.g. a
             :class:`polyrank_widgets.GapMonitor`); raising StopIteration stops.
         callback_every : int, default=1
 
