@@ -408,6 +408,9 @@ def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, piece
         trace=runner.trace)
 
 
+#: passes of the shrinking variant between two full-gap checks, at most (a
+#: check costs about m k n, less than a pass over the pieces)
+_CHECK_PASSES = 20
 #: a full-gap check whose gap is above this fraction of the previous one
 #: un-shrinks (the shrunk problem no longer drives the full gap down)
 _STAGNANT = 0.8
@@ -446,6 +449,7 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
     watched = runner.callback is not None
     from_all = True         # no label, piece or example was inactive at the pass start
     since = 0
+    passes_since = 0
     last_gap = np.inf
     inc_sum = big_max = 0.0
     status = STATUS_MAX_ITER
@@ -458,8 +462,9 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
         inc, big, changed, viol, n_active = sweep(active, n_active, state)
         inc_sum += inc
         big_max = max(big_max, big)
+        passes_since += 1
         due = (viol < eps_shrink or changed == 0 or since >= _CHECK_EVERY
-               or it == max_iter)
+               or passes_since >= _CHECK_PASSES or it == max_iter)
         if not (due or (watched and it % runner.callback_every == 0)):
             from_all = False
             continue
@@ -477,6 +482,7 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
             from_all = False
             continue
         since = 0
+        passes_since = 0
         gap = primal - dual
         if not (math.isfinite(primal) and math.isfinite(dual)) \
                 or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
