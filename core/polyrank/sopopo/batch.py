@@ -214,8 +214,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
       violation of a piece's optimality conditions seen in a pass (in units
       of gamma) is compared with a threshold that starts at the largest
       gamma_r - gamma_s and halves at every failed check (LIBLINEAR's
-      ``eps_shrink``); below it, or after the work of 10 full passes
-      without a check, the
+      ``eps_shrink``); below it, or after 20 passes or the work of 10 full
+      passes without a check, the
       exact primal and dual objectives are computed on the full problem.
       The solve stops only when that full gap meets the tolerance; otherwise
       every label and piece is made active again when the violation was
