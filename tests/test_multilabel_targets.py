@@ -98,7 +98,7 @@ def test_label_ranker_threshold_label_is_calibrated_label_ranking(multilabel):
     """decision_function = f_r - f_v with the threshold label v last in the
     raw solution; the ranking of the labels is that of f_r."""
     X, Y = multilabel
-    model = LabelRanker(C=1.0, random_state=0).fit(X, Y)
+    model = LabelRanker(C=1.0, bias=0.0, random_state=0).fit(X, Y)
     W = model.result_.x                                 # (k + 1, n): w_1..w_k, w_v
     assert W.shape == (5, 8)
     F = X @ W.T
@@ -178,13 +178,14 @@ def test_threshold_label_on_yeast_beats_one_vs_rest():
     micro-F1 than one-vs-rest LinearSVC at its best C of the grid, with the
     ranking loss of the model without threshold label."""
     d = load_yeast()
-    model = LabelRanker(C=0.03, bias=1.0, random_state=0).fit(d.X_train, d.Y_train)
+    model = LabelRanker(C=0.03, bias=1.0, normalize=False, random_state=0).fit(d.X_train, d.Y_train)
     P = model.predict(d.X_test)
     ovr = OneVsRestClassifier(LinearSVC(C=0.1, random_state=0)).fit(d.X_train, d.Y_train)
     Po = ovr.predict(d.X_test)
     assert hamming_loss(d.Y_test, P) < hamming_loss(d.Y_test, Po) < 0.2
     assert f1_score(d.Y_test, P, average="micro") > f1_score(d.Y_test, Po, average="micro") + 0.01
-    plain = LabelRanker(C=0.03, bias=1.0, random_state=0, threshold_label=False).fit(
+    plain = LabelRanker(C=0.03, bias=1.0, normalize=False, random_state=0,
+                        threshold_label=False).fit(
         d.X_train, d.Y_train)
     assert abs(label_ranking_loss(d.Y_test, model.decision_function(d.X_test))
                - label_ranking_loss(d.Y_test, plain.decision_function(d.X_test))) < 0.002

@@ -235,7 +235,7 @@ def test_crammer_singer_equals_liblinear():
     X = rng.normal(size=(m, n))
     y = np.argmax(X @ rng.normal(size=(k, n)).T + 0.5 * rng.normal(size=(m, k)), axis=1)
     model = LabelRanker(C=C, decomposition="top_vs_rest", tol=1e-10, max_iter=20000,
-                        random_state=0).fit(X, y)
+                        bias=0.0, random_state=0).fit(X, y)
     svc = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C,
                     tol=1e-10, max_iter=1_000_000, random_state=0).fit(X, y)
     np.testing.assert_allclose(model.coef_, svc.coef_, atol=1e-6)
@@ -264,7 +264,7 @@ def test_label_ranker_kernels_predict_from_kernel_values():
 def test_label_ranker_bias_is_a_constant_feature():
     X, Y = ranking_problem(10)
     b = LabelRanker(C=1.0, bias=2.0, tol=1e-8, max_iter=20000, order="cyclic").fit(X, Y)
-    ref = LabelRanker(C=1.0, tol=1e-8, max_iter=20000, order="cyclic").fit(
+    ref = LabelRanker(C=1.0, bias=0.0, tol=1e-8, max_iter=20000, order="cyclic").fit(
         np.hstack([X, np.full((30, 1), 2.0)]), Y)
     assert b.result_.success
     np.testing.assert_allclose(b.coef_, ref.coef_[:, :-1], atol=1e-10)
@@ -326,7 +326,7 @@ def test_all_pairs_on_one_hot_targets_is_weston_watkins():
     y = np.argmax(X @ rng.normal(size=(k, n)).T + 0.7 * rng.normal(size=(m, k)), axis=1)
     W_ref, obj = weston_watkins_qp(X, y, k, C)
     model = LabelRanker(C=C, decomposition="all_pairs", tol=1e-10, max_iter=50000,
-                        random_state=0).fit(X, y)
+                        normalize=False, bias=0.0, random_state=0).fit(X, y)
     assert model.result_.success
     assert model.result_.primal_objective == pytest.approx(obj, rel=1e-7)
     np.testing.assert_allclose(model.coef_, W_ref, atol=1e-4)

@@ -18,6 +18,10 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   (Sec. 7) on yeast and the AwA class/attribute tables;
   :func:`bench_m3l_labels`: kernel M3L vs 1-vs-All SVC for growing L;
   :func:`bench_m3l_linear`: linear M3L vs 1-vs-All LinearSVC.
+- :func:`bench_sopopo_vs_liblinear`, :func:`bench_label_ranker_defaults`:
+  ``polyrank bench sopopo-vs-liblinear`` (Crammer-Singer against LIBLINEAR)
+  and ``polyrank bench label-ranker-defaults`` (LabelRanker() against
+  one-vs-rest LinearSVC).
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -54,6 +58,8 @@ from .m3l_zero_shot import (bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_ta
 from .m3l_labels import bench_m3l_labels, bench_m3l_labels_wide
 from .m3l_linear import bench_m3l_linear
 from .first_fit import bench_first_fit
+from .label_ranker_bench import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
+                                 crammer_singer_primal)
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
@@ -67,4 +73,5 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_ordinal_rc",
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
-           "bench_first_fit"]
+           "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_label_ranker_defaults",
+           "crammer_singer_primal"]

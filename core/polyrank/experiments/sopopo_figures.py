@@ -803,7 +803,7 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
     1).  Times
 
     * SOPOPO: ``polyrank.sopopo.sopopo_batch(X, Y, C=1/m,
-      decomposition="top_vs_rest", tol=0.0, atol=atol)`` (Fig. 5 with
+      decomposition="top_vs_rest", tol=0.0, atol=atol, shrinking=False)`` (Fig. 5 with
       random order, ``random_state=seed``), stopping when the absolute
       duality gap P - D <= atol (the paper's criterion, 0.01); median wall
       time of ``repeats`` runs;
@@ -937,7 +937,7 @@ def _fig7_rows(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, bar):
     rng = np.random.default_rng(seed)
     # warm up numba here and Clarabel in the worker
     Xw, Yw = fig7_data(np.random.default_rng(12345), 4, 8, 3)
-    sopopo_batch(Xw, Yw, C=0.1, decomposition="top_vs_rest", tol=0.0, atol=atol)
+    sopopo_batch(Xw, Yw, C=0.1, decomposition="top_vs_rest", tol=0.0, atol=atol, shrinking=False)
     with _ClarabelWorker([("eq38", (Xw, Yw, _pieces(Yw), 0.1, formulation))]) as worker:
         return _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng,
                           bar, _BudgetedSolver(worker, "eq38", budget_s))
@@ -955,7 +955,7 @@ def _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng, 
         for _ in range(repeats):
             t0 = time.perf_counter()
             res = sopopo_batch(X, Y, C=C, decomposition="top_vs_rest", tol=0.0, atol=atol,
-                               max_iter=100000, random_state=seed)
+                               max_iter=100000, random_state=seed, shrinking=False)
             times.append(time.perf_counter() - t0)
         sop_s = statistics.median(times)
         bar.set_postfix_str(f"k={k} clarabel")
@@ -1116,7 +1116,8 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
     """Fig. 8: the increase of the dual per update and the duality gap.
 
     Runs the procedure of Fig. 5 (random order: a fresh permutation of the
-    m pieces every pass, as ``sopopo_batch(..., random_state=seed)``) one
+    m pieces every pass, as ``sopopo_batch(..., random_state=seed,
+    shrinking=False)``) one
     update at a time by calling the numba kernel
     :func:`polyrank.sopopo._kernels.pass_linear` on one piece per call.
     One iteration is one soft projection of one example, as in the paper
@@ -1274,7 +1275,7 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
              "dual": float(dual), "primal": float(primal), "gap": float(primal - dual)}]
     dual_run = float(dual)
     drift = 0.0
-    order_rng = np.random.default_rng(seed)      # the order of sopopo_batch(random_state=seed)
+    order_rng = np.random.default_rng(seed)      # the order of sopopo_batch(random_state=seed, shrinking=False)
     t = 0
     for p in range(1, passes + 1):
         perm = order_rng.permutation(P)

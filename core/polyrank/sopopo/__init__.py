@@ -41,4 +41,9 @@ def _warmup() -> None:
     knots(np.array([1.0, 0.5]))
     g(np.array([0.0, 1.0]), np.array([1.0, 0.5]))
     for order, kernel in (("shuffle", "linear"), ("cyclic", "rbf"), ("greedy", "linear")):
-        sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2)
+        for shrinking in (True, False):
+            sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2,
+                         shrinking=shrinking)
+    X[0] = 0.0                                  # the shrinking kernels' x = 0 branch
+    sopopo_batch(X, Y, 1.0, max_iter=2)
+    sopopo_batch(X @ X.T, Y, 1.0, kernel="precomputed", max_iter=2)

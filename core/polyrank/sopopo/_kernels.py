@@ -391,6 +391,20 @@ def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_ne
 
 
 @njit(cache=True, nogil=True)
+def _piece_buffers(A_ptr, B_ptr):
+    """Work buffers for the new dual variables of any piece: two arrays of
+    the largest |A_p|, |B_p| (allocated once per pass, not per piece)."""
+    na = 1
+    nb = 1
+    for pc in range(A_ptr.shape[0] - 1):
+        if A_ptr[pc + 1] - A_ptr[pc] > na:
+            na = A_ptr[pc + 1] - A_ptr[pc]
+        if B_ptr[pc + 1] - B_ptr[pc] > nb:
+            nb = B_ptr[pc + 1] - B_ptr[pc]
+    return np.empty(na), np.empty(nb)
+
+
+@njit(cache=True, nogil=True)
 def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr,
                 A_idx, B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 over the pieces in ``order`` with an explicit W (k, n).
@@ -406,6 +420,7 @@ def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, 
     """
     k = W.shape[0]
     f = np.zeros(k)
+    abuf, bbuf = _piece_buffers(A_ptr, B_ptr)
     total = 0.0
     best = 0.0
     changed = 0
@@ -423,8 +438,8 @@ def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, 
             f[b] = row_dot(W[b], X, Xdata, Xind, Xptr, i)
         aold = alpha[A_ptr[pc]:A_ptr[pc + 1]]
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
-        anew = np.empty(A.shape[0])
-        bnew = np.empty(B.shape[0])
+        anew = abuf[:A.shape[0]]
+        bnew = bbuf[:B.shape[0]]
         inc = _piece_update(f, Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
         changed += _apply_linear_update(W, X, Xdata, Xind, Xptr, i, A, B, aold, bold,
                                         anew, bnew)
@@ -440,7 +455,12 @@ def row_dot(w, X, Xdata, Xind, Xptr, i):
     Xptr) when X has no rows (see :mod:`polyrank._csr`)."""
     if X.shape[0] == 0:
         return csr_row_dot(w, Xdata, Xind, Xptr, i)
-    return np.dot(w, X[i])
+    # a plain loop: for the short rows of the batch solver the call of BLAS
+    # ddot through np.dot costs more than the products
+    acc = 0.0
+    for j in range(w.shape[0]):
+        acc += w[j] * X[i, j]
+    return acc
 
 
 @njit(cache=True, nogil=True)
@@ -510,6 +530,7 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
     sum_i coef[i, r] phi(x_i), predictions on the training set F = K coef are
     kept up to date, ||x_i||^2 = K[i, i].  Returns (total, largest) dual
     increase and the number of pieces that changed."""
+    abuf, bbuf = _piece_buffers(A_ptr, B_ptr)
     total = 0.0
     best = 0.0
     changed = 0
@@ -523,8 +544,8 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
         B = B_idx[B_ptr[pc]:B_ptr[pc + 1]]
         aold = alpha[A_ptr[pc]:A_ptr[pc + 1]]
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
-        anew = np.empty(A.shape[0])
-        bnew = np.empty(B.shape[0])
+        anew = abuf[:A.shape[0]]
+        bnew = bbuf[:B.shape[0]]
         inc = _piece_update(F[i], Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
         changed += _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew)
         total += inc
@@ -624,3 +645,377 @@ def objectives(F, Gam, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, bet
         if xi > 0.0:
             loss += piece_C[pc] * xi
     return 0.5 * sqw + loss, -0.5 * sqw + lin
+
+
+# ---------------------------------------------------------------- shrinking
+#
+# The shrinking variant of Fig. 5 (``sopopo_batch(..., shrinking=True)``), in
+# the manner of LIBLINEAR's Solver_MCSVM_CS (Keerthi et al., KDD 2008): the
+# pieces are visited example by example (one dot product per label of an
+# example per visit, one axpy per changed label), and labels, pieces and
+# examples whose dual variables sit at 0 and would stay there are removed from
+# the active set.  Every step is still the exact soft projection Eq. 31 of one
+# piece restricted to its active labels (the shrunk ones are held at 0), so the
+# dual increases monotonically.  The driver checks the exact duality gap on
+# the full set before it stops.
+
+
+@njit(cache=True, nogil=True)
+def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                   A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink):
+    """One sweep over the active pieces ``piece_pos[lo:lo + n_act]`` of one
+    example with predictions f (k,) (all contributions included, updated
+    here as the dual variables change) and ||x||^2 = sqn.
+
+    For each piece, with u_a = gamma_a - f_a, v_b = f_b - gamma_b over its
+    active labels, s = sum alpha = sum beta, U = max u, V = max v:
+
+    * violation of the piece's optimality conditions (the reduced problem
+      Eq. 19 / Eq. 23): max(U - min_{alpha_a > 0} u_a, V - min_{beta_b > 0}
+      v_b, U + V if s < C_p, -(U + V) if s > 0), 0 at the optimum;
+    * shrinking: a label with zero dual variable is dropped when it could
+      gain mass neither from another label of its side (u_a below every
+      u of a positive alpha) nor by raising s (u_a + V < 0 when s < C_p)
+      -- the rule ``be_shrunk`` of LIBLINEAR's Solver_MCSVM_CS; a piece with
+      no active label left on one side is dropped, and so is a piece at its
+      bound (s = C_p) with one active label per side, both holding the whole
+      mass, and U + V > 0 (its projection would not move);
+    * unless the violation is <= ``skip``, the soft projection Eq. 31 on the
+      active labels; the changes of the label coefficients are accumulated
+      in dc (k,) and applied to f (f_r += d ||x||^2).
+
+    mu, nu, ms, ns are work buffers of the largest piece size.  Returns
+    (total dual increase, largest, pieces changed, largest violation, number
+    of active pieces left)."""
+    total = 0.0
+    best = 0.0
+    changed = 0
+    vmax = 0.0
+    t = 0
+    while t < n_act:
+        pc = piece_pos[lo + t]
+        a0 = A_ptr[pc]
+        b0 = B_ptr[pc]
+        na = A_act[pc]
+        nb = B_act[pc]
+        Cp = piece_C[pc]
+        s = 0.0
+        U = -np.inf
+        V = -np.inf
+        minu = np.inf
+        minv = np.inf
+        for j in range(na):
+            q = A_pos[a0 + j]
+            u = gam[A_idx[q]] - f[A_idx[q]]
+            if u > U:
+                U = u
+            if alpha[q] > 0.0:
+                s += alpha[q]
+                if u < minu:
+                    minu = u
+        for j in range(nb):
+            q = B_pos[b0 + j]
+            v = f[B_idx[q]] - gam[B_idx[q]]
+            if v > V:
+                V = v
+            if beta[q] > 0.0 and v < minv:
+                minv = v
+        below = s < Cp * (1.0 - 1e-12)
+        viol = 0.0
+        if minu < np.inf and U - minu > viol:
+            viol = U - minu
+        if minv < np.inf and V - minv > viol:
+            viol = V - minv
+        if below and U + V > viol:
+            viol = U + V
+        if s > 0.0 and -(U + V) > viol:
+            viol = -(U + V)
+        if viol > vmax:
+            vmax = viol
+        # shrink labels held at 0 that cannot gain mass
+        ta = minu
+        tb = minv
+        if not shrink:
+            ta = -np.inf
+            tb = -np.inf
+        elif below:
+            if -V < ta:
+                ta = -V
+            if -U < tb:
+                tb = -U
+        j = 0
+        while j < na:
+            q = A_pos[a0 + j]
+            if alpha[q] == 0.0 and gam[A_idx[q]] - f[A_idx[q]] < ta:
+                na -= 1
+                A_pos[a0 + j] = A_pos[a0 + na]
+                A_pos[a0 + na] = q
+            else:
+                j += 1
+        j = 0
+        while j < nb:
+            q = B_pos[b0 + j]
+            if beta[q] == 0.0 and f[B_idx[q]] - gam[B_idx[q]] < tb:
+                nb -= 1
+                B_pos[b0 + j] = B_pos[b0 + nb]
+                B_pos[b0 + nb] = q
+            else:
+                j += 1
+        A_act[pc] = na
+        B_act[pc] = nb
+        # at the bound with all mass on one label per side and a positive
+        # margin violation: the soft projection keeps it there (LIBLINEAR
+        # shrinks y at alpha_y = C the same way)
+        fixed = (shrink and not below and na == 1 and nb == 1 and U + V > 0.0
+                 and minu < np.inf and minv < np.inf)
+        if na == 0 or nb == 0 or Cp <= 0.0 or fixed:
+            n_act -= 1
+            piece_pos[lo + t] = piece_pos[lo + n_act]
+            piece_pos[lo + n_act] = pc
+            continue
+        t += 1
+        if viol <= skip:
+            continue
+        # Eq. 19 scaled by ||x||^2 on the active labels (see _piece_update)
+        for j in range(na):
+            q = A_pos[a0 + j]
+            a = A_idx[q]
+            mu[j] = gam[a] - (f[a] - alpha[q] * sqn)
+            ms[j] = mu[j]
+        for j in range(nb):
+            q = B_pos[b0 + j]
+            b = B_idx[q]
+            nu[j] = (f[b] + beta[q] * sqn) - gam[b]
+            ns[j] = nu[j]
+        sort_inplace(ms[:na])
+        sort_inplace(ns[:nb])
+        z, mean_a, mean_b, zlo, zhi, R, S = solve_sorted(ms[:na], ns[:nb], Cp * sqn)
+        za = z / R
+        zb = z / S
+        inc = 0.0
+        moved = 0
+        for j in range(na):
+            q = A_pos[a0 + j]
+            w = (mu[j] - mean_a) + za
+            an = w if w > 0.0 else 0.0
+            ao = alpha[q] * sqn
+            inc += 2.0 * mu[j] * (an - ao) - (an * an - ao * ao)
+            an = an / sqn
+            d = an - alpha[q]
+            if d != 0.0:
+                moved = 1
+                a = A_idx[q]
+                alpha[q] = an
+                dc[a] += d
+                f[a] += d * sqn
+        for j in range(nb):
+            q = B_pos[b0 + j]
+            w = (nu[j] - mean_b) + zb
+            bn = w if w > 0.0 else 0.0
+            bo = beta[q] * sqn
+            inc += 2.0 * nu[j] * (bn - bo) - (bn * bn - bo * bo)
+            bn = bn / sqn
+            d = bn - beta[q]
+            if d != 0.0:
+                moved = 1
+                b = B_idx[q]
+                beta[q] = bn
+                dc[b] -= d
+                f[b] -= d * sqn
+        inc = 0.5 * inc / sqn
+        changed += moved
+        total += inc
+        if inc > best:
+            best = inc
+    return total, best, changed, vmax, n_act
+
+
+@njit(cache=True, nogil=True)
+def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc):
+    """The soft projection of a piece whose instance is x = 0: its dual term
+    s (gamma_a - gamma_b) has no quadratic part, so the optimum puts the whole
+    bound C_p on the most preferred a in A and the least preferred b in B
+    (without it the slack of such a piece stays in the primal and the gap
+    never closes).  Writes alpha, beta and their changes into dc; returns the
+    dual increase and 1 if anything changed."""
+    a0 = A_ptr[pc]
+    b0 = B_ptr[pc]
+    ta = a0
+    for t in range(a0, A_ptr[pc + 1]):
+        if gam[A_idx[t]] > gam[A_idx[ta]]:
+            ta = t
+    tb = b0
+    for t in range(b0, B_ptr[pc + 1]):
+        if gam[B_idx[t]] < gam[B_idx[tb]]:
+            tb = t
+    Cp = piece_C[pc]
+    inc = 0.0
+    moved = 0
+    for t in range(a0, A_ptr[pc + 1]):
+        new = Cp if t == ta else 0.0
+        d = new - alpha[t]
+        if d != 0.0:
+            moved = 1
+            inc += d * gam[A_idx[t]]
+            dc[A_idx[t]] += d
+            alpha[t] = new
+    for t in range(b0, B_ptr[pc + 1]):
+        new = Cp if t == tb else 0.0
+        d = new - beta[t]
+        if d != 0.0:
+            moved = 1
+            inc -= d * gam[B_idx[t]]
+            dc[B_idx[t]] -= d
+            beta[t] = new
+    return inc, moved
+
+
+@njit(cache=True, nogil=True)
+def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, piece_ex,
+                       piece_C, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
+                       alpha, beta, kmax, skip, shrink):
+    """One pass of the shrinking variant with an explicit W (k, n) over the
+    active pieces ``active[:n_active]`` (in that order; instances as in
+    :func:`pass_linear`).
+
+    Per piece: f_r = w_r . x_i for its active labels only, the step of
+    :func:`_example_sweep`, then w_r += d_r x_i for every label whose dual
+    variable changed by d_r.  A piece with x_i = 0 gets its optimal dual
+    variables at once (:func:`_zero_norm_piece`); it, and a piece left without
+    active labels on one side, leave the active set (swapped behind
+    ``active[:n_active]``).  Returns (total dual increase, largest single
+    increase, pieces changed, largest violation, n_active after the
+    pass)."""
+    k = W.shape[0]
+    f = np.zeros(k)
+    dc = np.zeros(k)
+    mu = np.empty(kmax)
+    nu = np.empty(kmax)
+    ms = np.empty(kmax)
+    ns = np.empty(kmax)
+    total = 0.0
+    best = 0.0
+    changed = 0
+    vmax = 0.0
+    o = 0
+    while o < n_active:
+        pc = active[o]
+        i = piece_ex[pc]
+        sqn = sqnorm[i]
+        n_act = 1
+        if sqn > 0.0:
+            a0 = A_ptr[pc]
+            b0 = B_ptr[pc]
+            for j in range(A_act[pc]):
+                a = A_idx[A_pos[a0 + j]]
+                f[a] = row_dot(W[a], X, Xdata, Xind, Xptr, i)
+                dc[a] = 0.0
+            for j in range(B_act[pc]):
+                b = B_idx[B_pos[b0 + j]]
+                f[b] = row_dot(W[b], X, Xdata, Xind, Xptr, i)
+                dc[b] = 0.0
+            tot, bst, ch, viol, n_act = _example_sweep(
+                f, Gam[i], sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
+            total += tot
+            changed += ch
+            if bst > best:
+                best = bst
+            if viol > vmax:
+                vmax = viol
+            if ch:
+                for j in range(A_act[pc]):
+                    a = A_idx[A_pos[a0 + j]]
+                    if dc[a] != 0.0:
+                        row_axpy(W[a], dc[a], X, Xdata, Xind, Xptr, i)
+                for j in range(B_act[pc]):
+                    b = B_idx[B_pos[b0 + j]]
+                    if dc[b] != 0.0:
+                        row_axpy(W[b], dc[b], X, Xdata, Xind, Xptr, i)
+        else:
+            # x_i = 0: W does not change
+            inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                                       alpha, beta, dc)
+            total += inc
+            changed += ch
+            n_act = 0
+        if n_act == 0:
+            n_active -= 1
+            active[o] = active[n_active]
+            active[n_active] = pc
+        else:
+            o += 1
+    return total, best, changed, vmax, n_active
+
+
+@njit(cache=True, nogil=True)
+def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_ptr, A_idx,
+                       B_ptr, B_idx, A_pos, B_pos, A_act, B_act, alpha, beta, kmax, skip,
+                       shrink):
+    """:func:`pass_linear_shrink` in the kernel form (see :func:`pass_kernel`):
+    f = F[i], and a change d of a label's coefficient updates coef[i, r] += d
+    and F[:, r] += d K[:, i]."""
+    m, k = F.shape
+    f = np.zeros(k)
+    dc = np.zeros(k)
+    mu = np.empty(kmax)
+    nu = np.empty(kmax)
+    ms = np.empty(kmax)
+    ns = np.empty(kmax)
+    total = 0.0
+    best = 0.0
+    changed = 0
+    vmax = 0.0
+    o = 0
+    while o < n_active:
+        pc = active[o]
+        i = piece_ex[pc]
+        sqn = K[i, i]
+        n_act = 1
+        if sqn > 0.0:
+            a0 = A_ptr[pc]
+            b0 = B_ptr[pc]
+            for j in range(A_act[pc]):
+                a = A_idx[A_pos[a0 + j]]
+                f[a] = F[i, a]
+                dc[a] = 0.0
+            for j in range(B_act[pc]):
+                b = B_idx[B_pos[b0 + j]]
+                f[b] = F[i, b]
+                dc[b] = 0.0
+            tot, bst, ch, viol, n_act = _example_sweep(
+                f, Gam[i], sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
+            total += tot
+            changed += ch
+            if bst > best:
+                best = bst
+            if viol > vmax:
+                vmax = viol
+            if ch:
+                for j in range(A_act[pc] + B_act[pc]):
+                    r = (A_idx[A_pos[a0 + j]] if j < A_act[pc]
+                         else B_idx[B_pos[b0 + j - A_act[pc]]])
+                    d = dc[r]
+                    if d != 0.0:
+                        coef[i, r] += d
+                        for t in range(m):
+                            F[t, r] += d * K[t, i]
+        else:
+            # phi(x_i) = 0: K[:, i] = 0, so F does not change
+            for r in range(k):
+                dc[r] = 0.0
+            inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                                       alpha, beta, dc)
+            total += inc
+            changed += ch
+            for r in range(k):
+                coef[i, r] += dc[r]
+            n_act = 0
+        if n_act == 0:
+            n_active -= 1
+            active[o] = active[n_active]
+            active[n_active] = pc
+        else:
+            o += 1
+    return total, best, changed, vmax, n_active

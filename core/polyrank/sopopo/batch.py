@@ -102,7 +102,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
                  degree: int = 3, coef0: float = 1.0, order: str = "shuffle",
                  tol: float = 1e-3, atol: float = 0.0, max_iter: int = 1000,
                  callback=None, callback_every: int = 1,
-                 random_state=None, sample_weight=None) -> SolverResult:
+                 random_state=None, sample_weight=None,
+                 shrinking: bool = True) -> SolverResult:
     """Fit a label ranker by the iterative soft-projection procedure of Fig. 5.
 
     Minimises Eq. 6 of ``sopopo-label-ranking.txt``::
@@ -162,6 +163,13 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         Per-example weights w_i >= 0: every piece of example i gets the
         bound C_i = C w_i sigma_j (an integer weight is the example repeated
         that many times; weight 0 removes it).
+    shrinking : bool, default=True
+        Visit the pieces example by example and keep an active set, in the
+        manner of LIBLINEAR's Crammer-Singer solver (see Notes).  False is
+        the paper's plain procedure of Fig. 5 (one soft projection per piece,
+        ``order`` over all pieces, the objectives after every pass), which
+        the reproductions of the paper's figures use.  Ignored for
+        ``order="greedy"``.
 
     Returns
     -------
@@ -186,6 +194,42 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     TypeError
         Non-numeric input or wrongly typed parameters; sparse X with a
         kernel other than "linear".
+
+    Notes
+    -----
+    With ``shrinking=True`` every step is still the exact soft projection
+    (Eq. 31) of one piece, so the dual increases monotonically as in Fig. 5,
+    but
+
+    * the pieces are visited example by example (``order`` permutes the
+      examples; an example's pieces follow one another), so the label
+      scores w_r . x_i are computed once per visit of example i and W is
+      updated once per changed label;
+    * a label whose dual variable is 0 and could gain mass neither from
+      another label of its side nor by raising the piece's total is removed
+      from the piece (LIBLINEAR's ``be_shrunk``); a piece without active
+      labels on one side, and an example without active pieces, leave the
+      active set;
+    * the objectives are not evaluated after every pass: the largest
+      violation of a piece's optimality conditions seen in a pass (in units
+      of gamma) is compared with a threshold that starts at the largest
+      gamma_r - gamma_s and halves at every failed check (LIBLINEAR's
+      ``eps_shrink``); below it, or after 20 passes or the work of 10 full
+      passes without a check, the
+      exact primal and dual objectives are computed on the full problem.
+      The solve stops only when that full gap meets the tolerance; otherwise
+      every label and piece is made active again when the violation was
+      below the threshold or the full gap fell by less than 20 % since the
+      previous check, and the passes go on.
+
+    The trace then holds only these checks (``iteration`` is the number of
+    passes done; ``dual_increase`` the total since the previous check;
+    extras ``n_active_pieces``, ``max_violation``, ``eps_shrink``).  A
+    callback is still called after every ``callback_every``-th pass, as
+    without shrinking: such a pass evaluates the objectives for it (and
+    adds them to the trace) without changing the course of the solve, which
+    stops only at its own checks (same iterates and result with or without
+    a callback).
     """
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol", strict=False)
@@ -215,15 +259,18 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         check_gram(X)
     params = {} if kernel == "precomputed" else check_kernel_params(
         kernel, gamma, degree, coef0, X.shape[1])
+    if not isinstance(shrinking, (bool, np.bool_)):
+        raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
     pieces = build_pieces(Y, decomposition, normalize, C, sample_weight)
     return solve(X, Y, pieces, kernel=kernel, kernel_params=params, order=order, tol=tol,
                  atol=atol, max_iter=max_iter, callback=callback,
-                 callback_every=callback_every, random_state=random_state)
+                 callback_every=callback_every, random_state=random_state,
+                 shrinking=bool(shrinking))
 
 
 def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: float,
           atol: float, max_iter: int, callback=None, callback_every: int = 1,
-          random_state=None) -> SolverResult:
+          random_state=None, shrinking: bool = False) -> SolverResult:
     """The solve of :func:`sopopo_batch` on input it trusts.
 
     Parameters
@@ -239,6 +286,8 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         From :func:`~polyrank.kernels.check_kernel_params`.
     order, tol, atol, max_iter, callback, callback_every, random_state
         As :func:`sopopo_batch` (already checked).
+    shrinking : bool, default=False
+        As :func:`sopopo_batch` (whose default is True).
 
     Returns
     -------
@@ -275,42 +324,70 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     status = STATUS_MAX_ITER
     primal = dual = np.nan
     it = 0
-    for it in range(1, max_iter + 1):
-        changed = 0
-        if order == "greedy":
-            min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
-            inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, *args)
-        if order != "greedy" or changed == 0:
-            # greedy: once no piece offers more than rounding noise, a cyclic
-            # pass still makes the (tiny, real) progress that noise hides
-            perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
-            if explicit:
-                inc, big, changed = _kernels.pass_linear(*rows, sqnorm, Y, W, perm, *args)
-            else:
-                inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, *args)
+    if shrinking and order != "greedy":
         if explicit:
-            F = np.asarray(X @ W.T)
-            sqw = float(np.sum(W * W))
+            def evaluate(sync):
+                F = np.asarray(X @ W.T)
+                return _kernels.objectives(F, Y, *args, float(np.sum(W * W)))
+
+            def sweep(active, n_active, state):
+                return _kernels.pass_linear_shrink(*rows, sqnorm, Y, W, active, n_active,
+                                                   *state)
         else:
-            # recompute the predictions exactly: no drift from the rank-one updates
-            F = K @ coef
-            sqw = float(np.sum(coef * F))
-        primal, dual = _kernels.objectives(F, Y, *args, sqw)
-        stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
-        gap = primal - dual
-        if not (math.isfinite(primal) and math.isfinite(dual)) \
-                or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
-            status = STATUS_NUMERICAL
-            break
-        if gap <= max(atol, tol * abs(primal)):
-            status = STATUS_CONVERGED
-            break
-        if stop:
-            status = STATUS_CALLBACK
-            break
-        if changed == 0:
-            status = STATUS_STALLED
-            break
+            def evaluate(sync):
+                exact = K @ coef
+                if sync:
+                    F[...] = exact     # no drift from the rank-one updates
+                return _kernels.objectives(exact, Y, *args, float(np.sum(coef * exact)))
+
+            def sweep(active, n_active, state):
+                return _kernels.pass_kernel_shrink(K, Y, F, coef, active, n_active, *state)
+        status, it, primal, dual = _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha,
+                                                   beta, rng, order, tol, atol, max_iter,
+                                                   runner)
+    else:
+        for it in range(1, max_iter + 1):
+            changed = 0
+            if order == "greedy":
+                min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
+                inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, *args)
+            if order != "greedy" or changed == 0:
+                # greedy: once no piece offers more than rounding noise, a cyclic
+                # pass still makes the (tiny, real) progress that noise hides
+                perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
+                if explicit:
+                    inc, big, changed = _kernels.pass_linear(*rows, sqnorm, Y, W, perm, *args)
+                else:
+                    inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, *args)
+            if explicit:
+                F = np.asarray(X @ W.T)
+                sqw = float(np.sum(W * W))
+            else:
+                # recompute the predictions exactly: no drift from the rank-one updates
+                F = K @ coef
+                sqw = float(np.sum(coef * F))
+            primal, dual = _kernels.objectives(F, Y, *args, sqw)
+            stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
+            gap = primal - dual
+            if not (math.isfinite(primal) and math.isfinite(dual)) \
+                    or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
+                status = STATUS_NUMERICAL
+                break
+            if gap <= max(atol, tol * abs(primal)):
+                status = STATUS_CONVERGED
+                break
+            if stop:
+                status = STATUS_CALLBACK
+                break
+            if changed == 0:
+                status = STATUS_STALLED
+                break
+    return _result(status, it, primal, dual, max_iter, W if explicit else coef,
+                   "primal" if explicit else "dual", alpha, beta, pieces, runner)
+
+
+def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, pieces,
+            runner) -> SolverResult:
     messages = {
         STATUS_CONVERGED: f"duality gap {primal - dual:.3g} <= max(atol, tol * P) after {it} passes",
         STATUS_MAX_ITER: f"max_iter={max_iter} passes done; duality gap {primal - dual:.3g}",
@@ -323,10 +400,115 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
                            "scale X (e.g. StandardScaler) or lower C"),
     }
     return SolverResult(
-        x=W if explicit else coef,
-        coef_form="primal" if explicit else "dual",
+        x=x, coef_form=coef_form,
         dual={"alpha": alpha, "beta": beta, "pieces": pieces},
         primal_objective=float(primal), dual_objective=float(dual),
         gap=float(primal - dual), nit=it, success=status == STATUS_CONVERGED,
         status=status, message=messages[status], solver="sopopo-batch",
         trace=runner.trace)
+
+
+#: passes of the shrinking variant between two full-gap checks, at most (a
+#: check costs about m k n, less than a pass over the pieces)
+_CHECK_PASSES = 20
+#: a full-gap check whose gap is above this fraction of the previous one
+#: un-shrinks (the shrunk problem no longer drives the full gap down)
+_STAGNANT = 0.8
+#: work of the shrinking variant between two full-gap checks, at most, in
+#: passes over all pieces (a check costs about one such pass)
+_CHECK_EVERY = 10
+
+
+def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol, atol,
+                    max_iter, runner):
+    """The passes of ``sopopo_batch(..., shrinking=True)`` (see its Notes).
+
+    ``sweep(active, n_active, state)`` runs one pass of
+    :func:`~polyrank.sopopo._kernels.pass_linear_shrink` (or its kernel
+    form) over ``active[:n_active]``; ``evaluate(sync)`` returns the exact
+    (primal, dual) objectives of the full problem (``sync``: also reset the
+    kernel form's running predictions to K coef).  Returns (status, passes,
+    primal, dual)."""
+    A_cnt = np.diff(pieces.A_ptr)
+    B_cnt = np.diff(pieces.B_ptr)
+    kmax = int(max(A_cnt.max(), B_cnt.max()))
+    A_pos = np.arange(pieces.A_idx.size, dtype=np.int64)
+    B_pos = np.arange(pieces.B_idx.size, dtype=np.int64)
+    A_act = A_cnt.copy()
+    B_act = B_cnt.copy()
+    everything = np.arange(pieces.n_pieces, dtype=np.int64)
+    active = everything.copy()
+    # violations are in units of gamma: start at the largest preference gap
+    scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
+    scale = scale if scale > 0 else 1.0
+    skip = 1e-12 * scale
+    eps_shrink = scale
+    state = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
+             pieces.B_idx, A_pos, B_pos, A_act, B_act, alpha, beta, kmax, skip, True)
+    n_active = active.size
+    watched = runner.callback is not None
+    from_all = True         # no label, piece or example was inactive at the pass start
+    since = 0
+    passes_since = 0
+    last_gap = np.inf
+    inc_sum = big_max = 0.0
+    status = STATUS_MAX_ITER
+    primal = dual = np.nan
+    it = 0
+    for it in range(1, max_iter + 1):
+        if order == "shuffle":
+            rng.shuffle(active[:n_active])
+        since += n_active / active.size           # work in full passes
+        inc, big, changed, viol, n_active = sweep(active, n_active, state)
+        inc_sum += inc
+        big_max = max(big_max, big)
+        passes_since += 1
+        due = (viol < eps_shrink or changed == 0 or since >= _CHECK_EVERY
+               or passes_since >= _CHECK_PASSES or it == max_iter)
+        if not (due or (watched and it % runner.callback_every == 0)):
+            from_all = False
+            continue
+        primal, dual = evaluate(due)
+        stop = runner.record(it, primal, dual, dual_increase=inc_sum,
+                             max_dual_increase=big_max, n_active_pieces=n_active,
+                             max_violation=viol, eps_shrink=eps_shrink)
+        inc_sum = big_max = 0.0
+        if not due:
+            # a pass evaluated for the callback only: the solve goes on as
+            # without a callback (same iterates, same stopping pass)
+            if stop:
+                status = STATUS_CALLBACK
+                break
+            from_all = False
+            continue
+        since = 0
+        passes_since = 0
+        gap = primal - dual
+        if not (math.isfinite(primal) and math.isfinite(dual)) \
+                or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
+            status = STATUS_NUMERICAL
+            break
+        if gap <= max(atol, tol * abs(primal)):
+            status = STATUS_CONVERGED
+            break
+        if stop:
+            status = STATUS_CALLBACK
+            break
+        if changed == 0 and from_all:
+            status = STATUS_STALLED
+            break
+        stagnant = gap > _STAGNANT * last_gap
+        last_gap = gap
+        if viol < eps_shrink or changed == 0 or stagnant:
+            # the shrunk problem looks solved, or the full gap stopped
+            # shrinking, but the full problem is not solved: un-shrink
+            if viol < eps_shrink or changed == 0:
+                eps_shrink = max(0.5 * eps_shrink, skip)
+            A_act[:] = A_cnt
+            B_act[:] = B_cnt
+            active[:] = everything
+            n_active = active.size
+            from_all = True
+        else:
+            from_all = False
+    return status, it, primal, dual

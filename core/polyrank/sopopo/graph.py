@@ -316,6 +316,8 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
                          f"({bad.size} in all) have all targets equal, so they "
                          "express no preference; remove them")
     weight = np.ones(Gam.shape[0]) if sample_weight is None else sample_weight
+    if isinstance(decomposition, str) and decomposition == "all_pairs":
+        return _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label)
     ex, cs, A_ptr, B_ptr, A_idx, B_idx = [], [], [0], [0], [], []
     v = np.array([k - 1], dtype=np.int64)
     for i, gam in enumerate(body):
@@ -344,3 +346,41 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
     return PieceSet(np.asarray(ex, np.int64), np.asarray(cs, np.float64),
                     np.asarray(A_ptr, np.int64), np.concatenate(A_idx).astype(np.int64),
                     np.asarray(B_ptr, np.int64), np.concatenate(B_idx).astype(np.int64))
+
+
+def _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label) -> PieceSet:
+    """:func:`build_pieces` for ``"all_pairs"`` with array operations per row
+    (one piece per edge of the feedback graph, Fig. 2 top): the same pieces in
+    the same order as :func:`decompose` gives them, without a Python object
+    per piece (with hundreds of labels a row has thousands of edges)."""
+    k = Gam.shape[1]
+    v = k - 1
+    ex, cs, A_idx, B_idx = [], [], [], []
+    empty = np.empty(0, dtype=np.int64)
+    for i, gam in enumerate(body):
+        if weight[i] == 0:
+            continue
+        if constant[i]:
+            r = s = empty
+        else:
+            r, s = np.nonzero(gam[:, None] > gam[None, :])
+        if threshold_label:
+            t = Gam[i, v]
+            up = np.flatnonzero(gam > t)
+            down = np.flatnonzero(gam < t)
+            r = np.concatenate([r, up, np.full(down.size, v)])
+            s = np.concatenate([s, np.full(up.size, v), down])
+        d = r.size
+        if d == 0:
+            continue
+        ex.append(np.full(d, i, dtype=np.int64))
+        cs.append(np.full(d, C * weight[i] / (d if normalize else 1)))
+        A_idx.append(r)
+        B_idx.append(s)
+    if not ex:
+        raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
+    P = sum(e.size for e in ex)
+    ptr = np.arange(P + 1, dtype=np.int64)
+    return PieceSet(np.concatenate(ex), np.concatenate(cs).astype(np.float64), ptr,
+                    np.concatenate(A_idx).astype(np.int64), ptr.copy(),
+                    np.concatenate(B_idx).astype(np.int64))
