@@ -6,7 +6,7 @@ and by linear dual coordinate ascent, compared with Clarabel on the dual D2
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from polyrank.kernels import kernel_matrix
@@ -42,12 +42,24 @@ def _compare(res, ref):
     assert res.primal_objective == pytest.approx(ref.dual_objective, abs=1e-5 * scale)
 
 
+def _reference(K, Y, R, C, w):
+    """Clarabel's dual QP; an ill-conditioned draw on which the reference
+    itself fails (InsufficientProgress at 1e-10 and at 1e-8) is not a test
+    of M3L and is rejected."""
+    for tol in (1e-10, 1e-8):
+        try:
+            return dual_qp(K, Y, R, C, tol=tol, sample_weight=w)
+        except RuntimeError:
+            pass
+    reject()
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.sampled_from(["linear", "rbf"]))
 def test_smo_matches_the_clarabel_dual(p, kernel):
     X, Y, R, w, C = p["X"], p["Y"], p["R"], p["w"], p["C"]
     K = X @ X.T if kernel == "linear" else kernel_matrix(X, kernel="rbf", gamma=0.5)
-    ref = dual_qp(K, Y, R, C, sample_weight=w)
+    ref = _reference(K, Y, R, C, w)
     res = m3l_smo(X, Y, R, C, kernel=kernel, gamma=0.5, tau=1e-9, max_iter=100000,
                   sample_weight=w)
     _compare(res, ref)
@@ -57,7 +69,7 @@ def test_smo_matches_the_clarabel_dual(p, kernel):
 @given(problems(), st.booleans())
 def test_dca_matches_the_clarabel_dual(p, shrinking):
     X, Y, R, w, C = p["X"], p["Y"], p["R"], p["w"], p["C"]
-    ref = dual_qp(X @ X.T, Y, R, C, sample_weight=w)
+    ref = _reference(X @ X.T, Y, R, C, w)
     res = m3l_dca(X, Y, R, C, tau=1e-9, max_iter=100000, shrinking=shrinking,
                   random_state=0, sample_weight=w)
     _compare(res, ref)

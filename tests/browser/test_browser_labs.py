@@ -111,7 +111,8 @@ def test_notebook05_kernel_dropdown_redraws_the_curves(lab, page, artifacts):
 
 def test_notebook06_r_editor_refits_m3l(lab, page, artifacts):
     nb = lab.open(page, "06_m3l_zero_shot.ipynb")
-    _run(nb, "from polyrank.datasets import load_yeast", "m3l_lab = SolverLab(")
+    _run(nb, "from polyrank.datasets import load_yeast", "yeast = load_yeast()",
+         "m3l_lab = SolverLab(")
     heat = nb.figure("prior R (click a cell)")
     box = heat.widget
     before = _settled(nb, box, "")

@@ -74,7 +74,8 @@ def assert_consistent(s: dict, r: float) -> None:
 def test_notebook06_correlation_slider(lab, page, artifacts):
     nb = lab.open(page, "06_m3l_zero_shot.ipynb")
     # the cells up to the slider (Table 3 and the AwA prior are not needed)
-    run_cells(nb, "from polyrank_widgets import CorrelationSlider", "fig5 = m3l_fig5(",
+    run_cells(nb, "from polyrank_widgets import CorrelationSlider", "yeast = load_yeast()",
+              "fig5 = m3l_fig5(",
               "slider = CorrelationSlider.from_yeast(")
     fig = nb.figure(SLIDER_TITLE)
     curve = fig.trace("curve")
