@@ -323,7 +323,10 @@ class SolverLab(WidgetDisplay):
         t0 = time.perf_counter()
         try:
             # a cold numba cache: say "compiling ... (first use only)" with progress
-            with CompileNotice(package_of(est), lambda msg: self._set_readout(msg)):
+            # a superseded fit stays silent: its notices must not cover the
+            # readout of the newer fit (or its "fit failed")
+            with CompileNotice(package_of(est),
+                               lambda msg: None if flag.event.is_set() else self._set_readout(msg)):
                 est.fit(self.X, self.y, callback=self._callback(flag), **self.fit_params)
         except Exception as exc:  # shown in the readout, kept in error_
             if flag.event.is_set() and not flag.stopped_by_user:

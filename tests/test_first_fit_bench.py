@@ -23,3 +23,20 @@ def test_first_fit_bench_runs_in_fresh_processes(monkeypatch):
     assert s["warmup_cold_s"] is None            # quick: no full warmup
     assert "first LabelRanker fit in a fresh install" in res.notes[0]
     assert "target" not in " ".join(res.notes).lower()
+
+
+def test_warmup_leaves_no_kernel_to_compile():
+    """After ``polyrank.warmup()`` every kernel of every solver package is
+    compiled or cached: a kernel no solver calls (dead code) or one the
+    warm-up misses would make every SolverLab fit announce "compiling ...
+    (first use only)" forever (found in CI: the M3L lab's "fit failed" was
+    covered by such a notice)."""
+    import polyrank
+    from polyrank._jit import SOLVER_PACKAGES, _is_cached, compile_state, kernel_dispatchers
+
+    polyrank.warmup(progress=False)
+    for package in SOLVER_PACKAGES:
+        missing = [d.__name__ for d in kernel_dispatchers(package)
+                   if not d.signatures and _is_cached(d) is False]
+        assert not missing, f"{package}: never compiled by warmup(): {missing}"
+        assert compile_state(package).needs_compiling is not True

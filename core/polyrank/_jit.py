@@ -48,7 +48,8 @@ def kernel_dispatchers(package: str) -> list:
 
     Returns
     -------
-    list of numba dispatchers, in definition order.
+    list of numba dispatchers, in definition order (those declared
+    ``inline="always"`` left out: they are compiled into their callers).
 
     Raises
     ------
@@ -60,7 +61,9 @@ def kernel_dispatchers(package: str) -> list:
     from numba.core.dispatcher import Dispatcher
 
     mod = importlib.import_module(f"polyrank.{package}._kernels")
-    return [v for v in vars(mod).values() if isinstance(v, Dispatcher)]
+    # inline="always" functions are compiled into their callers, never alone
+    return [v for v in vars(mod).values() if isinstance(v, Dispatcher)
+            and v.targetoptions.get("inline") != "always"]
 
 
 def _is_cached(dispatcher) -> bool | None:

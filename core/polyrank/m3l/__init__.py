@@ -40,6 +40,8 @@ def _warmup() -> None:
     R = two_label_prior(0.3)
     for kernel in ("linear", "rbf", "poly"):
         m3l_smo(X, Y, R, 1.0, kernel=kernel, gamma=0.5, max_iter=2, cache_mb=1e-4)
+    # the whole Gram matrix in the cache (filled by BLAS blocks)
+    m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, max_iter=2)
     m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
     m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
     G = np.empty((8, 2))

@@ -32,7 +32,6 @@ import math
 import numba
 import numpy as np
 
-from .._csr import csr_row_axpy, csr_row_dot
 
 #: floating-point contraction and reassociation (vectorised dot products);
 #: no assumptions about NaN/inf, which the shrinking bounds use
@@ -178,28 +177,6 @@ def _snap(a, C):
     if a < 1e-12 * C:
         return 0.0
     return a
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def row_dot(w, X, Xdata, Xind, Xptr, p):
-    """w . x_p for row p of the dense X, or of the CSR matrix (Xdata, Xind,
-    Xptr) when X has no rows."""
-    if X.shape[0] == 0:
-        return csr_row_dot(w, Xdata, Xind, Xptr, p)
-    s = 0.0
-    for d in range(X.shape[1]):
-        s += w[d] * X[p, d]
-    return s
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def row_axpy(w, c, X, Xdata, Xind, Xptr, p):
-    """w += c x_p, x_p a row as in :func:`row_dot`."""
-    if X.shape[0] == 0:
-        csr_row_axpy(w, c, Xdata, Xind, Xptr, p)
-    else:
-        for d in range(X.shape[1]):
-            w[d] += c * X[p, d]
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)

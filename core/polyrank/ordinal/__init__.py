@@ -40,5 +40,12 @@ def _warmup() -> None:
                   add_per_iter=1)
     for kernel in ("rbf", "poly"):                  # the SMO sub-problem solver
         solve_ordinal(X, labels, margin="soft", kernel=kernel, gamma=1.0, degree=2)
-    for kernel in ("linear", "rbf", "poly"):
-        PRank(kernel=kernel).fit(X, labels).predict(X)
+    import warnings
+
+    import scipy.sparse as sp
+
+    with warnings.catch_warnings():       # a pass or two: PRank has not converged
+        warnings.simplefilter("ignore")
+        for kernel in ("linear", "rbf", "poly"):
+            PRank(kernel=kernel).fit(X, labels).predict(X)
+        PRank().fit(sp.csr_matrix(X), labels).predict(sp.csr_matrix(X))

@@ -238,23 +238,6 @@ def select_columns(nu, in_w, q, tol, out, m):
 
 
 @numba.njit(cache=True, nogil=True)
-def soft_slacks(f, labels, thr):
-    """Sum over all objects of the optimal slacks of (S), (S-bar), (S~) at
-    fixed scores and thresholds: sum_i max(0, 1 - f_i + p_{l_i}) +
-    max(0, 1 + f_i - p_{l_i+1}) (Sec. 6.1).  The objective of the full
-    problem at such a point is ||w||^2 + c * this sum: an upper bound on its
-    optimum."""
-    s = 0.0
-    for i in range(f.shape[0]):
-        k = labels[i]
-        if thr[k] > -np.inf:
-            s += max(0.0, 1.0 - f[i] + thr[k])
-        if thr[k + 1] < np.inf:
-            s += max(0.0, 1.0 + f[i] - thr[k + 1])
-    return s
-
-
-@numba.njit(cache=True, nogil=True)
 def soft_slacks_weighted(f, labels, thr, c):
     """sum_i c_i (max(0, 1 - f_i + p_{l_i}) + max(0, 1 + f_i - p_{l_i+1})):
     the slack part of (S), (S-bar), (S~) with a penalty c_i per object (c

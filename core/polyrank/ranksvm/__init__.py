@@ -40,5 +40,8 @@ def _warmup() -> None:
     for weights in (None, sw):
         ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
     ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
+    for data in (X, sp.csr_matrix(X)):
+        for weights in (None, sw):
+            ranksvm_dcd(data, y, qid, 1.0, max_iter=2, sample_weight=weights)
     pairwise_accuracy(y, X[:, 0], qid)
     mean_ndcg(y, X[:, 0], qid)
