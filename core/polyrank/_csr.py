@@ -77,7 +77,12 @@ def row_dot(w, X, Xdata, Xind, Xptr, i):
     Xptr) when X has no rows."""
     if X.shape[0] == 0:
         return csr_row_dot(w, Xdata, Xind, Xptr, i)
-    return np.dot(w, X[i])
+    # a plain loop: for short rows the call of BLAS ddot through np.dot
+    # costs more than the products (measured in SOPOPO's batch passes)
+    acc = 0.0
+    for j in range(w.shape[0]):
+        acc += w[j] * X[i, j]
+    return acc
 
 
 @njit(cache=True, nogil=True)

@@ -9,7 +9,7 @@ order of A and B (unsorted); sorting happens inside.
 import numpy as np
 from numba import njit
 
-from .._csr import csr_row_axpy, csr_row_dot
+from .._csr import row_axpy, row_dot
 
 
 @njit(cache=True, nogil=True)
@@ -447,31 +447,6 @@ def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, 
         if inc > best:
             best = inc
     return total, best, changed
-
-
-@njit(cache=True, nogil=True)
-def row_dot(w, X, Xdata, Xind, Xptr, i):
-    """w . x_i for row i of the dense X, or of the CSR matrix (Xdata, Xind,
-    Xptr) when X has no rows (see :mod:`polyrank._csr`)."""
-    if X.shape[0] == 0:
-        return csr_row_dot(w, Xdata, Xind, Xptr, i)
-    # a plain loop: for the short rows of the batch solver the call of BLAS
-    # ddot through np.dot costs more than the products
-    acc = 0.0
-    for j in range(w.shape[0]):
-        acc += w[j] * X[i, j]
-    return acc
-
-
-@njit(cache=True, nogil=True)
-def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
-    """w += c x_i, x_i a row as in :func:`row_dot`."""
-    if X.shape[0] == 0:
-        csr_row_axpy(w, c, Xdata, Xind, Xptr, i)
-    else:
-        x = X[i]
-        for j in range(x.shape[0]):
-            w[j] += c * x[j]
 
 
 @njit(cache=True, nogil=True)
