@@ -52,6 +52,11 @@ POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
 #: the 24 GB development machine, 1.5 GB at n = 2000; n = 10000 would need
 #: about four times the memory of n = 5000
 FULL_QP_MAX_N = 5000
+#: ``ordinal-table1`` runs the whole QP up to this n only: at n = 5000 it
+#: takes 701 s per data set (five of them), while the whole experiment has to
+#: finish in ten minutes; at n = 1000 it takes 4-6 s (``polyrank bench
+#: ordinal`` measures n = 5000)
+TABLE1_FULL_QP_MAX_N = 1000
 #: one thread everywhere in the worker (Clarabel's rayon pool, BLAS)
 _WORKER_ENV = {"RAYON_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -168,7 +173,8 @@ class _FullQPWorker:
         self._conn = None
 
 
-def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc):
+def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc,
+                   max_full_n=FULL_QP_MAX_N):
     """Run the algorithm (and PRank, and the whole QP) on every instance.
 
     groups: list of (separable, [n, ...]).  Returns tidy rows."""
@@ -211,8 +217,8 @@ def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc):
                         "obj_rel_diff": None, "same_predictions": None,
                     }
                     if with_full:
-                        if n > FULL_QP_MAX_N:
-                            row["full_status"] = f"not run (n > {FULL_QP_MAX_N}: memory)"
+                        if n > max_full_n:
+                            row["full_status"] = f"not run (n > {max_full_n})"
                         elif n >= skip_full_from:
                             row["full_status"] = "skipped (a smaller n exceeded the budget)"
                         else:
@@ -384,8 +390,10 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
     quick : bool
         S: n in {100, 500, 1000, 5000}, NS: n in {100, 200}, 2 data sets,
         budget 10 s.  Otherwise S: {100, 500, 1000, 5000, 10000}, NS: {100,
-        500, 1000} (the paper's NS sizes), 5 data sets, budget 600 s.  The
-        whole QP is not attempted above n = :data:`FULL_QP_MAX_N`.
+        500, 1000} (the paper's NS sizes), 5 data sets, budget 120 s.  The
+        whole QP is not attempted above n = :data:`TABLE1_FULL_QP_MAX_N`
+        (1000: at n = 5000 it takes over ten minutes per data set; ``polyrank
+        bench ordinal`` measures it there).
     seed : int
         Base seed of the instances.
     progress : bool
@@ -409,10 +417,11 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
         (100, 500, 1000, 5000) if quick else (100, 500, 1000, 5000, 10000)))
     ns_sizes = list(ns_sizes if ns_sizes is not None else (
         (100, 200) if quick else (100, 500, 1000)))
-    budget_s = float(budget_s or (10.0 if quick else 600.0))
+    budget_s = float(budget_s or (10.0 if quick else 120.0))
+    max_full_n = min(FULL_QP_MAX_N, TABLE1_FULL_QP_MAX_N)
     t0 = time.perf_counter()
     rows = _instance_runs([(True, s_sizes), (False, ns_sizes)], n_sets, seed, True,
-                          budget_s, progress, "ordinal-table1")
+                          budget_s, progress, "ordinal-table1", max_full_n)
     table = _group_rows(rows, ["iterations", "added", "time_s", "full_time_s",
                                "prank_time_s", "obj_rel_diff"])
     solved = [r for r in rows if r["obj_rel_diff"] is not None]
@@ -439,7 +448,7 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
     summary["paper"] = _paper_rows(table, PAPER_TABLE1, rows1)
     notes = [
         f"RC(H~) on S and RC(S~) (c = 10) on NS with (1 + x.y)^4; whole QP by Clarabel "
-        f"(budget {budget_s:g} s, not above n = {FULL_QP_MAX_N}); PRank one on-line pass.",
+        f"(budget {budget_s:g} s, not above n = {max_full_n}); PRank one on-line pass.",
         f"{len(solved)} whole-QP solves; largest relative objective difference "
         f"{_fmt(summary['max_obj_rel_diff'], 1) if summary['max_obj_rel_diff'] is None else format(summary['max_obj_rel_diff'], '.1e')}"
         f" (Lemmas 5.1 / 7.2: the same optimum).",
@@ -752,6 +761,8 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
              f"min-max scaled on {n_train} training wines; soft margin (the data are not separable)",
              f"11 features: (S) test MAE {ours['test_mae']:.3f} / accuracy "
              f"{ours['test_accuracy']:.3f} vs PRank best test MAE {best_prank['test_mae']:.3f}"]
+    summary["paper"] = _curves_paper_rows(rows[:len(CURVE_MODELS)], ours, best_prank,
+                                          n_train, n_train_full)
     columns = [("data", "data", None), ("model", "model", None), ("iterations", "# iter", None),
                ("W", "|W|", None), ("n_train", "n", None), ("thresholds", "p_1..p_l", None),
                ("train_rank_loss", "train loss", _fmt), ("test_mae", "test MAE", _fmt),
@@ -760,6 +771,32 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
     return ExperimentResult("ordinal-curves",
                             "Sec. 9 on red wine: threshold contours of three soft margin models",
                             rows, summary, fig, columns, None, notes)
+
+
+def _curves_paper_rows(curves, full, prank_best, n_train, n_train_full) -> list[dict]:
+    """The README's paper-vs-polyrank rows of ``ordinal-curves`` (Sec. 9)."""
+    two = f"red wine, 2 features, {n_train} training wines (the paper's 44 students: not public)"
+    gauss = next(r for r in curves if r["model"].startswith("(S~) Gaussian"))
+    lin = curves[0]
+    return [
+        {"item": "Sec. 9, Fig. 1-3: thresholds p_1 < ... < p_l of (S), Gaussian and "
+                 "polynomial (S~)",
+         "paper": "ordered in all three figures",
+         "ours": ", ".join("ordered" if r["ordered"] else "not ordered" for r in curves)
+                 + ("" if all(r["ordered"] for r in curves)
+                    else " (rare end classes: see notebook 05)"),
+         "data": two},
+        {"item": "Sec. 9, Fig. 2: the Gaussian kernel (sigma = 0.5, c = 10) over-fits "
+                 "(train loss / test MAE)",
+         "paper": "exposed to the risk of over-fitting",
+         "ours": f"{gauss['train_rank_loss']:.3f} / {gauss['test_mae']:.3f} (linear (S): "
+                 f"{lin['train_rank_loss']:.3f} / {lin['test_mae']:.3f})",
+         "data": two},
+        {"item": "RC's (S) vs PRank, test MAE (Table 2's comparison on real data)",
+         "paper": "RC below PRank (Table 2, synthetic)",
+         "ours": f"{full['test_mae']:.3f} vs {prank_best['test_mae']:.3f}",
+         "data": f"red wine, 11 features, {n_train_full} training wines"},
+    ]
 
 
 #: colours of the quality labels 3..8 (labels 0..5)
