@@ -3,6 +3,15 @@ measurement runs in a fresh process with its own empty numba cache directory.
 The real fits take minutes on a cold cache; here they are replaced by a
 small compiled function, which still shows cold > warm compilation."""
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import polyrank
 import polyrank.experiments.first_fit as ff
 
 _TINY = ("import os, numba\n"
@@ -40,3 +49,34 @@ def test_warmup_leaves_no_kernel_to_compile():
                    if not d.signatures and _is_cached(d) is False]
         assert not missing, f"{package}: never compiled by warmup(): {missing}"
         assert compile_state(package).needs_compiling is not True
+
+
+def test_parallel_compile_fills_the_cache_for_this_process(tmp_path):
+    """On an empty cache, warmup() compiles in worker processes: afterwards this
+    process finds every kernel of the package in numba's on-disk cache and has
+    compiled none itself."""
+    code = textwrap.dedent("""
+        import json
+        from tqdm import tqdm
+        import polyrank
+        from polyrank._jit import compile_state
+        before = compile_state("ordinal")
+        polyrank._compile_in_workers(["ordinal"], 2, tqdm(disable=True))
+        after = compile_state("ordinal")
+        print(json.dumps({"before": before.n_to_compile, "kernels": after.n_kernels,
+                          "after": after.n_to_compile, "loaded": after.n_loaded,
+                          "cached": after.n_cached}))
+        """)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=600, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["before"] == r["kernels"] > 0               # the empty cache: all to compile
+    assert r["after"] == 0 and r["loaded"] == 0          # the worker compiled them, not us
+    assert r["cached"] == r["kernels"]
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, True, "2"])
+def test_warmup_rejects_bad_n_jobs(bad):
+    with pytest.raises(ValueError, match="n_jobs"):
+        polyrank.warmup(progress=False, n_jobs=bad)

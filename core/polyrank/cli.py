@@ -451,7 +451,7 @@ def _write_index(path, entries, quick: bool):
 def _cmd_warmup(args) -> int:
     from . import warmup
 
-    warmup(verbose=True)
+    warmup(verbose=True, n_jobs=args.jobs)
     return 0
 
 
@@ -988,6 +988,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("warmup", help="compile every numba kernel once (cached on disk)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes that compile on an empty cache (default: up to "
+                        "two, one per core; 1: compile in this process)")
     p.set_defaults(func=_cmd_warmup)
     _add_train_predict(sub)
     return parser

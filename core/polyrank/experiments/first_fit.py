@@ -8,7 +8,9 @@ developer's machine has cached helps:
 
 * ``import polyrank`` and ``LabelRanker().fit`` on yeast (standardised), cold
   and then warm (second process, same cache directory);
-* ``polyrank.warmup()`` of every solver, cold (not with ``quick``);
+* ``polyrank.warmup()`` of every solver, cold (not with ``quick``): as it runs
+  by default (the packages compiled in up to two worker processes) and in one
+  process (``n_jobs=1``);
 * the peer a user would otherwise fit, one-vs-rest ``LinearSVC`` on the same
   data, in a fresh process (no compilation involved).
 """
@@ -50,8 +52,9 @@ _WARMUP = """
 import json, time
 t0 = time.perf_counter()
 import polyrank
-t = polyrank.warmup()
-print(json.dumps({"total_s": time.perf_counter() - t0, "per_package": t}))
+t = polyrank.warmup(n_jobs={n_jobs})
+workers = t.pop("compiled_in_workers")
+print(json.dumps({{"total_s": time.perf_counter() - t0, "per_package": workers or t}}))
 """
 
 
@@ -96,12 +99,17 @@ def bench_first_fit(*, quick: bool = False, seed: int = 0,
                   "seconds": warm["total_s"], "fit_s": warm["fit_s"]},
                  {"what": "one-vs-rest LinearSVC in the same pipeline", "cache": "-",
                   "seconds": peer["total_s"], "fit_s": peer["fit_s"]}]
-    wu = None
+    wu = wu1 = None
     if not quick:
         with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
-            wu = _run(_WARMUP, cache)
-        rows.append({"what": "polyrank.warmup() (every solver's kernels)", "cache": "cold",
+            wu = _run(_WARMUP.format(n_jobs="None"), cache)
+        with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
+            wu1 = _run(_WARMUP.format(n_jobs=1), cache)
+        rows.append({"what": "polyrank.warmup() (every solver's kernels; compiled in up to "
+                             "two worker processes)", "cache": "cold",
                      "seconds": wu["total_s"], "fit_s": None})
+        rows.append({"what": "polyrank.warmup(n_jobs=1) (compiled in this process)",
+                     "cache": "cold", "seconds": wu1["total_s"], "fit_s": None})
     compile_s = cold["total_s"] - warm["total_s"]
     notes = [f"first LabelRanker fit in a fresh install: {cold['total_s']:.1f} s, of which "
              f"about {compile_s:.1f} s compile numba kernels (cached on disk afterwards: "
@@ -111,12 +119,16 @@ def bench_first_fit(*, quick: bool = False, seed: int = 0,
                                                   "one-vs-rest LinearSVC's")]
     if wu is not None:
         notes.append(f"polyrank.warmup() on an empty cache (what `polyrank warmup` does "
-                     f"once after installing): {wu['total_s']:.0f} s (" + ", ".join(
-                         f"{k} {v:.0f} s" for k, v in wu["per_package"].items()) + ")")
+                     f"once after installing): {wu['total_s']:.0f} s, compiling in worker "
+                     "processes (" + ", ".join(
+                         f"{k} {v:.0f} s" for k, v in wu["per_package"].items()) + "); "
+                     f"in one process (n_jobs=1): {wu1['total_s']:.0f} s, "
+                     f"{wu1['total_s'] / wu['total_s']:.2f}x as long")
     summary = {"bench": "first-fit", "quick": quick, "cold_fit_s": cold["total_s"],
                "warm_fit_s": warm["total_s"], "peer_s": peer["total_s"],
                "compile_s": compile_s,
                "warmup_cold_s": None if wu is None else wu["total_s"],
+               "warmup_cold_one_process_s": None if wu1 is None else wu1["total_s"],
                "warmup_per_package_s": None if wu is None else wu["per_package"]}
     columns = [("what", "what", None), ("cache", "numba cache", None),
                ("seconds", "seconds (process)", lambda v: f"{v:.2f}"),
