@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from ..kernels import check_kernel_params
 from ..qp import solve_qp
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      CallbackRunner, SolverResult, finish)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 
@@ -571,8 +571,10 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         bound of the last trace row (equal to ``objective`` up to rounding on
         convergence); ``dual_objective``: the last sub-problem's optimum, a
         lower bound on the whole problem's optimum (a relaxation); ``gap``;
-        ``nit`` (sub-problems solved); ``n_added`` (objects added beyond W^0);
-        ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
+        ``nit`` (sub-problems solved); ``n_initial`` (|W^0|); ``n_added``
+        (objects added beyond W^0); ``kernel`` and ``kernel_params`` (the
+        kernel's checked parameters, as :func:`polyrank.kernels.check_kernel_params`
+        returns them); ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
         (seconds inside the sub-problem solver); ``subproblem_solver``
         ("dual_cd" or "clarabel", the one used), ``n_fallback`` (``"dual_cd"``
         solves redone by Clarabel), ``cd_steps`` (SMO pair updates in all); ``status``, ``success``, ``message``,
@@ -890,22 +892,16 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     y_up_n = np.zeros(n)
     y_lo_n[W_solved] = y_lo
     y_up_n[W_solved] = y_up
-    messages = {
-        STATUS_CONVERGED: (f"no constraint outside W violated by more than tol={tol:g} "
-                           f"after {it} sub-problems; |W| = {W_solved.size} of n = {n}"),
-        STATUS_MAX_ITER: (f"max_iter={max_iter} sub-problems solved; {n_viol} objects "
-                          f"outside W still violate a constraint"),
-        STATUS_CALLBACK: f"callback raised StopIteration after sub-problem {it}",
-    }
-    return SolverResult(
-        x=x, thresholds=p, scores=f, predictions=predict_labels(f, p),
+    return finish(
+        runner, status, solver="ordinal-" + method, x=x, dual={"y_lo": y_lo_n, "y_up": y_up_n},
+        primal=upper, dual_objective=lower, nit=it, unit="sub-problems",
+        rule=(f"no constraint outside W violated by more than tol={tol:g} "
+              f"(|W| = {W_solved.size} of n = {n})"),
+        progress=f"{n_viol} objects outside W still violate a constraint",
+        limit=f"max_iter={max_iter}", thresholds=p, scores=f, predictions=predict_labels(f, p),
         working_set=W_solved.copy(), slack_lo=slack_lo, slack_up=slack_up,
-        dual={"y_lo": y_lo_n, "y_up": y_up_n},
         objective=float(reg + float(c_obj @ (slack_lo + slack_up)) if soft else reg),
-        primal_objective=float(upper), dual_objective=float(lower),
-        gap=float(upper - lower), nit=it, n_added=int(W_solved.size - n_init),
-        n_initial=int(n_init),
-        success=status == STATUS_CONVERGED, status=status, message=messages[status],
-        solver="ordinal-" + method, formulation=name, algorithm=algorithm,
+        n_added=int(W_solved.size - n_init), n_initial=int(n_init),
+        formulation=name, algorithm=algorithm,
         qp_time_s=qp_time, subproblem_solver=("dual_cd" if use_cd else "clarabel"),
-        n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params, trace=runner.trace)
+        n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params)
