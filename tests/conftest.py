@@ -27,9 +27,6 @@ RTOL_ROUNDING = 1e-12
 #: a duality gap P - D may be negative by rounding only:
 #: ``gap >= -GAP_ROUNDING * |P|``
 GAP_ROUNDING = 1e-9
-#: the optimum of one of our solvers run to a tight tolerance against an
-#: independent reference (Clarabel, scipy, LIBLINEAR) on the same problem
-RTOL_REFERENCE = 1e-6
 
 
 # ------------------------------------------------------------ shared problems
