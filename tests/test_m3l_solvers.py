@@ -5,13 +5,14 @@ LIBSVM through scikit-learn for R = I (Sec. 3.1), brute force for the
 
 import numpy as np
 import pytest
+from conftest import GAP_ROUNDING
 from sklearn.svm import SVC, LinearSVC
 
 from polyrank.kernels import kernel_matrix
 from polyrank.m3l import (dual_gradient, dual_qp, m3l_dca, m3l_objectives, m3l_smo,
                           projected_gradient)
 from polyrank.m3l import _kernels
-from polyrank.result import STATUS_CALLBACK, STATUS_CONVERGED
+from polyrank.result import STATUS_CONVERGED
 
 TOL = 1e-6          # agreement with the references (alpha, objectives)
 
@@ -150,8 +151,8 @@ def test_trace_dual_increases_and_gap_goes_to_zero():
                 m3l_dca(X, Y, R, 2.0, tau=1e-8, random_state=0)):
         t = res.trace
         assert len(t) == res.nit >= 2
-        assert np.all(np.diff(t.dual) >= -1e-9 * abs(t.dual[-1]))
-        assert np.all(t.gap >= -1e-9 * abs(t.primal))           # weak duality
+        assert np.all(np.diff(t.dual) >= -GAP_ROUNDING * abs(t.dual[-1]))
+        assert np.all(t.gap >= -GAP_ROUNDING * abs(t.primal))           # weak duality
         assert t.gap[-1] < 1e-4 * t.gap[0]
         assert t.max_pg[-1] < 1e-8 <= t.max_pg[0]
         assert res.gap == pytest.approx(t.gap[-1])
@@ -172,30 +173,6 @@ def test_objective_identities_match_direct_formulas():
                                      for l in range(3) for k in range(3))
     assert P == pytest.approx(primal, rel=1e-12)
     assert D == pytest.approx(dual, rel=1e-12)
-
-
-def test_callback_contract():
-    X, Y, R = _problem(8)
-    seen = []
-
-    def cb(info):
-        seen.append(info.iteration)
-        if info.iteration == 2:
-            raise StopIteration
-
-    res = m3l_dca(X, Y, R, 5.0, tau=1e-12, callback=cb, random_state=0)
-    assert res.status == STATUS_CALLBACK and not res.success and res.nit == 2
-    seen.clear()
-    res = m3l_smo(X, Y, R, 5.0, kernel="rbf", tau=1e-10, callback=seen.append,
-                  callback_every=2)
-    assert [i.iteration for i in seen] == list(range(2, res.nit + 1, 2))
-    assert {"max_pg", "cache_hits", "cache_misses", "steps"} <= set(seen[0].extras)
-
-
-def test_max_iter_status():
-    X, Y, R = _problem(9)
-    res = m3l_smo(X, Y, R, 5.0, kernel="rbf", tau=1e-12, max_iter=1)
-    assert res.nit == 1 and not res.success and "max_iter" in res.message
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -280,26 +280,6 @@ def test_generation_never_builds_the_full_gram(monkeypatch):
     assert shapes == [(200, 200)]
 
 
-def test_callback_contract():
-    X, y = non_separable(100, 13)
-    seen = []
-
-    def cb(info):
-        seen.append((info.iteration, info.n_rows, info.max_violation))
-        if info.iteration == 3:
-            raise StopIteration
-
-    r = solve_ordinal(X, y, margin="soft", c=10.0, callback=cb, **POLY4)
-    assert r.status == "stopped by callback" and not r.success and r.nit == 3
-    assert [s[0] for s in seen] == [1, 2, 3] and len(r.trace) == 3
-    seen.clear()
-    r = solve_ordinal(X, y, margin="soft", c=10.0, callback=cb, callback_every=2, **POLY4)
-    assert r.status == "converged" and r.nit > 4
-    assert [s[0] for s in seen] == list(range(2, r.nit + 1, 2))   # never iteration 3
-    r = solve_ordinal(X, y, margin="soft", c=10.0, max_iter=2, **POLY4)
-    assert r.status.startswith("maximum") and r.nit == 2 and not r.success
-
-
 def test_kappa_matches_polyrank_kernels():
     rng = np.random.default_rng(14)
     A, B = rng.normal(size=(4, 3)), rng.normal(size=(5, 3))

@@ -102,3 +102,23 @@ def test_convergence_warning_points_at_the_users_line():
             model.fit(X, y)
         hits = [w for w in caught if w.category is ConvergenceWarning]
         assert len(hits) == 1 and hits[0].filename == __file__
+
+
+def test_finish_has_one_message_per_status_and_one_meaning_of_success():
+    from polyrank.result import STATUS_CONVERGED, STATUS_MESSAGES, finish
+
+    fields = dict(solver="demo", x=np.zeros(2), dual=None, primal=2.0,
+                  dual_objective=1.5, nit=3, unit="passes", rule="gap 0.5 <= 1",
+                  progress="gap 0.5", limit="max_iter=3", advice="scale X")
+    messages = set()
+    for status in STATUS_MESSAGES:
+        res = finish(CallbackRunner(None), status, **fields, extra_key=7)
+        assert res.success is (status == STATUS_CONVERGED)
+        assert res.status == status and res.gap == 0.5 and res.extra_key == 7
+        assert "{" not in res.message and "3 passes" in res.message
+        messages.add(res.message)
+    assert len(messages) == len(STATUS_MESSAGES)           # every status says why
+    with pytest.raises(ValueError, match="status"):
+        finish(CallbackRunner(None), "done", **fields)
+    with pytest.raises(ValueError, match="extras"):
+        finish(CallbackRunner(None), STATUS_CONVERGED, **fields, success=True)

@@ -364,26 +364,6 @@ def test_dense_and_sparse_give_the_same_iterates():
     np.testing.assert_array_equal(p.x, q.x)
 
 
-def test_callback_contract():
-    X, yb, _, _, c, _ = _problem(70)
-    calls = []
-
-    def stop_at_3(info):
-        calls.append(info.iteration)
-        if info.iteration == 3:
-            raise StopIteration
-
-    for solver, kw in ((sc_sdca, {"tol": 0.0}), (sc_pegasos, {"n_iter": 10000})):
-        calls.clear()
-        res = solver(X, yb, "hinge", 0.05, c, callback=stop_at_3, **kw)
-        assert res.status == STATUS_CALLBACK and calls == [1, 2, 3] and len(res.trace) == 3
-        assert set(res.trace.columns) >= {"primal", "dual", "gap", "sign_violation", "steps"}
-    calls.clear()
-    sc_sdca(X, yb, "hinge", 0.05, c, max_epochs=7, tol=0.0, callback=calls.append,
-            callback_every=3)
-    assert [i.iteration for i in calls] == [3, 6]
-
-
 # ------------------------------------------------------------- the losses
 
 @pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])

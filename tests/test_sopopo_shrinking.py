@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from polyrank import LabelRanker
 from polyrank.kernels import kernel_matrix
-from polyrank.result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER
+from polyrank.result import STATUS_CONVERGED, STATUS_MAX_ITER
 from polyrank.sopopo import _kernels, build_pieces, sopopo_batch
 from polyrank.sopopo.reference import batch_reduced_qp
 
@@ -203,24 +203,12 @@ def test_a_tolerance_met_on_the_shrunk_set_is_rechecked_on_the_full_set():
         assert res.gap == pytest.approx(P - D, rel=1e-9, abs=1e-12)
 
 
-def test_shrinking_callback_contract():
+def test_shrinking_trace_holds_the_checks():
+    # the generic callback contract: tests/test_contracts.py
     X, Y = ranking_problem(8)
     seen = []
-
-    def stop_at_three(info):
-        seen.append(info.iteration)
-        assert info.gap == pytest.approx(info.primal - info.dual)
-        assert info.dual_increase >= 0 and info.n_active_pieces >= 0
-        if info.iteration == 3:
-            raise StopIteration
-
-    res = sopopo_batch(X, Y, 1.0, tol=1e-14, callback=stop_at_three, random_state=0)
-    assert res.status == STATUS_CALLBACK and res.nit == 3 and seen == [1, 2, 3]
-    every = []
-    res = sopopo_batch(X, Y, 1.0, tol=1e-14, max_iter=9, callback=every.append,
-                       callback_every=3, random_state=0)
-    assert res.status == STATUS_MAX_ITER and res.nit == 9
-    assert [i.iteration for i in every] == [3, 6, 9]
+    sopopo_batch(X, Y, 1.0, tol=1e-14, max_iter=9, callback=seen.append, random_state=0)
+    assert all(i.dual_increase >= 0 and i.n_active_pieces >= 0 for i in seen)
     # without a callback the trace holds the checks only, the last at max_iter
     res = sopopo_batch(X, Y, 1.0, tol=1e-14, max_iter=25, random_state=0)
     assert res.status == STATUS_MAX_ITER and res.trace.iteration[-1] == 25

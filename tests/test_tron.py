@@ -5,42 +5,11 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from polyrank.result import STATUS_CALLBACK, STATUS_MAX_ITER
 from polyrank.tron import TRON_CONSTANTS, tron, trcg
 
 
-class Logistic:
-    """L2-regularised logistic regression, a smooth strictly convex test
-    function with an independent reference (scipy L-BFGS-B)."""
-
-    def __init__(self, X, y, C):
-        self.X, self.y, self.C = X, y, C
-        self.n_features = X.shape[1]
-        self.n_hv = 0
-
-    def fun(self, w):
-        m = self.y * (self.X @ w)
-        return 0.5 * w @ w + self.C * np.sum(np.logaddexp(0.0, -m))
-
-    def grad(self, w):
-        m = self.y * (self.X @ w)
-        s = -1.0 / (1.0 + np.exp(m))
-        return w + self.C * self.X.T @ (s * self.y)
-
-    def Hv(self, w, v):
-        self.n_hv += 1
-        m = self.y * (self.X @ w)
-        p = 1.0 / (1.0 + np.exp(-m))
-        D = p * (1.0 - p)
-        return v + self.C * self.X.T @ (D * (self.X @ v))
-
-
-@pytest.fixture
-def logistic():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(200, 8))
-    y = np.sign(X @ rng.normal(size=8) + 0.5 * rng.normal(size=200))
-    return Logistic(X, y, C=2.0)
+# the ``logistic`` fixture (conftest.Logistic) is a smooth strictly convex
+# test function with an independent reference (scipy L-BFGS-B)
 
 
 def test_constants_are_the_papers():
@@ -86,20 +55,6 @@ def test_trcg_exact_inside_and_on_boundary():
     assert boundary and np.linalg.norm(s) == pytest.approx(0.01, rel=1e-12)
     np.testing.assert_allclose(r, -g - H @ s, atol=1e-12)
     assert g @ s < 0                                         # a descent direction
-
-
-def test_max_iter_and_callback_stop(logistic):
-    res = tron(logistic, eps=1e-14, max_iter=2)
-    assert res.status == STATUS_MAX_ITER and res.nit == 2 and not res.success
-    seen = []
-
-    def cb(info):
-        seen.append(info.delta)
-        if len(seen) == 2:
-            raise StopIteration
-
-    res = tron(logistic, eps=1e-14, callback=cb)
-    assert res.status == STATUS_CALLBACK and len(res.trace) == 2 and len(seen) == 2
 
 
 def test_bad_arguments(logistic):

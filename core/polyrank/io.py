@@ -29,6 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import __version__
+from .datasets import _label_names_from_xml
+
 __all__ = ["DataFile", "read_svmlight", "read_csv", "read_arff", "label_names_from_xml",
            "integral_labels", "save_model", "load_model", "MODEL_FORMAT",
            "MODEL_FORMAT_VERSION"]
@@ -436,8 +439,6 @@ def label_names_from_xml(path) -> list[str]:
     """
     from pathlib import Path
 
-    from .datasets import _label_names_from_xml
-
     try:
         return _label_names_from_xml(Path(os.fspath(path)))
     except Exception as exc:          # ElementTree's ParseError, a missing attribute
@@ -473,8 +474,6 @@ def save_model(path, estimator, **metadata) -> None:
 
     import joblib
     import sklearn
-
-    from . import __version__
 
     doc = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
            "polyrank_version": __version__, "sklearn_version": sklearn.__version__,
@@ -513,8 +512,6 @@ def load_model(path):
         The file was written by another polyrank version.
     """
     import joblib
-
-    from . import __version__
 
     path = os.fspath(path)
     with open(path, "rb"):

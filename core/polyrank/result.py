@@ -8,6 +8,12 @@ the user's callback, and finally returns a :class:`SolverResult`.
 The callback contract copies ``scipy.optimize``: the callback receives one
 argument (an :class:`IterInfo`); raising :class:`StopIteration` inside it stops
 the solve, and the result records ``status="stopped by callback"``.
+
+Every driver ends with :func:`finish`, which builds the :class:`SolverResult`
+from one status-message table (:data:`STATUS_MESSAGES`) and gives ``success``
+one meaning: the stopping rule was met (``status == STATUS_CONVERGED``).
+Reaching the iteration limit, a callback stop, a stall at rounding level or a
+numerical failure are not successes.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ __all__ = [
     "STATUS_MAX_ITER",
     "STATUS_CALLBACK",
     "STATUS_NUMERICAL",
+    "STATUS_STALLED",
+    "STATUS_NO_PROGRESS",
+    "STATUS_MESSAGES",
+    "finish",
 ]
 
 #: ``status`` when the stopping rule (duality gap, gradient norm ...) was met.
@@ -38,6 +48,32 @@ STATUS_CALLBACK = "stopped by callback"
 #: ``status`` when an objective is not finite or the duality gap is negative
 #: beyond rounding (never reported as converged).
 STATUS_NUMERICAL = "numerical failure"
+#: ``status`` of a coordinate solver whose pass left the dual unchanged while
+#: the gap is still above the tolerance (the tolerance is below what float64
+#: resolves for the problem).
+STATUS_STALLED = "stalled at rounding level"
+#: ``status`` of a trust-region solver whose actual and predicted reductions
+#: are at rounding level before the gradient test is met.
+STATUS_NO_PROGRESS = "no progress at rounding level"
+
+#: The one table of ``message`` templates, keyed by ``status``.  The fields
+#: are filled by :func:`finish`: ``nit`` and ``unit`` (what one iteration is,
+#: plural: ``"epochs"``, ``"passes"`` ...), ``rule`` (the stopping rule that
+#: was met), ``limit`` (the iteration limit, e.g. ``"max_iter=100"``),
+#: ``progress`` (how far from the rule the solve stopped), ``primal``,
+#: ``dual`` and ``advice`` (what to change, for a numerical failure).
+STATUS_MESSAGES = {
+    STATUS_CONVERGED: "{rule} after {nit} {unit}",
+    STATUS_MAX_ITER: "{limit} {unit} done; {progress}",
+    STATUS_CALLBACK: "callback raised StopIteration after {nit} {unit}; {progress}",
+    STATUS_NUMERICAL: ("after {nit} {unit}: primal {primal:.6g}, dual {dual:.6g}: an "
+                       "objective is not finite or the duality gap is negative beyond "
+                       "rounding{advice}"),
+    STATUS_STALLED: ("after {nit} {unit} the last left the dual unchanged with "
+                     "{progress}: the tolerance is below what float64 resolves here"),
+    STATUS_NO_PROGRESS: ("actual and predicted reductions at rounding level after "
+                         "{nit} {unit}; {progress}"),
+}
 
 
 class SolverResult(dict):
@@ -57,10 +93,13 @@ class SolverResult(dict):
     nit : int
         Number of iterations (passes, epochs, Newton steps: see the solver).
     success : bool
-        True if the stopping rule was met.
+        True if and only if the stopping rule was met (``status ==
+        STATUS_CONVERGED``); reaching the iteration limit is not success.
     status : str
-        One of :data:`STATUS_CONVERGED`, :data:`STATUS_MAX_ITER`,
-        :data:`STATUS_CALLBACK`.
+        A key of :data:`STATUS_MESSAGES`: :data:`STATUS_CONVERGED`,
+        :data:`STATUS_MAX_ITER`, :data:`STATUS_CALLBACK`,
+        :data:`STATUS_NUMERICAL`, :data:`STATUS_STALLED` or
+        :data:`STATUS_NO_PROGRESS`.
     message : str
         A human readable account of why the solve stopped.
     solver : str
@@ -321,3 +360,83 @@ class CallbackRunner:
         finally:
             self._paused += time.perf_counter() - t
         return False
+
+
+def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: Any,
+           primal: float, dual_objective: float, nit: int, unit: str, rule: str,
+           progress: str, limit: str, advice: str = "", gap: float | None = None,
+           **extras: Any) -> SolverResult:
+    """Build the :class:`SolverResult` that ends every solver driver.
+
+    Parameters
+    ----------
+    runner : CallbackRunner
+        The solve's runner; its :attr:`~CallbackRunner.trace` becomes
+        ``trace``.
+    status : str
+        A key of :data:`STATUS_MESSAGES`.
+    solver : str
+        The solver's name, e.g. ``"sc-sdca"``.
+    x, dual : object
+        The primal solution and the dual variables (solver specific).
+    primal, dual_objective : float
+        Final primal and dual objectives (NaN where a solver has none).
+    nit : int
+        Iterations done, in ``unit``.
+    unit : str
+        What one iteration is, plural (``"epochs"``, ``"Newton steps"``).
+    rule : str
+        The stopping rule as met, e.g. ``"duality gap 1e-07 <= tol"``
+        (used when ``status`` is :data:`STATUS_CONVERGED`).
+    progress : str
+        How far from the rule the solve is, e.g. ``"duality gap 0.3"``.
+    limit : str
+        The iteration limit, e.g. ``"max_iter=100"``.
+    advice : str, optional
+        Appended to the message of :data:`STATUS_NUMERICAL` after ``"; "``.
+    gap : float, optional
+        The duality gap; default ``primal - dual_objective``.
+    **extras
+        Further solver-specific keys of the result (documented by each
+        driver).
+
+    Returns
+    -------
+    SolverResult
+        With ``x``, ``dual``, ``primal_objective``, ``dual_objective``,
+        ``gap``, ``nit``, ``success`` (``status == STATUS_CONVERGED``: the
+        stopping rule was met; the iteration limit is not success),
+        ``status``, ``message``, ``solver``, ``trace`` and ``extras``.
+
+    Raises
+    ------
+    ValueError
+        If ``status`` is not a key of :data:`STATUS_MESSAGES`, or an extra
+        key repeats a standard one.
+
+    Examples
+    --------
+    >>> runner = CallbackRunner(None)
+    >>> res = finish(runner, STATUS_MAX_ITER, solver="demo", x=None, dual=None,
+    ...              primal=2.0, dual_objective=1.5, nit=3, unit="passes",
+    ...              rule="", progress="duality gap 0.5", limit="max_iter=3")
+    >>> res.success, res.gap, res.message
+    (False, 0.5, 'max_iter=3 passes done; duality gap 0.5')
+    """
+    if status not in STATUS_MESSAGES:
+        raise ValueError(f"status: expected one of {sorted(STATUS_MESSAGES)}, got {status!r}")
+    primal, dual_objective = float(primal), float(dual_objective)
+    if gap is None:
+        gap = primal - dual_objective
+    message = STATUS_MESSAGES[status].format(
+        nit=nit, unit=unit, rule=rule, progress=progress, limit=limit, primal=primal,
+        dual=dual_objective, advice=f"; {advice}" if advice else "")
+    out = SolverResult(
+        x=x, dual=dual, primal_objective=primal, dual_objective=dual_objective,
+        gap=float(gap), nit=int(nit), success=status == STATUS_CONVERGED, status=status,
+        message=message, solver=solver, trace=runner.trace)
+    clash = set(extras) & set(out)
+    if clash:
+        raise ValueError(f"extras: {sorted(clash)} repeat standard result keys")
+    out.update(extras)
+    return out

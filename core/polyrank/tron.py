@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                     CallbackRunner, SolverResult)
+                     STATUS_NO_PROGRESS, CallbackRunner, SolverResult, finish)
 from .validation import as_float_array, check_int, check_positive
 
 __all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]
@@ -37,9 +37,9 @@ __all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]
 TRON_CONSTANTS = {"eta0": 1e-4, "eta1": 0.25, "eta2": 0.75,
                   "sigma1": 0.25, "sigma2": 0.5, "sigma3": 4.0}
 
-#: ``status`` when the actual and predicted reductions fall below rounding
-#: (LIBLINEAR's "actred and prered too small") before Eq. 4.4 holds.
-STATUS_NO_PROGRESS = "no progress at rounding level"
+# STATUS_NO_PROGRESS (defined in polyrank.result, exported here too): the
+# actual and predicted reductions fall below rounding (LIBLINEAR's "actred
+# and prered too small") before Eq. 4.4 holds.
 
 
 def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
@@ -263,18 +263,11 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
         elif abs(actred) <= 1.0e-12 * abs(f) and abs(prered) <= 1.0e-12 * abs(f):
             status = STATUS_NO_PROGRESS
     nit = it - 1
-    messages = {
-        STATUS_CONVERGED: (f"||grad f|| = {gnorm:.3g} <= eps ||grad f(0)|| = "
-                           f"{eps * gnorm0:.3g} after {nit} Newton steps"),
-        STATUS_MAX_ITER: f"max_iter={max_iter} Newton steps done; ||grad f|| = {gnorm:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after trust-region step {trial}",
-        STATUS_NO_PROGRESS: (f"actual and predicted reductions at rounding level after "
-                             f"{nit} Newton steps; ||grad f|| = {gnorm:.3g} > "
-                             f"eps ||grad f(0)|| = {eps * gnorm0:.3g}"),
-    }
-    return SolverResult(
-        x=w, dual=None, primal_objective=f, dual_objective=dual,
-        gap=f - dual if has_dual else math.nan, nit=nit,
-        success=status == STATUS_CONVERGED, status=status, message=messages[status],
-        solver=solver, trace=runner.trace, grad_norm=gnorm, grad_norm0=gnorm0,
-        f0=f0, n_hv=n_hv, **({"iterates": iterates} if keep_iterates else {}))
+    return finish(
+        runner, status, solver=solver, x=w, dual=None, primal=f, dual_objective=dual,
+        gap=f - dual if has_dual else math.nan, nit=nit, unit="Newton steps",
+        rule=f"||grad f|| = {gnorm:.3g} <= eps ||grad f(0)|| = {eps * gnorm0:.3g}",
+        progress=(f"||grad f|| = {gnorm:.3g} > eps ||grad f(0)|| = {eps * gnorm0:.3g} "
+                  f"({trial} trust-region steps)"),
+        limit=f"max_iter={max_iter}", grad_norm=gnorm, grad_norm0=gnorm0, f0=f0,
+        n_hv=n_hv, **({"iterates": iterates} if keep_iterates else {}))

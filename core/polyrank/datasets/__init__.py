@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 from scipy.io import arff
 
+from ._paths import data_path
+
 __all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "load_w8a", "OrdinalData",
            "load_winequality_red", "AwAClasses", "load_awa_classes", "RankingData",
            "load_letor", "load_mq2008"]
-
-
-def data_path(*parts: str):
-    """Path (a :class:`importlib.resources` Traversable) of a bundled file,
-    e.g. ``data_path("yeast", "yeast.xml")``."""
-    return resources.files(__name__).joinpath("data", *parts)
 
 
 @dataclass

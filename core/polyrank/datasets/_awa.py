@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._paths import data_path
+
 __all__ = ["AwAClasses", "load_awa_classes", "AWA_SHA256"]
 
 #: SHA-256 of every bundled AwA file (checked by :func:`load_awa_classes`).
@@ -67,8 +69,6 @@ class AwAClasses:
 
 
 def _read_checked(name: str) -> str:
-    from . import data_path
-
     raw = data_path("awa", name).read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
     if digest != AWA_SHA256[name]:

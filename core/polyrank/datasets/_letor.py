@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._paths import data_path
+
 __all__ = ["RankingData", "load_letor", "load_mq2008", "MQ2008_SHA256"]
 
 #: SHA-256 of the bundled MQ2008 Fold1 files (see PROVENANCE.md); checked
@@ -138,8 +140,6 @@ def load_mq2008(dense: bool = True) -> RankingData:
 def _load_mq2008_cached(dense: bool):
     """Parse (once per process) and return the arrays of :func:`load_mq2008`;
     callers receive copies."""
-    from . import data_path
-
     parts = []
     for name in ("train.txt", "vali.txt", "test.txt"):
         p = data_path("MQ2008", name)

@@ -6,6 +6,8 @@ import hashlib
 
 import numpy as np
 
+from ._paths import data_path
+
 __all__ = ["load_phishing", "PHISHING_SHA256"]
 
 #: SHA-256 of the bundled file (``PROVENANCE.md``), checked by the loader
@@ -45,8 +47,6 @@ def load_phishing():
     ((11055, 68), 6157)
     """
     from sklearn.datasets import load_svmlight_file
-
-    from . import data_path
 
     raw = data_path("phishing", "phishing").read_bytes()
     digest = hashlib.sha256(raw).hexdigest()

@@ -8,6 +8,8 @@ import io
 
 import numpy as np
 
+from ._paths import data_path
+
 __all__ = ["load_w8a", "W8A_SHA256"]
 
 #: SHA-256 of the uncompressed file (``PROVENANCE.md``), checked by the loader
@@ -49,8 +51,6 @@ def load_w8a():
     ((49749, 300), 579586, 1479)
     """
     from sklearn.datasets import load_svmlight_file
-
-    from . import data_path
 
     raw = gzip.decompress(data_path("w8a", "w8a.gz").read_bytes())
     digest = hashlib.sha256(raw).hexdigest()

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._paths import data_path
+
 __all__ = ["OrdinalData", "load_winequality_red", "WINEQUALITY_RED_SHA256"]
 
 #: SHA-256 of ``data/winequality/winequality-red.csv`` (see PROVENANCE.md)
@@ -70,8 +72,6 @@ def load_winequality_red() -> OrdinalData:
     >>> d.X.shape, int(d.labels.max()), d.feature_names[10]
     ((1599, 11), 5, 'alcohol')
     """
-    from . import data_path
-
     raw = data_path("winequality", "winequality-red.csv").read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
     if digest != WINEQUALITY_RED_SHA256:

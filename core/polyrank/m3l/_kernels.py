@@ -586,6 +586,121 @@ def _flush(Zt, R, nzk, n_nz, l, v):
             _daxpy(Zt, k, 2.0 * R[k, l], v, 0)
 
 
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
+def _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos, n_vis, keep,
+                     seq, labelwise):
+    """Start an epoch of :func:`dca_run`: reset the per-label extremes and
+    positions, mark in ``full`` the groups whose active sets hold all
+    variables, shuffle every unfinished label's active set (n_vis[l]
+    variables; 0 for a finished group) and, for uniform epochs, draw a
+    uniformly random interleaving of the labels into ``seq``.  Returns the
+    number of visits of the epoch."""
+    L = n_vis.shape[0]
+    n_groups = full.shape[0]
+    for gi in range(n_groups):
+        full[gi] = True
+    total = 0
+    for l in range(L):
+        pg_ext[l, 0] = 0.0
+        pg_ext[l, 1] = 0.0
+        pos[l] = 0
+        n = n_active[l]
+        if n < N:
+            full[group[l]] = False
+        n_vis[l] = 0 if finished[group[l]] else n
+        n = n_vis[l]
+        total += n
+        for t in range(n):
+            keep[l, t] = True
+        for t in range(n - 1, 0, -1):
+            s = np.random.randint(0, t + 1)
+            tmp = active[l, t]
+            active[l, t] = active[l, s]
+            active[l, s] = tmp
+    if not labelwise:
+        # a uniformly random interleaving of the labels' shuffled sets
+        m = 0
+        for l in range(L):
+            for t in range(n_vis[l]):
+                seq[m] = l
+                m += 1
+        for t in range(total - 1, 0, -1):
+            s = np.random.randint(0, t + 1)
+            tmp = seq[t]
+            seq[t] = seq[s]
+            seq[s] = tmp
+    return total
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
+def _dca_between_epochs(N, R, group, active, n_active, lb, ub, finished, flags, switch_tol,
+                        tau, keep, pg_ext, n_vis, label_pg, full, gdone, nzk, n_nz):
+    """The bookkeeping of :func:`dca_run` after an epoch (Sec. 6, Eq.
+    44-45): compact the active sets to the kept variables, couple the
+    labels' extreme projected gradients through |R| into the shrinking
+    thresholds lb, ub, switch to label-wise batches below ``switch_tol``,
+    and finish (or reset to all variables) the groups whose projected
+    gradients are all below ``tau``.  Returns True when every group is
+    finished."""
+    L = n_vis.shape[0]
+    n_groups = full.shape[0]
+    # compact the active sets (the kept variables, in their visiting order)
+    for l in range(L):
+        if n_vis[l] == 0:
+            continue
+        m = 0
+        for t in range(n_vis[l]):
+            if keep[l, t]:
+                active[l, m] = active[l, t]
+                m += 1
+        n_active[l] = m
+    # ---- the paper's bookkeeping between epochs (Eq. 44-45) ----
+    active_pg = 0.0
+    for l in range(L):
+        label_pg[l] = max(pg_ext[l, 1], -pg_ext[l, 0])
+        if n_vis[l] > 0 and label_pg[l] > active_pg:
+            active_pg = label_pg[l]
+    for l in range(L):
+        if finished[group[l]]:
+            continue
+        lo = 0.0
+        hi = 0.0
+        for j in range(n_nz[l]):
+            k = nzk[l, j]
+            a = abs(R[k, l])
+            if a * pg_ext[k, 0] < lo:
+                lo = a * pg_ext[k, 0]
+            if a * pg_ext[k, 1] > hi:
+                hi = a * pg_ext[k, 1]
+        lb[l] = lo if lo < 0.0 else -np.inf
+        ub[l] = hi if hi > 0.0 else np.inf
+    if switch_tol > 0.0 and active_pg < switch_tol:
+        flags[0] = 1
+    for gi in range(n_groups):
+        gdone[gi] = True
+    for l in range(L):
+        if label_pg[l] >= tau:
+            gdone[group[l]] = False
+    all_finished = True
+    for gi in range(n_groups):
+        if finished[gi]:
+            continue
+        if gdone[gi]:
+            if full[gi]:
+                finished[gi] = True
+                continue
+            # the shrunk problem of the group is solved: back to all variables
+            for l in range(L):
+                if group[l] == gi:
+                    for t in range(N):
+                        active[l, t] = t
+                    n_active[l] = N
+                    lb[l] = -np.inf
+                    ub[l] = np.inf
+        all_finished = False
+    return all_finished
+
+
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active,
             lb, ub, finished, flags, seed, shrink, switch_tol, tau, max_visits):
@@ -691,39 +806,9 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
     epochs = 0
     while True:
         # ---- one epoch over the active sets of the unfinished groups ----
-        for gi in range(n_groups):
-            full[gi] = True
-        total = 0
-        for l in range(L):
-            pg_ext[l, 0] = 0.0
-            pg_ext[l, 1] = 0.0
-            pos[l] = 0
-            n = n_active[l]
-            if n < N:
-                full[group[l]] = False
-            n_vis[l] = 0 if finished[group[l]] else n
-            n = n_vis[l]
-            total += n
-            for t in range(n):
-                keep[l, t] = True
-            for t in range(n - 1, 0, -1):
-                s = np.random.randint(0, t + 1)
-                tmp = active[l, t]
-                active[l, t] = active[l, s]
-                active[l, s] = tmp
         labelwise = flags[0] == 1
-        if not labelwise:
-            # a uniformly random interleaving of the labels' shuffled sets
-            m = 0
-            for l in range(L):
-                for t in range(n_vis[l]):
-                    seq[m] = l
-                    m += 1
-            for t in range(total - 1, 0, -1):
-                s = np.random.randint(0, t + 1)
-                tmp = seq[t]
-                seq[t] = seq[s]
-                seq[s] = tmp
+        total = _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos,
+                                 n_vis, keep, seq, labelwise)
         l = 0
         b = L
         for m in range(total):
@@ -794,60 +879,9 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
             _flush(Zt, R, nzk, n_nz, l, v)
         epochs += 1
         visits += total
-        # compact the active sets (the kept variables, in their visiting order)
-        for l in range(L):
-            if n_vis[l] == 0:
-                continue
-            m = 0
-            for t in range(n_vis[l]):
-                if keep[l, t]:
-                    active[l, m] = active[l, t]
-                    m += 1
-            n_active[l] = m
-        # ---- the paper's bookkeeping between epochs (Eq. 44-45) ----
-        active_pg = 0.0
-        for l in range(L):
-            label_pg[l] = max(pg_ext[l, 1], -pg_ext[l, 0])
-            if n_vis[l] > 0 and label_pg[l] > active_pg:
-                active_pg = label_pg[l]
-        for l in range(L):
-            if finished[group[l]]:
-                continue
-            lo = 0.0
-            hi = 0.0
-            for j in range(n_nz[l]):
-                k = nzk[l, j]
-                a = abs(R[k, l])
-                if a * pg_ext[k, 0] < lo:
-                    lo = a * pg_ext[k, 0]
-                if a * pg_ext[k, 1] > hi:
-                    hi = a * pg_ext[k, 1]
-            lb[l] = lo if lo < 0.0 else -np.inf
-            ub[l] = hi if hi > 0.0 else np.inf
-        if switch_tol > 0.0 and active_pg < switch_tol:
-            flags[0] = 1
-        for gi in range(n_groups):
-            gdone[gi] = True
-        for l in range(L):
-            if label_pg[l] >= tau:
-                gdone[group[l]] = False
-        all_finished = True
-        for gi in range(n_groups):
-            if finished[gi]:
-                continue
-            if gdone[gi]:
-                if full[gi]:
-                    finished[gi] = True
-                    continue
-                # the shrunk problem of the group is solved: back to all variables
-                for l in range(L):
-                    if group[l] == gi:
-                        for t in range(N):
-                            active[l, t] = t
-                        n_active[l] = N
-                        lb[l] = -np.inf
-                        ub[l] = np.inf
-            all_finished = False
+        all_finished = _dca_between_epochs(N, R, group, active, n_active, lb, ub,
+                                           finished, flags, switch_tol, tau, keep, pg_ext,
+                                           n_vis, label_pg, full, gdone, nzk, n_nz)
         if all_finished:
             return DCA_SOLVED, visits, epochs
         if visits >= max_visits:

@@ -44,7 +44,7 @@ from scipy.sparse.csgraph import connected_components
 from .._csr import as_csr, row_arrays
 from ..kernels import check_kernel_params
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      STATUS_NUMERICAL, CallbackRunner, SolverResult)
+                      STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .priors import check_R, labels_pm1
@@ -173,23 +173,14 @@ def _finish(runner, status, it, alpha, G, C, max_pg, tau, solver, extra):
     primal, dual = m3l_objectives(alpha, G, C)
     if _failed(primal, dual):
         status = STATUS_NUMERICAL
-    messages = {
-        STATUS_CONVERGED: f"every projected gradient below tau={tau:g} after {it} "
-                          f"iterations (max {max_pg:.3g}); duality gap {primal - dual:.3g}",
-        STATUS_MAX_ITER: f"max_iter={it} iterations done; max projected gradient "
-                         f"{max_pg:.3g} >= tau={tau:g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after iteration {it}",
-        STATUS_NUMERICAL: f"iteration {it}: primal {primal:.6g}, dual {dual:.6g}: an "
-                          "objective is not finite or the duality gap is negative "
-                          "beyond rounding; scale X (e.g. StandardScaler) or lower C",
-    }
-    out = SolverResult(
-        dual={"alpha": alpha, "G": G}, primal_objective=primal, dual_objective=dual,
-        gap=primal - dual, nit=it, success=status == STATUS_CONVERGED, status=status,
-        message=messages[status], solver=solver, trace=runner.trace,
-        max_projected_gradient=float(max_pg))
-    out.update(extra)
-    return out
+    return finish(
+        runner, status, solver=solver, x=extra.pop("x"), dual={"alpha": alpha, "G": G},
+        primal=primal, dual_objective=dual, nit=it, unit="iterations",
+        rule=(f"every projected gradient below tau={tau:g} (max {max_pg:.3g}); duality "
+              f"gap {primal - dual:.3g}"),
+        progress=f"max projected gradient {max_pg:.3g} >= tau={tau:g}",
+        limit=f"max_iter={it}", advice="scale X (e.g. StandardScaler) or lower C",
+        max_projected_gradient=float(max_pg), **extra)
 
 
 def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,

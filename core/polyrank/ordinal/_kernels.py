@@ -403,6 +403,96 @@ def prank_scores(X_support, alpha_support, Z, kind, gamma, degree, coef0):
     return out
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cd_group_extremes(lab, n_labels, cap, a, b, fW, gmax, gmin, imax):
+    """One scan of :func:`dual_cd`'s variables (v < w: a_v, else b_{v-w}):
+    per group k, gmax[k] = max over I_up of y - f (argmax imax[k], -1 if
+    I_up is empty) and gmin[k] = min over I_low; returns the largest
+    group's KKT gap gmax - gmin."""
+    w = lab.shape[0]
+    l = n_labels - 1
+    for k in range(n_labels + 1):
+        gmax[k] = -math.inf
+        gmin[k] = math.inf
+        imax[k] = -1
+    for v in range(2 * w):
+        if v < w:
+            t = v
+            k = lab[t]
+            if k < 1:
+                continue
+            val = 1.0 - fW[t]
+            if a[t] < cap[t]:
+                if val > gmax[k]:
+                    gmax[k] = val
+                    imax[k] = v
+            if a[t] > 0.0:
+                if val < gmin[k]:
+                    gmin[k] = val
+        else:
+            t = v - w
+            k = lab[t] + 1
+            if k > l:
+                continue
+            val = -1.0 - fW[t]
+            if b[t] > 0.0:
+                if val > gmax[k]:
+                    gmax[k] = val
+                    imax[k] = v
+            if b[t] < cap[t]:
+                if val < gmin[k]:
+                    gmin[k] = val
+    gap = 0.0
+    for k in range(1, n_labels):
+        if imax[k] >= 0 and gmin[k] < math.inf and gmax[k] - gmin[k] > gap:
+            gap = gmax[k] - gmin[k]
+    return gap
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cd_second_order_choice(KW, lab, n_labels, cap, a, b, fW, gmax, imax, tau):
+    """The j of :func:`dual_cd`'s pair (i = imax of j's group) by the second
+    order rule of Fan, Chen and Lin (2005, WSS 2) over all groups: the
+    largest decrease d^2 / curvature.  Returns (j, or -1 if no pair
+    decreases the objective; its curvature (at least ``tau``); d)."""
+    w = lab.shape[0]
+    l = n_labels - 1
+    best = -1
+    best_score = math.inf
+    best_a = 1.0
+    best_d = 0.0
+    for v in range(2 * w):
+        if v < w:
+            t = v
+            k = lab[t]
+            if k < 1 or not a[t] > 0.0:
+                continue
+            val = 1.0 - fW[t]
+        else:
+            t = v - w
+            k = lab[t] + 1
+            if k > l or not b[t] < cap[t]:
+                continue
+            val = -1.0 - fW[t]
+        if imax[k] < 0:
+            continue
+        d = gmax[k] - val
+        if d <= 0.0:
+            continue
+        vi = imax[k]
+        ti = vi if vi < w else vi - w
+        curv = 0.5 * (KW[ti, ti] + KW[t, t] - 2.0 * KW[ti, t])
+        if curv <= tau:
+            curv = tau
+        score = -d * d / curv
+        if score < best_score:
+            best_score = score
+            best = v
+            best_a = curv
+            best_d = d
+    return best, best_a, best_d
+
+
 @numba.njit(cache=True, nogil=True)
 def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
             gap_tol=-1.0):
@@ -510,77 +600,12 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
         # separable hard margin problems: no gap below 1e-14 of that bound
         eps_r = max(eps, 1e-14 * kmax * suml)
         while True:
-            for k in range(n_labels + 1):
-                gmax[k] = -math.inf
-                gmin[k] = math.inf
-                imax[k] = -1
-            for v in range(2 * w):
-                if v < w:
-                    t = v
-                    k = lab[t]
-                    if k < 1:
-                        continue
-                    val = 1.0 - fW[t]
-                    if a[t] < cap[t]:
-                        if val > gmax[k]:
-                            gmax[k] = val
-                            imax[k] = v
-                    if a[t] > 0.0:
-                        if val < gmin[k]:
-                            gmin[k] = val
-                else:
-                    t = v - w
-                    k = lab[t] + 1
-                    if k > l:
-                        continue
-                    val = -1.0 - fW[t]
-                    if b[t] > 0.0:
-                        if val > gmax[k]:
-                            gmax[k] = val
-                            imax[k] = v
-                    if b[t] < cap[t]:
-                        if val < gmin[k]:
-                            gmin[k] = val
-            gap = 0.0
-            for k in range(1, n_labels):
-                if imax[k] >= 0 and gmin[k] < math.inf and gmax[k] - gmin[k] > gap:
-                    gap = gmax[k] - gmin[k]
+            gap = _cd_group_extremes(lab, n_labels, cap, a, b, fW, gmax, gmin, imax)
             if gap <= eps_r or steps >= max_steps:
                 break
             # second order choice of j (Fan, Chen, Lin 2005, WSS 2) over all groups
-            best = -1
-            best_score = math.inf
-            best_a = 1.0
-            best_d = 0.0
-            for v in range(2 * w):
-                if v < w:
-                    t = v
-                    k = lab[t]
-                    if k < 1 or not a[t] > 0.0:
-                        continue
-                    val = 1.0 - fW[t]
-                else:
-                    t = v - w
-                    k = lab[t] + 1
-                    if k > l or not b[t] < cap[t]:
-                        continue
-                    val = -1.0 - fW[t]
-                if imax[k] < 0:
-                    continue
-                d = gmax[k] - val
-                if d <= 0.0:
-                    continue
-                vi = imax[k]
-                ti = vi if vi < w else vi - w
-                curv = 0.5 * (KW[ti, ti] + KW[t, t] - 2.0 * KW[ti, t])
-                if curv <= tau:
-                    curv = tau
-                score = -d * d / curv
-                if score < best_score:
-                    best_score = score
-                    best = v
-                    best_a = curv
-                    best_d = d
+            best, best_a, best_d = _cd_second_order_choice(KW, lab, n_labels, cap, a, b,
+                                                           fW, gmax, imax, tau)
             if best < 0:
                 break
             vj = best

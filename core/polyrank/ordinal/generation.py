@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from ..kernels import check_kernel_params
 from ..qp import solve_qp
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      CallbackRunner, SolverResult, finish)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 
@@ -437,6 +437,227 @@ def _kernel_params(kernel, gamma, degree, coef0, n_features):
     return check_kernel_params(kernel, gamma, degree, coef0, n_features)
 
 
+def _check_problem(X, labels, margin, representation, method, subproblem_solver, c,
+                   nonneg, kernel, gamma, degree, coef0, sample_weight, init_scores):
+    """Validate the problem of :func:`solve_ordinal`; return X (float64,
+    dense or CSR), the labels and l, the per-object penalties c_i, the
+    initial scores and the checked kernel parameters."""
+    if margin not in MARGINS:
+        raise ValueError(f"margin: expected one of {MARGINS}, got {margin!r}")
+    if representation not in REPRESENTATIONS:
+        raise ValueError(f"representation: expected one of {REPRESENTATIONS}, "
+                         f"got {representation!r}")
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
+    if subproblem_solver not in SUBPROBLEM_SOLVERS:
+        raise ValueError(f"subproblem_solver: expected one of {SUBPROBLEM_SOLVERS}, "
+                         f"got {subproblem_solver!r}")
+    c = check_positive(c, "c")
+    if not isinstance(nonneg, (bool, np.bool_)):
+        raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
+    if sp.issparse(X):
+        if kernel != "linear":
+            raise TypeError(f"X: sparse input is supported with kernel='linear' only, "
+                            f"got kernel={kernel!r}; pass a dense array")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError("X: contains NaN or infinity")
+    else:
+        X = as_float_array(X, "X", ndim=2)
+    n, m = X.shape
+    labels, l = check_labels(labels, n)
+    c_obj = np.full(n, c)
+    if sample_weight is not None:
+        if margin != "soft":
+            raise ValueError("sample_weight: needs margin='soft' (the hard margin "
+                             "problem has no per-object penalty to weight)")
+        sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
+        if np.any(sw < 0):
+            raise ValueError("sample_weight: weights must be >= 0")
+        c_obj = c * sw
+    primal = representation == "primal"
+    if primal and kernel != "linear":
+        raise ValueError(f"kernel: the primal representation ((H), (S)) needs "
+                         f"kernel='linear', got {kernel!r}; use representation='dual'")
+    if primal and nonneg:
+        raise ValueError("nonneg: lambda >= 0 needs representation='dual' (H~+)")
+    params = _kernel_params(kernel, gamma, degree, coef0, m)
+    if init_scores is None:
+        init_scores = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    else:
+        init_scores = as_float_array(init_scores, "init_scores", ndim=1, shape=(n,))
+    return X, labels, l, c_obj, init_scores, params
+
+
+class _Search:
+    """Step 3 of the row generation: the objects outside W whose constraints
+    the scores f violate, the ``add_per_iter`` worst chosen.  Holds the
+    buffers reused across iterations: ``thr_ext`` (-inf, p_1..p_l, +inf),
+    ``in_w`` (membership of W), the violations and ``chosen`` (room for
+    ``add_per_iter`` rows and ``max(1, add_per_iter // 2)`` columns)."""
+
+    def __init__(self, labels, l, add_per_iter, tol):
+        n = labels.size
+        self.labels, self.add_per_iter, self.tol = labels, add_per_iter, tol
+        self.thr_ext = np.empty(l + 2)
+        self.thr_ext[0], self.thr_ext[-1] = -np.inf, np.inf
+        self.v_lo = np.empty(n)
+        self.v_up = np.empty(n)
+        self.chosen = np.empty(add_per_iter + max(1, add_per_iter // 2), dtype=np.int64)
+        self.in_w = np.zeros(n, dtype=bool)
+
+    def run(self, f, p):
+        """Set the thresholds p; return (largest violation, number of
+        violated objects, number chosen into ``chosen``)."""
+        self.thr_ext[1:-1] = p
+        big, n_viol = _kernels.violations(f, self.labels, self.thr_ext, self.in_w,
+                                          self.v_lo, self.v_up)
+        n_new = _kernels.select_violated(self.v_lo, self.v_up, self.add_per_iter,
+                                         self.tol, self.chosen)
+        return big, n_viol, n_new
+
+
+def _upper_bound(reg, f, labels, thr_ext, c_obj):
+    """Upper bound on the whole problem's optimum at the scores f (the trace's
+    ``primal``): the soft objective with every slack (``c_obj`` given), or
+    for the hard margin the objective of the iterate scaled by 1 / (1 - v),
+    v the largest violation over all of N (NaN when v >= 1)."""
+    if c_obj is not None:
+        return reg + _kernels.soft_slacks_weighted(f, labels, thr_ext, c_obj)
+    n = f.size
+    # over all of N (W included, where it is only the sub-solver's rounding)
+    v_all, _ = _kernels.violations(f, labels, thr_ext, np.zeros(n, dtype=bool),
+                                   np.empty(n), np.empty(n))
+    v_all = max(v_all, 0.0)
+    return reg / (1.0 - v_all) ** 2 if v_all < 1.0 else math.nan
+
+
+def _add_kernel_columns(Kcols, X, w_size, new, kernel, params):
+    """Append the kernel columns of the objects ``new`` after the first
+    ``w_size`` columns of Kcols, growing its buffer geometrically; return
+    the (possibly new) buffer."""
+    n = Kcols.shape[0]
+    if w_size + new.size > Kcols.shape[1]:
+        grown = np.empty((n, min(n, 2 * Kcols.shape[1] + new.size)))
+        grown[:, :w_size] = Kcols[:, :w_size]
+        Kcols = grown
+    Kcols[:, w_size:w_size + new.size] = _kernel_columns(X, new, kernel, params)
+    return Kcols
+
+
+class _DualCD:
+    """The SMO sub-problem solver's warm state (``subproblem_solver=
+    "dual_cd"``): K_W and the dual (a, b), grown with W.
+
+    Sub-problems are solved loosely (:data:`DUAL_CD_LOOSE_EPS`) while objects
+    outside W are violated (they only steer the search); the last one again
+    to ``max(qp_tol, DUAL_CD_MIN_EPS)``.
+    """
+
+    def __init__(self, Kcols, W, c_obj, qp_tol):
+        self.cap = Kcols.shape[1]
+        self.KW = np.empty((self.cap, self.cap))
+        self.KW[:W.size, :W.size] = Kcols[W, :W.size]
+        self.a = np.zeros(self.cap)
+        self.b = np.zeros(self.cap)
+        self.f = np.empty(self.cap)
+        self.bound = c_obj[W] if c_obj is not None else np.full(W.size, np.inf)
+        self.eps = max(qp_tol, DUAL_CD_MIN_EPS)
+        self.eps_now = max(self.eps, DUAL_CD_LOOSE_EPS)
+
+    def solve(self, W, l, f, Kcols, search, fallback):
+        """Solve the sub-problem on W (warm), Clarabel deciding when SMO does
+        not converge in its step budget.  ``f``: the scores of the last
+        solve over all N, or None; ``fallback``: (soft, c_W, qp_tol, name)
+        for :func:`_solve_sub_dual`.  Returns (coef, p, y_lo, y_up, lower
+        bound, seconds, SMO steps, 1 if Clarabel solved it else 0)."""
+        w_size = W.size
+        p = np.empty(l)
+        lab_w = search.labels[W]
+        sub_time = 0.0
+        steps = 0
+        while True:
+            t_cd = time.perf_counter()
+            f_given = f is not None         # f of the last solve, over all N
+            if f_given:
+                self.f[:w_size] = f[W]
+            cd_status, st, _, lower = _kernels.dual_cd(
+                self.KW[:w_size, :w_size], lab_w, l + 1, self.bound, self.a[:w_size],
+                self.b[:w_size], self.f[:w_size], f_given, self.eps_now,
+                1000 * w_size + 100000, p,
+                DUAL_CD_GAP_TOL if self.eps_now <= self.eps else -1.0)
+            sub_time += time.perf_counter() - t_cd
+            steps += int(st)
+            if cd_status != 0:
+                # not converged in the step budget, or an unbounded direction
+                # (a hard margin sub-problem that is infeasible): Clarabel
+                # decides (and raises InfeasibleError when it is infeasible)
+                soft, c_w, qp_tol, name = fallback
+                coef, p, y_lo, y_up, res = _solve_sub_dual(
+                    self.KW[:w_size, :w_size].copy(), lab_w, l, soft, c_w, qp_tol, name)
+                self.a[:w_size] = y_lo
+                self.b[:w_size] = y_up
+                return (coef, p, y_lo, y_up, res.lower_bound, sub_time + res.solve_time_s,
+                        steps, 1)
+            y_lo = self.a[:w_size].copy()
+            y_up = self.b[:w_size].copy()
+            coef = 0.5 * (y_lo - y_up)
+            if self.eps_now <= self.eps:
+                break
+            # solved loosely: if nothing outside W is violated, solve the
+            # same W again to full accuracy (warm) before the real check
+            t_chk = time.perf_counter()
+            f = Kcols[:, :w_size] @ coef
+            _, _, n_loose = search.run(f, p)
+            sub_time += time.perf_counter() - t_chk
+            if n_loose > 0:
+                break
+            self.eps_now = self.eps
+        return coef, p, y_lo, y_up, lower, sub_time, steps, 0
+
+    def grow(self, W, new, Kcols, c_obj):
+        """Add the objects ``new`` to W: K_W's new rows and columns from
+        Kcols (already holding their columns), a = b = 0 for them."""
+        w_new = W.size + new.size
+        if w_new > self.cap:
+            self.cap = Kcols.shape[1]
+            grown = np.empty((self.cap, self.cap))
+            grown[:W.size, :W.size] = self.KW[:W.size, :W.size]
+            self.KW = grown
+            for attr in ("a", "b"):
+                big = np.zeros(self.cap)
+                big[:W.size] = getattr(self, attr)[:W.size]
+                setattr(self, attr, big)
+            self.f = np.empty(self.cap)
+        W_all = np.concatenate([W, new])
+        self.KW[:w_new, W.size:w_new] = Kcols[W_all, W.size:w_new]
+        self.KW[W.size:w_new, :W.size] = self.KW[:W.size, W.size:w_new].T
+        self.a[W.size:w_new] = 0.0
+        self.b[W.size:w_new] = 0.0
+        self.bound = c_obj[W_all] if c_obj is not None else np.full(w_new, np.inf)
+
+
+def _solution_over_n(coef, y_lo, y_up, W, f, labels, thr_ext, n, primal, soft):
+    """The last sub-problem's solution on W spread over all n objects: x
+    (w, or lambda with zeros outside W), the slacks at (f, p) (zero for the
+    hard margin) and the multipliers y_lo, y_up (zeros outside W)."""
+    if primal:
+        x = coef
+    else:
+        x = np.zeros(n)
+        x[W] = coef
+    slack_lo = np.zeros(n)
+    slack_up = np.zeros(n)
+    if soft:
+        slack_lo = np.maximum(0.0, 1.0 - f + thr_ext[labels])
+        slack_up = np.maximum(0.0, 1.0 + f - thr_ext[labels + 1])
+    y_lo_n = np.zeros(n)
+    y_up_n = np.zeros(n)
+    y_lo_n[W] = y_lo
+    y_up_n[W] = y_up
+    return x, slack_lo, slack_up, y_lo_n, y_up_n
+
+
 def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                   representation: str = "dual", kernel: str = "linear",
                   gamma=None, degree: int = 3, coef0: float = 1.0,
@@ -571,8 +792,10 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         bound of the last trace row (equal to ``objective`` up to rounding on
         convergence); ``dual_objective``: the last sub-problem's optimum, a
         lower bound on the whole problem's optimum (a relaxation); ``gap``;
-        ``nit`` (sub-problems solved); ``n_added`` (objects added beyond W^0);
-        ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
+        ``nit`` (sub-problems solved); ``n_initial`` (|W^0|); ``n_added``
+        (objects added beyond W^0); ``kernel`` and ``kernel_params`` (the
+        kernel's checked parameters, as :func:`polyrank.kernels.check_kernel_params`
+        returns them); ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
         (seconds inside the sub-problem solver); ``subproblem_solver``
         ("dual_cd" or "clarabel", the one used), ``n_fallback`` (``"dual_cd"``
         solves redone by Clarabel), ``cd_steps`` (SMO pair updates in all); ``status``, ``success``, ``message``,
@@ -634,55 +857,16 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     >>> round(r.primal_objective, 8)     # ||w||^2 with w = 1: margin 2 between layers
     1.0
     """
-    if margin not in MARGINS:
-        raise ValueError(f"margin: expected one of {MARGINS}, got {margin!r}")
-    if representation not in REPRESENTATIONS:
-        raise ValueError(f"representation: expected one of {REPRESENTATIONS}, "
-                         f"got {representation!r}")
-    if method not in METHODS:
-        raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
-    if subproblem_solver not in SUBPROBLEM_SOLVERS:
-        raise ValueError(f"subproblem_solver: expected one of {SUBPROBLEM_SOLVERS}, "
-                         f"got {subproblem_solver!r}")
-    c = check_positive(c, "c")
+    X, labels, l, c_obj, init_scores, params = _check_problem(
+        X, labels, margin, representation, method, subproblem_solver, c, nonneg, kernel,
+        gamma, degree, coef0, sample_weight, init_scores)
     tol = check_positive(tol, "tol", strict=False)
     qp_tol = check_positive(qp_tol, "qp_tol")
     add_per_iter = check_int(add_per_iter, "add_per_iter", minimum=1)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
-    if not isinstance(nonneg, (bool, np.bool_)):
-        raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
-    if sp.issparse(X):
-        if kernel != "linear":
-            raise TypeError(f"X: sparse input is supported with kernel='linear' only, "
-                            f"got kernel={kernel!r}; pass a dense array")
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError("X: contains NaN or infinity")
-    else:
-        X = as_float_array(X, "X", ndim=2)
     n, m = X.shape
-    labels, l = check_labels(labels, n)
     soft = margin == "soft"
-    c_obj = np.full(n, c)
-    if sample_weight is not None:
-        if not soft:
-            raise ValueError("sample_weight: needs margin='soft' (the hard margin "
-                             "problem has no per-object penalty to weight)")
-        sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
-        if np.any(sw < 0):
-            raise ValueError("sample_weight: weights must be >= 0")
-        c_obj = c * sw
     primal = representation == "primal"
-    if primal and kernel != "linear":
-        raise ValueError(f"kernel: the primal representation ((H), (S)) needs "
-                         f"kernel='linear', got {kernel!r}; use representation='dual'")
-    if primal and nonneg:
-        raise ValueError("nonneg: lambda >= 0 needs representation='dual' (H~+)")
-    params = _kernel_params(kernel, gamma, degree, coef0, m)
-    if init_scores is None:
-        init_scores = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-    else:
-        init_scores = as_float_array(init_scores, "init_scores", ndim=1, shape=(n,))
     via_dual = not primal and not nonneg
     use_cd = via_dual and method == "generation" and (
         subproblem_solver == "dual_cd" or (subproblem_solver == "auto" and soft))
@@ -690,15 +874,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     algorithm = algorithm_name(name) if method == "generation" else "full QP"
     runner = CallbackRunner(callback, callback_every)
 
-    thr_ext = np.empty(l + 2)
-    thr_ext[0], thr_ext[-1] = -np.inf, np.inf
-    v_lo = np.empty(n)
-    v_up = np.empty(n)
-    chosen = np.empty(add_per_iter + max(1, add_per_iter // 2), dtype=np.int64)
-    in_w = np.zeros(n, dtype=bool)
-    no_w = np.zeros(n, dtype=bool)
-    t_lo = np.empty(n)
-    t_up = np.empty(n)
+    search = _Search(labels, l, add_per_iter, tol)
+    thr_ext, in_w, chosen = search.thr_ext, search.in_w, search.chosen
     if method == "full":
         W = np.arange(n, dtype=np.int64)
     else:
@@ -706,26 +883,11 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     in_w[W] = True
     n_init = W.size
     # kernel columns kappa(x^i, x^j), j in W, in insertion order (dual only)
-    Kcols = np.empty((n, 0))
-    if not primal:
-        cap = n if method == "full" else max(64, 2 * W.size)
-        Kcols = np.empty((n, cap))
-        Kcols[:, :W.size] = _kernel_columns(X, np.arange(n) if method == "full" else W,
-                                            kernel, params)
-
-    if use_cd:
-        # warm start of the dual (a, b) and K_W, both grown with W
-        cd_cap = Kcols.shape[1]
-        KW = np.empty((cd_cap, cd_cap))
-        KW[:W.size, :W.size] = Kcols[W, :W.size]
-        cd_a = np.zeros(cd_cap)
-        cd_b = np.zeros(cd_cap)
-        cd_f = np.empty(cd_cap)
-        cd_bound = c_obj[W] if soft else np.full(W.size, np.inf)
-        cd_eps = max(qp_tol, DUAL_CD_MIN_EPS)
-        # sub-problems solved loosely while objects outside W are violated
-        # (they only steer the search); the last one again to cd_eps
-        cd_eps_now = max(cd_eps, DUAL_CD_LOOSE_EPS)
+    Kcols = (np.empty((n, 0)) if primal
+             else _add_kernel_columns(np.empty((n, n if method == "full" else
+                                                max(64, 2 * W.size))),
+                                      X, 0, W, kernel, params))
+    cd = _DualCD(Kcols, W, c_obj if soft else None, qp_tol) if use_cd else None
     n_fallback = 0
     cd_steps = 0
     f = None                            # the scores of the last sub-problem
@@ -742,57 +904,16 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
             A_rows = X[W].toarray() if sp.issparse(X) else X[W]
             P_coef = np.eye(m)
         elif use_cd:
-            A_rows = P_coef = KW[:w_size, :w_size]      # symmetric already
+            A_rows = P_coef = cd.KW[:w_size, :w_size]   # symmetric already
         else:
             Kw = Kcols[:, :w_size]
             A_rows = Kw[W]
             P_coef = 0.5 * (A_rows + A_rows.T)
             A_rows = P_coef
         if use_cd:
-            p = np.empty(l)
-            lab_w = labels[W]
-            sub_time = 0.0
-            steps = 0
-            while True:
-                t_cd = time.perf_counter()
-                f_given = f is not None         # f of the last solve, over all N
-                if f_given:
-                    cd_f[:w_size] = f[W]
-                cd_status, st, _, lower = _kernels.dual_cd(
-                    KW[:w_size, :w_size], lab_w, l + 1, cd_bound, cd_a[:w_size],
-                    cd_b[:w_size], cd_f[:w_size], f_given, cd_eps_now,
-                    1000 * w_size + 100000, p,
-                    DUAL_CD_GAP_TOL if cd_eps_now <= cd_eps else -1.0)
-                sub_time += time.perf_counter() - t_cd
-                steps += int(st)
-                if cd_status != 0:
-                    # not converged in the step budget, or an unbounded direction
-                    # (a hard margin sub-problem that is infeasible): Clarabel
-                    # decides (and raises InfeasibleError when it is infeasible)
-                    n_fallback += 1
-                    coef, p, y_lo, y_up, res = _solve_sub_dual(
-                        A_rows.copy(), lab_w, l, soft, c_obj[W], qp_tol, name)
-                    lower = res.lower_bound
-                    cd_a[:w_size] = y_lo
-                    cd_b[:w_size] = y_up
-                    sub_time += res.solve_time_s
-                    break
-                y_lo = cd_a[:w_size].copy()
-                y_up = cd_b[:w_size].copy()
-                coef = 0.5 * (y_lo - y_up)
-                if cd_eps_now <= cd_eps:
-                    break
-                # solved loosely: if nothing outside W is violated, solve the
-                # same W again to full accuracy (warm) before the real check
-                t_chk = time.perf_counter()
-                f = Kcols[:, :w_size] @ coef
-                thr_ext[1:-1] = p
-                _kernels.violations(f, labels, thr_ext, in_w, v_lo, v_up)
-                n_loose = _kernels.select_violated(v_lo, v_up, add_per_iter, tol, chosen)
-                sub_time += time.perf_counter() - t_chk
-                if n_loose > 0:
-                    break
-                cd_eps_now = cd_eps
+            coef, p, y_lo, y_up, lower, sub_time, steps, fell_back = cd.solve(
+                W, l, f, Kcols, search, (soft, c_obj[W], qp_tol, name))
+            n_fallback += fell_back
             cd_steps += steps
         elif via_dual:
             coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft,
@@ -811,23 +932,14 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         gen_s = time.perf_counter() - t_gen - sub_time + gen_pending
         t_feas = time.perf_counter()
         f = np.asarray(X @ coef).ravel() if primal else Kcols[:, :w_size] @ coef
-        thr_ext[1:-1] = p
-        big, n_viol = _kernels.violations(f, labels, thr_ext, in_w, v_lo, v_up)
-        n_new = _kernels.select_violated(v_lo, v_up, add_per_iter, tol, chosen)
+        big, n_viol, n_new = search.run(f, p)
         if nonneg:
             # reduced costs of the columns outside W (KKT of (H~+))
             nu = Kcols[:, :w_size] @ (2.0 * coef + y_up - y_lo)
             n_new = _kernels.select_columns(nu, in_w, max(1, add_per_iter // 2),
                                             tol, chosen, n_new)
         reg = float(coef @ (P_coef @ coef))
-        if soft:
-            upper = reg + _kernels.soft_slacks_weighted(f, labels, thr_ext, c_obj)
-        else:
-            # the largest violation over all of N (W included, where it is
-            # only Clarabel's rounding)
-            v_all, _ = _kernels.violations(f, labels, thr_ext, no_w, t_lo, t_up)
-            v_all = max(v_all, 0.0)
-            upper = reg / (1.0 - v_all) ** 2 if v_all < 1.0 else math.nan
+        upper = _upper_bound(reg, f, labels, thr_ext, c_obj if soft else None)
         W_solved = W
         feas_s = time.perf_counter() - t_feas
         stop = runner.record(it, upper, lower, n_rows=float(w_size),
@@ -846,66 +958,25 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         new = chosen[:n_new].copy()
         in_w[new] = True
         if not primal:
-            if W.size + n_new > Kcols.shape[1]:
-                grown = np.empty((n, min(n, 2 * Kcols.shape[1] + n_new)))
-                grown[:, :W.size] = Kcols[:, :W.size]
-                Kcols = grown
-            Kcols[:, W.size:W.size + n_new] = _kernel_columns(X, new, kernel, params)
+            Kcols = _add_kernel_columns(Kcols, X, W.size, new, kernel, params)
         if use_cd:
-            w_new = W.size + n_new
-            if w_new > cd_cap:
-                cd_cap = Kcols.shape[1]
-                grown = np.empty((cd_cap, cd_cap))
-                grown[:W.size, :W.size] = KW[:W.size, :W.size]
-                KW = grown
-                for name_, arr in (("a", cd_a), ("b", cd_b)):
-                    big_ = np.zeros(cd_cap)
-                    big_[:W.size] = arr[:W.size]
-                    if name_ == "a":
-                        cd_a = big_
-                    else:
-                        cd_b = big_
-                cd_f = np.empty(cd_cap)
-            W_all = np.concatenate([W, new])
-            KW[:w_new, W.size:w_new] = Kcols[W_all, W.size:w_new]
-            KW[W.size:w_new, :W.size] = KW[:W.size, W.size:w_new].T
-            cd_a[W.size:w_new] = 0.0
-            cd_b[W.size:w_new] = 0.0
-            cd_bound = c_obj[W_all] if soft else np.full(w_new, np.inf)
+            cd.grow(W, new, Kcols, c_obj if soft else None)
         W = np.concatenate([W, new])
         gen_pending = time.perf_counter() - t_cols
     # the solution of the last sub-problem, on W_solved (W may have grown
     # after it when max_iter was reached)
-    if primal:
-        x = coef
-    else:
-        x = np.zeros(n)
-        x[W_solved] = coef
-    slack_lo = np.zeros(n)
-    slack_up = np.zeros(n)
-    if soft:
-        slack_lo = np.maximum(0.0, 1.0 - f + thr_ext[labels])
-        slack_up = np.maximum(0.0, 1.0 + f - thr_ext[labels + 1])
-    y_lo_n = np.zeros(n)
-    y_up_n = np.zeros(n)
-    y_lo_n[W_solved] = y_lo
-    y_up_n[W_solved] = y_up
-    messages = {
-        STATUS_CONVERGED: (f"no constraint outside W violated by more than tol={tol:g} "
-                           f"after {it} sub-problems; |W| = {W_solved.size} of n = {n}"),
-        STATUS_MAX_ITER: (f"max_iter={max_iter} sub-problems solved; {n_viol} objects "
-                          f"outside W still violate a constraint"),
-        STATUS_CALLBACK: f"callback raised StopIteration after sub-problem {it}",
-    }
-    return SolverResult(
-        x=x, thresholds=p, scores=f, predictions=predict_labels(f, p),
+    x, slack_lo, slack_up, y_lo_n, y_up_n = _solution_over_n(
+        coef, y_lo, y_up, W_solved, f, labels, thr_ext, n, primal, soft)
+    return finish(
+        runner, status, solver="ordinal-" + method, x=x, dual={"y_lo": y_lo_n, "y_up": y_up_n},
+        primal=upper, dual_objective=lower, nit=it, unit="sub-problems",
+        rule=(f"no constraint outside W violated by more than tol={tol:g} "
+              f"(|W| = {W_solved.size} of n = {n})"),
+        progress=f"{n_viol} objects outside W still violate a constraint",
+        limit=f"max_iter={max_iter}", thresholds=p, scores=f, predictions=predict_labels(f, p),
         working_set=W_solved.copy(), slack_lo=slack_lo, slack_up=slack_up,
-        dual={"y_lo": y_lo_n, "y_up": y_up_n},
         objective=float(reg + float(c_obj @ (slack_lo + slack_up)) if soft else reg),
-        primal_objective=float(upper), dual_objective=float(lower),
-        gap=float(upper - lower), nit=it, n_added=int(W_solved.size - n_init),
-        n_initial=int(n_init),
-        success=status == STATUS_CONVERGED, status=status, message=messages[status],
-        solver="ordinal-" + method, formulation=name, algorithm=algorithm,
+        n_added=int(W_solved.size - n_init), n_initial=int(n_init),
+        formulation=name, algorithm=algorithm,
         qp_time_s=qp_time, subproblem_solver=("dual_cd" if use_cd else "clarabel"),
-        n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params, trace=runner.trace)
+        n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params)

@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
-from ..result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner, SolverResult
+from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner,
+                      SolverResult, finish)
 from ..validation import as_float_array, check_int
 from . import _kernels
 from .generation import check_labels
@@ -66,6 +67,9 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     SolverResult
         ``x``: alpha (n,); ``thresholds`` (l,); ``support`` (indices with
         alpha != 0); ``nit`` passes; ``mistakes`` in the last pass;
+        ``kernel`` and ``kernel_params`` (the kernel's checked parameters);
+        ``primal_objective``, ``dual_objective`` and ``gap`` are NaN (PRank
+        is an online algorithm with no objective);
         ``status`` ``"converged"`` if a pass made no mistake, else the
         maximum-iterations status (PRank has no other stopping rule).
 
@@ -123,15 +127,13 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
         if stop:
             status = STATUS_CALLBACK
             break
-    messages = {STATUS_CONVERGED: f"pass {it} made no mistake",
-                STATUS_MAX_ITER: f"{n_epochs} passes done; {mistakes} mistakes in the last",
-                STATUS_CALLBACK: f"callback raised StopIteration after pass {it}"}
     sup = np.sort(support[:n_support])
-    return SolverResult(x=alpha, thresholds=thr.copy(), support=sup, dual=None,
-                        primal_objective=np.nan, dual_objective=np.nan, gap=np.nan,
-                        nit=it, mistakes=int(mistakes), success=status == STATUS_CONVERGED,
-                        status=status, message=messages[status], solver="prank",
-                        kernel=kernel, kernel_params=params, trace=runner.trace)
+    return finish(runner, status, solver="prank", x=alpha, dual=None, primal=np.nan,
+                  dual_objective=np.nan, nit=it, unit="passes",
+                  rule="the last pass made no mistake",
+                  progress=f"{mistakes} mistakes in the last pass",
+                  limit=f"n_epochs={n_epochs}", thresholds=thr.copy(), support=sup,
+                  mistakes=int(mistakes), kernel=kernel, kernel_params=params)
 
 
 def prank_decision(X_fit, alpha, X, kernel, params) -> np.ndarray:

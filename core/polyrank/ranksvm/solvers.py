@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from .._csr import row_arrays
 from ..qp import solve_qp
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      CallbackRunner, SolverResult, finish)
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from . import _dcd as dcd_kernels
@@ -80,17 +80,20 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     w0 : array_like, shape (n,), optional
         Start (default zeros, as in the paper).
     callback, callback_every
-        See :func:`polyrank.tron.tron`; ``info.primal`` is f(w),
-        ``info.dual`` the L2-SVM dual at alpha(w), ``info.gap`` their
-        difference (>= 0, zero at the optimum).
+        See :func:`polyrank.tron.tron`: one call per trust-region step;
+        ``info.primal`` is f(w), ``info.dual`` the L2-SVM dual at alpha(w),
+        ``info.gap`` their difference (>= 0, zero at the optimum); extras
+        ``grad_norm``, ``delta``, ``cg_iter``, ``cg_total``, ``accepted``,
+        ``actred``, ``prered`` as in :func:`~polyrank.tron.tron`.
     keep_iterates : bool
         Return ``iterates`` (w after every step), see :func:`~polyrank.tron.tron`.
 
     Returns
     -------
     SolverResult
-        As :func:`polyrank.tron.tron`, plus ``n_pairs`` (p), ``method``,
-        ``C`` and ``n_sv`` (|SV(w)|, Eq. 2.8).
+        As :func:`polyrank.tron.tron` (``x`` w, ``grad_norm``,
+        ``grad_norm0``, ``f0``, ``n_hv`` ...), plus ``n_pairs`` (p),
+        ``method``, ``C`` and ``n_sv`` (|SV(w)|, Eq. 2.8).
 
     Raises
     ------
@@ -279,16 +282,11 @@ def _cutting_plane(obj: RankSVMObjective, *, eps=1e-3, max_iter=500, w0=None, ca
         keep = idle < _IDLE_PLANES
         if not keep.all():
             A, b, P, idle, alpha = A[keep], b[keep], P[np.ix_(keep, keep)], idle[keep], alpha[keep]
-    messages = {
-        STATUS_CONVERGED: f"gap {best_f - lower:.3g} <= eps * f after {it} cutting planes",
-        STATUS_MAX_ITER: f"max_iter={max_iter} cutting planes; gap {best_f - lower:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after cutting plane {it}",
-    }
-    return SolverResult(
-        x=best_w, dual=alpha, primal_objective=best_f, dual_objective=lower,
-        gap=best_f - lower, nit=it, success=status == STATUS_CONVERGED,
-        status=status, message=messages[status], solver="cutting-plane-l1",
-        trace=runner.trace, n_pairs=obj.n_pairs, method=obj.method, C=obj.C,
+    return finish(
+        runner, status, solver="cutting-plane-l1", x=best_w, dual=alpha, primal=best_f,
+        dual_objective=lower, nit=it, unit="cutting planes",
+        rule=f"gap {best_f - lower:.3g} <= eps * f", progress=f"gap {best_f - lower:.3g}",
+        limit=f"max_iter={max_iter}", n_pairs=obj.n_pairs, method=obj.method, C=obj.C,
         **({"iterates": iterates} if keep_iterates else {}))
 
 
@@ -523,14 +521,10 @@ def _dcd(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, shrinking=True, alph
     w, primal, dual, it, status = _dcd_passes(
         obj, rows, D, I, J, U, Qd, alpha, C=obj.C, eps=eps, max_iter=max_iter,
         shrinking=shrinking, rng=rng, runner=runner, iterates=iterates)
-    messages = {
-        STATUS_CONVERGED: f"duality gap {primal - dual:.3g} <= eps * f after {it} passes",
-        STATUS_MAX_ITER: f"max_iter={max_iter} passes; duality gap {primal - dual:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after pass {it}",
-    }
-    return SolverResult(
-        x=w, dual=alpha, primal_objective=float(primal), dual_objective=float(dual),
-        gap=float(primal - dual), nit=it, success=status == STATUS_CONVERGED,
-        status=status, message=messages[status], solver="dcd-l1", trace=runner.trace,
+    return finish(
+        runner, status, solver="dcd-l1", x=w, dual=alpha, primal=primal,
+        dual_objective=dual, nit=it, unit="passes",
+        rule=f"duality gap {primal - dual:.3g} <= eps * f",
+        progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
         n_pairs=obj.n_pairs, method="dcd", C=obj.C, n_sv=int(np.count_nonzero(alpha)),
         continuation_passes=passes, **({"iterates": iterates} if keep_iterates else {}))

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult)
+                      CallbackRunner, SolverResult, finish)
 from ..validation import check_int, check_positive, check_signs
 from . import _kernels as K
 from .losses import BINARY_LOSSES, get_loss, r_loss
@@ -275,7 +275,10 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         ``x``: w (d,) or W (d, m) (sign-feasible); ``dual``: alpha (n,) or
         A (n, m); ``wbar``: X' alpha / (lam n); ``primal_objective``,
         ``dual_objective``, ``gap``, ``nit`` (epochs), ``status``,
-        ``trace``, ``solver="sc-sdca"``, ``layout`` ("dense" or "csr").
+        ``success`` (the gap reached ``tol``), ``message``, ``trace``,
+        ``solver="sc-sdca"``; extras ``wbar``, ``loss``, ``lam``, ``signs``
+        (the sign vector c or matrix C used) and ``layout`` ("dense" or
+        "csr").
 
     Raises
     ------
@@ -341,16 +344,11 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     out, alpha, wbar, P, D, it, status = run(
         data, layout, lam, gamma, top_k, tol, max_epochs, average_from, runner, rng,
         sqnorm, s_lb, shrinking)
-    messages = {
-        STATUS_CONVERGED: f"duality gap {P - D:.3g} <= tol after {it} epochs",
-        STATUS_MAX_ITER: f"max_epochs={max_epochs} epochs done; duality gap {P - D:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after epoch {it}",
-    }
-    return SolverResult(
-        x=np.array(out), dual=alpha, wbar=wbar, primal_objective=P, dual_objective=D,
-        gap=P - D, nit=it, success=status == STATUS_CONVERGED, status=status,
-        message=messages[status], solver="sc-sdca", loss=loss, lam=lam, signs=data["c"],
-        layout=layout, trace=runner.trace)
+    return finish(
+        runner, status, solver="sc-sdca", x=np.array(out), dual=alpha, primal=P,
+        dual_objective=D, nit=it, unit="epochs", rule=f"duality gap {P - D:.3g} <= tol",
+        progress=f"duality gap {P - D:.3g}", limit=f"max_epochs={max_epochs}",
+        wbar=wbar, loss=loss, lam=lam, signs=data["c"], layout=layout)
 
 
 #: with ``shrinking``, at most this many epochs over the active rows follow
@@ -607,9 +605,12 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         ``x``: the average w~ (Alg. 1 step 9); ``last``: w_{T+1};
         ``dual``: alpha(w~); ``primal_objective``, ``dual_objective``,
         ``gap``, ``nit`` (steps T), ``status``, ``trace``,
-        ``solver="sc-pegasos"``; ``success`` is True unless the callback
-        stopped the run (Pegasos has no stopping rule: it runs its T
-        iterations, or stops early at ``tol``).
+        ``solver="sc-pegasos"``; extras ``last`` (w_{T+1}), ``loss``,
+        ``lam``, ``signs``, ``batch_size``.  ``success`` is True only when
+        the gap reached ``tol > 0`` (``status="converged"``): Pegasos has no
+        stopping rule of its own, so running its T iterations ends with
+        ``status="maximum number of iterations reached"``, ``success=False``
+        (the iterate is still the paper's output).
 
     Raises
     ------
@@ -686,13 +687,8 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         if stop:
             status = STATUS_CALLBACK
             break
-    messages = {
-        STATUS_CONVERGED: f"duality gap {P - D:.3g} <= tol after {t} steps",
-        STATUS_MAX_ITER: f"n_iter={n_iter} steps done; duality gap {P - D:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after {t} steps",
-    }
-    return SolverResult(
-        x=np.array(avg), last=w, dual=alpha, primal_objective=P, dual_objective=D,
-        gap=P - D, nit=t, success=status in (STATUS_CONVERGED, STATUS_MAX_ITER),
-        status=status, message=messages[status], solver="sc-pegasos", loss=loss,
-        lam=lam, signs=c, batch_size=batch_size, trace=runner.trace)
+    return finish(
+        runner, status, solver="sc-pegasos", x=np.array(avg), dual=alpha, primal=P,
+        dual_objective=D, nit=t, unit="steps", rule=f"duality gap {P - D:.3g} <= tol",
+        progress=f"duality gap {P - D:.3g}", limit=f"n_iter={n_iter}",
+        last=w, loss=loss, lam=lam, signs=c, batch_size=batch_size)

@@ -22,7 +22,8 @@ import scipy.sparse as sp
 from .._csr import as_csr, row_arrays
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      STATUS_NUMERICAL, CallbackRunner, SolverResult)
+                      STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
+                      finish)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
@@ -30,9 +31,8 @@ from .graph import build_pieces
 __all__ = ["sopopo_batch", "solve", "check_gram", "ORDERS",
            "STATUS_STALLED", "STATUS_NUMERICAL"]
 
-#: ``status`` when a whole pass leaves the dual unchanged before the gap
-#: tolerance is met (the tolerance is below what float64 resolves).
-STATUS_STALLED = "stalled at rounding level"
+# STATUS_STALLED (defined in polyrank.result, exported here too): a whole
+# pass leaves the dual unchanged before the gap tolerance is met.
 #: greedy steps smaller than this (relative to |D|) are rounding noise
 _GREEDY_MIN = 1e-16
 #: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
@@ -388,24 +388,13 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
 
 def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, pieces,
             runner) -> SolverResult:
-    messages = {
-        STATUS_CONVERGED: f"duality gap {primal - dual:.3g} <= max(atol, tol * P) after {it} passes",
-        STATUS_MAX_ITER: f"max_iter={max_iter} passes done; duality gap {primal - dual:.3g}",
-        STATUS_CALLBACK: f"callback raised StopIteration after pass {it}",
-        STATUS_STALLED: (f"pass {it} left the dual unchanged with duality gap "
-                         f"{primal - dual:.3g} above the tolerance: tol is below what "
-                         "float64 resolves here"),
-        STATUS_NUMERICAL: (f"pass {it}: primal {primal:.6g}, dual {dual:.6g}: an objective "
-                           "is not finite or the duality gap is negative beyond rounding; "
-                           "scale X (e.g. StandardScaler) or lower C"),
-    }
-    return SolverResult(
-        x=x, coef_form=coef_form,
-        dual={"alpha": alpha, "beta": beta, "pieces": pieces},
-        primal_objective=float(primal), dual_objective=float(dual),
-        gap=float(primal - dual), nit=it, success=status == STATUS_CONVERGED,
-        status=status, message=messages[status], solver="sopopo-batch",
-        trace=runner.trace)
+    return finish(
+        runner, status, solver="sopopo-batch", x=x,
+        dual={"alpha": alpha, "beta": beta, "pieces": pieces}, primal=primal,
+        dual_objective=dual, nit=it, unit="passes",
+        rule=f"duality gap {primal - dual:.3g} <= max(atol, tol * P)",
+        progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
+        advice="scale X (e.g. StandardScaler) or lower C", coef_form=coef_form)
 
 
 #: passes of the shrinking variant between two full-gap checks, at most (a

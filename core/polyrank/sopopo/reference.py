@@ -295,6 +295,73 @@ def _psd_factor(K: np.ndarray) -> np.ndarray:
     return V[:, keep] * np.sqrt(w[keep])
 
 
+def _check_qp_inputs(X, gamma, K, C, formulation):
+    """Validate the arrays of :func:`batch_reduced_qp`; return X, gamma, K
+    (float64 or None) and the default bound C (or None)."""
+    if formulation not in ("factored", "gram"):
+        raise ValueError(f"formulation: expected 'factored' or 'gram', got "
+                         f"{formulation!r}")
+    gamma = _float_array(gamma, "gamma", 2)
+    m = gamma.shape[0]
+    if X is None and K is None:
+        raise ValueError("X, K: give at least one of them")
+    if X is not None:
+        X = _float_array(X, "X", 2)
+        if X.shape[0] != m:
+            raise ValueError(f"X: expected {m} rows (as gamma), got shape "
+                             f"{X.shape}")
+    if K is not None:
+        K = _float_array(K, "K", 2)
+        if K.shape != (m, m):
+            raise ValueError(f"K: expected shape ({m}, {m}), got {K.shape}")
+        if np.abs(K - K.T).max() > 1e-12 * max(np.abs(K).max(), 1.0):
+            raise ValueError("K: expected a symmetric matrix")
+    if C is not None:
+        C = _bound(C, "C")
+    return X, gamma, K, C
+
+
+def _piece_variables(pieces, m, k, C):
+    """Validate the pieces of :func:`batch_reduced_qp` and lay out their
+    variables (alpha^p then beta^p, piece after piece).  Returns, per
+    variable, its example, label, sign (+1 for alpha, -1 for beta) and
+    piece; the bounds C_p; and per piece the (start, end of alpha, end of
+    beta) offsets."""
+    ex, lab, sgn, pid = [], [], [], []
+    bounds = np.empty(len(pieces))
+    slices = []
+    nv = 0
+    for j, piece in enumerate(pieces):
+        if not isinstance(piece, (tuple, list)) or len(piece) not in (3, 4):
+            raise ValueError(f"pieces[{j}]: expected a tuple (i, A, B) or "
+                             f"(i, A, B, C_p), got {piece!r}")
+        i, Aj, Bj = piece[0], piece[1], piece[2]
+        Cj = piece[3] if len(piece) == 4 else None
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+            raise TypeError(f"pieces[{j}]: example index must be an int, got "
+                            f"{type(i).__name__}")
+        if not 0 <= i < m:
+            raise ValueError(f"pieces[{j}]: example index {i} not in "
+                             f"[0, {m})")
+        Aj, Bj = _label_pair(Aj, Bj, k, f"pieces[{j}] A", f"pieces[{j}] B")
+        if Cj is None:
+            if C is None:
+                raise ValueError(f"pieces[{j}]: no bound C_p and no default "
+                                 f"C given")
+            bounds[j] = C
+        else:
+            bounds[j] = _bound(Cj, f"pieces[{j}] C_p")
+        na, nb = Aj.size, Bj.size
+        slices.append((nv, nv + na, nv + na + nb))
+        nv += na + nb
+        ex.append(np.full(na + nb, int(i)))
+        lab.append(np.r_[Aj, Bj])
+        sgn.append(np.r_[np.ones(na), -np.ones(nb)])
+        pid.append(np.full(na + nb, j))
+    return (np.concatenate(ex), np.concatenate(lab), np.concatenate(sgn),
+            np.concatenate(pid), bounds, slices)
+
+
 def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
                      formulation: str = "factored",
                      tol: float = 1e-10) -> SolverResult:
@@ -385,26 +452,8 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
     >>> round(r.dual_objective, 8), round(abs(r.gap), 6)
     (0.5, 0.0)
     """
-    if formulation not in ("factored", "gram"):
-        raise ValueError(f"formulation: expected 'factored' or 'gram', got "
-                         f"{formulation!r}")
-    gamma = _float_array(gamma, "gamma", 2)
+    X, gamma, K, C = _check_qp_inputs(X, gamma, K, C, formulation)
     m, k = gamma.shape
-    if X is None and K is None:
-        raise ValueError("X, K: give at least one of them")
-    if X is not None:
-        X = _float_array(X, "X", 2)
-        if X.shape[0] != m:
-            raise ValueError(f"X: expected {m} rows (as gamma), got shape "
-                             f"{X.shape}")
-    if K is not None:
-        K = _float_array(K, "K", 2)
-        if K.shape != (m, m):
-            raise ValueError(f"K: expected shape ({m}, {m}), got {K.shape}")
-        if np.abs(K - K.T).max() > 1e-12 * max(np.abs(K).max(), 1.0):
-            raise ValueError("K: expected a symmetric matrix")
-    if C is not None:
-        C = _bound(C, "C")
     try:
         pieces = list(pieces)
     except TypeError:
@@ -412,42 +461,8 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
                         "tuples") from None
     if not pieces:
         raise ValueError("pieces: expected at least one piece")
-
-    ex, lab, sgn, pid = [], [], [], []
-    bounds = np.empty(len(pieces))
-    slices = []
-    nv = 0
-    for j, piece in enumerate(pieces):
-        if not isinstance(piece, (tuple, list)) or len(piece) not in (3, 4):
-            raise ValueError(f"pieces[{j}]: expected a tuple (i, A, B) or "
-                             f"(i, A, B, C_p), got {piece!r}")
-        i, Aj, Bj = piece[0], piece[1], piece[2]
-        Cj = piece[3] if len(piece) == 4 else None
-        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
-            raise TypeError(f"pieces[{j}]: example index must be an int, got "
-                            f"{type(i).__name__}")
-        if not 0 <= i < m:
-            raise ValueError(f"pieces[{j}]: example index {i} not in "
-                             f"[0, {m})")
-        Aj, Bj = _label_pair(Aj, Bj, k, f"pieces[{j}] A", f"pieces[{j}] B")
-        if Cj is None:
-            if C is None:
-                raise ValueError(f"pieces[{j}]: no bound C_p and no default "
-                                 f"C given")
-            bounds[j] = C
-        else:
-            bounds[j] = _bound(Cj, f"pieces[{j}] C_p")
-        na, nb = Aj.size, Bj.size
-        slices.append((nv, nv + na, nv + na + nb))
-        nv += na + nb
-        ex.append(np.full(na + nb, int(i)))
-        lab.append(np.r_[Aj, Bj])
-        sgn.append(np.r_[np.ones(na), -np.ones(nb)])
-        pid.append(np.full(na + nb, j))
-    ex = np.concatenate(ex)
-    lab = np.concatenate(lab)
-    sgn = np.concatenate(sgn)
-    pid = np.concatenate(pid)
+    ex, lab, sgn, pid, bounds, slices = _piece_variables(pieces, m, k, C)
+    nv = ex.size
     npieces = len(pieces)
     idx = np.arange(nv)
 
