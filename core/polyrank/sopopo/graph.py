@@ -249,7 +249,8 @@ class PieceSet:
     C : ndarray, shape (P,)
         Per-piece bound C_i = C * sigma_i (Eq. 24).
     A_ptr, B_ptr : ndarray of int64, shape (P + 1,)
-        CSR-style offsets into ``A_idx`` / ``B_idx``.
+        CSR-style offsets into ``A_idx`` / ``B_idx`` (read-only: for
+        ``"all_pairs"`` both are the same array ``arange(P + 1)``).
     A_idx, B_idx : ndarray of int64
         Concatenated label sets.
     """
