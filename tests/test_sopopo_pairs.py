@@ -89,9 +89,9 @@ def run_passes(mode, X, Y, passes, *, kernel="linear", sample_weight=None, shrin
         ps = build_pieces(Y, "all_pairs", False, C, sample_weight)
         m, k = Y.shape
         alpha, beta = np.zeros(ps.n_pieces), np.zeros(ps.n_pieces)
-        acts = batch._PairActiveSet(ps, m, alpha, beta, 1e-12)
-        acts.shrink = shrink
         rng = np.random.default_rng(seed)
+        acts = batch._PairActiveSet(ps, m, alpha, beta, 1e-12, k, rng)
+        acts.shrink = shrink
         Xd = X.toarray() if sp.issparse(X) else X
         if kernel == "linear":
             W = np.zeros((k, X.shape[1]))
@@ -110,16 +110,20 @@ def run_passes(mode, X, Y, passes, *, kernel="linear", sample_weight=None, shrin
         batch._PAIR_KERNEL = "pairs"
 
 
+@pytest.mark.parametrize("segment", [16, 1])
 @pytest.mark.parametrize("passes", [1, 3, 10])
 @pytest.mark.parametrize("form", ["dense", "sparse", "rbf"])
 @pytest.mark.parametrize("seed", range(3))
-def test_pair_pass_has_the_iterates_of_the_general_pass(seed, form, passes):
+def test_pair_pass_has_the_iterates_of_the_general_pass(monkeypatch, seed, form, passes,
+                                                        segment):
     """Same order, every piece kept (shrink off): the closed-form pass gives
     the dual variables and coefficients of the general pass (Fig. 3 per
     piece, scores recomputed from W) after every number of passes, with
     sample weights (one of them 0) and an instance x = 0 (its pieces go to
     their bound at once).  Real-valued targets: the pieces of a row form
-    chains (a, c), (c, b), so this covers every graded ranking."""
+    chains (a, c), (c, b), so this covers every graded ranking.  Segments of
+    k pieces: an example's 21 pieces in 3 segments, visited apart."""
+    monkeypatch.setattr(batch, "_SEGMENT_LABELS", segment)
     X, Y = continuous_problem(seed)
     X[4] = 0.0
     w = np.random.default_rng(seed).uniform(0.0, 2.0, size=X.shape[0])
@@ -138,12 +142,13 @@ def test_pair_pass_has_the_iterates_of_the_general_pass(seed, form, passes):
     np.testing.assert_allclose(c1, c2, rtol=0, atol=TOL)
 
 
+@pytest.mark.parametrize("segment", [16, 1])
 @pytest.mark.parametrize("passes", [1, 2, 5, 20])
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 @pytest.mark.parametrize("order", ["shuffle", "cyclic"])
 @pytest.mark.parametrize("seed", range(3))
 def test_shrinking_pair_path_has_the_iterates_of_the_general_path(monkeypatch, seed, order,
-                                                                  kernel, passes):
+                                                                  kernel, passes, segment):
     """The whole shrinking solve (sopopo_batch's default), with sample
     weights: same dual variables, coefficients, objectives and active sets
     after every number of passes.  One-hot targets (all_pairs is
@@ -153,6 +158,7 @@ def test_shrinking_pair_path_has_the_iterates_of_the_general_path(monkeypatch, s
     (a, c), (c, b) put (a, b) at u_a + v_b = 0 exactly; rounding then keeps
     or drops it and the paths part, towards the same optimum: see the next
     test.)"""
+    monkeypatch.setattr(batch, "_SEGMENT_LABELS", segment)
     X, _ = continuous_problem(seed, m=40, k=6)
     rng = np.random.default_rng(seed)
     y = np.argmax(X @ rng.normal(size=(6, X.shape[1])).T + rng.normal(size=(40, 6)), axis=1)
@@ -186,7 +192,9 @@ def test_shrinking_pair_kernel_keeps_the_general_active_set():
 def test_pair_path_reaches_the_general_paths_optimum(monkeypatch, seed, normalize):
     """To a tight tolerance both paths reach the same optimum (the QP's, for
     the small problem; their iterates may part after a rounding tie flips a
-    shrinking decision, the optimum does not)."""
+    shrinking decision, the optimum does not).  Segments of k pieces: an
+    example's 36 pieces in 3 segments."""
+    monkeypatch.setattr(batch, "_SEGMENT_LABELS", 1)
     X, Y = multilabel_problem(seed)
     w = np.random.default_rng(seed).uniform(0.5, 2.0, size=X.shape[0])
     kw = dict(tol=1e-10, max_iter=100_000, random_state=seed, sample_weight=w,

@@ -1059,24 +1059,66 @@ def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_p
 # ``decomposition="all_pairs"`` (and the pair pieces of the threshold label)
 # gives only single-edge pieces {(a, b)}: |A| = |B| = 1, so alpha = beta is one
 # number per piece and its soft projection is the clipped 1-d step of
-# :func:`pair_step`.  The shrinking pass below visits the pieces example by
-# example: the scores f_r = w_r . x_i of an example are computed once per
-# visit (only for the labels of its active pieces) and kept up to date as the
-# pieces move, and W (or F and the coefficients) is updated once per changed
-# label at the end of the visit, so that a piece costs a few loads and a
-# dozen flops instead of two dot products and two axpys.  The active pieces
-# of example i are ``pos[ex_ptr[i]:ex_ptr[i] + n_act[i]]``.
+# :func:`pair_step`.  The shrinking pass below visits the pieces in segments,
+# each a few thousand pieces of one example: the scores f_r = w_r . x_i are
+# computed once per segment visit (only for the labels of its active pieces)
+# and kept up to date as the pieces move, and W (or F and the coefficients) is
+# updated once per changed label at the end of the visit, so that a piece
+# costs a few loads and a dozen flops instead of two dot products and two
+# axpys.  The active pieces of segment g are
+# ``pos[seg_ptr[g]:seg_ptr[g] + n_act[g]]``.
 
 
 @njit(cache=True, nogil=True)
-def shuffle_segments(pos, ex_ptr, n_act, seed):
-    """Shuffle the active part ``pos[ex_ptr[i]:ex_ptr[i] + n_act[i]]`` of
-    every example's segment in place (Fisher-Yates with the splitmix64
-    generator seeded by ``seed``, so a seed gives the same order on every
-    machine)."""
+def shuffle_blocks(pos, ptr, cnt, block, seed):
+    """Permute every example's pieces ``pos[ptr[i]:ptr[i] + cnt[i]]`` in
+    place by blocks: the runs of ``block`` consecutive entries (the last one
+    shorter) are put in a random order (splitmix64 seeded by ``seed``), each
+    run kept whole.  The segments cut from the result then mix labels from
+    the whole example while every cache line of the pieces' arrays belongs
+    to one segment.  Work O(sum cnt); memory O(max cnt)."""
+    big = 0
+    for i in range(cnt.shape[0]):
+        if cnt[i] > big:
+            big = cnt[i]
+    tmp = np.empty(big, dtype=pos.dtype)
+    perm = np.empty((big + block - 1) // block, dtype=np.int64)
+    state = np.uint64(seed)
+    for i in range(cnt.shape[0]):
+        lo = ptr[i]
+        c = cnt[i]
+        nb = (c + block - 1) // block
+        for t in range(nb):
+            perm[t] = t
+        for t in range(nb - 1, 0, -1):
+            state += np.uint64(0x9E3779B97F4A7C15)
+            z = state
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            j = np.int64(z % np.uint64(t + 1))
+            tmp_b = perm[t]
+            perm[t] = perm[j]
+            perm[j] = tmp_b
+        for t in range(c):
+            tmp[t] = pos[lo + t]
+        w = lo
+        for t in range(nb):
+            start = perm[t] * block
+            stop = min(start + block, c)
+            for u in range(start, stop):
+                pos[w] = tmp[u]
+                w += 1
+
+
+@njit(cache=True, nogil=True)
+def shuffle_segments(pos, seg_ptr, n_act, seed):
+    """Shuffle the active part ``pos[seg_ptr[g]:seg_ptr[g] + n_act[g]]`` of
+    every segment g in place (Fisher-Yates with the splitmix64 generator
+    seeded by ``seed``, so a seed gives the same order on every machine)."""
     state = np.uint64(seed)
     for i in range(n_act.shape[0]):
-        lo = ex_ptr[i]
+        lo = seg_ptr[i]
         for t in range(n_act[i] - 1, 0, -1):
             state += np.uint64(0x9E3779B97F4A7C15)
             z = state
@@ -1090,10 +1132,10 @@ def shuffle_segments(pos, ex_ptr, n_act, seed):
 
 
 @njit(cache=True, nogil=True)
-def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, ex_order,
-                      ex_ptr, pos, n_act, piece_C, pa, pb, alpha, beta, skip, shrink):
-    """One pass of the shrinking variant over single-edge pieces, example by
-    example (``sopopo-label-ranking.txt``, Sec. 4, Fig. 5 with Eq. 31 in the
+def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, seg_order,
+                      seg_ex, seg_ptr, pos, n_act, piece_C, pa, pb, alpha, beta, skip, shrink):
+    """One pass of the shrinking variant over single-edge pieces, segment by
+    segment (``sopopo-label-ranking.txt``, Sec. 4, Fig. 5 with Eq. 31 in the
     closed form of :func:`pair_step`).
 
     ``linear``: the explicit form, scores w_r . x_i from W (k, n) and the
@@ -1103,8 +1145,10 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
     K[i, i], a change d of label r's coefficient adds d to coef[i, r] and
     d K[:, i] to F[:, r] (X, W, sqnorm not used).
 
-    The examples are visited in ``ex_order``; the active pieces of example
-    i, ``pos[ex_ptr[i]:ex_ptr[i] + n_act[i]]``, in that order.  Piece p is
+    The pieces are grouped in segments, each of one example: segment g
+    holds pieces of example seg_ex[g], the active ones
+    ``pos[seg_ptr[g]:seg_ptr[g] + n_act[g]]``.  The segments are visited in
+    ``seg_order``, the active pieces of a segment in their order.  Piece p is
     the edge (pa[p], pb[p]) with bound piece_C[p]; alpha[p] = beta[p] is its
     dual variable.  Each piece gets exactly the step of
     :func:`_example_sweep` for |A| = |B| = 1 (same violation, same shrinking
@@ -1113,7 +1157,8 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
     order, up to the rounding of the scores (kept up to date here instead of
     recomputed from W).  A piece that leaves the active set is swapped
     behind the active part of its segment.  An example with x_i = 0 puts
-    every active piece at its bound at once (:func:`_zero_norm_piece`).
+    every active piece of its segments at its bound at once
+    (:func:`_zero_norm_piece`).
 
     Returns (total dual increase, largest single increase, pieces changed,
     largest violation, active pieces after the pass).  Work: O(active pieces
@@ -1129,10 +1174,11 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
     changed = 0
     vmax = 0.0
     n_left = 0
-    for o in range(ex_order.shape[0]):
-        i = ex_order[o]
-        lo = ex_ptr[i]
-        na = n_act[i]
+    for o in range(seg_order.shape[0]):
+        sg = seg_order[o]
+        i = seg_ex[sg]
+        lo = seg_ptr[sg]
+        na = n_act[sg]
         if na == 0:
             continue
         gam = Gam[i]
@@ -1153,7 +1199,7 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
                     if not linear:
                         coef[i, a] += d
                         coef[i, b] -= d
-            n_act[i] = 0
+            n_act[sg] = 0
             continue
         nt = 0
         t = 0
@@ -1221,7 +1267,7 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
             total += inc
             if inc > best:
                 best = inc
-        n_act[i] = na
+        n_act[sg] = na
         n_left += na
         for j in range(nt):
             r = touched[j]

@@ -202,18 +202,19 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     but
 
     * when every piece is a single edge {(a, b)} (``"all_pairs"``, and
-      LabelRanker's threshold-label pieces) the pieces are visited example
-      by example (``order="shuffle"`` permutes the examples and, within an
-      example, its active pieces; ``"cyclic"`` takes the examples in turn):
-      the label scores w_r . x_i are computed once per visit of example i
-      and kept up to date, each piece's soft projection is the closed-form
-      clipped step along e_a - e_b (a few nanoseconds to tens of
-      nanoseconds a piece), and W is updated once per changed label at the
-      end of the visit.  Memory: 8 numbers per edge (the pieces, alpha,
-      beta and the active set) plus O(m k), never a dense array over the
-      edges and labels.  Other decompositions visit the pieces one at a
-      time (``order`` permutes all active pieces), with the scores of the
-      piece's labels computed at every visit;
+      LabelRanker's threshold-label pieces) the pieces are visited in
+      segments, each of at most 16 k pieces of one example (for
+      ``order="shuffle"`` drawn at random from the example once, in runs of
+      8 consecutive pieces; every pass permutes the segments and the active
+      pieces within each; ``"cyclic"`` takes them in turn): the label
+      scores w_r . x_i are computed once per visit of a segment and kept up
+      to date, each piece's soft projection is the closed-form clipped step
+      along e_a - e_b (tens of nanoseconds a piece), and W is updated once
+      per changed label at the end of the visit.  Memory: 8 numbers per
+      edge (the pieces, alpha, beta and the active set) plus O(m k), never
+      a dense array over the edges and labels.  Other decompositions visit
+      the pieces one at a time (``order`` permutes all active pieces), with
+      the scores of the piece's labels computed at every visit;
     * a label whose dual variable is 0 and could gain mass neither from
       another label of its side nor by raising the piece's total is removed
       from the piece (LIBLINEAR's ``be_shrunk``); a piece without active
@@ -337,8 +338,11 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         # violations are in units of gamma: start at the largest preference gap
         scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
         scale = scale if scale > 0 else 1.0
-        acts = (_PairActiveSet if _single_edge(pieces) else _PieceActiveSet)(
-            pieces, m, alpha, beta, 1e-12 * scale)
+        if _single_edge(pieces):
+            acts = _PairActiveSet(pieces, m, alpha, beta, 1e-12 * scale, k,
+                                  rng if order == "shuffle" else None)
+        else:
+            acts = _PieceActiveSet(pieces, m, alpha, beta, 1e-12 * scale)
         if explicit:
             def evaluate(sync):
                 F = np.asarray(X @ W.T)
@@ -444,6 +448,18 @@ def _single_edge(pieces) -> bool:
 #: reference the tests compare the closed form with)
 _PAIR_KERNEL = "pairs"
 
+#: segments of the single-edge pass hold at most this many times k pieces: the
+#: scores of the up to k labels of a segment are computed once per visit, a few
+#: flops a piece; smaller segments interleave the examples better.  Measured
+#: on 24 examples, k = 200, half the labels relevant (``polyrank bench
+#: sopopo-many-labels``' data), relative gap after 50 passes: 1.1e-3 (0.03
+#: with whole examples as segments, 1.0e-3 with 4 k), after 100 passes
+#: 1.6e-6 (4e-5; 5e-7); a full pass at k = 1000: 70 ns a piece (49; 75)
+_SEGMENT_LABELS = 16
+#: the pieces of a segment come in runs of this many consecutive pieces (one
+#: cache line of each of their arrays), drawn at random from the example
+_SEGMENT_BLOCK = 8
+
 _NO_2D = np.empty((0, 0))
 _NO_1D = np.empty(0)
 
@@ -490,45 +506,63 @@ class _PieceActiveSet:
 
 
 class _PairActiveSet:
-    """The active set of the shrinking variant when every piece is one edge:
-    the pieces grouped by example, ``pos[ex_ptr[i]:ex_ptr[i + 1]]`` those of
-    example i with the active ones first (``n_act[i]`` of them).  A pass
-    visits the examples in a random order and, within an example, its
-    active pieces in a random order (``order="shuffle"``; ``"cyclic"``: the
-    examples in turn, each segment as it stands), with
-    :func:`~polyrank.sopopo._kernels.pass_pairs_shrink`.  Memory: one int64
-    per piece and O(m) (the labels are the pieces' own ``A_idx``/``B_idx``;
-    alpha = beta)."""
+    """The active set of the shrinking variant when every piece is one edge.
 
-    def __init__(self, pieces, m, alpha, beta, skip):
+    The pieces of every example are cut into segments of at most
+    ``_SEGMENT_LABELS * k`` pieces (for ``order="shuffle"`` each segment a
+    random set of runs of ``_SEGMENT_BLOCK`` consecutive pieces of the
+    example, drawn once): segment g holds
+    pieces of example ``seg_ex[g]``, ``pos[seg_ptr[g]:seg_ptr[g + 1]]``,
+    the active ones first (``n_act[g]`` of them).  A pass visits the
+    segments in a random order and, within a segment, its active pieces in
+    a random order (``"cyclic"``: the segments in turn, each as it stands),
+    with :func:`~polyrank.sopopo._kernels.pass_pairs_shrink`.  Memory: one
+    int64 per piece and O(m + P / k) (the labels are the pieces' own
+    ``A_idx``/``B_idx``; alpha = beta)."""
+
+    def __init__(self, pieces, m, alpha, beta, skip, k, rng=None):
         ex = pieces.example
         self.pieces, self.alpha, self.beta, self.skip = pieces, alpha, beta, skip
         self.size = pieces.n_pieces
         grouped = self.size < 2 or bool(np.all(ex[1:] >= ex[:-1]))
         self.pos = (np.arange(self.size, dtype=np.int64) if grouped
                     else np.argsort(ex, kind="stable").astype(np.int64))
-        self.ex_cnt = np.bincount(ex, minlength=m).astype(np.int64)
-        self.ex_ptr = np.zeros(m + 1, dtype=np.int64)
-        np.cumsum(self.ex_cnt, out=self.ex_ptr[1:])
-        self.n_act = self.ex_cnt.copy()
+        cnt = np.bincount(ex, minlength=m).astype(np.int64)
+        ptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(cnt, out=ptr[1:])
+        if rng is not None:
+            # random segments: permute every example's pieces once, by blocks
+            _kernels.shuffle_blocks(self.pos, ptr, cnt, _SEGMENT_BLOCK,
+                                    int(rng.integers(0, 2**63 - 1)))
+        # cut example i into ceil(cnt_i / S) segments of near-equal size
+        S = max(1, _SEGMENT_LABELS * k)
+        nseg = -(-cnt // S)
+        self.seg_ex = np.repeat(np.arange(m, dtype=np.int64), nseg)
+        first = np.repeat(np.cumsum(nseg) - nseg, nseg)
+        j = np.arange(self.seg_ex.size, dtype=np.int64) - first
+        c = cnt[self.seg_ex]
+        self.seg_ptr = np.append(ptr[self.seg_ex] + (j * c) // nseg[self.seg_ex],
+                                 self.size).astype(np.int64)
+        self.seg_cnt = np.diff(self.seg_ptr)
+        self.n_act = self.seg_cnt.copy()
         self.n_active = self.size
-        self.ex_order = np.arange(m, dtype=np.int64)
+        self.seg_order = np.arange(self.seg_ex.size, dtype=np.int64)
         self.shrink = True          # False: keep every piece (the tests' reference runs)
 
     def shuffle(self, rng):
-        self.ex_order = rng.permutation(self.ex_cnt.size).astype(np.int64)
-        _kernels.shuffle_segments(self.pos, self.ex_ptr, self.n_act,
+        self.seg_order = rng.permutation(self.seg_ex.size).astype(np.int64)
+        _kernels.shuffle_segments(self.pos, self.seg_ptr, self.n_act,
                                   int(rng.integers(0, 2**63 - 1)))
 
     def restore(self):
-        self.n_act[:] = self.ex_cnt
+        self.n_act[:] = self.seg_cnt
         self.n_active = self.size
 
     def _pairs(self, linear, rows, sqnorm, W, K, F, coef, Y):
         p = self.pieces
         inc, big, changed, viol, self.n_active = _kernels.pass_pairs_shrink(
-            linear, *rows, sqnorm, W, K, F, coef, Y, self.ex_order, self.ex_ptr, self.pos,
-            self.n_act, p.C, p.A_idx, p.B_idx, self.alpha, self.beta, self.skip, self.shrink)
+            linear, *rows, sqnorm, W, K, F, coef, Y, self.seg_order, self.seg_ex,
+            self.seg_ptr, self.pos, self.n_act, p.C, p.A_idx, p.B_idx, self.alpha, self.beta, self.skip, self.shrink)
         return inc, big, changed, viol
 
     def _general(self, run):
@@ -541,10 +575,9 @@ class _PairActiveSet:
                  ones.copy(), self.alpha, self.beta, 1, self.skip, self.shrink)
         inc = big = viol = 0.0
         changed = 0
-        for i in self.ex_order:
-            lo = self.ex_ptr[i]
-            seg = self.pos[lo:lo + self.ex_cnt[i]]
-            a, b, c, v, self.n_act[i] = run(seg, self.n_act[i], state)
+        for g in self.seg_order:
+            seg = self.pos[self.seg_ptr[g]:self.seg_ptr[g + 1]]
+            a, b, c, v, self.n_act[g] = run(seg, self.n_act[g], state)
             inc += a
             big = max(big, b)
             changed += c
