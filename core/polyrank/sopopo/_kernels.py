@@ -356,9 +356,10 @@ def pair_step(mu, nu, ao, Cs):
     """The soft projection of a single-edge piece {(a, b)} in closed form.
 
     With A = {a}, B = {b} the reduced problem Eq. 19 has one variable per
-    side and the constraint alpha_a = beta_b (Eq. 12), so Fig. 3 finds no
-    knot inside (0, C) and its LOCAL MIN is z* = (mu + nu) / 2 clipped to
-    [0, C]: the dual step is the 1-d clipped step along e_a - e_b,
+    side, tied by its constraint alpha_a = beta_b <= C (both are tau_ab,
+    Eq. 14), so Fig. 3 finds no knot inside (0, C) and its LOCAL MIN is
+    z* = (mu + nu) / 2 clipped to [0, C]: the dual step is the 1-d clipped
+    step along e_a - e_b,
     alpha_new = clip(alpha + (gamma_a - gamma_b - f_a + f_b) / (2 ||x||^2),
     0, C_p).  Everything is scaled by ||x||^2 as in :func:`_piece_update`:
     mu = gamma_a - u_a.x and nu = u_b.x - gamma_b (the piece's own
