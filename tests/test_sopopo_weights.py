@@ -142,7 +142,10 @@ def test_never_converged_on_a_negative_or_non_finite_gap(monkeypatch):
     for fake in ((1.0, 2.0), (np.nan, 0.0), (np.inf, 1.0)):
         monkeypatch.setattr(batch._kernels, "objectives", lambda *a, fake=fake: fake)
         res = sopopo_batch(X, Y, 1.0, random_state=0)
-        assert res.status == STATUS_NUMERICAL and not res.success and res.nit == 1
+        # it stops at its first gap check (with shrinking, the pass of that check
+        # depends on the order the pieces are visited in)
+        assert res.status == STATUS_NUMERICAL and not res.success and len(res.trace) == 1
+        assert res.nit == res.trace.iteration[0]
         assert "scale X" in res.message
         with pytest.warns(ConvergenceWarning, match="numerical|not finite|negative"):
             LabelRanker(random_state=0).fit(X, Y)

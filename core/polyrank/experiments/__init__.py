@@ -22,6 +22,9 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   ``polyrank bench sopopo-vs-liblinear`` (Crammer-Singer against LIBLINEAR)
   and ``polyrank bench label-ranker-defaults`` (LabelRanker() against
   one-vs-rest LinearSVC).
+- :func:`bench_sopopo_many_labels`, :func:`many_labels_problem`:
+  ``polyrank bench sopopo-many-labels`` (all_pairs with k = 200 and 1000
+  labels against top_vs_rest; memory per edge).
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
@@ -60,6 +63,7 @@ from .m3l_linear import bench_m3l_linear
 from .first_fit import bench_first_fit
 from .label_ranker_bench import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
                                  crammer_singer_primal)
+from .many_labels import bench_sopopo_many_labels, many_labels_problem
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
@@ -73,5 +77,6 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_ordinal_rc",
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
-           "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_label_ranker_defaults",
+           "bench_first_fit", "bench_sopopo_vs_liblinear",
+           "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
            "crammer_singer_primal"]

@@ -40,10 +40,14 @@ def _warmup() -> None:
     solve_reduced(np.array([1.0, 0.5]), np.array([0.2]), 1.0)
     knots(np.array([1.0, 0.5]))
     g(np.array([0.0, 1.0]), np.array([1.0, 0.5]))
-    for order, kernel in (("shuffle", "linear"), ("cyclic", "rbf"), ("greedy", "linear")):
-        for shrinking in (True, False):
-            sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2,
-                         shrinking=shrinking)
+    # all_pairs (single-edge pieces: the closed-form pass) and top_vs_rest
+    # (the general pass)
+    for decomposition in ("all_pairs", "top_vs_rest"):
+        for order, kernel in (("shuffle", "linear"), ("cyclic", "rbf"), ("greedy", "linear")):
+            for shrinking in (True, False):
+                sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2,
+                             shrinking=shrinking, decomposition=decomposition)
     X[0] = 0.0                                  # the shrinking kernels' x = 0 branch
-    sopopo_batch(X, Y, 1.0, max_iter=2)
+    for decomposition in ("all_pairs", "top_vs_rest"):
+        sopopo_batch(X, Y, 1.0, max_iter=2, decomposition=decomposition)
     sopopo_batch(X @ X.T, Y, 1.0, kernel="precomputed", max_iter=2)

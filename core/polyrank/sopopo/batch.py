@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._csr import as_csr, row_arrays
+from .._csr import _NO_INDEX, as_csr, row_arrays
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
@@ -201,10 +201,20 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     (Eq. 31) of one piece, so the dual increases monotonically as in Fig. 5,
     but
 
-    * the pieces are visited example by example (``order`` permutes the
-      examples; an example's pieces follow one another), so the label
-      scores w_r . x_i are computed once per visit of example i and W is
-      updated once per changed label;
+    * when every piece is a single edge {(a, b)} (``"all_pairs"``, and
+      LabelRanker's threshold-label pieces) the pieces are visited in
+      segments, each of at most 16 k pieces of one example (for
+      ``order="shuffle"`` drawn at random from the example once, in runs of
+      8 consecutive pieces; every pass permutes the segments and the active
+      pieces within each; ``"cyclic"`` takes them in turn): the label
+      scores w_r . x_i are computed once per visit of a segment and kept up
+      to date, each piece's soft projection is the closed-form clipped step
+      along e_a - e_b (tens of nanoseconds a piece), and W is updated once
+      per changed label at the end of the visit.  Memory: 8 numbers per
+      edge (the pieces, alpha, beta and the active set) plus O(m k), never
+      a dense array over the edges and labels.  Other decompositions visit
+      the pieces one at a time (``order`` permutes all active pieces), with
+      the scores of the piece's labels computed at every visit;
     * a label whose dual variable is 0 and could gain mass neither from
       another label of its side nor by raising the piece's total is removed
       from the piece (LIBLINEAR's ``be_shrunk``); a piece without active
@@ -325,14 +335,21 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     primal = dual = np.nan
     it = 0
     if shrinking and order != "greedy":
+        # violations are in units of gamma: start at the largest preference gap
+        scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
+        scale = scale if scale > 0 else 1.0
+        if _single_edge(pieces):
+            acts = _PairActiveSet(pieces, m, alpha, beta, 1e-12 * scale, k,
+                                  rng if order == "shuffle" else None)
+        else:
+            acts = _PieceActiveSet(pieces, m, alpha, beta, 1e-12 * scale)
         if explicit:
             def evaluate(sync):
                 F = np.asarray(X @ W.T)
                 return _kernels.objectives(F, Y, *args, float(np.sum(W * W)))
 
-            def sweep(active, n_active, state):
-                return _kernels.pass_linear_shrink(*rows, sqnorm, Y, W, active, n_active,
-                                                   *state)
+            def sweep():
+                return acts.sweep_linear(rows, sqnorm, Y, W)
         else:
             def evaluate(sync):
                 exact = K @ coef
@@ -340,11 +357,10 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
                     F[...] = exact     # no drift from the rank-one updates
                 return _kernels.objectives(exact, Y, *args, float(np.sum(coef * exact)))
 
-            def sweep(active, n_active, state):
-                return _kernels.pass_kernel_shrink(K, Y, F, coef, active, n_active, *state)
-        status, it, primal, dual = _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha,
-                                                   beta, rng, order, tol, atol, max_iter,
-                                                   runner)
+            def sweep():
+                return acts.sweep_kernel(K, Y, F, coef)
+        status, it, primal, dual = _shrinking_loop(sweep, evaluate, acts, scale, rng, order,
+                                                   tol, atol, max_iter, runner)
     else:
         for it in range(1, max_iter + 1):
             changed = 0
@@ -408,33 +424,182 @@ _STAGNANT = 0.8
 _CHECK_EVERY = 10
 
 
-def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol, atol,
-                    max_iter, runner):
+def _single_edge(pieces) -> bool:
+    """True if every piece is one edge {(a, b)} (``"all_pairs"``, the pair
+    pieces of the threshold label): |A_p| = |B_p| = 1 for all p."""
+    P = pieces.n_pieces
+    return pieces.A_idx.size == P and pieces.B_idx.size == P
+
+
+#: the kernel of the shrinking pass over single-edge pieces: "pairs" (the
+#: closed form, :func:`~polyrank.sopopo._kernels.pass_pairs_shrink`) or
+#: "general" (the general pass, Fig. 3 per piece, over the same order: the
+#: reference the tests compare the closed form with)
+_PAIR_KERNEL = "pairs"
+
+#: segments of the single-edge pass hold at most this many times k pieces: the
+#: scores of the up to k labels of a segment are computed once per visit, a few
+#: flops a piece; smaller segments interleave the examples better.  Measured
+#: on 24 examples, k = 200, half the labels relevant (``polyrank bench
+#: sopopo-many-labels``' data), relative gap after 50 passes: 1.1e-3 (0.03
+#: with whole examples as segments, 1.0e-3 with 4 k), after 100 passes
+#: 1.6e-6 (4e-5; 5e-7); a full pass at k = 1000: 70 ns a piece (49; 75)
+_SEGMENT_LABELS = 16
+#: the pieces of a segment come in runs of this many consecutive pieces (one
+#: cache line of each of their arrays), drawn at random from the example
+_SEGMENT_BLOCK = 8
+
+_NO_2D = np.empty((0, 0))
+_NO_1D = np.empty(0)
+
+
+class _PieceActiveSet:
+    """The active set of the shrinking variant for pieces of any shape: one
+    list of active pieces over all examples (shuffled as a whole), and per
+    piece its active labels (``A_pos``/``A_act``, ``B_pos``/``B_act``; see
+    :func:`~polyrank.sopopo._kernels._example_sweep`).  Memory: 6 int64 per
+    piece and label."""
+
+    def __init__(self, pieces, m, alpha, beta, skip):
+        self.A_cnt = np.diff(pieces.A_ptr)
+        self.B_cnt = np.diff(pieces.B_ptr)
+        kmax = int(max(self.A_cnt.max(), self.B_cnt.max()))
+        self.A_act = self.A_cnt.copy()
+        self.B_act = self.B_cnt.copy()
+        self.size = pieces.n_pieces
+        self.active = np.arange(self.size, dtype=np.int64)
+        self.n_active = self.size
+        self.state = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
+                      pieces.B_idx, np.arange(pieces.A_idx.size, dtype=np.int64),
+                      np.arange(pieces.B_idx.size, dtype=np.int64), self.A_act, self.B_act,
+                      alpha, beta, kmax, skip, True)
+
+    def shuffle(self, rng):
+        rng.shuffle(self.active[:self.n_active])
+
+    def restore(self):
+        self.A_act[:] = self.A_cnt
+        self.B_act[:] = self.B_cnt
+        self.active.sort()
+        self.n_active = self.size
+
+    def sweep_linear(self, rows, sqnorm, Y, W):
+        inc, big, changed, viol, self.n_active = _kernels.pass_linear_shrink(
+            *rows, sqnorm, Y, W, self.active, self.n_active, *self.state)
+        return inc, big, changed, viol
+
+    def sweep_kernel(self, K, Y, F, coef):
+        inc, big, changed, viol, self.n_active = _kernels.pass_kernel_shrink(
+            K, Y, F, coef, self.active, self.n_active, *self.state)
+        return inc, big, changed, viol
+
+
+class _PairActiveSet:
+    """The active set of the shrinking variant when every piece is one edge.
+
+    The pieces of every example are cut into segments of at most
+    ``_SEGMENT_LABELS * k`` pieces (for ``order="shuffle"`` each segment a
+    random set of runs of ``_SEGMENT_BLOCK`` consecutive pieces of the
+    example, drawn once): segment g holds
+    pieces of example ``seg_ex[g]``, ``pos[seg_ptr[g]:seg_ptr[g + 1]]``,
+    the active ones first (``n_act[g]`` of them).  A pass visits the
+    segments in a random order and, within a segment, its active pieces in
+    a random order (``"cyclic"``: the segments in turn, each as it stands),
+    with :func:`~polyrank.sopopo._kernels.pass_pairs_shrink`.  Memory: one
+    int64 per piece and O(m + P / k) (the labels are the pieces' own
+    ``A_idx``/``B_idx``; alpha = beta)."""
+
+    def __init__(self, pieces, m, alpha, beta, skip, k, rng=None):
+        ex = pieces.example
+        self.pieces, self.alpha, self.beta, self.skip = pieces, alpha, beta, skip
+        self.size = pieces.n_pieces
+        grouped = self.size < 2 or bool(np.all(ex[1:] >= ex[:-1]))
+        self.pos = (np.arange(self.size, dtype=np.int64) if grouped
+                    else np.argsort(ex, kind="stable").astype(np.int64))
+        cnt = np.bincount(ex, minlength=m).astype(np.int64)
+        ptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(cnt, out=ptr[1:])
+        if rng is not None:
+            # random segments: permute every example's pieces once, by blocks
+            _kernels.shuffle_blocks(self.pos, ptr, cnt, _SEGMENT_BLOCK,
+                                    int(rng.integers(0, 2**63 - 1)))
+        # cut example i into ceil(cnt_i / S) segments of near-equal size
+        S = max(1, _SEGMENT_LABELS * k)
+        nseg = -(-cnt // S)
+        self.seg_ex = np.repeat(np.arange(m, dtype=np.int64), nseg)
+        first = np.repeat(np.cumsum(nseg) - nseg, nseg)
+        j = np.arange(self.seg_ex.size, dtype=np.int64) - first
+        c = cnt[self.seg_ex]
+        self.seg_ptr = np.append(ptr[self.seg_ex] + (j * c) // nseg[self.seg_ex],
+                                 self.size).astype(np.int64)
+        self.seg_cnt = np.diff(self.seg_ptr)
+        self.n_act = self.seg_cnt.copy()
+        self.n_active = self.size
+        self.seg_order = np.arange(self.seg_ex.size, dtype=np.int64)
+        self.shrink = True          # False: keep every piece (the tests' reference runs)
+
+    def shuffle(self, rng):
+        self.seg_order = rng.permutation(self.seg_ex.size).astype(np.int64)
+        _kernels.shuffle_segments(self.pos, self.seg_ptr, self.n_act,
+                                  int(rng.integers(0, 2**63 - 1)))
+
+    def restore(self):
+        self.n_act[:] = self.seg_cnt
+        self.n_active = self.size
+
+    def _pairs(self, linear, rows, sqnorm, W, K, F, coef, Y):
+        p = self.pieces
+        inc, big, changed, viol, self.n_active = _kernels.pass_pairs_shrink(
+            linear, *rows, sqnorm, W, K, F, coef, Y, self.seg_order, self.seg_ex,
+            self.seg_ptr, self.pos, self.n_act, p.C, p.A_idx, p.B_idx, self.alpha, self.beta, self.skip, self.shrink)
+        return inc, big, changed, viol
+
+    def _general(self, run):
+        """The same pass by the general kernel, one example's segment at a
+        time (``_PAIR_KERNEL = "general"``)."""
+        p = self.pieces
+        ones = np.ones(self.size, dtype=np.int64)
+        pos = np.arange(self.size, dtype=np.int64)
+        state = (p.example, p.C, p.A_ptr, p.A_idx, p.B_ptr, p.B_idx, pos, pos, ones,
+                 ones.copy(), self.alpha, self.beta, 1, self.skip, self.shrink)
+        inc = big = viol = 0.0
+        changed = 0
+        for g in self.seg_order:
+            seg = self.pos[self.seg_ptr[g]:self.seg_ptr[g + 1]]
+            a, b, c, v, self.n_act[g] = run(seg, self.n_act[g], state)
+            inc += a
+            big = max(big, b)
+            changed += c
+            viol = max(viol, v)
+        self.n_active = int(self.n_act.sum())
+        return inc, big, changed, viol
+
+    def sweep_linear(self, rows, sqnorm, Y, W):
+        if _PAIR_KERNEL == "general":
+            return self._general(lambda seg, n, state: _kernels.pass_linear_shrink(
+                *rows, sqnorm, Y, W, seg, n, *state))
+        return self._pairs(True, rows, sqnorm, W, _NO_2D, _NO_2D, _NO_2D, Y)
+
+    def sweep_kernel(self, K, Y, F, coef):
+        if _PAIR_KERNEL == "general":
+            return self._general(lambda seg, n, state: _kernels.pass_kernel_shrink(
+                K, Y, F, coef, seg, n, *state))
+        return self._pairs(False, (_NO_2D, _NO_1D, _NO_INDEX, _NO_INDEX), _NO_1D, _NO_2D, K,
+                           F, coef, Y)
+
+
+def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_iter, runner):
     """The passes of ``sopopo_batch(..., shrinking=True)`` (see its Notes).
 
-    ``sweep(active, n_active, state)`` runs one pass of
-    :func:`~polyrank.sopopo._kernels.pass_linear_shrink` (or its kernel
-    form) over ``active[:n_active]``; ``evaluate(sync)`` returns the exact
-    (primal, dual) objectives of the full problem (``sync``: also reset the
-    kernel form's running predictions to K coef).  Returns (status, passes,
-    primal, dual)."""
-    A_cnt = np.diff(pieces.A_ptr)
-    B_cnt = np.diff(pieces.B_ptr)
-    kmax = int(max(A_cnt.max(), B_cnt.max()))
-    A_pos = np.arange(pieces.A_idx.size, dtype=np.int64)
-    B_pos = np.arange(pieces.B_idx.size, dtype=np.int64)
-    A_act = A_cnt.copy()
-    B_act = B_cnt.copy()
-    everything = np.arange(pieces.n_pieces, dtype=np.int64)
-    active = everything.copy()
-    # violations are in units of gamma: start at the largest preference gap
-    scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
-    scale = scale if scale > 0 else 1.0
+    ``sweep()`` runs one pass over the active set ``acts``
+    (:class:`_PieceActiveSet` or :class:`_PairActiveSet`) and returns (total
+    dual increase, largest increase, pieces changed, largest violation);
+    ``evaluate(sync)`` returns the exact (primal, dual) objectives of the
+    full problem (``sync``: also reset the kernel form's running predictions
+    to K coef).  ``scale`` is the largest preference gap (the unit of the
+    violations).  Returns (status, passes, primal, dual)."""
     skip = 1e-12 * scale
     eps_shrink = scale
-    state = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
-             pieces.B_idx, A_pos, B_pos, A_act, B_act, alpha, beta, kmax, skip, True)
-    n_active = active.size
     watched = runner.callback is not None
     from_all = True         # no label, piece or example was inactive at the pass start
     since = 0
@@ -446,9 +611,9 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
     it = 0
     for it in range(1, max_iter + 1):
         if order == "shuffle":
-            rng.shuffle(active[:n_active])
-        since += n_active / active.size           # work in full passes
-        inc, big, changed, viol, n_active = sweep(active, n_active, state)
+            acts.shuffle(rng)
+        since += acts.n_active / acts.size           # work in full passes
+        inc, big, changed, viol = sweep()
         inc_sum += inc
         big_max = max(big_max, big)
         passes_since += 1
@@ -459,7 +624,7 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
             continue
         primal, dual = evaluate(due)
         stop = runner.record(it, primal, dual, dual_increase=inc_sum,
-                             max_dual_increase=big_max, n_active_pieces=n_active,
+                             max_dual_increase=big_max, n_active_pieces=acts.n_active,
                              max_violation=viol, eps_shrink=eps_shrink)
         inc_sum = big_max = 0.0
         if not due:
@@ -493,10 +658,7 @@ def _shrinking_loop(sweep, evaluate, m, Y, pieces, alpha, beta, rng, order, tol,
             # shrinking, but the full problem is not solved: un-shrink
             if viol < eps_shrink or changed == 0:
                 eps_shrink = max(0.5 * eps_shrink, skip)
-            A_act[:] = A_cnt
-            B_act[:] = B_cnt
-            active[:] = everything
-            n_active = active.size
+            acts.restore()
             from_all = True
         else:
             from_all = False

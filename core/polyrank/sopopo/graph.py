@@ -249,7 +249,8 @@ class PieceSet:
     C : ndarray, shape (P,)
         Per-piece bound C_i = C * sigma_i (Eq. 24).
     A_ptr, B_ptr : ndarray of int64, shape (P + 1,)
-        CSR-style offsets into ``A_idx`` / ``B_idx``.
+        CSR-style offsets into ``A_idx`` / ``B_idx`` (read-only: for
+        ``"all_pairs"`` both are the same array ``arange(P + 1)``).
     A_idx, B_idx : ndarray of int64
         Concatenated label sets.
     """
@@ -352,35 +353,55 @@ def _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label) -> Pi
     """:func:`build_pieces` for ``"all_pairs"`` with array operations per row
     (one piece per edge of the feedback graph, Fig. 2 top): the same pieces in
     the same order as :func:`decompose` gives them, without a Python object
-    per piece (with hundreds of labels a row has thousands of edges)."""
+    per piece (with hundreds of labels a row has thousands of edges).
+
+    The edges of every row are counted first and written into arrays of their
+    final size (no per-row lists to concatenate: the peak memory is the
+    result, 5 numbers per edge); ``A_ptr`` and ``B_ptr`` are one shared array
+    (every piece has one label per side)."""
     k = Gam.shape[1]
     v = k - 1
-    ex, cs, A_idx, B_idx = [], [], [], []
-    empty = np.empty(0, dtype=np.int64)
-    for i, gam in enumerate(body):
-        if weight[i] == 0:
+    rows = [i for i in range(Gam.shape[0]) if weight[i] != 0]
+    counts = np.zeros(len(rows), dtype=np.int64)
+    for j, i in enumerate(rows):
+        gam = body[i]
+        if not constant[i]:
+            srt = np.sort(gam)
+            # edges r -> s with gamma_r > gamma_s: for each r, the labels below it
+            counts[j] = int(np.searchsorted(srt, gam, side="left").sum())
+        if threshold_label:
+            counts[j] += int(np.count_nonzero(gam != Gam[i, v]))
+    P = int(counts.sum())
+    if P == 0:
+        raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
+    ex = np.empty(P, dtype=np.int64)
+    cs = np.empty(P, dtype=np.float64)
+    A_idx = np.empty(P, dtype=np.int64)
+    B_idx = np.empty(P, dtype=np.int64)
+    lo = 0
+    for j, i in enumerate(rows):
+        d = int(counts[j])
+        if d == 0:
             continue
-        if constant[i]:
-            r = s = empty
-        else:
+        gam = body[i]
+        hi = lo
+        if not constant[i]:
             r, s = np.nonzero(gam[:, None] > gam[None, :])
+            hi = lo + r.size
+            A_idx[lo:hi] = r
+            B_idx[lo:hi] = s
         if threshold_label:
             t = Gam[i, v]
             up = np.flatnonzero(gam > t)
             down = np.flatnonzero(gam < t)
-            r = np.concatenate([r, up, np.full(down.size, v)])
-            s = np.concatenate([s, np.full(up.size, v), down])
-        d = r.size
-        if d == 0:
-            continue
-        ex.append(np.full(d, i, dtype=np.int64))
-        cs.append(np.full(d, C * weight[i] / (d if normalize else 1)))
-        A_idx.append(r)
-        B_idx.append(s)
-    if not ex:
-        raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
-    P = sum(e.size for e in ex)
+            A_idx[hi:hi + up.size] = up
+            B_idx[hi:hi + up.size] = v
+            hi += up.size
+            A_idx[hi:hi + down.size] = v
+            B_idx[hi:hi + down.size] = down
+            hi += down.size
+        ex[lo:lo + d] = i
+        cs[lo:lo + d] = C * weight[i] / (d if normalize else 1)
+        lo += d
     ptr = np.arange(P + 1, dtype=np.int64)
-    return PieceSet(np.concatenate(ex), np.concatenate(cs).astype(np.float64), ptr,
-                    np.concatenate(A_idx).astype(np.int64), ptr.copy(),
-                    np.concatenate(B_idx).astype(np.int64))
+    return PieceSet(ex, cs, ptr, A_idx, ptr, B_idx)
