@@ -1068,10 +1068,14 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
 
 @numba.njit(cache=True, nogil=True)
 def cd_state(Ut, Yt, R, rdiag, At, Cv, G):
-    """G (N, L) = 2 - 4 Y * (U R) from Ut = (Y alpha)' K (Eq. 29), and the
-    largest |projected gradient| over all N L variables (Eq. 31)."""
+    """G (N, L) = 2 - 4 Y * (U R) from Ut = (Y alpha)' K (Eq. 29), and
+    (primal P2, dual D2, largest |projected gradient| over all N L
+    variables) from (alpha, G): the identities of
+    :func:`polyrank.m3l.m3l_objectives` and Eq. 31, in one pass."""
     L, N = At.shape
     h = np.empty(L)
+    primal = 0.0
+    dual = 0.0
     max_pg = 0.0
     for i in range(N):
         C = Cv[i]
@@ -1087,7 +1091,10 @@ def cd_state(Ut, Yt, R, rdiag, At, Cv, G):
         for l in range(L):
             g = 2.0 - 4.0 * Yt[l, i] * h[l]
             G[i, l] = g
-            pg = abs(projected(g, At[l, i], C))
+            a = At[l, i]
+            primal += a * (1.0 - 0.5 * g) + C * max(g, 0.0)
+            dual += a * (1.0 + 0.5 * g)
+            pg = abs(projected(g, a, C))
             if pg > max_pg:
                 max_pg = pg
-    return max_pg
+    return primal, dual, max_pg

@@ -494,12 +494,12 @@ def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, 
             _CD_SKIP_EXAMPLE * pg_active)
         steps_total += steps
         pushes_total += pushes
-        max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
+        # G, P2, D2 and the largest projected gradient over all variables
+        primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
         if max_pg < tau:
             # the exact check: U from alpha by one product (no drift)
             Ut = (Yt * At) @ K
-            max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
-        primal, dual = m3l_objectives(At.T, G, Cv)
+            primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
                              rounds=pushes_total,
                              cache_hits=pushes_total, cache_misses=N)
