@@ -75,7 +75,9 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     tau : float, default=1e-3
         Stop when every projected gradient (Eq. 31) of D2 is below tau.
     cache_mb : float, default=200
-        Size limit of the SMO kernel cache in MB (> 0; Sec. 5.1.3).
+        Size limit of the kernel cache in MB (> 0; Sec. 5.1.3); when the
+        whole Gram matrix (8 N^2 bytes) fits and R is diagonal, the kernel
+        solver computes it once and runs coordinate ascent on it.
     solver : {"auto", "smo", "dca"}, default="auto"
         "smo": the kernelised solver :func:`~polyrank.m3l.m3l_smo` (its
         ``method="auto"``: coordinate ascent on the whole Gram matrix for a
