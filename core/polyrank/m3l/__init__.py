@@ -5,7 +5,9 @@ Max-Margin Multi-Label Classification with Applications to Zero-Shot
 Learning", Machine Learning 88, 2012 (``m3l-multilabel-zero-shot.txt``).
 
 - :func:`m3l_smo`: kernelised M3L by SMO with delayed gradient updates and an
-  LRU kernel cache (Sec. 5.1, Alg. 1-2).
+  LRU kernel cache (Sec. 5.1, Alg. 1-2), or (a diagonal R and a Gram matrix
+  that fits the cache) example-major coordinate ascent on the whole Gram
+  matrix, one kernel row serving every label.
 - :func:`m3l_dca`: linear M3L by dual coordinate ascent with shrinkage
   (Sec. 6, Eq. 37-45).
 - :class:`M3LClassifier`: the scikit-learn estimator.
@@ -42,6 +44,8 @@ def _warmup() -> None:
         m3l_smo(X, Y, R, 1.0, kernel=kernel, gamma=0.5, max_iter=2, cache_mb=1e-4)
     # the whole Gram matrix in the cache (filled by BLAS blocks)
     m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, max_iter=2)
+    # coordinate ascent on the whole Gram matrix (R diagonal: method "auto")
+    m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, max_iter=2, random_state=0)
     m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
     m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
     G = np.empty((8, 2))

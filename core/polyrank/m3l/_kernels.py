@@ -1,5 +1,7 @@
-"""numba kernels of M3L: kernelised SMO (Alg. 1-2) and linear dual
-coordinate ascent with shrinkage (Sec. 6).
+"""numba kernels of M3L: kernelised SMO (Alg. 1-2), kernelised
+example-major coordinate ascent on a precomputed Gram matrix
+(:func:`cd_epoch`) and linear dual coordinate ascent with shrinkage
+(Sec. 6).
 
 Source: ``m3l-multilabel-zero-shot.txt`` (Hariharan, Vishwanathan, Varma),
 Sec. 5.1 (Eq. 26-36), Sec. 6 (Eq. 37-45) and Appendix A (Alg. 1, Alg. 2,
@@ -917,3 +919,216 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
         for l in range(L):
             zx = _ddot(Zt, l, X, i) if dense else _sdot(Zt, l, Xdata, Xind, Xptr, i)
             G[i, l] = 2.0 - 2.0 * Y[i, l] * zx
+
+
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _push_row(Ut, K, i, c, moved, n_moved):
+    """Ut[l, :] += c[l] K[i, :] for the labels l = moved[:n_moved]: one
+    Gram row serves every label that moved (Sec. 5.1.3); labels by pairs,
+    so that the row is read n_moved / 2 times."""
+    N = Ut.shape[1]
+    m = 0
+    while m + 1 < n_moved:
+        l1 = moved[m]
+        l2 = moved[m + 1]
+        c1 = c[l1]
+        c2 = c[l2]
+        for j in range(N):
+            k = K[i, j]
+            Ut[l1, j] += c1 * k
+            Ut[l2, j] += c2 * k
+        m += 2
+    if m < n_moved:
+        l1 = moved[m]
+        c1 = c[l1]
+        for j in range(N):
+            Ut[l1, j] += c1 * K[i, j]
+
+
+@numba.njit(cache=True, nogil=True)
+def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed, shrink,
+             omega, skip, skip_example):
+    """One epoch of example-major dual coordinate ascent on D2 (Eq. 25)
+    over a precomputed Gram matrix ``K`` (N, N), the active examples
+    ``active[:n_active[0]]`` visited in a uniformly random order.
+
+    Keeps ``Ut`` = (Y alpha)' K (L, N): the kernel expansion of every
+    label without R (row i of K serves as its column i), so that a step on
+    alpha_il changes one row of ``Ut`` whatever R is; the decisions of
+    example i are f_i = 2 R u_i and its gradient (Eq. 29)
+    G_il = 2 - 4 y_il (R u_i)_l, formed at the visit in O(L^2) (O(L) for a
+    diagonal R, ``rdiag``).
+
+    At example i every label is visited in turn: the coordinate step
+    (Eq. 37-39 with the kernel: Q_ll = 4 R_ll K_ii), over-relaxed by
+    ``omega`` in (0, 2) (projected SOR; 1 is the exact coordinate
+    maximiser), alpha_il <- clip(alpha_il + omega G_il / (4 R_ll K_ii), 0,
+    C_i), each step applied at once to the example's own gradient
+    (h_i += K_ii R[:, l] c) so that the next label sees it. The other
+    examples get the steps of all labels of i at the end, one Gram row
+    read for every label that moved: u_l += (y_il delta_il) K[i, :]
+    (Sec. 5.1.3: one kernel row serves every label).
+
+    Shrinking (after Hsieh et al. 2008, as Sec. 6 / :func:`dca_run`): a
+    variable at 0 with G < lb[l] or at C_i with G > ub[l] is skipped; an
+    example all of whose variables are skipped leaves the active set (its
+    gradients stay exact: every step reaches every row of ``Ut``). The
+    thresholds of the next epoch are the extremal projected gradients of
+    this one (-inf / +inf on a side whose extreme has the wrong sign),
+    coupled across labels through |R| (Eq. 44-45).
+
+    Returns
+    -------
+    max_pg : float
+        The largest |projected gradient| met at a visit of this epoch
+        (over the active, unskipped variables, before their steps).
+    steps : int
+        Variable updates (non-zero).
+    pushes : int
+        Examples whose steps were pushed to the others (Gram rows read).
+    """
+    np.random.seed(seed)
+    L, N = At.shape
+    n = n_active[0]
+    for t in range(n - 1, 0, -1):
+        s = np.random.randint(0, t + 1)
+        tmp = active[t]
+        active[t] = active[s]
+        active[s] = tmp
+    pgmin = np.zeros(L)
+    pgmax = np.zeros(L)
+    h = np.empty(L)
+    c = np.zeros(L)
+    moved = np.empty(L, dtype=np.int64)
+    keep = np.ones(n, dtype=np.bool_)
+    steps = 0
+    pushes = 0
+    for t in range(n):
+        i = active[t]
+        Kii = Kdiag[i]
+        C = Cv[i]
+        # the example's decisions / 2: h = R u_i
+        if rdiag:
+            for l in range(L):
+                h[l] = R[l, l] * Ut[l, i]
+        else:
+            for l in range(L):
+                v = 0.0
+                for k in range(L):
+                    v += R[l, k] * Ut[k, i]
+                h[l] = v
+        n_moved = 0
+        skipped = 0
+        # the example moves only if one of its variables has a projected
+        # gradient above skip_example (then one Gram row serves its labels)
+        worst = 0.0
+        for l in range(L):
+            g = 2.0 - 4.0 * Yt[l, i] * h[l]
+            a = At[l, i]
+            if shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l])):
+                skipped += 1
+                continue
+            pg = projected(g, a, C)
+            if pg < pgmin[l]:
+                pgmin[l] = pg
+            if pg > pgmax[l]:
+                pgmax[l] = pg
+            worst = max(worst, abs(pg))
+        if skipped == L:
+            keep[t] = False
+        if worst <= skip_example:
+            continue
+        for l in range(L):
+            y = Yt[l, i]
+            g = 2.0 - 4.0 * y * h[l]
+            a = At[l, i]
+            if shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l])):
+                continue
+            pg = projected(g, a, C)
+            if abs(pg) <= skip:
+                continue
+            a_new = _snap(a + omega * solve_1d(4.0 * R[l, l] * Kii, g, -a, C - a), C)
+            d = a_new - a
+            if d == 0.0:
+                continue
+            At[l, i] = a_new
+            cl = y * d
+            c[l] = cl
+            moved[n_moved] = l
+            n_moved += 1
+            steps += 1
+            if rdiag:
+                h[l] += Kii * R[l, l] * cl
+            else:
+                for k in range(L):
+                    h[k] += Kii * R[k, l] * cl
+        if n_moved == 0:
+            continue
+        pushes += 1
+        _push_row(Ut, K, i, c, moved, n_moved)
+        for m in range(n_moved):
+            c[moved[m]] = 0.0
+    # compact the active set (the kept examples, in visiting order)
+    if shrink:
+        m = 0
+        for t in range(n):
+            if keep[t]:
+                active[m] = active[t]
+                m += 1
+        n_active[0] = m
+    max_pg = 0.0
+    for l in range(L):
+        v = max(pgmax[l], -pgmin[l])
+        if v > max_pg:
+            max_pg = v
+    # thresholds of the next epoch, coupled through |R| (Eq. 44-45)
+    for l in range(L):
+        lo = 0.0
+        hi = 0.0
+        for k in range(L):
+            a = abs(R[k, l])
+            if a == 0.0:
+                continue
+            if a * pgmin[k] < lo:
+                lo = a * pgmin[k]
+            if a * pgmax[k] > hi:
+                hi = a * pgmax[k]
+        lb[l] = lo if lo < 0.0 else -np.inf
+        ub[l] = hi if hi > 0.0 else np.inf
+    return max_pg, steps, pushes
+
+
+@numba.njit(cache=True, nogil=True)
+def cd_state(Ut, Yt, R, rdiag, At, Cv, G):
+    """G (N, L) = 2 - 4 Y * (U R) from Ut = (Y alpha)' K (Eq. 29), and
+    (primal P2, dual D2, largest |projected gradient| over all N L
+    variables) from (alpha, G): the identities of
+    :func:`polyrank.m3l.m3l_objectives` and Eq. 31, in one pass."""
+    L, N = At.shape
+    h = np.empty(L)
+    primal = 0.0
+    dual = 0.0
+    max_pg = 0.0
+    for i in range(N):
+        C = Cv[i]
+        if rdiag:
+            for l in range(L):
+                h[l] = R[l, l] * Ut[l, i]
+        else:
+            for l in range(L):
+                s = 0.0
+                for k in range(L):
+                    s += R[l, k] * Ut[k, i]
+                h[l] = s
+        for l in range(L):
+            g = 2.0 - 4.0 * Yt[l, i] * h[l]
+            G[i, l] = g
+            a = At[l, i]
+            primal += a * (1.0 - 0.5 * g) + C * max(g, 0.0)
+            dual += a * (1.0 + 0.5 * g)
+            pg = abs(projected(g, a, C))
+            if pg > max_pg:
+                max_pg = pg
+    return primal, dual, max_pg

@@ -75,9 +75,14 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     tau : float, default=1e-3
         Stop when every projected gradient (Eq. 31) of D2 is below tau.
     cache_mb : float, default=200
-        Size limit of the SMO kernel cache in MB (> 0; Sec. 5.1.3).
+        Size limit of the kernel cache in MB (> 0; Sec. 5.1.3); when the
+        whole Gram matrix (8 N^2 bytes) fits and R is diagonal, the kernel
+        solver computes it once and runs coordinate ascent on it.
     solver : {"auto", "smo", "dca"}, default="auto"
-        "smo": kernelised SMO (Alg. 1); "dca": linear dual coordinate ascent
+        "smo": the kernelised solver :func:`~polyrank.m3l.m3l_smo` (its
+        ``method="auto"``: coordinate ascent on the whole Gram matrix for a
+        diagonal R when it fits in ``cache_mb``, SMO, Alg. 1, otherwise);
+        "dca": linear dual coordinate ascent
         with shrinkage (Sec. 6, linear kernel only, dense or sparse X);
         "auto": dca for the linear kernel, smo otherwise.
     ridge : float, default=0.0
@@ -89,8 +94,8 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         check comes when the shrunk problem looks solved or after at most
         10 unshrunk epochs of work, see :func:`~polyrank.m3l.m3l_dca`).
     random_state : int, RandomState, Generator or None, default=None
-        Seed of the DCA visiting order (a RandomState instance draws the
-        seed).
+        Seed of the visiting order of DCA and of the kernel solver's
+        coordinate ascent (a RandomState instance draws the seed).
     warm_start : bool, default=False
         If True and the model was fitted before on data of the same shape,
         start from the previous dual variables (clipped to [0, C w_i])
@@ -308,7 +313,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                          Xa.shape[1])
             res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
-                      cache_mb=float(self.cache_mb), **common)
+                      cache_mb=float(self.cache_mb), random_state=seed, **common)
             Z = Xa.T @ res.x if self.kernel == "linear" else None
             self.dual_coef_ = res.x
             if self.kernel != "linear":

@@ -1,5 +1,6 @@
-"""Drivers of the two M3L solvers: kernelised SMO and linear dual coordinate
-ascent with shrinkage.
+"""Drivers of the M3L solvers: kernelised SMO, kernelised example-major
+coordinate ascent on the whole Gram matrix (both behind :func:`m3l_smo`)
+and linear dual coordinate ascent with shrinkage.
 
 Both solve the M3L primal P2 (Eq. 11-14 of ``m3l-multilabel-zero-shot.txt``)
 with the Hamming loss (Eq. 6) and labels in {-1, +1}::
@@ -50,16 +51,26 @@ from . import _kernels
 from .priors import check_R, labels_pm1
 
 __all__ = ["m3l_smo", "m3l_dca", "smo", "dca", "m3l_objectives", "projected_gradient",
-           "dual_gradient", "SMO_KERNELS"]
+           "dual_gradient", "SMO_KERNELS", "SMO_METHODS"]
 
 #: kernels of the SMO solver
 SMO_KERNELS = ("linear", "rbf", "poly")
+#: methods of :func:`m3l_smo`: "smo" (Alg. 1), "cd" (example-major coordinate
+#: ascent on the whole Gram matrix), "auto" (cd when the Gram matrix fits the cache)
+SMO_METHODS = ("auto", "smo", "cd")
 _KIND = {"linear": _kernels.KIND_LINEAR, "rbf": _kernels.KIND_RBF,
          "poly": _kernels.KIND_POLY}
 
 
 #: rows per BLAS product when the whole Gram matrix is computed into the cache
 _FILL_BLOCK = 64
+
+#: over-relaxation of the coordinate steps (projected SOR; 1 = exact coordinate steps)
+_CD_OMEGA = 1.3
+_CD_SKIP = 0.1
+_CD_SKIP_EXAMPLE = 0.3
+#: rows per BLAS product of :func:`gram`
+_GRAM_BLOCK = 128
 
 #: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
 _GAP_ROUNDING = 1e-10
@@ -187,10 +198,12 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
             degree: int = 3, coef0: float = 1.0, tau: float = 1e-3,
             cache_mb: float = 200.0, ridge: float = 0.0, max_iter: int = 10000,
             alpha0=None, callback=None, callback_every: int = 1,
-            sample_weight=None) -> SolverResult:
-    """Kernelised M3L by SMO with delayed gradient updates (Sec. 5.1, Alg. 1-2).
+            sample_weight=None, method: str = "auto", shrinking: bool = True,
+            random_state=None) -> SolverResult:
+    """Kernelised M3L: SMO with delayed gradient updates (Sec. 5.1, Alg. 1-2),
+    or example-major coordinate ascent on the whole Gram matrix.
 
-    Maximises D2 (Eq. 25) over pairs of variables of the same label: the
+    ``method="smo"`` maximises D2 (Eq. 25) over pairs of variables of the same label: the
     first by the largest projected gradient (Eq. 32), the second by the
     second-order gain (Eq. 30 / 56), each pair solved exactly (Solve2DQP,
     Alg. 2). Updates along one label are accumulated in u and pushed to the
@@ -202,8 +215,30 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     products (``cache_misses`` = N). Stops when every projected gradient (Eq. 31) is below
     ``tau`` (the paper's stopping rule, Appendix B).
 
-    One iteration (one trace row) is a sweep of at least N variable updates
-    (fewer at convergence).
+    ``method="cd"`` computes the whole Gram matrix once (blocks of BLAS
+    products; it must fit in ``cache_mb``) and runs epochs of dual
+    coordinate ascent over the examples in a random order
+    (:func:`polyrank.m3l._kernels.cd_epoch`): at example i every label's
+    variable takes its exact 1-D step (Eq. 37-39 with the kernel; there is
+    no bias, hence no equality constraint and no pairing), over-relaxed by
+    1.3 (projected SOR, which keeps every step an ascent step), and the
+    steps of all labels of i reach every other example through one Gram
+    row (one kernel row serves every label, Sec. 5.1.3). Variables whose
+    |projected gradient| is below a fifth of the previous epoch's largest
+    one wait for a later epoch; with ``shrinking``, variables at a bound
+    beyond the previous epoch's extreme projected gradients (coupled
+    through |R|, Eq. 44-45) are skipped and examples with every variable
+    skipped leave the active set. Every step reaches every example, so
+    after each epoch the projected gradients of *all* N L variables are
+    checked; once they are all below ``tau`` the expansion is recomputed
+    exactly (one BLAS product) and the solve stops only if that exact
+    check passes. Any R is handled (the example's gradient is formed as
+    2 - 4 y (R u_i)). ``method="auto"`` (the default) uses "cd" when R is
+    diagonal (the labels decouple, Sec. 3.1) and the Gram matrix fits in
+    ``cache_mb``, and "smo" otherwise.
+
+    One iteration (one trace row) is, for "smo", a sweep of at least N
+    variable updates (fewer at convergence); for "cd", an epoch.
 
     Parameters
     ----------
@@ -235,17 +270,30 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         a nearby R or C); the gradient is then computed exactly once,
         O(N^2 (D + L)). Default 0.
     callback : callable, optional
-        ``callback(info: IterInfo)`` after each sweep; extras ``max_pg``
-        (largest projected gradient), ``steps`` (variable updates so far),
-        ``rounds`` (label rounds so far, each ending with a delayed update),
-        ``cache_hits`` and ``cache_misses``. Raising StopIteration stops.
+        ``callback(info: IterInfo)`` after each sweep (epoch); extras
+        ``max_pg`` (largest projected gradient), ``steps`` (variable
+        updates so far), ``rounds`` (label rounds so far, each ending with
+        a delayed update; for "cd", examples whose steps were pushed with
+        one Gram row), ``cache_hits`` (Gram rows used, "cd": as
+        ``rounds``) and ``cache_misses`` (rows computed; N for "cd").
+        Raising StopIteration stops.
     callback_every : int
     sample_weight : array_like, shape (N,), optional
         Per-example weights w_i >= 0: the box of example i is [0, C w_i].
+    method : {"auto", "smo", "cd"}
+        The algorithm (see above); "cd" raises ValueError if the Gram
+        matrix (8 N^2 bytes) does not fit in ``cache_mb``.
+    shrinking : bool
+        "cd" only: skip variables at a bound whose gradient points out of
+        the box beyond the previous epoch's extremes (the final check is
+        on all variables either way).
+    random_state : int, Generator or None
+        "cd" only: seed of the visiting order.
 
     Returns
     -------
     SolverResult
+        ``solver``: ``"m3l-smo"`` or ``"m3l-cd"``;
         ``x``: the dual coefficients B = 2 (Y * alpha) R, shape (N, L), with
         decisions f(x) = k(x, X) B; ``dual``: ``{"alpha", "G"}`` (N, L);
         ``primal_objective``, ``dual_objective``, ``gap`` (P2, D2, P - D);
@@ -259,7 +307,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     ValueError
         Bad shapes, NaN/inf, labels not in {0,1}/{-1,+1}, R not symmetric
         positive definite or of the wrong shape, C/tau/cache_mb <= 0, unknown
-        kernel, negative or all-zero sample weights.
+        kernel or method, negative or all-zero sample weights, method="cd"
+        with a Gram matrix larger than ``cache_mb``.
     TypeError
         Non-numeric input, sparse X, or wrongly typed parameters.
     """
@@ -271,13 +320,49 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     cache_mb = check_positive(cache_mb, "cache_mb")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
+    if method not in SMO_METHODS:
+        raise ValueError(f"method: expected one of {SMO_METHODS}, got {method!r}")
+    if not isinstance(shrinking, (bool, np.bool_)):
+        raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
     return smo(X, Y, R, Cv, kernel=kernel, kernel_params=params, tau=tau, cache_mb=cache_mb,
                max_iter=max_iter, alpha0=alpha0, callback=callback,
-               callback_every=callback_every)
+               callback_every=callback_every, method=method, shrinking=bool(shrinking),
+               random_state=random_state)
+
+
+def gram(X, kind, gamma, coef0, degree) -> np.ndarray:
+    """The whole Gram matrix K (N, N) of the rows of X, float64, by blocks
+    of :data:`_GRAM_BLOCK` rows: one BLAS product X[b] X' per block, the
+    kernel applied in place on the block while it is in cache (numpy's
+    vectorised exp for the rbf kernel, whose diagonal is set to exactly 1).
+    ``kind`` is one of the ``_kernels.KIND_*`` codes."""
+    N = X.shape[0]
+    K = np.empty((N, N))
+    if kind == _kernels.KIND_RBF:
+        gsq = gamma * np.einsum("ij,ij->i", X, X)
+    for s in range(0, N, _GRAM_BLOCK):
+        e = min(N, s + _GRAM_BLOCK)
+        D = K[s:e]
+        np.dot(X[s:e], X.T, out=D)
+        if kind == _kernels.KIND_RBF:
+            # exp(-gamma |x_i - x_j|^2) = exp(2 gamma x_i.x_j - gamma |x_i|^2 - gamma |x_j|^2)
+            D *= 2.0 * gamma
+            D -= gsq[s:e, None]
+            D -= gsq[None, :]
+            np.minimum(D, 0.0, out=D)
+            np.exp(D, out=D)
+        elif kind == _kernels.KIND_POLY:
+            D *= gamma
+            D += coef0
+            D **= degree
+    if kind == _kernels.KIND_RBF:
+        np.fill_diagonal(K, 1.0)
+    return K
 
 
 def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: float,
-        max_iter: int, alpha0=None, callback=None, callback_every: int = 1) -> SolverResult:
+        max_iter: int, alpha0=None, callback=None, callback_every: int = 1,
+        method: str = "auto", shrinking: bool = True, random_state=None) -> SolverResult:
     """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
     Y (N, L) in {-1, +1}, R symmetric positive definite (L, L), per-example
     bounds Cv (N,) >= 0, kernel parameters from
@@ -298,6 +383,15 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
         raise ValueError("kernel: the kernel has negative diagonal entries k(x, x) "
                          "(not a Mercer kernel for these parameters)")
     n_slots = int(min(N, max(2, cache_mb * 1e6 // (8 * N))))
+    diagonal = not np.any(R - np.diag(np.diag(R)))
+    if method == "cd" or (method == "auto" and n_slots == N and diagonal):
+        if n_slots < N:
+            raise ValueError(f"method: 'cd' needs the whole Gram matrix in the cache "
+                             f"({8 * N * N / 1e6:.1f} MB for N = {N}), got cache_mb="
+                             f"{cache_mb:g}; raise cache_mb or use method='smo'")
+        return _cd(gram(X, kind, g, c0, deg), Kdiag, Y, R, Cv, tau=tau, max_iter=max_iter,
+                   alpha0=alpha0, callback=callback, callback_every=callback_every,
+                   shrinking=shrinking, random_state=random_state)
     rows = np.empty((n_slots, N))
     slot_of = np.full(N, -1, dtype=np.int64)
     owner = np.full(n_slots, -1, dtype=np.int64)
@@ -348,6 +442,77 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": int(state[1]),
              "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R}
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-smo", extra)
+
+
+def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, shrinking,
+        random_state) -> SolverResult:
+    """Example-major dual coordinate ascent of :func:`m3l_smo` (``method="cd"``)
+    on the whole Gram matrix ``K`` (N, N); see :func:`_kernels.cd_epoch`.
+
+    One iteration (one trace row) is one epoch over the active examples.
+    After every epoch G, P2, D2 and the largest projected gradient are
+    formed over *all* N L variables from the maintained expansion
+    U = K (Y alpha) (every update reaches every example, shrunk or not);
+    when that largest projected gradient is below ``tau``, U is recomputed
+    exactly (one BLAS product) and the solve converges only if the exact
+    check passes too. When the active examples look solved but the whole
+    problem does not, every example becomes active again.
+    """
+    rng = np.random.default_rng(random_state)
+    N, L = Y.shape
+    rdiag = bool(np.count_nonzero(R - np.diag(np.diag(R))) == 0)
+    alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
+    Yt = np.ascontiguousarray(Y.T)
+    At = np.ascontiguousarray(alpha.T)
+    # Ut = (Y alpha)' K: row i of K serves as its column i, as in the updates
+    Ut = np.zeros((L, N)) if alpha0 is None else (Yt * np.ascontiguousarray(alpha.T)) @ K
+    G = np.empty((N, L))
+    active = np.arange(N, dtype=np.int64)
+    n_active = np.array([N], dtype=np.int64)
+    lb = np.full(L, -np.inf)
+    ub = np.full(L, np.inf)
+    runner = CallbackRunner(callback, callback_every)
+    status = STATUS_MAX_ITER
+    steps_total = 0
+    pushes_total = 0
+    max_pg = 2.0
+    pg_active = 2.0
+    it = 0
+    for it in range(1, max_iter + 1):
+        pg_active, steps, pushes = _kernels.cd_epoch(
+            K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub,
+            int(rng.integers(0, 2**31 - 1)), shrinking, _CD_OMEGA, _CD_SKIP * pg_active,
+            _CD_SKIP_EXAMPLE * pg_active)
+        steps_total += steps
+        pushes_total += pushes
+        # G, P2, D2 and the largest projected gradient over all variables
+        primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
+        if max_pg < tau:
+            # the exact check: U from alpha by one product (no drift)
+            Ut = (Yt * At) @ K
+            primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
+        stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
+                             rounds=pushes_total,
+                             cache_hits=pushes_total, cache_misses=N)
+        if _failed(primal, dual):
+            status = STATUS_NUMERICAL
+            break
+        if max_pg < tau:
+            status = STATUS_CONVERGED
+            break
+        if stop:
+            status = STATUS_CALLBACK
+            break
+        if pg_active < tau or n_active[0] == 0 or steps == 0:
+            # the shrunk problem looks solved, the whole one is not: visit all again
+            active[:] = np.arange(N)
+            n_active[0] = N
+            lb[:] = -np.inf
+            ub[:] = np.inf
+    alpha = np.ascontiguousarray(At.T)
+    extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": pushes_total,
+             "cache_misses": N, "cache_rows": N, "R": R, "epochs": it}
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-cd", extra)
 
 
 def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: float = 0.1,
