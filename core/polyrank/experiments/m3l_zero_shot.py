@@ -868,8 +868,9 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
     training genes, 14 labels, standardised; the paper used 10,000 points
     of larger sets).
 
-    M3L (:func:`~polyrank.m3l.m3l_smo`, R = I, C, gamma = 1/D, tolerance
-    ``tau``) records its dual D2 and its pair updates after every sweep.
+    M3L (:func:`~polyrank.m3l.m3l_smo` with ``method="smo"``, the paper's
+    pair updates of Sec. 5, R = I, C, gamma = 1/D, tolerance ``tau``)
+    records its dual D2 and its pair updates after every sweep.
     LIBSVM cannot report its dual during a run, so each label's
     ``SVC(C=2C, same gamma, tol=tau)`` is run from scratch with
     ``max_iter`` = 2, 4, 8, ... until it converges: the point at budget k
@@ -929,8 +930,11 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
     rows = []
     bar = _bar(2, "m3l-fig2", progress)
     with threadpool_limits(limits=1):
-        m3l_smo(X[:20], Y[:20], C=C, kernel="rbf", gamma=gamma, max_iter=1)   # compile
-        res = m3l_smo(X, Y, C=C, kernel="rbf", gamma=gamma, tau=tau)
+        # the paper's algorithm (Sec. 5: pair updates), as LIBSVM's are pair updates too;
+        # the default method="auto" would take coordinate ascent for R = I
+        m3l_smo(X[:20], Y[:20], C=C, kernel="rbf", gamma=gamma, max_iter=1,
+                method="smo")                                              # compile
+        res = m3l_smo(X, Y, C=C, kernel="rbf", gamma=gamma, tau=tau, method="smo")
         t = res.trace
         for k in range(len(t)):
             rows.append({"method": "M3L", "updates": int(t.steps[k]),
