@@ -20,6 +20,11 @@
 
 Each widget is a Python object that owns its state (the model) and a
 ``.fig`` / ``.widget`` that only show it; both display themselves in Jupyter.
+The monitors record the solver's callback stream into a
+:class:`polyrank.result.Trace` (their shared base is ``_monitor.TraceMonitor``);
+:class:`DecompositionViewer` draws a
+:class:`~polyrank_widgets.decomposition_model.DecompositionModel`, which holds
+no widget and takes every piece's loss from :func:`polyrank.sopopo.piece_loss`.
 This package imports :mod:`polyrank`, never the reverse.
 """
 

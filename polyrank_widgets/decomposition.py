@@ -11,34 +11,36 @@ open circles and B nodes as filled circles. The loss of a prediction f (k,)
 is ``sum_j sigma_j max_{(r, s) in E_j} l_rs`` (Eq. 3) with the pair hinge
 loss ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1).
 
-The model is a pure function of gamma (:func:`_layout_graph`: layers, node
-positions, edge routes) plus the pieces and the scores (:func:`_piece_loss`);
-the view only copies its arrays into a plotly ``FigureWidget``. Labels are
-0-based in the Python API (as in :func:`polyrank.sopopo.decompose` and
+The state (gamma, the pieces, the selected piece, the scores) and the losses
+live in :class:`~polyrank_widgets.decomposition_model.DecompositionModel`,
+which asks the core for every piece's loss
+(:func:`polyrank.sopopo.piece_loss`); this module is the view: the picture's
+geometry is a pure function of gamma (:func:`_layout_graph`: layers, node
+positions, edge routes) and :class:`DecompositionViewer` copies the model's
+arrays into a plotly ``FigureWidget`` and its controls. Labels are 0-based in
+the Python API (as in :func:`polyrank.sopopo.decompose` and
 :class:`polyrank.sopopo.Piece`) and 1-based in the picture and the text
 boxes (as in the paper).
 """
 
 from __future__ import annotations
 
-import ast
 import html
-import re
 from dataclasses import dataclass
 
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-from polyrank.sopopo import DECOMPOSITIONS, Piece, decompose, feedback_graph, layers
-from polyrank.validation import as_float_array, check_int
+from polyrank.sopopo import Piece, feedback_graph, layers
 from scipy.spatial import cKDTree
 
 from ._display import WidgetDisplay
+from .decomposition_model import (CUSTOM_EXAMPLE, KINDS, DecompositionModel,
+                                  parse_decomposition, parse_numbers)
 
 __all__ = ["DecompositionViewer"]
 
 _SOURCE = "SOPOPO, Sec. 2, Eq. 1-3, Fig. 1-2"
-_KINDS = DECOMPOSITIONS + ("custom",)
 _TITLES = {"all_pairs": "all pairs", "adjacent_layers": "adjacent layers",
            "top_vs_rest": "top layer vs the rest", "custom": "custom"}
 _COLORS = {"black": "#111111", "gray": "#b8b8b8", "gray_text": "#8c8c8c",
@@ -49,7 +51,6 @@ _WIDTH, _MARGIN = 820, dict(l=30, r=30, t=128, b=70)
 _NODE_SIZE = 30            # marker diameter, pixels
 _CLEARANCE = 26.0          # least distance of an edge from a node it skips, pixels
 _N_CURVE = 17              # points per drawn edge
-_CUSTOM_EXAMPLE = "[([3], [2, 4]), ([2, 4], [1, 5])]"
 
 
 # ---------------------------------------------------------------- model
@@ -155,21 +156,6 @@ def _layout_graph(gamma: np.ndarray) -> _Graph:
                   height=height, y_range=(y_lo, y_hi))
 
 
-def _pair_losses(gamma: np.ndarray, f: np.ndarray, A: np.ndarray,
-                 B: np.ndarray) -> np.ndarray:
-    """(gamma_r - gamma_s) - (f_r - f_s) for (r, s) in A x B, shape (|A|, |B|),
-    before the positive part of Eq. 1."""
-    return (gamma[A][:, None] - gamma[B][None, :]) - (f[A][:, None] - f[B][None, :])
-
-
-def _piece_loss(gamma: np.ndarray, f: np.ndarray, piece: Piece) -> tuple[float, tuple]:
-    """sigma_j max_{(r,s) in A x B} l_rs (Eq. 1, 3) and the 0-based edge
-    (r, s) attaining the max (the first in A x B order on ties)."""
-    m = _pair_losses(gamma, f, piece.A, piece.B)
-    i, j = np.unravel_index(int(np.argmax(m)), m.shape)
-    return piece.sigma * max(float(m[i, j]), 0.0), (int(piece.A[i]), int(piece.B[j]))
-
-
 #: table cells of the readouts: padded, so that "-10" and "11.2" do not run together
 _TD = "style='padding:1px 10px 1px 0;text-align:right'"
 
@@ -185,49 +171,6 @@ def _fmt_vec(v) -> str:
 def _set1(labels) -> str:
     """0-based labels as the paper's 1-based set, e.g. {2, 4}."""
     return "{" + ", ".join(str(int(a) + 1) for a in labels) + "}"
-
-
-def _parse_numbers(text: str, name: str) -> list[float]:
-    """Comma (or space) separated numbers; a Unicode minus is accepted."""
-    body = text.replace("\u2212", "-").strip().strip("()[]")
-    tokens = [t for t in re.split(r"[,;\s]+", body) if t]
-    if not tokens:
-        raise ValueError(f"{name}: expected comma-separated numbers, got {text!r}")
-    out = []
-    for tok in tokens:
-        try:
-            out.append(float(tok))
-        except ValueError:
-            raise ValueError(f"{name}: could not read {tok!r} as a number") from None
-    return out
-
-
-def _one_based_to_zero(spec, k: int) -> list:
-    """Shift a custom decomposition written with the paper's 1-based labels to
-    0-based indices, checking the labels lie in 1..k. Pieces and entries that
-    are not integer label lists are passed on unchanged, so that
-    :func:`polyrank.sopopo.check_decomposition` reports them."""
-    if isinstance(spec, (str, bytes)) or not hasattr(spec, "__iter__"):
-        raise TypeError(f"decomposition: expected a list of (A, B) or (A, B, sigma), "
-                        f"got {spec!r}")
-    out = []
-    for j, item in enumerate(spec):
-        if isinstance(item, Piece) or not isinstance(item, (tuple, list)) \
-                or len(item) not in (2, 3):
-            out.append(item)
-            continue
-        sides = []
-        for side, labels in zip("AB", item[:2]):
-            arr = np.asarray(labels)
-            if arr.ndim == 1 and arr.size and arr.dtype.kind in "iu":
-                if arr.min() < 1 or arr.max() > k:
-                    raise ValueError(
-                        f"decomposition: piece {j + 1}, {side}: labels are 1-based, "
-                        f"expected integers in 1..{k}, got {arr.tolist()}")
-                arr = arr - 1
-            sides.append(arr)
-        out.append(tuple(sides) + tuple(item[2:]))
-    return out
 
 
 # ---------------------------------------------------------------- view
@@ -281,6 +224,10 @@ class DecompositionViewer(WidgetDisplay):
 
     Attributes
     ----------
+    model : polyrank_widgets.decomposition_model.DecompositionModel
+        The state the viewer shows (gamma, pieces, selected piece, scores)
+        and the losses, computed by :func:`polyrank.sopopo.piece_loss`; no
+        widgets. The setters below change it and redraw.
     fig : plotly.graph_objects.FigureWidget
         One line trace per edge, named ``"edge r→s"`` (1-based), black
         (``"#111111"``) if in the selected piece else gray; marker traces
@@ -345,28 +292,12 @@ class DecompositionViewer(WidgetDisplay):
                  *, scores=None, custom=None, one_based: bool = False,
                  normalize: bool = False, piece: int = 0,
                  max_labels: int = 30) -> None:
-        self._max_labels = check_int(max_labels, "max_labels", minimum=2)
-        self._gamma = self._check_gamma(gamma)
-        self._normalize = self._check_bool(normalize, "normalize")
-        one_based = self._check_bool(one_based, "one_based")
-        k = self._gamma.size
-        self._scores, self._scores_given = self._check_scores(scores, W, x, k)
-        self._custom = None
-        if custom is not None:
-            self._custom = self._check_custom(custom, self._gamma, one_based)
-        if decomposition is None:
-            decomposition = "custom" if custom is not None else "all_pairs"
-        kind, custom_now = self._resolve(decomposition, self._gamma, one_based)
-        if custom_now is not None:
-            self._custom = custom_now
-        self._kind = kind
-        self._pieces = self._decompose(self._gamma, kind)
-        j = check_int(piece, "piece", minimum=0)
-        if j >= len(self._pieces):
-            raise ValueError(f"piece: must be < d = {len(self._pieces)}, got {j}")
-        self._j = j
+        self.model = DecompositionModel(gamma, decomposition, W, x, scores=scores,
+                                        custom=custom, one_based=one_based,
+                                        normalize=normalize, piece=piece,
+                                        max_labels=max_labels)
         self._syncing = False
-        self._graph = _layout_graph(self._gamma)
+        self._graph = _layout_graph(self.model.gamma)
         # the first picture is drawn on a plain Figure and the FigureWidget is
         # built from it: its construction state is what the browser draws
         # (traces replaced before the widget is shown reached JupyterLab
@@ -378,91 +309,6 @@ class DecompositionViewer(WidgetDisplay):
         self._edge_traces = [t for t in self.fig.data if t.name.startswith("edge ")]
         self.widget = ipw.HBox([self.fig, self._controls])
         self._sync_controls()
-
-    # ------------------------------------------------------------ checks
-    def _check_gamma(self, gamma) -> np.ndarray:
-        if isinstance(gamma, (str, bytes)):
-            raise ValueError(f"gamma: expected a sequence of k real numbers, got the "
-                             f"string {gamma!r} (the text box reads comma-separated "
-                             "numbers; set_gamma does not)")
-        try:
-            g = as_float_array(gamma, "gamma", ndim=1)
-        except TypeError as exc:
-            raise ValueError(str(exc)) from None
-        g = g.copy()
-        if np.all(g == g[0]):
-            raise ValueError(f"gamma: all {g.size} entries are equal ({_fmt(g[0])}), so "
-                             "the feedback graph has no edge (Sec. 2: an edge r -> s "
-                             "needs gamma_r > gamma_s)")
-        if g.size > self._max_labels:
-            raise ValueError(f"gamma: has {g.size} labels, more than max_labels = "
-                             f"{self._max_labels} (every one of up to k(k-1)/2 edges "
-                             "is drawn)")
-        return g
-
-    @staticmethod
-    def _check_bool(value, name: str) -> bool:
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name}: expected a bool, got {type(value).__name__}")
-        return bool(value)
-
-    @staticmethod
-    def _check_scores(scores, W, x, k: int) -> tuple[np.ndarray, bool]:
-        if scores is not None and (W is not None or x is not None):
-            raise ValueError("scores: give either scores or W and x, not both")
-        if (W is None) != (x is None):
-            raise ValueError(f"{'x' if x is None else 'W'}: W and x must be given "
-                             "together (f = W x)")
-        if W is not None:
-            W = as_float_array(W, "W", ndim=2)
-            x = as_float_array(x, "x", ndim=1)
-            if W.shape[0] != k:
-                raise ValueError(f"W: expected shape ({k}, n), one row per label, got "
-                                 f"{W.shape}")
-            if x.size != W.shape[1]:
-                raise ValueError(f"x: expected shape ({W.shape[1]},) to match W "
-                                 f"{W.shape}, got {x.shape}")
-            return W @ x, True
-        if scores is None:
-            return np.zeros(k), False
-        f = as_float_array(scores, "scores", ndim=1)
-        if f.size != k:
-            raise ValueError(f"scores: expected shape ({k},), one per label, got {f.shape}")
-        return f.copy(), True
-
-    @staticmethod
-    def _check_custom(spec, gamma: np.ndarray, one_based: bool) -> list[Piece]:
-        """Validate a custom decomposition; returns it as un-normalised Pieces."""
-        zero = _one_based_to_zero(spec, gamma.size) if one_based else spec
-        if isinstance(zero, (str, bytes)) or not hasattr(zero, "__iter__"):
-            raise TypeError(f"decomposition: expected a list of (A, B) or "
-                            f"(A, B, sigma), got {spec!r}")
-        try:
-            return decompose(gamma, list(zero), normalize=False)
-        except ValueError as exc:
-            note = (" [the indices in this message are 0-based: index i is label "
-                    "i + 1 in the figure, pieces[j] is piece j + 1]") if one_based else ""
-            raise ValueError(f"decomposition: {exc}{note}") from None
-
-    def _resolve(self, spec, gamma, one_based) -> tuple[str, list | None]:
-        """(kind, newly validated custom pieces or None) for a decomposition
-        argument; raises ValueError for unknown names or invalid lists."""
-        if isinstance(spec, str):
-            if spec not in _KINDS:
-                raise ValueError(f"decomposition: expected one of {_KINDS} or a list "
-                                 f"of (A, B[, sigma]), got {spec!r}")
-            if spec != "custom":
-                return spec, None
-            if self._custom is None:
-                raise ValueError("decomposition: 'custom' needs a custom "
-                                 "decomposition; pass a list of (A, B[, sigma]) "
-                                 f"(e.g. {_CUSTOM_EXAMPLE} with one_based=True)")
-            return spec, self._check_custom(self._custom, gamma, False)
-        return "custom", self._check_custom(spec, gamma, one_based)
-
-    def _decompose(self, gamma, kind) -> list[Piece]:
-        spec = self._custom if kind == "custom" else kind
-        return decompose(gamma, spec, normalize=self._normalize)
 
     # ------------------------------------------------------------ builders
     def _base_layout(self) -> go.Layout:
@@ -485,10 +331,10 @@ class DecompositionViewer(WidgetDisplay):
                                    placeholder="e.g. -1, 0, 2, 0, -1",
                                    layout=wide, style=style)
         self.decomposition_dropdown = ipw.Dropdown(
-            options=[(_TITLES[kd], kd) for kd in _KINDS], description="decomposition",
+            options=[(_TITLES[kd], kd) for kd in KINDS], description="decomposition",
             layout=wide, style=style)
         self.custom_text = ipw.Text(description="custom (A, B)", continuous_update=False,
-                                    placeholder=_CUSTOM_EXAMPLE, layout=wide, style=style)
+                                    placeholder=CUSTOM_EXAMPLE, layout=wide, style=style)
         self.piece_slider = ipw.IntSlider(min=1, max=1, value=1, description="piece j",
                                           continuous_update=True, layout=wide,
                                           style=style)
@@ -515,49 +361,50 @@ class DecompositionViewer(WidgetDisplay):
     @property
     def gamma(self) -> np.ndarray:
         """Current target ranking, shape (k,) (a copy)."""
-        return self._gamma.copy()
+        return self.model.gamma
 
     @property
     def k(self) -> int:
         """Number of labels."""
-        return int(self._gamma.size)
+        return self.model.k
 
     @property
     def scores(self) -> np.ndarray:
         """Current scores f, shape (k,) (a copy; zeros unless set)."""
-        return self._scores.copy()
+        return self.model.scores
 
     @property
     def decomposition(self) -> str:
         """Kind of the current decomposition: one of ``"all_pairs"``,
         ``"adjacent_layers"``, ``"top_vs_rest"``, ``"custom"``."""
-        return self._kind
+        return self.model.decomposition
 
     @property
     def normalize(self) -> bool:
         """Whether sigma_j is divided by d (Sec. 2, "average" loss)."""
-        return self._normalize
+        return self.model.normalize
 
     @property
     def pieces(self) -> list[Piece]:
         """The pieces E_j = A_j x B_j, 0-based labels (copies: editing them
         does not change the viewer)."""
-        return [Piece(p.A.copy(), p.B.copy(), p.sigma) for p in self._pieces]
+        return self.model.pieces
 
     @property
     def n_pieces(self) -> int:
         """d, the number of pieces."""
-        return len(self._pieces)
+        return self.model.n_pieces
 
     @property
     def piece_index(self) -> int:
         """0-based index j of the selected piece (the slider shows j + 1)."""
-        return self._j
+        return self.model.piece_index
 
     @property
     def edges(self) -> np.ndarray:
         """Edges of the feedback graph, (E, 2) 0-based (r, s) (a copy)."""
-        return self._graph.edges.copy()
+        return self.model.edges
+
 
     @property
     def n_nodes(self) -> int:
@@ -572,7 +419,8 @@ class DecompositionViewer(WidgetDisplay):
 
     def piece_loss(self, j: int) -> float:
         """Loss of piece j: ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` with
-        ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1, 3).
+        ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1, 3), computed
+        by :func:`polyrank.sopopo.piece_loss`.
 
         Parameters
         ----------
@@ -591,19 +439,18 @@ class DecompositionViewer(WidgetDisplay):
         ValueError
             If ``j`` is out of range.
         """
-        return _piece_loss(self._gamma, self._scores, self._pieces[self._check_j(j)])[0]
+        return self.model.piece_loss(j)
 
     def worst_edge(self, j: int) -> tuple[int, int]:
         """The 0-based edge (r, s) of piece j with the largest
         ``(gamma_r - gamma_s) - (f_r - f_s)`` (it attains the max of Eq. 3;
         the first in A_j x B_j order on ties). Raises as :meth:`piece_loss`."""
-        return _piece_loss(self._gamma, self._scores, self._pieces[self._check_j(j)])[1]
+        return self.model.worst_edge(j)
 
     def total_loss(self) -> float:
         """The loss of Eq. 3, ``sum_j sigma_j max_{(r,s) in E_j} l_rs``, over
         all d pieces (units of gamma)."""
-        return float(sum(_piece_loss(self._gamma, self._scores, p)[0]
-                         for p in self._pieces))
+        return self.model.total_loss()
 
     # ------------------------------------------------------------ setters
     def set_gamma(self, gamma, *, scores=None) -> None:
@@ -623,39 +470,12 @@ class DecompositionViewer(WidgetDisplay):
         Raises
         ------
         ValueError
-            Naming ``gamma`` if it is not a 1-d sequence of real numbers
-            (strings included), has NaN or infinity, has all entries equal,
-            has more than max_labels entries, changes k while set scores do
-            not, or if the custom decomposition does not fit it. Naming
-            ``scores`` if those are invalid. Nothing changes on error.
+            As :meth:`DecompositionModel.set_gamma
+            <polyrank_widgets.decomposition_model.DecompositionModel.set_gamma>`
+            (naming ``gamma`` or ``scores``). Nothing changes on error.
         """
-        g = self._check_gamma(gamma)
-        k = g.size
-        if scores is not None:
-            f, given = self._check_scores(scores, None, None, k)
-        elif k != self.k and self._scores_given:
-            raise ValueError(f"gamma: has {k} labels but the scores f have "
-                             f"{self.k}; pass set_gamma(gamma, scores=f) with f of "
-                             f"length {k}")
-        elif k != self.k:
-            f, given = np.zeros(k), False
-        else:
-            f, given = self._scores, self._scores_given
-        kind, custom = self._kind, self._custom
-        if kind == "custom":
-            try:
-                custom = self._check_custom(self._custom, g, False)
-            except (ValueError, TypeError) as exc:
-                raise ValueError(f"gamma: the custom decomposition does not fit the "
-                                 f"new gamma; choose another decomposition first "
-                                 f"({exc})") from None
-        elif self._custom is not None and k != self.k:
-            custom = None                     # custom labels refer to the old k
-        self._gamma, self._scores, self._scores_given = g, f, given
-        self._custom = custom
-        self._pieces = self._decompose(g, kind)
-        self._j = min(self._j, len(self._pieces) - 1)
-        self._graph = _layout_graph(g)
+        self.model.set_gamma(gamma, scores=scores)
+        self._graph = _layout_graph(self.model.gamma)
         self._rebuild()
         self._sync_controls()
 
@@ -683,13 +503,7 @@ class DecompositionViewer(WidgetDisplay):
             If a custom piece is not a tuple of 2 or 3 entries or its labels
             are not integers.
         """
-        one_based = self._check_bool(one_based, "one_based")
-        kind, custom = self._resolve(decomposition, self._gamma, one_based)
-        if custom is not None:
-            self._custom = custom
-        self._kind = kind
-        self._pieces = self._decompose(self._gamma, kind)
-        self._j = min(self._j, len(self._pieces) - 1)
+        self.model.set_decomposition(decomposition, one_based=one_based)
         self._render()
         self._sync_controls()
 
@@ -702,8 +516,7 @@ class DecompositionViewer(WidgetDisplay):
         TypeError
             If ``normalize`` is not a bool.
         """
-        self._normalize = self._check_bool(normalize, "normalize")
-        self._pieces = self._decompose(self._gamma, self._kind)
+        self.model.set_normalize(normalize)
         self._render()
         self._sync_controls()
 
@@ -717,7 +530,7 @@ class DecompositionViewer(WidgetDisplay):
         ValueError
             If ``j`` is not in ``0 .. d - 1``.
         """
-        self._j = self._check_j(j)
+        self.model.select_piece(j)
         self._render()
         self._sync_controls()
 
@@ -742,36 +555,29 @@ class DecompositionViewer(WidgetDisplay):
         TypeError
             If an argument is not a real array.
         """
-        if f is None and W is None and x is None:
-            raise ValueError("scores: give f, or W and x")
-        self._scores, self._scores_given = self._check_scores(f, W, x, self.k)
+        self.model.set_scores(f, W=W, x=x)
         self._render()
         self._sync_controls()
 
-    def _check_j(self, j) -> int:
-        j = check_int(j, "j", minimum=0)
-        if j >= len(self._pieces):
-            raise ValueError(f"j: must be < d = {len(self._pieces)} (0-based piece "
-                             f"index), got {j}")
-        return j
 
     # ------------------------------------------------------------ plumbing
     def _sync_controls(self) -> None:
-        d = len(self._pieces)
+        m = self.model
+        d, j, custom = m.n_pieces, m.piece_index, m.custom
         with self._sync():
-            self.gamma_text.value = _fmt_vec(self._gamma)
-            self.decomposition_dropdown.value = self._kind
-            if self._custom is not None:
+            self.gamma_text.value = _fmt_vec(m.gamma)
+            self.decomposition_dropdown.value = m.decomposition
+            if custom is not None:
                 self.custom_text.value = "[" + ", ".join(
                     f"({(p.A + 1).tolist()}, {(p.B + 1).tolist()}"
                     + ("" if p.sigma == 1.0 else f", {p.sigma:.12g}") + ")"
-                    for p in self._custom) + "]"
-            self.normalize_checkbox.value = self._normalize
+                    for p in custom) + "]"
+            self.normalize_checkbox.value = m.normalize
             self.piece_slider.max = max(d, 1)
-            self.piece_slider.value = self._j + 1
+            self.piece_slider.value = j + 1
             self.piece_slider.disabled = d == 1
-            self.scores_text.value = _fmt_vec(self._scores)
-        self.piece_label.value = (f"<span style='margin-left:96px'>piece {self._j + 1} "
+            self.scores_text.value = _fmt_vec(m.scores)
+        self.piece_label.value = (f"<span style='margin-left:96px'>piece {j + 1} "
                                   f"of d = {d}</span>")
 
     def _show_error(self, exc: Exception) -> None:
@@ -793,11 +599,11 @@ class DecompositionViewer(WidgetDisplay):
 
     def _on_gamma_text(self, change) -> None:
         if not self._syncing:
-            self._guard(lambda: self.set_gamma(_parse_numbers(change["new"], "gamma")))
+            self._guard(lambda: self.set_gamma(parse_numbers(change["new"], "gamma")))
 
     def _on_scores_text(self, change) -> None:
         if not self._syncing:
-            self._guard(lambda: self.set_scores(_parse_numbers(change["new"], "scores")))
+            self._guard(lambda: self.set_scores(parse_numbers(change["new"], "scores")))
 
     def _on_custom_text(self, change) -> None:
         if not self._syncing:
@@ -808,20 +614,20 @@ class DecompositionViewer(WidgetDisplay):
         if self._syncing:
             return
         kind = change["new"]
-        if kind == "custom" and self._custom is None:
+        if kind == "custom" and self.model.custom is None:
             if self.custom_text.value.strip():
                 ok = self._guard(lambda: self.set_decomposition(
                     self._parse_custom(self.custom_text.value), one_based=True))
             else:
                 self._show_error(ValueError(
                     "decomposition: type a custom decomposition in 1-based labels "
-                    f"into the box 'custom (A, B)' first, e.g. {_CUSTOM_EXAMPLE}"))
+                    f"into the box 'custom (A, B)' first, e.g. {CUSTOM_EXAMPLE}"))
                 ok = False
         else:
             ok = self._guard(lambda: self.set_decomposition(kind))
         if not ok:                            # the dropdown shows the model's kind
             with self._sync():
-                self.decomposition_dropdown.value = self._kind
+                self.decomposition_dropdown.value = self.model.decomposition
 
     def _on_piece(self, change) -> None:
         if not self._syncing:
@@ -832,20 +638,10 @@ class DecompositionViewer(WidgetDisplay):
             self._guard(lambda: self.set_normalize(bool(change["new"])))
 
     @staticmethod
+    @staticmethod
     def _parse_custom(text: str):
-        try:
-            spec = ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            raise ValueError(f"decomposition: could not read {text!r} as a list of "
-                             f"(A, B) or (A, B, sigma), e.g. {_CUSTOM_EXAMPLE}") from None
-        if isinstance(spec, tuple) and len(spec) in (2, 3) and all(
-                isinstance(s, (list, tuple)) and s and not isinstance(s[0], (list, tuple))
-                for s in spec[:2]):
-            spec = [spec]                     # a single piece ([3], [2, 4])
-        if not isinstance(spec, (list, tuple)):
-            raise ValueError(f"decomposition: expected a list of (A, B) or "
-                             f"(A, B, sigma), got {spec!r}")
-        return list(spec)
+        """:func:`~polyrank_widgets.decomposition_model.parse_decomposition`."""
+        return parse_decomposition(text)
 
     # ------------------------------------------------------------ rendering
     def _trace(self, name: str):
@@ -921,13 +717,15 @@ class DecompositionViewer(WidgetDisplay):
     def _render(self) -> None:
         """Redraw the piece-dependent parts: edge colours (only those that
         change), label symbols, the max-loss halo, title and readout."""
-        gr, g, f = self._graph, self._gamma, self._scores
-        piece = self._pieces[self._j]
-        d = len(self._pieces)
-        loss, (wr, ws) = _piece_loss(g, f, piece)
+        m, gr = self.model, self._graph
+        g, f, j, kind = m.gamma, m.scores, m.piece_index, m.decomposition
+        pieces = m.pieces
+        piece, d = pieces[j], len(pieces)
+        losses = m.losses()                      # polyrank.sopopo.piece_loss
+        loss, (wr, ws) = losses[j].loss, losses[j].edge
         r_all, s_all = gr.edges[:, 0], gr.edges[:, 1]
-        raw = (g[r_all] - g[s_all]) - (f[r_all] - f[s_all])
-        in_piece = np.isin(r_all, piece.A) & np.isin(s_all, piece.B)
+        raw = m.edge_violations()
+        in_piece = m.in_piece(j)
         worst = int(np.flatnonzero((r_all == wr) & (s_all == ws))[0])
         node_hover = ("label %{text}<br>γ = %{customdata[0]:.4g}<br>"
                       "f = %{customdata[1]:.4g}<extra>%{fullData.name}</extra>")
@@ -939,12 +737,12 @@ class DecompositionViewer(WidgetDisplay):
                         customdata=np.stack([g[idx], f[idx]], axis=1),
                         hovertemplate=node_hover, textposition="middle center")
 
-        labels = np.arange(self.k)
+        labels = np.arange(m.k)
         is_a, is_b = np.isin(labels, piece.A), np.isin(labels, piece.B)
         gam = ", ".join(_fmt(v) for v in g)
-        total = self.total_loss()
-        title = (f"Feedback graph of γ = ({gam}):  {_TITLES[self._kind]}, "
-                 f"piece {self._j + 1} of d = {d}")
+        total = float(sum(pl.loss for pl in losses))
+        title = (f"Feedback graph of γ = ({gam}):  {_TITLES[kind]}, "
+                 f"piece {j + 1} of d = {d}")
         subtitle = (f"A = {_set1(piece.A)} open, B = {_set1(piece.B)} filled, "
                     f"σ = {_fmt(piece.sigma)};  loss σ·max ℓ = {_fmt(loss)} at "
                     f"{wr + 1}→{ws + 1};  Eq. 3 total = {_fmt(total)}"
@@ -954,7 +752,7 @@ class DecompositionViewer(WidgetDisplay):
                 hover = (f"edge {t.meta['r'] + 1} → {t.meta['s'] + 1}<br>"
                          f"weight γ_r − γ_s = {_fmt(t.meta['weight'])}<br>"
                          f"ℓ_rs (Eq. 1) = {_fmt(max(raw[e], 0.0))}<br>"
-                         + (f"in piece {self._j + 1}" if in_piece[e] else "not in piece")
+                         + (f"in piece {j + 1}" if in_piece[e] else "not in piece")
                          + "<extra></extra>")
                 state = (bool(in_piece[e]), hover)
                 if self._drawn[e] == state:
@@ -977,27 +775,26 @@ class DecompositionViewer(WidgetDisplay):
                 text=f"{title}<br><span style='font-size:12px'>{subtitle}</span>",
                 x=0.0, xanchor="left", xref="paper", y=0.975, yanchor="top",
                 yref="container", font=dict(size=16))
-        self.readout.value = self._readout_html(loss, (wr, ws), total)
+        self.readout.value = self._readout_html(pieces, losses, total)
 
-    def _readout_html(self, loss, worst, total) -> str:
-        piece = self._pieces[self._j]
-        wr, ws = worst
-        m = float(_pair_losses(self._gamma, self._scores, piece.A, piece.B).max())
-        sat = (" (every pair satisfied: f_r − f_s ≥ γ_r − γ_s)" if m <= 0 else "")
+    def _readout_html(self, pieces: list, losses: list, total: float) -> str:
+        j, kind = self.model.piece_index, self.model.decomposition
+        piece, (loss, (wr, ws), viol) = pieces[j], losses[j]
+        sat = (" (every pair satisfied: f_r − f_s ≥ γ_r − γ_s)" if viol <= 0 else "")
         rows = []
-        for i, p in enumerate(self._pieces):
-            li, (ri, si) = _piece_loss(self._gamma, self._scores, p)
-            style = " style='font-weight:bold;background:#eee'" if i == self._j else ""
+        for i, (p, pl) in enumerate(zip(pieces, losses)):
+            ri, si = pl.edge
+            style = " style='font-weight:bold;background:#eee'" if i == j else ""
             rows.append(f"<tr{style}><td {_TD}>{i + 1}</td><td {_TD}>{_set1(p.A)}</td>"
                         f"<td {_TD}>{_set1(p.B)}</td><td {_TD}>{_fmt(p.sigma)}</td>"
-                        f"<td {_TD}>{_fmt(li)}</td><td {_TD}>{ri + 1}→{si + 1}</td></tr>")
+                        f"<td {_TD}>{_fmt(pl.loss)}</td><td {_TD}>{ri + 1}→{si + 1}</td></tr>")
         return (
             "<div style='font-family:monospace;line-height:1.45'>"
-            f"<b>d</b> = {len(self._pieces)} pieces ({_TITLES[self._kind]})<br>"
-            f"<b>piece {self._j + 1}</b>: A = {_set1(piece.A)}, B = {_set1(piece.B)}, "
+            f"<b>d</b> = {len(pieces)} pieces ({_TITLES[kind]})<br>"
+            f"<b>piece {j + 1}</b>: A = {_set1(piece.A)}, B = {_set1(piece.B)}, "
             f"|A||B| = {piece.n_edges} edges<br>"
-            f"σ<sub>{self._j + 1}</sub> = {_fmt(piece.sigma)}<br>"
-            f"loss σ·max ℓ<sub>rs</sub> = {_fmt(piece.sigma)}·{_fmt(max(m, 0.0))} = "
+            f"σ<sub>{j + 1}</sub> = {_fmt(piece.sigma)}<br>"
+            f"loss σ·max ℓ<sub>rs</sub> = {_fmt(piece.sigma)}·{_fmt(max(viol, 0.0))} = "
             f"<b>{_fmt(loss)}</b>, at edge {wr + 1}→{ws + 1}{sat}<br>"
             f"total loss (Eq. 3) = <b>{_fmt(total)}</b><br>"
             "<div style='max-height:220px;overflow-y:auto;margin-top:4px'>"
@@ -1007,5 +804,6 @@ class DecompositionViewer(WidgetDisplay):
             + "".join(rows) + "</table></div></div>")
 
     def __repr__(self) -> str:
-        return (f"DecompositionViewer(k={self.k}, decomposition={self._kind!r}, "
-                f"d={len(self._pieces)}, piece={self._j})")
+        m = self.model
+        return (f"DecompositionViewer(k={m.k}, decomposition={m.decomposition!r}, "
+                f"d={m.n_pieces}, piece={m.piece_index})")

@@ -18,13 +18,13 @@ import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+from polyrank.result import IterInfo, Trace
 from polyrank.validation import check_int, check_positive
 
-from ._display import WidgetDisplay
+from ._monitor import TraceMonitor
 
 __all__ = ["GapMonitor"]
 
-_FIELDS = ("iteration", "time_s", "primal", "dual", "gap")
 _COLORS = {"primal": "#1f77b4", "dual": "#e07b00", "gap": "#2ca02c",
            "clipped": "#d62728"}
 
@@ -75,7 +75,7 @@ def _log_dtick(values: np.ndarray) -> str | None:
     return None
 
 
-class GapMonitor(WidgetDisplay):
+class GapMonitor(TraceMonitor):
     """Solver callback drawing primal and dual objectives and the duality gap
     against the iteration number.
 
@@ -113,9 +113,14 @@ class GapMonitor(WidgetDisplay):
         ``"dual"`` (objective values); bottom, trace ``"gap"`` (P - D).
     widget : ipywidgets.VBox
         The container Jupyter displays.
+    trace : polyrank.result.Trace
+        Every recorded iteration (columns ``iteration``, ``time_s``,
+        ``primal``, ``dual``, ``gap``), as the solver's own trace holds them;
+        ``GapMonitor().replay(mon.trace)`` draws the same picture.
     history : dict of str to list
         Raw values per call, keys ``"iteration"``, ``"time_s"`` (seconds,
-        NaN if the info has none), ``"primal"``, ``"dual"``, ``"gap"``.
+        NaN if the info has none), ``"primal"``, ``"dual"``, ``"gap"``
+        (built from ``trace``).
 
     Raises
     ------
@@ -150,7 +155,7 @@ class GapMonitor(WidgetDisplay):
                             else check_positive(stop_at_gap, "stop_at_gap", strict=False))
         self.min_redraw_s = check_positive(min_redraw_s, "min_redraw_s", strict=False)
         self._last_draw = -math.inf
-        self.history: dict[str, list] = {f: [] for f in _FIELDS}
+        self.trace = Trace()
         # drawn on a plain Figure first; the FigureWidget is built from it, so
         # that its construction state is what the browser draws (see
         # KnotExplorer.__init__)
@@ -208,8 +213,8 @@ class GapMonitor(WidgetDisplay):
             raise TypeError(f"info: expected an IterInfo (attributes iteration, "
                             f"primal, dual, gap), got {type(info).__name__}") from exc
         row["time_s"] = getattr(info, "time_s", math.nan)
-        for f in _FIELDS:
-            self.history[f].append(int(row[f]) if f == "iteration" else float(row[f]))
+        self._record(IterInfo(row["iteration"], row["time_s"], row["primal"],
+                              row["dual"], row["gap"]))
         now = time.perf_counter()
         if now - self._last_draw >= self.min_redraw_s:
             self._last_draw = now
@@ -252,8 +257,7 @@ class GapMonitor(WidgetDisplay):
             if v.shape != (m,):
                 raise ValueError(f"trace: column {f!r} has shape {v.shape}, "
                                  f"expected ({m},)")
-        self.history = {f: (cols[f].astype(np.int64) if f == "iteration"
-                            else cols[f]).tolist() for f in _FIELDS}
+        self._load(cols)
         self._render()
         return self
 
@@ -262,29 +266,22 @@ class GapMonitor(WidgetDisplay):
         self._last_draw = time.perf_counter()
         self._render()
 
-    def reset(self) -> None:
-        """Forget all points and clear the figure."""
-        self.history = {f: [] for f in _FIELDS}
-        self._render()
-
     def _render(self) -> None:
-        h = self.history
         sl = slice(-self.max_points, None) if self.max_points else slice(None)
-        it = np.asarray(h["iteration"][sl], dtype=np.int64)
-        primal = np.asarray(h["primal"][sl], dtype=float)
-        dual = np.asarray(h["dual"][sl], dtype=float)
-        gap = np.asarray(h["gap"][sl], dtype=float)
+        it = self._column("iteration")[sl]
+        primal = self._column("primal")[sl]
+        dual = self._column("dual")[sl]
+        gap = self._column("gap")[sl]
         if self.log_y:
             drawn, lifted = _plot_gaps(gap)
         else:
             drawn, lifted = gap, np.zeros(gap.shape, bool)
         colors = np.where(lifted, _COLORS["clipped"], _COLORS["gap"])
         title = self.title
-        if h["iteration"]:
-            title += (f": iteration {h['iteration'][-1]},  "
-                      f"gap = {h['gap'][-1]:.3g}")
-            if h["primal"][-1] not in (0.0,) and np.isfinite(h["primal"][-1]):
-                title += f" (relative {h['gap'][-1] / abs(h['primal'][-1]):.2g})"
+        if it.size:
+            title += f": iteration {int(it[-1])},  gap = {gap[-1]:.3g}"
+            if primal[-1] != 0.0 and np.isfinite(primal[-1]):
+                title += f" (relative {gap[-1] / abs(primal[-1]):.2g})"
         note = [dict(text=f"red: gap ≤ 0, drawn at {drawn[lifted][0]:.1e}",
                      xref="x2 domain", yref="y2 domain", x=1.0, y=1.0,
                      xanchor="right", yanchor="top", showarrow=False,
@@ -308,9 +305,6 @@ class GapMonitor(WidgetDisplay):
                 self.fig.layout.yaxis2.dtick = _log_dtick(drawn)
             self.fig.layout.title = dict(text=title, x=0.0, xanchor="left",
                                          xref="paper")
-
-    def __len__(self) -> int:
-        return len(self.history["iteration"])
 
     def __repr__(self) -> str:
         return f"GapMonitor({len(self)} points, log_y={self.log_y})"

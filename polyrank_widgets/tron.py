@@ -15,17 +15,18 @@ import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+from polyrank.result import IterInfo, Trace
+from polyrank.validation import check_positive
 
-from ._display import WidgetDisplay
+from ._monitor import TraceMonitor
 
 __all__ = ["TronMonitor"]
 
-_FIELDS = ("iteration", "primal", "grad_norm", "delta", "cg_iter", "accepted")
 _COLOR = "#1f77b4"
 _REJECTED = "#d62728"
 
 
-class TronMonitor(WidgetDisplay):
+class TronMonitor(TraceMonitor):
     """Solver callback for :func:`polyrank.tron.tron` (and everything built
     on it, e.g. :class:`polyrank.RankSVM`) drawing f(w), ||grad f(w)||, the
     trust-region radius delta and the CG iterations of every step.
@@ -49,9 +50,13 @@ class TronMonitor(WidgetDisplay):
         ``"delta"`` (bottom left), ``"cg_iter"`` (bottom right, bars);
         rejected steps are drawn in red.
     widget : ipywidgets.VBox
+    trace : polyrank.result.Trace
+        Every recorded step: the base columns and TRON's extras
+        ``grad_norm``, ``delta``, ``cg_iter``, ``accepted`` (1 or 0), as in
+        the solver's own trace.
     history : dict of str to list
         Raw values per call (keys ``iteration``, ``primal``, ``grad_norm``,
-        ``delta``, ``cg_iter``, ``accepted``).
+        ``delta``, ``cg_iter``, ``accepted``), built from ``trace``.
 
     Raises
     ------
@@ -70,17 +75,19 @@ class TronMonitor(WidgetDisplay):
     [3]
     """
 
+    HISTORY = {"iteration": int, "primal": float, "grad_norm": float, "delta": float,
+               "cg_iter": int, "accepted": bool}
+    EXTRAS = ("grad_norm", "delta", "cg_iter", "accepted")
+
     def __init__(self, title: str = "TRON", grad_norm0: float | None = None,
                  eps: float = 1e-3) -> None:
-        from polyrank.validation import check_positive
-
         if not isinstance(title, str):
             raise TypeError(f"title: expected a str, got {type(title).__name__}")
         self.title = title
         self.eps = check_positive(eps, "eps")
         self.grad_norm0 = None if grad_norm0 is None else check_positive(grad_norm0,
                                                                           "grad_norm0")
-        self.history: dict[str, list] = {f: [] for f in _FIELDS}
+        self.trace = Trace()
         # drawn on a plain Figure first; the FigureWidget is built from it, so
         # that its construction state is what the browser draws (see
         # KnotExplorer.__init__)
@@ -123,15 +130,15 @@ class TronMonitor(WidgetDisplay):
             that is not TRON).
         """
         try:
-            row = {"iteration": int(info.iteration), "primal": float(info.primal),
-                   "grad_norm": float(info.grad_norm), "delta": float(info.delta),
-                   "cg_iter": int(info.cg_iter),
-                   "accepted": bool(getattr(info, "accepted", 1.0))}
+            row = IterInfo(info.iteration, getattr(info, "time_s", np.nan), info.primal,
+                           getattr(info, "dual", np.nan), getattr(info, "gap", np.nan),
+                           grad_norm=float(info.grad_norm), delta=float(info.delta),
+                           cg_iter=float(int(info.cg_iter)),
+                           accepted=float(bool(getattr(info, "accepted", 1.0))))
         except AttributeError as exc:
             raise TypeError("info: expected a TRON IterInfo (extras grad_norm, delta, "
                             f"cg_iter), got {info!r}") from exc
-        for f in _FIELDS:
-            self.history[f].append(row[f])
+        self._record(row)
         self._render()
 
     def replay(self, trace) -> "TronMonitor":
@@ -143,30 +150,28 @@ class TronMonitor(WidgetDisplay):
             If ``trace`` lacks TRON's columns.
         """
         try:
-            cols = {"iteration": np.asarray(trace.iteration, dtype=np.int64).tolist(),
-                    "primal": np.asarray(trace.primal, dtype=float).tolist(),
-                    "grad_norm": np.asarray(trace.grad_norm, dtype=float).tolist(),
-                    "delta": np.asarray(trace.delta, dtype=float).tolist(),
-                    "cg_iter": np.asarray(trace.cg_iter).astype(np.int64).tolist(),
-                    "accepted": (np.asarray(trace.accepted) > 0).tolist()}
+            cols = {"iteration": np.asarray(trace.iteration, dtype=np.int64),
+                    "primal": np.asarray(trace.primal, dtype=float),
+                    "grad_norm": np.asarray(trace.grad_norm, dtype=float),
+                    "delta": np.asarray(trace.delta, dtype=float),
+                    "cg_iter": np.asarray(trace.cg_iter).astype(np.int64).astype(float),
+                    "accepted": (np.asarray(trace.accepted) > 0).astype(float)}
         except AttributeError as exc:
             raise TypeError("trace: expected a TRON Trace (columns grad_norm, delta, "
                             "cg_iter, accepted)") from exc
-        self.history = cols
+        for c in ("time_s", "dual", "gap"):
+            if hasattr(trace, c):
+                cols[c] = np.asarray(getattr(trace, c), dtype=float)
+        self._load(cols)
         self._render()
         return self
-
-    def reset(self) -> None:
-        """Forget all steps and clear the figure (a new fit starts)."""
-        self.history = {f: [] for f in _FIELDS}
-        self._render()
 
     def _render(self) -> None:
         h = self.history
         it = np.asarray(h["iteration"], dtype=np.int64)
         colors = [_COLOR if a else _REJECTED for a in h["accepted"]]
         title = self.title
-        if h["iteration"]:
+        if len(it):
             title += (f": step {h['iteration'][-1]},  f = {h['primal'][-1]:.8g},  "
                       f"||grad f|| = {h['grad_norm'][-1]:.3g}")
         shapes = []
@@ -182,9 +187,6 @@ class TronMonitor(WidgetDisplay):
             cg.update(x=it, y=h["cg_iter"], marker_color=colors)
             self.fig.layout.shapes = shapes
             self.fig.layout.title = dict(text=title, x=0.0, xanchor="left", xref="paper")
-
-    def __len__(self) -> int:
-        return len(self.history["iteration"])
 
     def __repr__(self) -> str:
         return f"TronMonitor({len(self)} steps)"

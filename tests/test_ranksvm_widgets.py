@@ -35,6 +35,15 @@ def test_live_callback_equals_trace_and_replay():
     assert other.fig.layout.shapes[0].y0 == pytest.approx(1e-6 * m.result_.grad_norm0)
     # the stopping rule Eq. 4.4 holds at the last point
     assert g.y[-1] <= other.fig.layout.shapes[0].y0
+    # both monitors hold a polyrank.result.Trace with TRON's columns
+    for m_ in (mon, other):
+        for c in ("iteration", "primal", "grad_norm", "delta", "accepted"):
+            np.testing.assert_allclose(m_.trace[c], t[c])
+        np.testing.assert_array_equal(m_.trace.cg_iter, t.cg_iter.astype(int))
+    np.testing.assert_array_equal(other.trace.time_s, t.time_s)
+    assert mon.history == other.history
+    assert all(type(v) is bool for v in mon.history["accepted"])
+    assert all(type(v) is int for v in mon.history["cg_iter"])
 
 
 def test_rejected_steps_are_red_and_bad_input():

@@ -233,6 +233,29 @@ def test_gap_monitor_replay_draws_exactly_the_trace():
     assert len(trace(mon.fig, "gap").x) == 0 and mon.history["gap"] == []
 
 
+def test_gap_monitor_records_into_a_core_trace():
+    """The monitor keeps a polyrank.result.Trace (the structure every driver
+    fills), not a parallel list; history is read from it."""
+    mon = GapMonitor()
+    runner = CallbackRunner(mon)
+    for i in range(1, 5):
+        runner.record(i, 1.0 + 1.0 / i, 1.0 - 1.0 / i, dual_increase=0.5 / i)
+    assert isinstance(mon.trace, Trace) and len(mon.trace) == len(mon) == 4
+    assert mon.trace.columns == list(Trace.BASE)       # the solver extra is not kept
+    for c in Trace.BASE:
+        np.testing.assert_array_equal(mon.trace[c], runner.trace[c])
+    assert mon.history["iteration"] == [1, 2, 3, 4]
+    assert all(type(v) is int for v in mon.history["iteration"])
+    assert all(type(v) is float for v in mon.history["gap"])
+    assert list(mon.history) == ["iteration", "time_s", "primal", "dual", "gap"]
+    other = GapMonitor().replay(mon.trace)               # round trip
+    assert other.history == mon.history
+    # an info without time_s (any object with the four attributes)
+    bare = GapMonitor()
+    bare(type("Info", (), dict(iteration=1, primal=2.0, dual=1.0, gap=1.0))())
+    assert np.isnan(bare.history["time_s"][0]) and bare.history["gap"] == [1.0]
+
+
 def test_gap_monitor_non_positive_gaps_do_not_crash():
     mon = GapMonitor()
     gaps = [1e-2, 0.0, -1e-12, float("nan"), 1e-4]

@@ -7,15 +7,17 @@ by Soft Projections onto Polyhedra", JMLR 7:1567-1599, 2006
 - :func:`soft_project`, :func:`solve_reduced`, :func:`knots`, :func:`g`,
   :func:`margins`: a single soft projection (Sec. 3, Eq. 7, 19, 20, Thm. 4, Fig. 3).
 - :func:`feedback_graph`, :func:`decompose`, :func:`check_decomposition`:
-  preference graphs and their bipartite decompositions (Sec. 2, Fig. 1-2).
+  preference graphs and their bipartite decompositions (Sec. 2, Fig. 1-2);
+  :func:`piece_loss`: the loss of one piece (Eq. 1, 3).
 - :func:`sopopo_batch`: the batch procedure of Fig. 5 (Sec. 4, Eq. 26-36).
 - :class:`LabelRanker`: the scikit-learn estimator.
 """
 
 from .batch import ORDERS, sopopo_batch
 from .estimator import LabelRanker
-from .graph import (DECOMPOSITIONS, Piece, PieceSet, build_pieces,
-                    check_decomposition, decompose, feedback_graph, layers)
+from .graph import (DECOMPOSITIONS, Piece, PieceLoss, PieceSet, build_pieces,
+                    check_decomposition, decompose, feedback_graph, layers,
+                    piece_loss)
 from .projection import (ReducedSolution, SoftProjection, g, knots, margins,
                          soft_project, solve_reduced)
 
@@ -23,7 +25,7 @@ __all__ = [
     "soft_project", "solve_reduced", "knots", "g", "margins",
     "SoftProjection", "ReducedSolution",
     "feedback_graph", "layers", "decompose", "check_decomposition", "Piece",
-    "PieceSet", "build_pieces", "DECOMPOSITIONS",
+    "PieceSet", "build_pieces", "DECOMPOSITIONS", "piece_loss", "PieceLoss",
     "sopopo_batch", "ORDERS", "LabelRanker",
 ]
 

@@ -16,14 +16,14 @@ Each piece carries a weight sigma_j >= 0 in the loss Eq. 3.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
 from ..validation import as_float_array, check_label_set
 
 __all__ = ["Piece", "DECOMPOSITIONS", "feedback_graph", "layers", "decompose",
-           "check_decomposition", "PieceSet", "build_pieces"]
+           "check_decomposition", "PieceSet", "build_pieces", "PieceLoss", "piece_loss"]
 
 #: Names of the built-in decompositions of Fig. 2.
 DECOMPOSITIONS = ("all_pairs", "adjacent_layers", "top_vs_rest")
@@ -168,6 +168,82 @@ def decompose(gamma, decomposition="all_pairs", normalize: bool = False) -> list
         d = len(pieces)
         pieces = [Piece(p.A, p.B, p.sigma / d) for p in pieces]
     return pieces
+
+
+class PieceLoss(NamedTuple):
+    """The loss of one piece, as returned by :func:`piece_loss`.
+
+    Attributes
+    ----------
+    loss : float
+        ``sigma_j max_{(r, s) in A_j x B_j} l_rs`` (Eq. 1, 3), >= 0, in the
+        units of gamma.
+    edge : tuple of int
+        The 0-based edge (r, s) attaining the max (the first in A_j x B_j
+        order, A major, on ties).
+    violation : float
+        ``(gamma_r - gamma_s) - (f_r - f_s)`` at ``edge`` before the positive
+        part of Eq. 1: <= 0 when every pair of the piece is satisfied.
+    """
+
+    loss: float
+    edge: tuple
+    violation: float
+
+
+def piece_loss(gamma, f, piece: Piece) -> PieceLoss:
+    """The loss of one complete bipartite piece (Eq. 1 and one term of Eq. 3).
+
+    ``sigma_j max_{(r, s) in A_j x B_j} l_rs`` with the pair hinge loss
+    ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+``. Source:
+    ``sopopo-label-ranking.txt``, Sec. 2, Eq. 1 (pair loss) and Eq. 3 (the
+    loss of a decomposition is the sum of these over its pieces).
+
+    Parameters
+    ----------
+    gamma : array_like, shape (k,)
+        Target ranking; finite.
+    f : array_like, shape (k,)
+        The model's scores f_1(x), ..., f_k(x) (e.g. ``W @ x``); finite.
+    piece : Piece
+        The piece A_j x B_j with weight sigma_j (0-based labels in 0..k-1).
+
+    Returns
+    -------
+    PieceLoss
+        ``(loss, edge, violation)``: the loss (>= 0, units of gamma times
+        sigma_j), the 0-based edge (r, s) attaining the max, and the value
+        before the positive part.
+
+    Raises
+    ------
+    ValueError
+        If gamma or f are not finite 1-d arrays of the same length k, or the
+        piece's labels are empty, duplicated or outside 0..k-1.
+    TypeError
+        If ``piece`` is not a :class:`Piece` or its labels are not integers.
+
+    Examples
+    --------
+    Fig. 1's gamma with f = 0: the loss is the piece's largest edge weight.
+
+    >>> gamma = [-1, 0, 2, 0, -1]
+    >>> piece_loss(gamma, [0.0] * 5, Piece(np.array([2]), np.array([1, 3, 0])))
+    PieceLoss(loss=3.0, edge=(2, 0), violation=3.0)
+    """
+    gamma = _gamma(gamma)
+    f = as_float_array(f, "f", ndim=1)
+    k = gamma.size
+    if f.size != k:
+        raise ValueError(f"f: expected shape ({k},), one score per label, got {f.shape}")
+    if not isinstance(piece, Piece):
+        raise TypeError(f"piece: expected a Piece, got {type(piece).__name__}")
+    A = check_label_set(piece.A, "piece.A", k)
+    B = check_label_set(piece.B, "piece.B", k)
+    m = (gamma[A][:, None] - gamma[B][None, :]) - (f[A][:, None] - f[B][None, :])
+    i, j = np.unravel_index(int(np.argmax(m)), m.shape)
+    v = float(m[i, j])
+    return PieceLoss(float(piece.sigma) * max(v, 0.0), (int(A[i]), int(B[j])), v)
 
 
 def check_decomposition(gamma, pieces: Iterable) -> list[Piece]:

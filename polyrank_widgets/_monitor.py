@@ -1,0 +1,111 @@
+"""The base of the live monitors: widgets that are a solver's callback.
+
+Every polyrank driver hands ``callback(info)`` an
+:class:`polyrank.result.IterInfo` once per iteration and keeps the same rows
+in a :class:`polyrank.result.Trace` (``DESIGN.md``, "The callback contract").
+A monitor records what it receives into a :class:`~polyrank.result.Trace`
+of its own (the same structure, not a parallel list of dicts), replays a
+finished trace, and exposes the raw values as ``history`` (one Python list
+per column) for code that reads them.  Subclasses say which columns they
+keep, turn one callback argument into an :class:`~polyrank.result.IterInfo`
+and draw.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from polyrank.result import IterInfo, Trace
+
+from ._display import WidgetDisplay
+
+__all__ = ["TraceMonitor"]
+
+
+def _as_bool(v) -> bool:
+    return bool(v > 0)
+
+
+class TraceMonitor(WidgetDisplay):
+    """Base class of the widgets that record a solver's callback stream
+    into a :class:`polyrank.result.Trace` (``GapMonitor``, ``TronMonitor``).
+
+    Source: the callback contract of :mod:`polyrank.result` (``DESIGN.md``).
+
+    Subclasses set :attr:`HISTORY` (the columns of ``history`` and the Python
+    type of their values) and :attr:`EXTRAS` (the solver extras kept beside
+    the five base columns), and implement ``_render()``; ``__call__`` turns
+    its argument into an :class:`~polyrank.result.IterInfo` and calls
+    :meth:`_record`, ``replay`` checks a finished trace and calls
+    :meth:`_load`.
+
+    Attributes
+    ----------
+    trace : polyrank.result.Trace
+        Every recorded iteration: columns ``iteration``, ``time_s``,
+        ``primal``, ``dual``, ``gap`` and the subclass's :attr:`EXTRAS`.
+    history : dict of str to list
+        The columns of :attr:`HISTORY` as Python lists (built from
+        ``trace`` on access).
+    """
+
+    #: column -> Python type of its values in ``history`` (``bool`` means
+    #: "> 0"); the keys of ``history``, in order
+    HISTORY: dict = {"iteration": int, "time_s": float, "primal": float,
+                     "dual": float, "gap": float}
+    #: solver extras (``IterInfo`` attributes beyond the base five) kept in
+    #: ``trace``
+    EXTRAS: tuple = ()
+
+    trace: Trace
+
+    def _record(self, info: IterInfo) -> None:
+        """Append one iteration to :attr:`trace` (only the base columns and
+        :attr:`EXTRAS`, so that the trace's columns never change)."""
+        if set(info.extras) != set(self.EXTRAS):
+            info = IterInfo(info.iteration, info.time_s, info.primal, info.dual,
+                            info.gap, **{c: info.extras[c] for c in self.EXTRAS})
+        self.trace.append(info)
+
+    def _load(self, columns: dict) -> None:
+        """Replace :attr:`trace` by the given columns (each shape (m,)):
+        ``iteration``, ``primal`` and :attr:`EXTRAS` are required;
+        ``time_s``, ``dual`` and ``gap`` default to NaN."""
+        m = len(columns["iteration"])
+        cols = {c: np.asarray(columns.get(c, np.full(m, math.nan)),
+                              dtype=np.int64 if c == "iteration" else float)
+                for c in Trace.BASE + tuple(self.EXTRAS)}
+        self.trace = Trace(cols)
+
+    @property
+    def history(self) -> dict[str, list]:
+        """Raw values per recorded iteration: one list per column of
+        :attr:`HISTORY` (Python ints, floats or bools), built from
+        :attr:`trace`."""
+        if not len(self.trace):
+            return {c: [] for c in self.HISTORY}
+        out = {}
+        for c, kind in self.HISTORY.items():
+            values = self.trace[c].tolist()
+            out[c] = [_as_bool(v) for v in values] if kind is bool else \
+                [kind(v) for v in values]
+        return out
+
+    def _column(self, name: str) -> np.ndarray:
+        """Column ``name`` of :attr:`trace` (empty if nothing is recorded)."""
+        if not len(self.trace):
+            return np.empty(0, dtype=np.int64 if name == "iteration" else float)
+        return self.trace[name]
+
+    def _render(self) -> None:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget every recorded iteration and clear the figure (a new fit
+        starts)."""
+        self.trace = Trace()
+        self._render()
+
+    def __len__(self) -> int:
+        return len(self.trace)
