@@ -58,3 +58,38 @@ def test_batch_matches_the_clarabel_dual(p):
     assert res.dual_objective == pytest.approx(ref.dual_objective, abs=1e-7 * scale)
     assert res.primal_objective == pytest.approx(ref.dual_objective, abs=1e-6 * scale)
     assert res.gap >= -1e-10 * scale
+
+
+def _hunt_problem(seed):
+    """The random problems of a search over greedy orders (the recipe of
+    :func:`problems`, drawn from one seed)."""
+    rng = np.random.default_rng(seed)
+    m, n, k = rng.integers(2, 8), rng.integers(1, 5), rng.integers(2, 5)
+    X = rng.normal(size=(m, n)) * rng.choice([0.1, 1.0, 5.0])
+    Y = rng.integers(0, rng.integers(2, 5), size=(m, k)).astype(float)
+    for i in np.flatnonzero(np.all(Y == Y[:, :1], axis=1)):
+        Y[i, rng.integers(k)] += 1.0
+    kind, w = rng.choice(["none", "integer", "real"]), None
+    if kind == "integer":
+        w = rng.integers(0, 4, size=m).astype(float)
+        w[rng.integers(m)] = 1.0
+    elif kind == "real":
+        w = rng.uniform(0.0, 2.0, size=m)
+    C = rng.uniform(0.05, 5.0)
+    return dict(X=X, Y=Y, w=w, C=C, decomposition=str(rng.choice(DECOMPOSITIONS)),
+                normalize=bool(rng.integers(2)), kernel=str(rng.choice(["linear", "rbf"])))
+
+
+@pytest.mark.parametrize("seed", [307, 308, 320, 323, 338, 371, 399])
+def test_greedy_order_does_not_cycle_on_rounding_noise(seed):
+    """Draws on which the greedy order kept picking pieces whose increase was
+    rounding noise: the dual sat at its optimum while the primal stayed 1e-7
+    (relative) above it until max_iter. A greedy pass of only noise is now
+    followed by a cyclic pass, and every one converges."""
+    p = _hunt_problem(seed)
+    res = sopopo_batch(p["X"], p["Y"], p["C"], decomposition=p["decomposition"],
+                       normalize=p["normalize"], kernel=p["kernel"], gamma=0.7, order="greedy",
+                       tol=1e-10, max_iter=20000, random_state=0, sample_weight=p["w"])
+    assert res.status in (STATUS_CONVERGED, STATUS_STALLED)
+    assert res.nit < 20000
+    assert res.gap <= 1e-10 * abs(res.primal_objective) or res.status == STATUS_STALLED

@@ -35,6 +35,11 @@ __all__ = ["sopopo_batch", "solve", "check_gram", "ORDERS",
 # pass leaves the dual unchanged before the gap tolerance is met.
 #: greedy steps smaller than this (relative to |D|) are rounding noise
 _GREEDY_MIN = 1e-16
+#: a greedy pass whose largest step is below this (relative to |D|) is followed by
+#: a cyclic pass: near the optimum the greedy choice can keep picking pieces whose
+#: computed increase is rounding noise while the primal, more sensitive than the
+#: dual (P - P* ~ |alpha - alpha*|), stays above the tolerance
+_GREEDY_NOISE = 1e-13
 #: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
 _GAP_ROUNDING = 1e-10
 #: relative tolerances of :func:`check_gram` (symmetry; negative eigenvalues)
@@ -367,6 +372,10 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             if order == "greedy":
                 min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
                 inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, *args)
+                if it > 1 and big <= _GREEDY_NOISE * max(abs(dual), 1.0):
+                    # every greedy step was rounding noise: the greedy choice can cycle
+                    # there (the dual at its optimum, the primal still above it)
+                    changed = 0
             if order != "greedy" or changed == 0:
                 # greedy: once no piece offers more than rounding noise, a cyclic
                 # pass still makes the (tiny, real) progress that noise hides
