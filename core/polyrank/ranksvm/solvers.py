@@ -213,19 +213,30 @@ _IDLE_PLANES = 50
 _IDLE_ALPHA = 1e-8
 
 
+#: Clarabel's tolerances for the master problem, tried in turn: on badly scaled
+#: planes (large C, unscaled X) it can stop with "InsufficientProgress" at 1e-10; a
+#: less accurate alpha is still a point of the simplex, so the lower bound computed
+#: from it stays valid (weak duality), only the next plane may be less useful
+_MASTER_TOLS = (1e-10, 1e-8, 1e-6)
+
+
 def _master_dual(P, b, scale: float, it: int) -> np.ndarray:
     """alpha on the simplex minimising 1/2 alpha'P alpha - b'alpha with P =
     AA' (the dual of Eq. 3.3), divided by ``scale`` for Clarabel; projected
     back onto the simplex."""
     t = b.size
-    try:
-        qp = solve_qp(P / scale, -b / scale, A_eq=np.ones((1, t)), b_eq=np.ones(1),
-                      G=-np.eye(t), h=np.zeros(t), tol=1e-10)
-    except RuntimeError as exc:
+    for tol in _MASTER_TOLS:
+        try:
+            qp = solve_qp(P / scale, -b / scale, A_eq=np.ones((1, t)), b_eq=np.ones(1),
+                          G=-np.eye(t), h=np.zeros(t), tol=tol)
+            break
+        except RuntimeError as exc:
+            error = exc
+    else:
         raise ValueError(f"X: Clarabel failed on the cutting-plane master problem "
-                         f"(Eq. 3.3) after {it} planes ({exc}); scale X (e.g. "
+                         f"(Eq. 3.3) after {it} planes ({error}); scale X (e.g. "
                          f"sklearn.preprocessing.StandardScaler), lower C, or use "
-                         f"loss='l2'") from exc
+                         f"loss='l2'") from error
     alpha = np.maximum(qp.x, 0.0)
     return alpha / alpha.sum()
 
