@@ -58,9 +58,9 @@ class CorrelationSlider(WidgetDisplay):
         Default: computed on 13 values of r in [-0.9, 0.9] at construction
         by :func:`polyrank.experiments.m3l_zero_shot.fig5_curve`.
     label_names : (str, str), optional
-    C, kernel, gamma, tau, bias
+    C, kernel, gamma, tol, bias
         :class:`polyrank.M3LClassifier` settings (default: the rbf
-        reference settings gamma = 1, C = 1, tau = 1e-3, bias 1).
+        reference settings gamma = 1, C = 1, tol = 1e-3, bias 1).
     r_max : float, default 0.95
         The slider spans [-r_max, r_max] in steps of ``step``.
     step : float, default 0.05
@@ -101,7 +101,7 @@ class CorrelationSlider(WidgetDisplay):
 
     def __init__(self, X, Y, X_test, Y_test, labels=(0, 1), *, r: float = 0.0, curve=None,
                  label_names=None, C: float = 1.0, kernel: str = "rbf", gamma=1.0,
-                 tau: float = 1e-3, bias: float = 1.0, r_max: float = 0.95,
+                 tol: float = 1e-3, bias: float = 1.0, r_max: float = 0.95,
                  step: float = 0.05) -> None:
         X = as_float_array(X, "X", ndim=2)
         X_test = as_float_array(X_test, "X_test", ndim=2, shape=(None, X.shape[1]))
@@ -125,13 +125,13 @@ class CorrelationSlider(WidgetDisplay):
         self.train_corr = _corr(self.Y2)
         self.test_corr = _corr(self.Y2_test)
         self.model = M3LClassifier(R=two_label_prior(0.0), C=C, kernel=kernel, gamma=gamma,
-                                   tau=tau, bias=bias, warm_start=True, random_state=0)
+                                   tol=tol, bias=bias, warm_start=True, random_state=0)
         if curve is None:
             from polyrank.experiments.m3l_zero_shot import fig5_curve
 
             rs = np.round(np.linspace(-0.9, 0.9, 13), 3) + 0.0
             curve = (rs, fig5_curve(X, self.Y2, X_test, self.Y2_test, rs, kernel=kernel,
-                                    C=C, gamma=gamma, tau=tau, bias=bias))
+                                    C=C, gamma=gamma, tol=tol, bias=bias))
         cr = as_float_array(curve[0], "curve", ndim=1)
         ch = as_float_array(curve[1], "curve", ndim=1, shape=(cr.shape[0],))
         self.curve = (cr, ch)

@@ -426,7 +426,7 @@ class _TronView:
 
     def update(self, est) -> None:
         self.monitor.grad_norm0 = est.result_.get("grad_norm0")
-        self.monitor.eps = float(est.eps)
+        self.monitor.tol = float(est.tol)
         self.monitor._render()
 
 

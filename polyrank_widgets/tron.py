@@ -5,7 +5,7 @@ drawn live.
 trust-region subproblem Eq. 4.1 by conjugate gradients (one Hessian-vector
 product per CG step), accepts or rejects the step by the ratio of actual to
 predicted reduction (Eq. 4.2) and updates the radius delta (Eq. 4.3); it
-stops at ||grad f(w)|| <= eps ||grad f(0)|| (Eq. 4.4).  LIBLINEAR prints one
+stops at ||grad f(w)|| <= tol ||grad f(0)|| (Eq. 4.4).  LIBLINEAR prints one
 line per step (``iter f |g| delta CG``); this widget draws those columns.
 """
 
@@ -38,10 +38,10 @@ class TronMonitor(TraceMonitor):
     title : str, optional
         Figure title; the latest step, f and ||grad f|| are appended.
     grad_norm0 : float or None, optional
-        ||grad f(0)||; with ``eps`` it draws the stopping level of Eq. 4.4
+        ||grad f(0)||; with ``tol`` it draws the stopping level of Eq. 4.4
         on the gradient panel (``result.grad_norm0`` after a solve).
-    eps : float, optional
-        The tolerance of Eq. 4.4 (default 1e-3).
+    tol : float, optional
+        The tolerance of Eq. 4.4, the paper's epsilon_s (default 1e-3).
 
     Attributes
     ----------
@@ -63,7 +63,7 @@ class TronMonitor(TraceMonitor):
     TypeError
         If ``title`` is not a str.
     ValueError
-        If ``grad_norm0`` or ``eps`` is not a positive finite number.
+        If ``grad_norm0`` or ``tol`` is not a positive finite number.
 
     Examples
     --------
@@ -80,11 +80,11 @@ class TronMonitor(TraceMonitor):
     EXTRAS = ("grad_norm", "delta", "cg_iter", "accepted")
 
     def __init__(self, title: str = "TRON", grad_norm0: float | None = None,
-                 eps: float = 1e-3) -> None:
+                 tol: float = 1e-3) -> None:
         if not isinstance(title, str):
             raise TypeError(f"title: expected a str, got {type(title).__name__}")
         self.title = title
-        self.eps = check_positive(eps, "eps")
+        self.tol = check_positive(tol, "tol")
         self.grad_norm0 = None if grad_norm0 is None else check_positive(grad_norm0,
                                                                           "grad_norm0")
         self.trace = Trace()
@@ -176,7 +176,7 @@ class TronMonitor(TraceMonitor):
                       f"||grad f|| = {h['grad_norm'][-1]:.3g}")
         shapes = []
         if self.grad_norm0 is not None:
-            level = self.eps * self.grad_norm0
+            level = self.tol * self.grad_norm0
             shapes = [dict(type="line", xref="x2 domain", x0=0, x1=1, yref="y2",
                            y0=level, y1=level, line=dict(dash="dot", color="grey"))]
         with self.fig.batch_update():

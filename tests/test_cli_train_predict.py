@@ -120,7 +120,7 @@ def test_ranksvm_round_trip_scores_and_liblinear_metrics(tmp_path, capsys, rank_
     rc, text, err = run(capsys, "train", "ranksvm", path, model, "-C", 0.5, "--tol", 1e-6)
     assert rc == 0, err
     assert "24 rows x 4 features, 3 queries" in text
-    direct = RankSVM(C=0.5, eps=1e-6).fit(X, y, qid=qid).decision_function(X)
+    direct = RankSVM(C=0.5, tol=1e-6).fit(X, y, qid=qid).decision_function(X)
     rc, text, err = run(capsys, "predict", path, model, out)
     assert rc == 0, err
     scores = read_out(out)[:, 0]

@@ -44,7 +44,7 @@ def test_slider_refits_warm_started_and_updates_the_view(slider):
     X, Y, Xt, Yt = _data()
     slider.slider.value = -0.6
     assert slider.r == -0.6 and len(slider.history) == 2
-    cold = M3LClassifier(R=two_label_prior(-0.6), kernel="rbf", gamma=0.5, tau=1e-3).fit(X, Y)
+    cold = M3LClassifier(R=two_label_prior(-0.6), kernel="rbf", gamma=0.5, tol=1e-3).fit(X, Y)
     np.testing.assert_allclose(slider.model.decision_function(Xt),
                                cold.decision_function(Xt), atol=0.05)
     assert slider.model.result_.trace.dual[0] > cold.result_.trace.dual[0]   # warm start

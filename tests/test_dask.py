@@ -50,7 +50,7 @@ def _problems():
         "SignConstrainedRegressor": (SignConstrainedRegressor(random_state=0), Xc, yr,
                                      {"lam": [1e-3, 1e-2]}),
         "OrdinalMarginRanker": (OrdinalMarginRanker(), Xo, yo, {"c": [1.0, 10.0]}),
-        "PRank": (PRank(random_state=0), Xo, yo, {"n_epochs": [1, 3]}),
+        "PRank": (PRank(random_state=0), Xo, yo, {"max_iter": [1, 3]}),
     }
 
 

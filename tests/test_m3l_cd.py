@@ -39,7 +39,7 @@ def _check_optimal(res, K, Y, R, Cv, ref):
     assert abs(res.primal_objective - ref.dual_objective) <= TOL * abs(ref.dual_objective)
     R = np.eye(Y.shape[1]) if R is None else R
     G = dual_gradient(K, Y, R, res.dual["alpha"])
-    # the exact check: every projected gradient below tau, G not drifted
+    # the exact check: every projected gradient below tol, G not drifted
     assert np.abs(projected_gradient(res.dual["alpha"], G, Cv)).max() < 1e-8
     np.testing.assert_allclose(res.dual["G"], G, atol=1e-9)
     np.testing.assert_allclose(res.x, 2 * (Y * res.dual["alpha"]) @ R, atol=1e-12)
@@ -54,10 +54,10 @@ def test_cd_matches_clarabel_and_smo(kernel, prior, shrinking):
     K, params = _K(X, kernel)
     C = 0.7
     ref = dual_qp(K, Y, np.eye(Y.shape[1]) if R is None else R, C)
-    res = m3l_smo(X, Y, R, C, kernel=kernel, tau=1e-9, method="cd", shrinking=shrinking,
+    res = m3l_smo(X, Y, R, C, kernel=kernel, tol=1e-9, method="cd", shrinking=shrinking,
                   random_state=0, **params)
     _check_optimal(res, K, Y, R, np.full(len(X), C), ref)
-    smo = m3l_smo(X, Y, R, C, kernel=kernel, tau=1e-9, method="smo", **params)
+    smo = m3l_smo(X, Y, R, C, kernel=kernel, tol=1e-9, method="smo", **params)
     assert smo.solver == "m3l-smo"
     assert res.dual_objective == pytest.approx(smo.dual_objective, rel=TOL)
     assert res.primal_objective == pytest.approx(smo.primal_objective, rel=TOL)
@@ -73,7 +73,7 @@ def test_cd_on_random_problems_and_orders(seed):
         R = priors[prior]
         ref = dual_qp(K, Y, np.eye(Y.shape[1]) if R is None else R, C)
         for order in range(3):
-            res = m3l_smo(X, Y, R, C, kernel="rbf", tau=1e-9, method="cd",
+            res = m3l_smo(X, Y, R, C, kernel="rbf", tol=1e-9, method="cd",
                           random_state=order, **params)
             _check_optimal(res, K, Y, R, np.full(N, C), ref)
 
@@ -88,7 +88,7 @@ def test_cd_sample_weights_match_clarabel(shrinking):
         R = priors[prior]
         Rm = np.eye(Y.shape[1]) if R is None else R
         ref = dual_qp(K, Y, Rm, 0.8, sample_weight=w)
-        res = m3l_smo(X, Y, R, 0.8, kernel="rbf", tau=1e-9, method="cd", shrinking=shrinking,
+        res = m3l_smo(X, Y, R, 0.8, kernel="rbf", tol=1e-9, method="cd", shrinking=shrinking,
                       sample_weight=w, random_state=1, **params)
         _check_optimal(res, K, Y, R, 0.8 * w, ref)
         assert np.all(res.dual["alpha"][:3] == 0.0)
@@ -98,10 +98,10 @@ def test_cd_sample_weights_match_clarabel(shrinking):
 def test_cd_integer_weights_equal_repeated_rows():
     X, Y, _, rng = _problem(4, N=25)
     w = rng.integers(0, 4, size=len(X))
-    a = m3l_smo(X, Y, None, 0.9, kernel="rbf", gamma=0.5, tau=1e-10, method="cd",
+    a = m3l_smo(X, Y, None, 0.9, kernel="rbf", gamma=0.5, tol=1e-10, method="cd",
                 sample_weight=w, random_state=0)
     b = m3l_smo(np.repeat(X, w, axis=0), np.repeat(Y, w, axis=0), None, 0.9, kernel="rbf",
-                gamma=0.5, tau=1e-10, method="cd", random_state=0)
+                gamma=0.5, tol=1e-10, method="cd", random_state=0)
     assert a.primal_objective == pytest.approx(b.primal_objective, rel=1e-8)
     assert a.dual_objective == pytest.approx(b.dual_objective, rel=1e-8)
 
@@ -111,21 +111,21 @@ def test_cd_warm_start_reaches_the_same_optimum(prior):
     X, Y, priors, _ = _problem(5, N=50)
     R = priors[prior]
     K, params = _K(X, "rbf")
-    cold = m3l_smo(X, Y, R, 1.0, kernel="rbf", tau=1e-9, method="cd", random_state=0, **params)
+    cold = m3l_smo(X, Y, R, 1.0, kernel="rbf", tol=1e-9, method="cd", random_state=0, **params)
     # from the solution itself: converged after one epoch, nothing to move
-    again = m3l_smo(X, Y, R, 1.0, kernel="rbf", tau=1e-9, method="cd",
+    again = m3l_smo(X, Y, R, 1.0, kernel="rbf", tol=1e-9, method="cd",
                     alpha0=cold.dual["alpha"], random_state=0, **params)
     assert again.success and again.nit == 1
     assert again.dual_objective == pytest.approx(cold.dual_objective, rel=1e-12)
     # from the solution of a nearby C (clipped into the new box) and from the SMO's
-    near = m3l_smo(X, Y, R, 1.3, kernel="rbf", tau=1e-9, method="cd", random_state=0,
+    near = m3l_smo(X, Y, R, 1.3, kernel="rbf", tol=1e-9, method="cd", random_state=0,
                    **params)
-    warm = m3l_smo(X, Y, R, 1.0, kernel="rbf", tau=1e-9, method="cd",
+    warm = m3l_smo(X, Y, R, 1.0, kernel="rbf", tol=1e-9, method="cd",
                    alpha0=np.minimum(near.dual["alpha"], 1.0), random_state=0, **params)
     ref = dual_qp(K, Y, np.eye(Y.shape[1]) if R is None else R, 1.0)
     _check_optimal(warm, K, Y, R, np.ones(len(X)), ref)
-    smo = m3l_smo(X, Y, R, 1.0, kernel="rbf", tau=1e-3, method="smo", **params)
-    warm = m3l_smo(X, Y, R, 1.0, kernel="rbf", tau=1e-9, method="cd",
+    smo = m3l_smo(X, Y, R, 1.0, kernel="rbf", tol=1e-3, method="smo", **params)
+    warm = m3l_smo(X, Y, R, 1.0, kernel="rbf", tol=1e-9, method="cd",
                    alpha0=smo.dual["alpha"], random_state=0, **params)
     _check_optimal(warm, K, Y, R, np.ones(len(X)), ref)
 
@@ -144,16 +144,16 @@ def test_auto_dispatch_and_estimator():
         m3l_smo(X, Y, None, 1.0, method="newton")
     with pytest.raises(TypeError, match="shrinking"):
         m3l_smo(X, Y, None, 1.0, method="cd", shrinking="yes")
-    est = M3LClassifier(kernel="rbf", gamma=0.5, tau=1e-9, random_state=0).fit(X, Y)
+    est = M3LClassifier(kernel="rbf", gamma=0.5, tol=1e-9, random_state=0).fit(X, Y)
     assert est.result_.solver == "m3l-cd" and est.result_.success
     smo = m3l_smo(np.hstack([X, np.ones((len(X), 1))]), Y, None, 1.0, kernel="rbf",
-                  gamma=0.5, tau=1e-9, method="smo")
+                  gamma=0.5, tol=1e-9, method="smo")
     assert est.result_.dual_objective == pytest.approx(smo.dual_objective, rel=TOL)
 
 
 def test_cd_trace_and_callback_contract():
     X, Y, priors, _ = _problem(7, N=60)
-    res = m3l_smo(X, Y, None, 2.0, kernel="rbf", gamma=0.3, tau=1e-8, method="cd",
+    res = m3l_smo(X, Y, None, 2.0, kernel="rbf", gamma=0.3, tol=1e-8, method="cd",
                   random_state=0)
     t = res.trace
     assert len(t) == res.nit >= 2 and res.epochs == res.nit
@@ -170,20 +170,20 @@ def test_cd_trace_and_callback_contract():
         if info.iteration == 3:
             raise StopIteration
 
-    res = m3l_smo(X, Y, None, 2.0, kernel="rbf", gamma=0.3, tau=1e-12, method="cd",
+    res = m3l_smo(X, Y, None, 2.0, kernel="rbf", gamma=0.3, tol=1e-12, method="cd",
                   callback=cb, random_state=0)
     assert res.status == STATUS_CALLBACK and res.nit == 3 and not res.success
     assert {"max_pg", "steps", "rounds", "cache_hits", "cache_misses"} <= set(seen[0].extras)
-    res = m3l_smo(X, Y, None, 2.0, kernel="rbf", gamma=0.3, tau=1e-12, method="cd",
+    res = m3l_smo(X, Y, None, 2.0, kernel="rbf", gamma=0.3, tol=1e-12, method="cd",
                   max_iter=2, random_state=0)
     assert res.nit == 2 and not res.success and "max_iter" in res.message
 
 
 def test_cd_is_reproducible_with_a_seed():
     X, Y, _, _ = _problem(8)
-    a = m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tau=1e-6, method="cd",
+    a = m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=1e-6, method="cd",
                 random_state=3)
-    b = m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tau=1e-6, method="cd",
+    b = m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=1e-6, method="cd",
                 random_state=3)
     np.testing.assert_array_equal(a.dual["alpha"], b.dual["alpha"])
 

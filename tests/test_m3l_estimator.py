@@ -33,7 +33,7 @@ def _toy(seed=0, N=40, D=3, L=3):
     (dict(kernel="rbf", gamma=1.0, C=1.0), 19.25),
 ])
 def test_yeast_matches_the_original_m3l_code(yeast, params, reference):
-    model = M3LClassifier(bias=1.0, tau=1e-3, random_state=0, **params)
+    model = M3LClassifier(bias=1.0, tol=1e-3, random_state=0, **params)
     model.fit(yeast.X_train, yeast.Y_train)
     assert model.result_.success
     loss = 100 * hamming_loss(yeast.Y_test, model.predict(yeast.X_test))
@@ -46,8 +46,8 @@ def test_yeast_matches_the_original_m3l_code(yeast, params, reference):
 def test_linear_solvers_agree_and_match_the_qp():
     X, Y = _toy()
     R = np.array([[1.0, 0.5, -0.3], [0.5, 1.0, 0.1], [-0.3, 0.1, 1.0]])
-    dca = M3LClassifier(R=R, C=0.5, tau=1e-8, random_state=0).fit(X, Y)
-    smo = M3LClassifier(R=R, C=0.5, tau=1e-8, solver="smo").fit(X, Y)
+    dca = M3LClassifier(R=R, C=0.5, tol=1e-8, random_state=0).fit(X, Y)
+    smo = M3LClassifier(R=R, C=0.5, tol=1e-8, solver="smo").fit(X, Y)
     Xa = np.hstack([X, np.ones((len(X), 1))])
     ref = dual_qp(Xa @ Xa.T, Y, R, 0.5)
     for m in (dca, smo):
@@ -72,8 +72,8 @@ def test_predict_is_the_sign_of_the_decisions_in_the_input_coding():
 
 def test_bias_is_a_constant_feature():
     X, Y = _toy(2)
-    m = M3LClassifier(C=1.0, bias=2.0, tau=1e-8, random_state=0).fit(X, Y)
-    m0 = M3LClassifier(C=1.0, bias=0.0, tau=1e-8, random_state=0).fit(
+    m = M3LClassifier(C=1.0, bias=2.0, tol=1e-8, random_state=0).fit(X, Y)
+    m0 = M3LClassifier(C=1.0, bias=0.0, tol=1e-8, random_state=0).fit(
         np.hstack([X, np.full((len(X), 1), 2.0)]), Y)
     np.testing.assert_allclose(m.coef_, m0.coef_[:, :3], atol=1e-5)
     np.testing.assert_allclose(m.intercept_, 2.0 * m0.coef_[:, 3], atol=1e-5)
@@ -93,14 +93,14 @@ def test_clone_params_and_callback():
 def test_convergence_warning():
     X, Y = _toy(4)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        M3LClassifier(C=100.0, tau=1e-12, max_iter=1, random_state=0).fit(X, Y)
+        M3LClassifier(C=100.0, tol=1e-12, max_iter=1, random_state=0).fit(X, Y)
 
 
 def test_constant_label_column_is_solved_like_any_other():
     X, Y = _toy(5)
     Y[:, 0] = 1                       # all +1
     Y[:, 2] = 0                       # all -1
-    m = M3LClassifier(C=1.0, tau=1e-8, random_state=0).fit(X, Y)
+    m = M3LClassifier(C=1.0, tol=1e-8, random_state=0).fit(X, Y)
     assert m.result_.success
     P = m.predict(X)
     assert P[:, 0].all() and not P[:, 2].any()
@@ -203,8 +203,8 @@ def test_warm_start_reaches_the_same_optimum_faster():
     R2 = two_label_prior(0.4)
     Y2 = Y[:, :2]
     for kw in (dict(kernel="rbf", gamma=0.5), dict(kernel="linear", random_state=0)):
-        cold = M3LClassifier(R=R2, C=1.0, tau=1e-8, **kw).fit(X, Y2)
-        warm = M3LClassifier(R=R1, C=1.0, tau=1e-8, warm_start=True, **kw).fit(X, Y2)
+        cold = M3LClassifier(R=R2, C=1.0, tol=1e-8, **kw).fit(X, Y2)
+        warm = M3LClassifier(R=R1, C=1.0, tol=1e-8, warm_start=True, **kw).fit(X, Y2)
         warm.set_params(R=R2).fit(X, Y2)
         assert warm.result_.dual_objective == pytest.approx(cold.result_.dual_objective,
                                                             rel=1e-8)

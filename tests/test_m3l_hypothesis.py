@@ -60,7 +60,7 @@ def test_smo_matches_the_clarabel_dual(p, kernel):
     X, Y, R, w, C = p["X"], p["Y"], p["R"], p["w"], p["C"]
     K = X @ X.T if kernel == "linear" else kernel_matrix(X, kernel="rbf", gamma=0.5)
     ref = _reference(K, Y, R, C, w)
-    res = m3l_smo(X, Y, R, C, kernel=kernel, gamma=0.5, tau=1e-9, max_iter=100000,
+    res = m3l_smo(X, Y, R, C, kernel=kernel, gamma=0.5, tol=1e-9, max_iter=100000,
                   sample_weight=w)
     _compare(res, ref)
 
@@ -70,6 +70,6 @@ def test_smo_matches_the_clarabel_dual(p, kernel):
 def test_dca_matches_the_clarabel_dual(p, shrinking):
     X, Y, R, w, C = p["X"], p["Y"], p["R"], p["w"], p["C"]
     ref = _reference(X @ X.T, Y, R, C, w)
-    res = m3l_dca(X, Y, R, C, tau=1e-9, max_iter=100000, shrinking=shrinking,
+    res = m3l_dca(X, Y, R, C, tol=1e-9, max_iter=100000, shrinking=shrinking,
                   random_state=0, sample_weight=w)
     _compare(res, ref)

@@ -49,7 +49,7 @@ def test_many_labels_match_clarabel_and_are_kkt(kernel, prior):
     K, params = _gram(X, kernel)
     C = 0.6
     ref = dual_qp(K, Y, R, C)
-    res = m3l_smo(X, Y, R, C, kernel=kernel, tau=1e-9, **params)
+    res = m3l_smo(X, Y, R, C, kernel=kernel, tol=1e-9, **params)
     assert res.status == STATUS_CONVERGED
     assert abs(res.dual_objective - ref.dual_objective) <= TOL * abs(ref.dual_objective)
     np.testing.assert_allclose(res.dual["alpha"], ref.x, atol=1e-5)
@@ -70,7 +70,7 @@ def test_identity_R_with_many_labels_is_libsvm_per_label():
     YH = np.where(H @ rng.normal(size=(3, 5)) + 0.7 * rng.normal(size=(30, 5)) > 0, 1.0, -1.0)
     X, Y = np.vstack([H, -H]), np.vstack([YH, -YH])
     C, gamma = 0.8, 0.7
-    res = m3l_smo(X, Y, None, C, kernel="rbf", gamma=gamma, tau=1e-10)
+    res = m3l_smo(X, Y, None, C, kernel="rbf", gamma=gamma, tol=1e-10)
     K = kernel_matrix(X, kernel="rbf", gamma=gamma)
     Xt = rng.normal(size=(25, 3))
     Ft = kernel_matrix(Xt, X, kernel="rbf", gamma=gamma) @ res.x
@@ -87,8 +87,8 @@ def test_identity_R_with_many_labels_is_libsvm_per_label():
 def test_full_cache_is_filled_once_and_agrees_with_a_small_cache():
     X, Y, rng = _problem(8, N=50, L=5)
     R = _priors(5, rng)["block"]
-    full = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tau=1e-9)
-    small = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tau=1e-9, cache_mb=3 * 50 * 8e-6)
+    full = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-9)
+    small = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-9, cache_mb=3 * 50 * 8e-6)
     assert full.cache_rows == 50 and full.cache_misses == 50     # every row once, by BLAS
     assert small.cache_rows == 3 and small.cache_misses > 50     # LRU evictions
     np.testing.assert_allclose(small.dual["alpha"], full.dual["alpha"], atol=1e-9)
@@ -170,7 +170,7 @@ def test_gains_and_update_match_plain_formulas():
 
 def test_bench_m3l_labels_quick_run():
     assert "m3l-labels" in BENCHES and "m3l-labels-wide" in BENCHES
-    res = bench_m3l_labels(quick=True, N=80, Ls=(3, 5), repeats=1, tau=1e-6, n_features=7)
+    res = bench_m3l_labels(quick=True, N=80, Ls=(3, 5), repeats=1, tol=1e-6, n_features=7)
     assert res.summary["n_features"] == 7 and "80 x 7" in res.title
     assert res.summary["gamma"] == pytest.approx(1 / 7)
     assert all(r["svc_gram_s"] > 0 for r in res.rows)

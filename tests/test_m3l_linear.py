@@ -54,7 +54,7 @@ def test_dca_matches_clarabel_on_standardised_data(prior, shrinking, sparse):
     R = _priors(Y.shape[1])[prior]
     C = 0.5
     ref = dual_qp(X @ X.T, Y, R, C)
-    res = m3l_dca(sp.csr_matrix(X) if sparse else X, Y, R, C, tau=1e-9,
+    res = m3l_dca(sp.csr_matrix(X) if sparse else X, Y, R, C, tol=1e-9,
                   shrinking=shrinking, random_state=2, max_iter=100_000)
     assert res.status == STATUS_CONVERGED
     assert abs(res.dual_objective - ref.dual_objective) <= TOL * abs(ref.dual_objective)
@@ -70,27 +70,27 @@ def test_gap_certificate_is_exact_over_all_variables(prior, shrinking):
     X, Y = _standardised(N=80, seed=1)
     N, L = Y.shape
     R = _priors(L, 1)[prior]
-    C, tau = 2.0, 1e-4
-    res = m3l_dca(X, Y, R, C, tau=tau, shrinking=shrinking, random_state=0,
+    C, tol = 2.0, 1e-4
+    res = m3l_dca(X, Y, R, C, tol=tol, shrinking=shrinking, random_state=0,
                   max_iter=100_000)
     assert res.status == STATUS_CONVERGED
     alpha = res.dual["alpha"]
     Ypm = np.where(Y > 0, 1.0, -1.0)
     # the gradient recomputed from scratch: every projected gradient, shrunk
-    # variables included, is below tau, and the stored G is that gradient
+    # variables included, is below tol, and the stored G is that gradient
     G = dual_gradient(X @ X.T, Ypm, R, alpha)
     pg = np.abs(projected_gradient(alpha, G, C))
-    assert pg.max() < tau
+    assert pg.max() < tol
     assert res.max_projected_gradient == pytest.approx(pg.max(), abs=1e-10)
     np.testing.assert_allclose(res.dual["G"], G, atol=1e-9)
     # P and D from scratch (P from Z, D from alpha) give the reported gap,
-    # which tau bounds: each term C max(0, G) - alpha G is at most 2 C tau
+    # which tol bounds: each term C max(0, G) - alpha G is at most 2 C tol
     P = _primal_from_Z(X, Y, R, C, res.x)
     A = Ypm * alpha
     D = 2 * alpha.sum() - 2 * np.sum(A * ((X @ X.T) @ A @ R))
     assert res.primal_objective == pytest.approx(P, rel=1e-10)
     assert res.dual_objective == pytest.approx(D, rel=1e-10)
-    assert 0 <= res.gap <= 2 * C * tau * N * L
+    assert 0 <= res.gap <= 2 * C * tol * N * L
     # the last trace row is the certificate
     assert res.trace.max_pg[-1] == res.max_projected_gradient
     assert res.trace.gap[-1] == pytest.approx(res.gap)
@@ -99,7 +99,7 @@ def test_gap_certificate_is_exact_over_all_variables(prior, shrinking):
 def test_identity_R_is_one_vs_all_liblinear_on_standardised_data():
     X, Y = _standardised(N=120, D=10, L=5, seed=3)
     C = 0.5
-    res = m3l_dca(X, Y, None, C, tau=1e-9, random_state=0, max_iter=100_000)
+    res = m3l_dca(X, Y, None, C, tol=1e-9, random_state=0, max_iter=100_000)
     W = np.column_stack([
         LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, dual=True, tol=1e-10,
                   max_iter=1_000_000, random_state=0).fit(X, Y[:, lab]).coef_.ravel()
@@ -112,7 +112,7 @@ def test_checks_trace_and_callback():
     X, Y = _standardised(N=80, seed=4)
     N, L = Y.shape
     seen = []
-    res = m3l_dca(X, Y, None, 5.0, tau=1e-8, random_state=0, check_every=0.5,
+    res = m3l_dca(X, Y, None, 5.0, tol=1e-8, random_state=0, check_every=0.5,
                   callback=seen.append, max_iter=100_000)
     assert res.status == STATUS_CONVERGED
     # one trace row and one callback per duality-gap check, numbered 1..nit
@@ -124,7 +124,7 @@ def test_checks_trace_and_callback():
     assert np.all(res.trace.visited <= 0.5 * N * L + N * L)
     assert np.all(res.trace.gap >= -GAP_ROUNDING * np.abs(res.trace.primal))
     # fewer checks with a larger budget, the same optimum
-    big = m3l_dca(X, Y, None, 5.0, tau=1e-8, random_state=0, check_every=1000.0)
+    big = m3l_dca(X, Y, None, 5.0, tol=1e-8, random_state=0, check_every=1000.0)
     assert big.nit < res.nit
     assert big.dual_objective == pytest.approx(res.dual_objective, rel=1e-8)
     # callback_every, StopIteration and max_iter: tests/test_contracts.py
@@ -145,9 +145,9 @@ def test_groups_stop_on_their_own_and_match_separate_solves():
     X, Y = _standardised(N=70, D=6, L=4, seed=5)
     R = _priors(Y.shape[1], 5)["block"]
     C = 1.0
-    joint = m3l_dca(X, Y, R, C, tau=1e-9, random_state=0)
-    a = m3l_dca(X, Y[:, :2], R[:2, :2], C, tau=1e-9, random_state=1)
-    b = m3l_dca(X, Y[:, 2:], R[2:, 2:], C, tau=1e-9, random_state=2)
+    joint = m3l_dca(X, Y, R, C, tol=1e-9, random_state=0)
+    a = m3l_dca(X, Y[:, :2], R[:2, :2], C, tol=1e-9, random_state=1)
+    b = m3l_dca(X, Y[:, 2:], R[2:, 2:], C, tol=1e-9, random_state=2)
     np.testing.assert_allclose(joint.dual["alpha"],
                                np.hstack([a.dual["alpha"], b.dual["alpha"]]), atol=1e-5)
     assert joint.primal_objective == pytest.approx(a.primal_objective + b.primal_objective,
@@ -156,7 +156,7 @@ def test_groups_stop_on_their_own_and_match_separate_solves():
 
 def test_bench_m3l_linear_quick_run():
     assert BENCHES["m3l-linear"].func is bench_m3l_linear
-    res = bench_m3l_linear(quick=True, tau=1e-2)
+    res = bench_m3l_linear(quick=True, tol=1e-2)
     assert [r["problem"] for r in res.rows] == ["emotions-like", "yeast"]
     for r in res.rows:
         assert r["m3l_status"] == STATUS_CONVERGED

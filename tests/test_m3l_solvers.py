@@ -37,11 +37,11 @@ def test_smo_matches_clarabel_for_dense_R(seed, kernel):
     assert (R < 0).any()
     C = 0.7
     ref = dual_qp(_gram(X, kernel), Y, R, C)
-    res = m3l_smo(X, Y, R, C, kernel=kernel, gamma=0.5, tau=1e-9)
+    res = m3l_smo(X, Y, R, C, kernel=kernel, gamma=0.5, tol=1e-9)
     assert res.status == STATUS_CONVERGED
     assert abs(res.dual_objective - ref.dual_objective) <= TOL * abs(ref.dual_objective)
     np.testing.assert_allclose(res.dual["alpha"], ref.x, atol=1e-5)
-    # projected gradients below tau at exit, recomputed from scratch
+    # projected gradients below tol at exit, recomputed from scratch
     G = dual_gradient(_gram(X, kernel), Y, R, res.dual["alpha"])
     assert np.abs(projected_gradient(res.dual["alpha"], G, C)).max() < 1e-8
     # the delayed updates (Eq. 34-36) left the maintained gradient exact
@@ -54,7 +54,7 @@ def test_dca_matches_clarabel_for_dense_R(seed):
     X, Y, R = _problem(seed, N=40, D=5, L=4)
     C = 0.3
     ref = dual_qp(X @ X.T, Y, R, C)
-    res = m3l_dca(X, Y, R, C, tau=1e-9, random_state=seed)
+    res = m3l_dca(X, Y, R, C, tol=1e-9, random_state=seed)
     assert res.status == STATUS_CONVERGED
     assert abs(res.dual_objective - ref.dual_objective) <= TOL * abs(ref.dual_objective)
     np.testing.assert_allclose(res.dual["alpha"], ref.x, atol=1e-5)
@@ -69,7 +69,7 @@ def test_dca_labelwise_and_no_shrinking_reach_the_same_optimum():
     X, Y, R = _problem(0, N=40, D=5, L=4)
     ref = dual_qp(X @ X.T, Y, R, 0.3)
     for kw in (dict(switch_tol=10.0), dict(switch_tol=0.0)):
-        res = m3l_dca(X, Y, R, 0.3, tau=1e-9, random_state=1, **kw)
+        res = m3l_dca(X, Y, R, 0.3, tol=1e-9, random_state=1, **kw)
         assert res.status == STATUS_CONVERGED, kw
         assert abs(res.dual_objective - ref.dual_objective) <= TOL * ref.dual_objective, kw
         # label-wise batches from the first epoch on (switch_tol above every
@@ -78,7 +78,7 @@ def test_dca_labelwise_and_no_shrinking_reach_the_same_optimum():
         assert res.trace.labelwise[-1] == (kw.get("switch_tol") != 0.0)
     # without shrinking every epoch visits all N L variables (slower to converge);
     # a check comes after at most check_every = 10 such epochs
-    res = m3l_dca(X, Y, R, 0.3, tau=1e-5, random_state=1, shrinking=False, max_iter=5000)
+    res = m3l_dca(X, Y, R, 0.3, tol=1e-5, random_state=1, shrinking=False, max_iter=5000)
     assert res.status == STATUS_CONVERGED
     assert res.visits == res.epochs * 40 * 4
     assert np.all(res.trace.visited % (40 * 4) == 0)
@@ -93,8 +93,8 @@ def _primal_liblinear(X, y, w, C2):
 def test_identity_R_is_liblinear_one_vs_all_with_penalty_2C():
     X, Y, _ = _problem(7, N=60, D=5, L=3, noise=1.0)
     C = 0.5
-    dca = m3l_dca(X, Y, None, C, tau=1e-9, random_state=0)
-    smo = m3l_smo(X, Y, None, C, kernel="linear", tau=1e-9)
+    dca = m3l_dca(X, Y, None, C, tol=1e-9, random_state=0)
+    smo = m3l_smo(X, Y, None, C, kernel="linear", tol=1e-9)
     Z_smo = X.T @ smo.x
     total = 0.0
     for l in range(Y.shape[1]):
@@ -118,7 +118,7 @@ def test_identity_R_rbf_is_libsvm_one_vs_all_on_odd_symmetric_data():
     X = np.vstack([H, -H])
     Y = np.vstack([YH, -YH])
     C, gamma = 0.8, 0.7
-    res = m3l_smo(X, Y, None, C, kernel="rbf", gamma=gamma, tau=1e-10)
+    res = m3l_smo(X, Y, None, C, kernel="rbf", gamma=gamma, tol=1e-10)
     F = _gram(X, "rbf", gamma) @ res.x
     Xt = rng.normal(size=(40, 3))
     Ft = kernel_matrix(Xt, X, kernel="rbf", gamma=gamma) @ res.x
@@ -138,8 +138,8 @@ def test_identity_R_rbf_is_libsvm_one_vs_all_on_odd_symmetric_data():
 
 def test_small_cache_evicts_and_gives_the_same_solution():
     X, Y, R = _problem(2, N=40)
-    big = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tau=1e-8, cache_mb=10.0)
-    small = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tau=1e-8, cache_mb=1e-9)
+    big = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-8, cache_mb=10.0)
+    small = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-8, cache_mb=1e-9)
     assert small.cache_rows == 2 and big.cache_rows == 40
     assert big.cache_misses <= 40 < small.cache_misses
     np.testing.assert_allclose(small.dual["alpha"], big.dual["alpha"], atol=1e-12)
@@ -147,8 +147,8 @@ def test_small_cache_evicts_and_gives_the_same_solution():
 
 def test_trace_dual_increases_and_gap_goes_to_zero():
     X, Y, R = _problem(4, N=60, D=5, L=4)
-    for res in (m3l_smo(X, Y, R, 2.0, kernel="rbf", gamma=0.3, tau=1e-8),
-                m3l_dca(X, Y, R, 2.0, tau=1e-8, random_state=0)):
+    for res in (m3l_smo(X, Y, R, 2.0, kernel="rbf", gamma=0.3, tol=1e-8),
+                m3l_dca(X, Y, R, 2.0, tol=1e-8, random_state=0)):
         t = res.trace
         assert len(t) == res.nit >= 2
         assert np.all(np.diff(t.dual) >= -GAP_ROUNDING * abs(t.dual[-1]))
@@ -214,8 +214,8 @@ def test_zero_rows_and_constant_labels_are_handled():
     X[3] = 0.0                        # K_pp = 0 for the linear kernel
     Y[:, 1] = 1.0                     # a label that is always on
     ref = dual_qp(X @ X.T, Y, R, 0.5)
-    for res in (m3l_smo(X, Y, R, 0.5, kernel="linear", tau=1e-9),
-                m3l_dca(X, Y, R, 0.5, tau=1e-9, random_state=0)):
+    for res in (m3l_smo(X, Y, R, 0.5, kernel="linear", tol=1e-9),
+                m3l_dca(X, Y, R, 0.5, tol=1e-9, random_state=0)):
         assert res.status == STATUS_CONVERGED
         assert res.dual_objective == pytest.approx(ref.dual_objective, rel=TOL)
         assert res.dual["alpha"][3].tolist() == [0.5] * 3   # no margin possible: at C
@@ -227,7 +227,7 @@ def test_zero_rows_and_constant_labels_are_handled():
     (dict(R=np.eye(2)), r"shape \(3, 3\)"),
     (dict(R=np.full((3, 3), np.nan)), "NaN"),
     (dict(C=0.0), "C"),
-    (dict(tau=-1.0), "tau"),
+    (dict(tol=-1.0), "tol"),
     (dict(cache_mb=0.0), "cache_mb"),
     (dict(kernel="sigmoid"), "kernel"),
 ])
@@ -236,7 +236,7 @@ def test_hostile_solver_input(bad, match):
     kw = dict(R=np.eye(3), C=1.0)
     kw.update(bad)
     R, C = kw.pop("R"), kw.pop("C")
-    if set(kw) <= {"tau"}:
+    if set(kw) <= {"tol"}:
         with pytest.raises(ValueError, match=match):
             m3l_dca(X, Y, R, C, **kw)
     with pytest.raises(ValueError, match=match):

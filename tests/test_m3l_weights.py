@@ -24,8 +24,8 @@ def _toy(seed=0, N=30, D=3, L=3):
 
 def _solve(solver, X, Y, **kw):
     if solver == "dca":
-        return m3l_dca(X, Y, R3, 0.8, tau=1e-9, random_state=0, **kw)
-    return m3l_smo(X, Y, R3, 0.8, kernel="rbf", gamma=0.5, tau=1e-9, **kw)
+        return m3l_dca(X, Y, R3, 0.8, tol=1e-9, random_state=0, **kw)
+    return m3l_smo(X, Y, R3, 0.8, kernel="rbf", gamma=0.5, tol=1e-9, **kw)
 
 
 @pytest.mark.parametrize("solver", ["dca", "smo"])
@@ -37,7 +37,7 @@ def test_integer_weights_equal_repeated_rows(solver):
     assert weighted.success and repeated.success
     assert weighted.primal_objective == pytest.approx(repeated.primal_objective, rel=1e-8)
     assert weighted.dual_objective == pytest.approx(repeated.dual_objective, rel=1e-8)
-    kw = dict(R=R3, C=0.8, tau=1e-9, random_state=0)
+    kw = dict(R=R3, C=0.8, tol=1e-9, random_state=0)
     if solver == "smo":
         kw.update(kernel="rbf", gamma=0.5)
     a = M3LClassifier(**kw).fit(X, Y, sample_weight=w)
@@ -61,8 +61,8 @@ def test_zero_weight_removes_the_example_and_bad_weights_are_rejected():
     X, Y = _toy(5)
     w = np.ones(len(X))
     w[[0, 7]] = 0
-    a = m3l_dca(X, Y, None, 1.0, tau=1e-9, sample_weight=w, random_state=0)
-    b = m3l_dca(np.delete(X, [0, 7], 0), np.delete(Y, [0, 7], 0), None, 1.0, tau=1e-9,
+    a = m3l_dca(X, Y, None, 1.0, tol=1e-9, sample_weight=w, random_state=0)
+    b = m3l_dca(np.delete(X, [0, 7], 0), np.delete(Y, [0, 7], 0), None, 1.0, tol=1e-9,
                 random_state=0)
     np.testing.assert_allclose(a.x, b.x, atol=1e-6)
     assert np.all(a.dual["alpha"][[0, 7]] == 0)
@@ -78,14 +78,14 @@ def test_csr_input_gives_the_dense_solution():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(50, 40)) * (rng.random((50, 40)) < 0.15)
     Y = (rng.random((50, 3)) < 0.4).astype(int)
-    dense = M3LClassifier(R=R3, C=0.5, tau=1e-8, random_state=0).fit(X, Y)
+    dense = M3LClassifier(R=R3, C=0.5, tol=1e-8, random_state=0).fit(X, Y)
     for fmt in (sp.csr_matrix, sp.csc_matrix, sp.csr_array):
-        sparse = M3LClassifier(R=R3, C=0.5, tau=1e-8, random_state=0).fit(fmt(X), Y)
+        sparse = M3LClassifier(R=R3, C=0.5, tol=1e-8, random_state=0).fit(fmt(X), Y)
         assert sparse.result_.dual_objective == pytest.approx(
             dense.result_.dual_objective, rel=1e-10)
         np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-7)
         np.testing.assert_array_equal(sparse.predict(fmt(X)), dense.predict(X))
-    res = m3l_dca(sp.csr_matrix(X), Y, R3, 0.5, tau=1e-8, random_state=0)
+    res = m3l_dca(sp.csr_matrix(X), Y, R3, 0.5, tol=1e-8, random_state=0)
     assert res.success
 
 
@@ -104,7 +104,7 @@ def test_sparse_without_the_dca_solver_is_a_type_error(params):
 
 def test_cache_mb_and_other_parameters_are_constrained():
     X, Y = _toy(7)
-    for params in (dict(cache_mb=0.0), dict(cache_mb=-5.0), dict(C=0.0), dict(tau=0.0),
+    for params in (dict(cache_mb=0.0), dict(cache_mb=-5.0), dict(C=0.0), dict(tol=0.0),
                    dict(max_iter=0), dict(solver="newton"), dict(kernel="precomputed"),
                    dict(bias=-1.0), dict(ridge=-0.1), dict(switch_tol=-1.0),
                    dict(verbose=-1), dict(warm_start="no")):

@@ -66,7 +66,7 @@ def test_threaded_fits_equal_serial_fits():
     lambda C: LabelRanker(C=C, random_state=0),
     lambda C: M3LClassifier(C=C, random_state=0),
     lambda C: SignConstrainedClassifier(lam=C / 100, random_state=0),
-    lambda C: PRank(n_epochs=2, shuffle=True, random_state=int(10 * C)),
+    lambda C: PRank(max_iter=2, shuffle=True, random_state=int(10 * C)),
 ], ids=["LabelRanker", "M3LClassifier", "SignConstrainedClassifier", "PRank"])
 def test_threaded_fits_of_the_other_solvers_equal_serial_fits(make):
     rng = np.random.default_rng(1)

@@ -144,7 +144,7 @@ def test_sparse_linear_equals_dense_and_kernels_refuse_it():
     with pytest.raises(TypeError, match="sparse input is supported with kernel='linear' only"):
         OrdinalMarginRanker(kernel="rbf").fit(sp.csr_matrix(X), y)
     # PRank: the CSR pass keeps w and makes the same mistakes as the dense kernel pass
-    for kw in ({}, {"n_epochs": 3, "shuffle": True, "random_state": 4}):
+    for kw in ({}, {"max_iter": 3, "shuffle": True, "random_state": 4}):
         d = PRank(**kw).fit(X, y)
         s = PRank(**kw).fit(sp.csr_matrix(X), y)
         assert s.result_.mistakes == d.result_.mistakes
@@ -220,7 +220,7 @@ def test_clarabel_failure_becomes_a_value_error_saying_what_to_do(monkeypatch):
 def test_prank_warns_when_its_passes_do_not_separate():
     X, y = make_instance(80, 1, separable=False, seed=15)
     with pytest.warns(ConvergenceWarning, match="mistakes in the last"):
-        PRank(n_epochs=3).fit(X, y)
+        PRank(max_iter=3).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         PRank().fit(X, y)                      # one pass: the on-line protocol
@@ -237,7 +237,7 @@ def test_decision_function_checks_features():
 
 def test_prank_estimator():
     X, y = make_instance(200, 1, separable=True, seed=9)
-    model = PRank(n_epochs=3, **POLY4).fit(X, y)
+    model = PRank(max_iter=3, **POLY4).fit(X, y)
     f = model.decision_function(X)
     K = kernel_matrix(X, X, **POLY4)
     np.testing.assert_allclose(f, K @ model.result_.x, rtol=1e-9, atol=1e-8)
@@ -246,8 +246,8 @@ def test_prank_estimator():
     expect = np.array([next((r for r in range(3) if v < model.thresholds_[r]), 3) for v in f])
     np.testing.assert_array_equal(model.predict(X), expect)
     assert model.n_iter_ <= 3 and model.result_.trace.mistakes.size == model.n_iter_
-    shuffled = PRank(n_epochs=2, shuffle=True, random_state=0).fit(X, y)
-    again = PRank(n_epochs=2, shuffle=True, random_state=0).fit(X, y)
+    shuffled = PRank(max_iter=2, shuffle=True, random_state=0).fit(X, y)
+    again = PRank(max_iter=2, shuffle=True, random_state=0).fit(X, y)
     np.testing.assert_array_equal(shuffled.result_.x, again.result_.x)
 
 

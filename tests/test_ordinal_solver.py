@@ -316,7 +316,7 @@ def _prank_reference(K, labels, l, epochs):
 def test_prank_matches_reference_and_keeps_thresholds_ordered():
     X, y = non_separable(60, 15)
     for kw in ({"kernel": "linear"}, POLY4, {"kernel": "rbf", "gamma": 2.0}):
-        r = prank(X, y, n_epochs=3, **kw)
+        r = prank(X, y, max_iter=3, **kw)
         params = {k: v for k, v in kw.items() if k != "kernel"}
         K = kernel_matrix(X, X, kw["kernel"], **params)
         alpha, b = _prank_reference(K.tolist(), y.tolist(), 3, r.nit)
@@ -324,7 +324,7 @@ def test_prank_matches_reference_and_keeps_thresholds_ordered():
         np.testing.assert_allclose(r.thresholds, b, atol=1e-9)
         assert np.all(np.diff(r.thresholds) >= 0)       # Crammer & Singer, Lemma 1
     Xs, ys = separable(60, 15)
-    r = prank(Xs, ys, n_epochs=2000, **POLY4)
+    r = prank(Xs, ys, max_iter=2000, **POLY4)
     assert r.status == "converged" and r.mistakes == 0
 
 

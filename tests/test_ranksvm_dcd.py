@@ -43,7 +43,7 @@ def _l1_qp(X, y, qid, C, sw=None):
 def test_dcd_reaches_the_qp_optimum_with_a_certified_gap(seed, C, shrinking):
     X, y, qid = _data(seed)
     w_ref, f_ref = _l1_qp(X, y, qid, C)
-    res = ranksvm_dcd(X, y, qid, C, eps=1e-9, max_iter=20000, shrinking=shrinking,
+    res = ranksvm_dcd(X, y, qid, C, tol=1e-9, max_iter=20000, shrinking=shrinking,
                       random_state=seed)
     assert res.status == "converged", res.message
     # f is the L1 objective at the returned w, counted by brute force
@@ -62,7 +62,7 @@ def test_dcd_reaches_the_qp_optimum_with_a_certified_gap(seed, C, shrinking):
 def test_kkt_conditions_at_the_optimum():
     X, y, qid = _data(3)
     C = 2.0
-    res = ranksvm_dcd(X, y, qid, C, eps=1e-12, max_iter=50000, random_state=0)
+    res = ranksvm_dcd(X, y, qid, C, tol=1e-12, max_iter=50000, random_state=0)
     pairs = preference_pairs(y, qid)
     margin = (X[pairs[:, 0]] - X[pairs[:, 1]]) @ res.x
     alpha = res.dual
@@ -78,8 +78,8 @@ def test_integer_weights_equal_duplicated_documents():
     sw = np.random.default_rng(4).integers(0, 3, size=40).astype(float)
     rep = np.repeat(np.arange(40), sw.astype(int))
     C = 0.7
-    weighted = ranksvm_dcd(X, y, qid, C, sample_weight=sw, eps=1e-10, max_iter=20000)
-    repeated = ranksvm_dcd(X[rep], y[rep], qid[rep], C, eps=1e-10, max_iter=20000)
+    weighted = ranksvm_dcd(X, y, qid, C, sample_weight=sw, tol=1e-10, max_iter=20000)
+    repeated = ranksvm_dcd(X[rep], y[rep], qid[rep], C, tol=1e-10, max_iter=20000)
     _, f_ref = _l1_qp(X, y, qid, C, sw)
     assert weighted.primal_objective == pytest.approx(repeated.primal_objective, rel=1e-7)
     assert weighted.primal_objective == pytest.approx(f_ref, rel=1e-6)
@@ -89,10 +89,10 @@ def test_integer_weights_equal_duplicated_documents():
 def test_sparse_equals_dense_and_cutting_plane():
     X, y, qid = _data(5)
     X[np.abs(X) < 0.7] = 0.0
-    dense = ranksvm_dcd(X, y, qid, 3.0, eps=1e-10, max_iter=20000, random_state=1)
-    csr = ranksvm_dcd(sp.csr_matrix(X), y, qid, 3.0, eps=1e-10, max_iter=20000,
+    dense = ranksvm_dcd(X, y, qid, 3.0, tol=1e-10, max_iter=20000, random_state=1)
+    csr = ranksvm_dcd(sp.csr_matrix(X), y, qid, 3.0, tol=1e-10, max_iter=20000,
                       random_state=1)
-    cp = ranksvm_cutting_plane(X, y, qid, 3.0, eps=1e-8, max_iter=500)
+    cp = ranksvm_cutting_plane(X, y, qid, 3.0, tol=1e-8, max_iter=500)
     assert csr.primal_objective == pytest.approx(dense.primal_objective, rel=1e-9)
     assert cp.primal_objective == pytest.approx(dense.primal_objective, rel=1e-7)
     np.testing.assert_allclose(csr.x, dense.x, atol=1e-6)
@@ -102,21 +102,21 @@ def test_continuation_and_warm_start_reach_the_same_optimum():
     X, y, qid = _data(6, l=80)
     C = 500.0
     _, f_ref = _l1_qp(X, y, qid, C)
-    cont = ranksvm_dcd(X, y, qid, C, eps=1e-8, max_iter=50000, random_state=0)
+    cont = ranksvm_dcd(X, y, qid, C, tol=1e-8, max_iter=50000, random_state=0)
     assert cont.continuation_passes > 0 and cont.status == "converged"
     assert cont.primal_objective == pytest.approx(f_ref, rel=1e-6)
     # from zero at this C, coordinate descent creeps (gap ~3e-4 after 5,000
     # passes) but every bound it reports stays valid
-    plain = ranksvm_dcd(X, y, qid, C, eps=1e-8, max_iter=5000, continuation=False,
+    plain = ranksvm_dcd(X, y, qid, C, tol=1e-8, max_iter=5000, continuation=False,
                         random_state=0)
     assert plain.continuation_passes == 0
     assert plain.dual_objective <= f_ref * (1 + 1e-9) <= plain.primal_objective * (1 + 2e-9)
     # from its own alpha: a few passes certify it again
-    again = ranksvm_dcd(X, y, qid, C, eps=1e-8, alpha0=cont.dual)
+    again = ranksvm_dcd(X, y, qid, C, tol=1e-8, alpha0=cont.dual)
     assert again.nit <= 10 and again.status == "converged"     # cold: thousands
     # along a grid: the solution at C/2, doubled, is a valid start
-    half = ranksvm_dcd(X, y, qid, C / 2, eps=1e-8, max_iter=50000)
-    warm = ranksvm_dcd(X, y, qid, C, eps=1e-8, alpha0=2 * half.dual, max_iter=50000)
+    half = ranksvm_dcd(X, y, qid, C / 2, tol=1e-8, max_iter=50000)
+    warm = ranksvm_dcd(X, y, qid, C, tol=1e-8, alpha0=2 * half.dual, max_iter=50000)
     assert warm.primal_objective == pytest.approx(f_ref, rel=1e-6)
 
 
@@ -126,7 +126,7 @@ def test_identical_documents_of_different_relevance():
     X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.5, 0.2]])
     y = np.array([2.0, 1.0, 0.0, 1.0])
     qid = np.zeros(4, int)
-    res = ranksvm_dcd(X, y, qid, 1.0, eps=1e-10, max_iter=10000)
+    res = ranksvm_dcd(X, y, qid, 1.0, tol=1e-10, max_iter=10000)
     _, f_ref = _l1_qp(X, y, qid, 1.0)
     assert res.status == "converged"
     assert res.primal_objective == pytest.approx(f_ref, rel=1e-7)
@@ -137,11 +137,11 @@ def test_identical_documents_of_different_relevance():
 
 def test_estimator_default_l1_is_dcd_and_matches_the_driver():
     X, y, qid = _data(7)
-    m = RankSVM(loss="l1", C=2.0, eps=1e-8, random_state=3).fit(X, y, qid=qid)
+    m = RankSVM(loss="l1", C=2.0, tol=1e-8, random_state=3).fit(X, y, qid=qid)
     _, f_ref = _l1_qp(X, y, qid, 2.0)
     assert m.result_.solver == "dcd-l1" and m.result_.success
     assert m.result_.primal_objective == pytest.approx(f_ref, rel=1e-6)
-    again = RankSVM(loss="l1", C=2.0, eps=1e-8, random_state=3).fit(X, y, qid=qid)
+    again = RankSVM(loss="l1", C=2.0, tol=1e-8, random_state=3).fit(X, y, qid=qid)
     np.testing.assert_array_equal(again.coef_, m.coef_)         # random_state fixes it
 
 
@@ -158,8 +158,8 @@ def test_hostile_arguments_are_named():
         ranksvm_dcd(X, y, qid, 1.0, alpha0=np.full(p, np.nan))
     with pytest.raises(TypeError, match="^shrinking"):
         ranksvm_dcd(X, y, qid, 1.0, shrinking="yes")
-    with pytest.raises(ValueError, match="^eps"):
-        ranksvm_dcd(X, y, qid, 1.0, eps=0.0)
+    with pytest.raises(ValueError, match="^tol"):
+        ranksvm_dcd(X, y, qid, 1.0, tol=0.0)
     with pytest.raises(ValueError, match="no preference pairs"):
         ranksvm_dcd(X, np.ones(20), qid, 1.0)
     with pytest.raises(ValueError, match="^X: .*scale X"):
@@ -172,8 +172,8 @@ def test_stored_pair_differences_give_the_same_solve(monkeypatch):
     from polyrank.ranksvm import solvers
 
     X, y, qid = _data(9)
-    stored = ranksvm_dcd(X, y, qid, 4.0, eps=1e-10, max_iter=20000, random_state=5)
+    stored = ranksvm_dcd(X, y, qid, 4.0, tol=1e-10, max_iter=20000, random_state=5)
     monkeypatch.setattr(solvers, "_PAIR_CACHE_MB", 0)
-    rows = ranksvm_dcd(X, y, qid, 4.0, eps=1e-10, max_iter=20000, random_state=5)
+    rows = ranksvm_dcd(X, y, qid, 4.0, tol=1e-10, max_iter=20000, random_state=5)
     assert stored.primal_objective == pytest.approx(rows.primal_objective, rel=1e-9)
     np.testing.assert_allclose(stored.x, rows.x, atol=1e-6)

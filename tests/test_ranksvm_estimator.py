@@ -44,7 +44,7 @@ def _l1_qp(X, y, qid, C):
 def test_l1_cutting_plane_matches_clarabel_qp():
     X, y, qid = _data(1)
     w_ref, f_ref = _l1_qp(X, y, qid, C=0.3)
-    res = ranksvm_cutting_plane(X, y, qid, C=0.3, eps=1e-7)
+    res = ranksvm_cutting_plane(X, y, qid, C=0.3, tol=1e-7)
     assert res.success
     assert res.primal_objective == pytest.approx(brute_force_l1(X, y, qid, res.x, 0.3), rel=1e-12)
     assert res.primal_objective == pytest.approx(f_ref, rel=1e-6)
@@ -56,16 +56,16 @@ def test_l1_cutting_plane_matches_clarabel_qp():
 
 def test_estimator_l2_equals_driver_dense_and_sparse():
     X, y, qid = _data(2)
-    res = ranksvm_tron(X, y, qid, C=2.0, eps=1e-8)
-    m = RankSVM(C=2.0, eps=1e-8).fit(X, y, qid)
+    res = ranksvm_tron(X, y, qid, C=2.0, tol=1e-8)
+    m = RankSVM(C=2.0, tol=1e-8).fit(X, y, qid)
     np.testing.assert_allclose(m.coef_, res.x, rtol=1e-12)
-    ms = RankSVM(C=2.0, eps=1e-8).fit(sp.csr_matrix(X), y, qid)
+    ms = RankSVM(C=2.0, tol=1e-8).fit(sp.csr_matrix(X), y, qid)
     np.testing.assert_allclose(ms.coef_, res.x, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(ms.decision_function(sp.csr_matrix(X)), X @ ms.coef_, rtol=1e-12)
     assert m.n_pairs_ == len(preference_pairs(y, qid)) and m.n_iter_ == res.nit
     assert m.score(X, y, qid) == mean_ndcg(y, X @ m.coef_, qid)
     for method in ("y_tree", "direct", "prsvm_plus"):
-        other = RankSVM(C=2.0, eps=1e-8, method=method).fit(X, y, qid)
+        other = RankSVM(C=2.0, tol=1e-8, method=method).fit(X, y, qid)
         np.testing.assert_allclose(other.coef_, m.coef_, rtol=1e-9, atol=1e-12)
 
 
@@ -84,7 +84,7 @@ def test_callback_and_gap_monitor_replay():
 
     X, y, qid = _data(4)
     seen = []
-    m = RankSVM(C=1.0, eps=1e-8).fit(X, y, qid, callback=seen.append)
+    m = RankSVM(C=1.0, tol=1e-8).fit(X, y, qid, callback=seen.append)
     assert [i.iteration for i in seen] == list(m.result_.trace.iteration)
     assert all(i.gap >= -GAP_ROUNDING * i.primal for i in seen)
     assert seen[-1].gap < 1e-6 * seen[-1].primal < seen[0].gap
@@ -101,9 +101,9 @@ def test_callback_and_gap_monitor_replay():
 
 def test_l1_estimator_and_partial_pairs_l1_rejected():
     X, y, qid = _data(5)
-    m = RankSVM(C=0.5, loss="l1", eps=1e-6, random_state=0).fit(X, y, qid)
+    m = RankSVM(C=0.5, loss="l1", tol=1e-6, random_state=0).fit(X, y, qid)
     assert m.result_.solver == "dcd-l1" and m.result_.success
-    cp = RankSVM(C=0.5, loss="l1", eps=1e-6, solver="cutting_plane").fit(X, y, qid)
+    cp = RankSVM(C=0.5, loss="l1", tol=1e-6, solver="cutting_plane").fit(X, y, qid)
     assert cp.result_.solver == "cutting-plane-l1" and cp.result_.success
     assert m.result_.primal_objective == pytest.approx(cp.result_.primal_objective, rel=2e-6)
     for loss, solver in (("l2", "dcd"), ("l2", "cutting_plane"), ("l1", "tron")):
@@ -116,7 +116,7 @@ def test_l1_estimator_and_partial_pairs_l1_rejected():
 def test_max_iter_warns():
     X, y, qid = _data(6)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        RankSVM(C=100.0, eps=1e-12, max_iter=1).fit(X, y, qid)
+        RankSVM(C=100.0, tol=1e-12, max_iter=1).fit(X, y, qid)
 
 
 @pytest.mark.parametrize("kwargs,err,match", [
@@ -125,7 +125,7 @@ def test_max_iter_warns():
     ({"C": float("nan")}, ValueError, "C"),
     ({"loss": "hinge"}, ValueError, "loss"),
     ({"method": "rbtree"}, ValueError, "method"),
-    ({"eps": 0.0}, ValueError, "eps"),
+    ({"tol": 0.0}, ValueError, "tol"),
 ])
 def test_hostile_parameters(kwargs, err, match):
     X, y, qid = _data(7)
@@ -177,13 +177,13 @@ def test_fit_does_not_modify_inputs():
 
 def test_mq2008_test_metrics_match_liblinear_ranksvm():
     """liblinear-ranksvm 2.11, C = 1: test pairwise accuracy 82.72 % at f*
-    (pooled, ties correct); mean NDCG 0.457 for the default eps = 1e-3
+    (pooled, ties correct); mean NDCG 0.457 for the default tol = 1e-3
     model (f = 29568.97)."""
     d = load_mq2008()
-    star = RankSVM(C=1.0, eps=1e-8).fit(d.X_train, d.y_train, d.qid_train)
+    star = RankSVM(C=1.0, tol=1e-8).fit(d.X_train, d.y_train, d.qid_train)
     s = star.decision_function(d.X_test)
     assert round(100 * pairwise_accuracy(d.y_test, s, d.qid_test), 2) == 82.72
     default = RankSVM(C=1.0).fit(d.X_train, d.y_train, d.qid_train)
-    # the eps = 1e-3 iterate depends on the BLAS summation order of the CPU
+    # the tol = 1e-3 iterate depends on the BLAS summation order of the CPU
     # (0.4577 on an AMD EPYC with OpenBLAS's Zen kernels): agree to 1e-3
     assert default.score(d.X_test, d.y_test, d.qid_test) == pytest.approx(0.457, abs=1.1e-3)

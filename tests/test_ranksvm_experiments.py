@@ -26,7 +26,7 @@ def test_large_k_problem_has_k_equal_l_per_query():
 
 
 def test_fig4_tiny_methods_reach_the_same_optimum():
-    res = ranksvm_fig4(quick=True, eps=1e-6, large_k=(2, 60), figure=True)
+    res = ranksvm_fig4(quick=True, tol=1e-6, large_k=(2, 60), figure=True)
     rows = res.rows
     for name, info in res.summary["datasets"].items():
         assert set(info["methods"]) == {"direct", "y_tree", "selection_tree"}
@@ -83,7 +83,7 @@ def test_vs_svr_tiny_grid_and_rankers_beat_chance():
 def test_bench_tiny():
     res = bench_ranksvm(quick=True, repeats=1, large_k=(2, 60))
     methods = {r["method"] for r in res.rows}
-    matched = [m for m in methods if m.startswith("selection_tree, eps=")]
+    matched = [m for m in methods if m.startswith("selection_tree, tol=")]
     assert methods - set(matched) == {"selection_tree", "y_tree", "direct", "prsvm_plus",
                                       "LinearSVC on pairs"} and len(matched) == 1
     # the peer's time is compared with Tree-TRON at an objective no worse than its own

@@ -135,7 +135,7 @@ def test_tron_optimum_has_zero_duality_gap_and_matches_lbfgsb():
     from scipy.optimize import minimize
 
     X, y, qid = _problem(9)
-    res = ranksvm_tron(X, y, qid, C=0.5, eps=1e-10)
+    res = ranksvm_tron(X, y, qid, C=0.5, tol=1e-10)
     obj = RankSVMObjective(X, y, qid, C=0.5)
     ref = minimize(obj.fun, np.zeros(5), jac=obj.grad, method="L-BFGS-B",
                    options={"gtol": 1e-12, "ftol": 1e-16, "maxiter": 5000})
@@ -155,14 +155,14 @@ def mq2008():
 
 def test_mq2008_optimum_matches_liblinear_ranksvm(mq2008):
     """liblinear-ranksvm 2.11 (-s 8, C = 1) on MQ2008 Fold1 train:
-    f* = 29566.5228 at eps 1e-8; f = 29568.97 after 5 TRON iterations at the
-    default eps 1e-3."""
+    f* = 29566.5228 at tol 1e-8; f = 29568.97 after 5 TRON iterations at the
+    default tol 1e-3."""
     d = mq2008
-    res = ranksvm_tron(d.X_train, d.y_train, d.qid_train, C=1.0, eps=1e-8)
+    res = ranksvm_tron(d.X_train, d.y_train, d.qid_train, C=1.0, tol=1e-8)
     assert res.n_pairs == 52325
     assert abs(res.primal_objective - 29566.5228) <= 1e-6 * 29566.5228
     assert res.gap <= 1e-6 * res.primal_objective
-    res3 = ranksvm_tron(d.X_train, d.y_train, d.qid_train, C=1.0, eps=1e-3)
+    res3 = ranksvm_tron(d.X_train, d.y_train, d.qid_train, C=1.0, tol=1e-3)
     # X'r is summed instance by instance as in LIBLINEAR: after 24 CG steps in
     # step 4 another summation order moves the iterate at the 1e-6 level
     # (OpenBLAS's order gives 29567.83 after 5 steps; the CG inner products

@@ -98,7 +98,7 @@ def test_tron_reaches_the_clarabel_optimum(problem, method):
     # own objective value uses its slack variables, which may be a hair infeasible on
     # badly scaled draws, e.g. 3e-7 relative at C = 1000)
     f_ref = brute_force_fun(X, y, qid, w_ref, C, sample_weight=sw)
-    res = ranksvm_tron(X, y, qid, C, method=method, sample_weight=sw, eps=1e-9)
+    res = ranksvm_tron(X, y, qid, C, method=method, sample_weight=sw, tol=1e-9)
     f = brute_force_fun(X, y, qid, res.x, C, sample_weight=sw)
     # the two sums differ by rounding of their terms (up to C sum c_ij each), which can
     # exceed 1e-10 of a tiny f (6e-4 at C = 1000)
@@ -134,7 +134,7 @@ def test_cutting_plane_reaches_the_clarabel_optimum_with_a_valid_bound(problem):
     if len(_pairs(y, qid, sw)) == 0:
         return
     _, f_ref = _reference(X, y, qid, sw, C, "l1")
-    res = ranksvm_cutting_plane(X, y, qid, C, sample_weight=sw, eps=1e-7, max_iter=300)
+    res = ranksvm_cutting_plane(X, y, qid, C, sample_weight=sw, tol=1e-7, max_iter=300)
     assert res.status == "converged"
     assert np.all(res.trace.gap >= 0)
     assert np.all(np.diff(res.trace.dual) >= -1e-12 * np.abs(res.trace.dual[1:]))

@@ -52,13 +52,13 @@ def test_qid_group_and_one_query():
     X, y, qid = _data(0)
     order = np.argsort(qid, kind="stable")
     Xs, ys, qs = X[order], y[order], qid[order]
-    by_qid = RankSVM(eps=1e-8).fit(Xs, ys, qid=qs)
-    by_group = RankSVM(eps=1e-8).fit(Xs, ys, group=np.bincount(qs))
+    by_qid = RankSVM(tol=1e-8).fit(Xs, ys, qid=qs)
+    by_group = RankSVM(tol=1e-8).fit(Xs, ys, group=np.bincount(qs))
     np.testing.assert_array_equal(by_group.coef_, by_qid.coef_)
     assert by_qid.n_queries_ == by_group.n_queries_ == np.unique(qid).size
     # no qid: every row in one query, as qid = zeros
-    one = RankSVM(eps=1e-8).fit(X, y)
-    zeros = RankSVM(eps=1e-8).fit(X, y, qid=np.zeros(60, int))
+    one = RankSVM(tol=1e-8).fit(X, y)
+    zeros = RankSVM(tol=1e-8).fit(X, y, qid=np.zeros(60, int))
     np.testing.assert_array_equal(one.coef_, zeros.coef_)
     assert one.n_queries_ == 1 and one.n_pairs_ == len(preference_pairs(y, np.zeros(60)))
     assert one.score(X, y) == mean_ndcg(y, one.predict(X), np.zeros(60, int))
@@ -219,12 +219,12 @@ def test_integer_weights_equal_duplicated_documents(loss, sparse):
     sw = np.random.default_rng(5).integers(0, 4, size=40)
     rep = np.repeat(np.arange(40), sw)
     conv = sp.csr_matrix if sparse else np.asarray
-    eps = 1e-6 if loss == "l2" else 1e-9
+    tol = 1e-6 if loss == "l2" else 1e-9
     # the cutting planes (not DCD: its pairs differ) take the same steps
     solver = "cutting_plane" if loss == "l1" else "auto"
-    weighted = RankSVM(C=0.5, loss=loss, eps=eps, solver=solver).fit(
+    weighted = RankSVM(C=0.5, loss=loss, tol=tol, solver=solver).fit(
         conv(X), y, qid=qid, sample_weight=sw)
-    repeated = RankSVM(C=0.5, loss=loss, eps=eps, solver=solver).fit(
+    repeated = RankSVM(C=0.5, loss=loss, tol=tol, solver=solver).fit(
         conv(X[rep]), y[rep], qid=qid[rep])
     # the same objective: TRON takes the same steps up to rounding; the
     # cutting planes are the same planes
@@ -270,7 +270,7 @@ def test_l1_large_C_no_false_convergence_with_negative_gap(seed):
     y = rng.integers(0, 3, 6).astype(float)
     qid = np.zeros(6, int)
     ref = _l1_reference(X, y, qid, 1e4)
-    res = ranksvm_cutting_plane(X, y, qid, C=1e4, eps=1e-6)
+    res = ranksvm_cutting_plane(X, y, qid, C=1e4, tol=1e-6)
     assert res.status == "converged"
     assert np.all(res.trace.gap >= 0) and res.gap >= 0
     assert res.dual_objective <= ref * (1 + 1e-9)               # a true lower bound
@@ -284,7 +284,7 @@ def test_l1_plane_cap_warns():
         m = RankSVM(loss="l1", C=10.0, max_iter=2, solver="cutting_plane").fit(X, y, qid=qid)
     assert m.result_.gap > 0
     with pytest.warns(ConvergenceWarning, match="max_iter=1 passes"):
-        m = RankSVM(loss="l1", C=10.0, eps=1e-9, max_iter=1).fit(X, y, qid=qid)
+        m = RankSVM(loss="l1", C=10.0, tol=1e-9, max_iter=1).fit(X, y, qid=qid)
     assert m.result_.gap > 0
 
 
@@ -310,7 +310,7 @@ def test_huge_features_are_rejected_naming_X(loss, solver, scale):
 def test_max_iter_and_stall_warn_and_verbose_logs_each_step():
     X, y, qid = _data(9)
     with pytest.warns(ConvergenceWarning, match="max_iter=1 Newton steps"):
-        RankSVM(C=100.0, eps=1e-12, max_iter=1).fit(X, y, qid=qid)
+        RankSVM(C=100.0, tol=1e-12, max_iter=1).fit(X, y, qid=qid)
     out = io.StringIO()
     with redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -345,7 +345,7 @@ def test_defaults_on_standardised_mq2008_converge_without_warnings(mq):
 def test_l2_driver_weights_match_estimator():
     X, y, qid = _data(10)
     sw = np.random.default_rng(10).uniform(0.5, 2.0, size=60)
-    res = ranksvm_tron(X, y, qid, 2.0, sample_weight=sw, eps=1e-6)
-    m = RankSVM(C=2.0, eps=1e-6).fit(X, y, qid=qid, sample_weight=sw)
+    res = ranksvm_tron(X, y, qid, 2.0, sample_weight=sw, tol=1e-6)
+    m = RankSVM(C=2.0, tol=1e-6).fit(X, y, qid=qid, sample_weight=sw)
     np.testing.assert_array_equal(m.coef_, res.x)
     assert res.gap >= 0

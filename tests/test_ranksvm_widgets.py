@@ -20,7 +20,7 @@ def _data():
 def test_live_callback_equals_trace_and_replay():
     X, y, qid = _data()
     mon = TronMonitor(title="test")
-    m = RankSVM(C=1.0, eps=1e-6).fit(X, y, qid, callback=mon)
+    m = RankSVM(C=1.0, tol=1e-6).fit(X, y, qid, callback=mon)
     t = m.result_.trace
     f, g, d, cg = mon.fig.data
     np.testing.assert_array_equal(f.x, t.iteration)
@@ -30,7 +30,7 @@ def test_live_callback_equals_trace_and_replay():
     np.testing.assert_array_equal(cg.y, t.cg_iter.astype(int))
     assert sum(cg.y) == m.result_.n_hv
     assert "step" in mon.fig.layout.title.text and len(mon) == len(t)
-    other = TronMonitor(grad_norm0=m.result_.grad_norm0, eps=1e-6).replay(t)
+    other = TronMonitor(grad_norm0=m.result_.grad_norm0, tol=1e-6).replay(t)
     np.testing.assert_allclose(other.fig.data[1].y, g.y)
     assert other.fig.layout.shapes[0].y0 == pytest.approx(1e-6 * m.result_.grad_norm0)
     # the stopping rule Eq. 4.4 holds at the last point
@@ -56,8 +56,8 @@ def test_rejected_steps_are_red_and_bad_input():
         mon(IterInfo(4, 0.1, 1.0, 0.5, 0.5))              # not from TRON
     with pytest.raises(TypeError, match="TRON Trace"):
         TronMonitor().replay(GapMonitor().history)
-    with pytest.raises(ValueError, match="eps"):
-        TronMonitor(eps=0.0)
+    with pytest.raises(ValueError, match="tol"):
+        TronMonitor(tol=0.0)
     with pytest.raises(TypeError, match="title"):
         TronMonitor(title=3)
 
@@ -67,7 +67,7 @@ def test_the_browser_gets_the_finished_figure_at_construction():
     panels' traces, the titled layout), so the state the browser draws from
     (``_widget_data`` / ``_widget_layout``, set at construction) is complete;
     see tests/browser for what went wrong otherwise."""
-    mon = TronMonitor(title="test", grad_norm0=2.0, eps=0.1)
+    mon = TronMonitor(title="test", grad_norm0=2.0, tol=0.1)
     sent = mon.fig._widget_data
     assert [t["name"] for t in sent] == ["f", "grad_norm", "delta", "cg_iter"]
     assert [t["type"] for t in sent] == ["scatter", "scatter", "scatter", "bar"]

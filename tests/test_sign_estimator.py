@@ -66,7 +66,7 @@ def test_dense_and_sparse_fit_agree(solver, loss):
     X, y, rng = _data(2)
     X[rng.random(X.shape) < 0.4] = 0.0
     kw = dict(lam=0.05, signs=[1, -1, 0, 1, -1], loss=loss, solver=solver, random_state=3,
-              n_iter=300, batch_size=5, tol=1e-9)
+              max_iter=300, batch_size=5, tol=1e-9)
     a = SignConstrainedClassifier(**kw).fit(X, y)
     b = SignConstrainedClassifier(**kw).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-15)
@@ -108,7 +108,7 @@ def test_regressor_equals_ridge_positive_and_has_an_intercept():
     y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=70)
     lam = 0.01
     reg = SignConstrainedRegressor(lam=lam, signs=np.ones(4), tol=1e-12,
-                                   max_epochs=20000, random_state=0).fit(X, y)
+                                   max_iter=20000, random_state=0).fit(X, y)
     ridge = Ridge(alpha=lam * 70, positive=True, fit_intercept=False, tol=1e-12,
                   max_iter=100000).fit(X, y)
     np.testing.assert_allclose(reg.coef_, ridge.coef_, atol=1e-5)
@@ -117,9 +117,9 @@ def test_regressor_equals_ridge_positive_and_has_an_intercept():
         X, y + 5.0)
     assert abs(biased.intercept_ - 5.0) < 0.5
     ab = SignConstrainedRegressor(lam=lam, loss="absolute", signs={1: -1}, tol=1e-4,
-                                  max_epochs=20000, random_state=0).fit(X, y)
+                                  max_iter=20000, random_state=0).fit(X, y)
     assert ab.coef_[1] <= 0 and ab.score(X, y) > 0.9
-    peg = SignConstrainedRegressor(lam=lam, solver="pegasos", batch_size=10, n_iter=3000,
+    peg = SignConstrainedRegressor(lam=lam, solver="pegasos", batch_size=10, max_iter=3000,
                                    random_state=0).fit(X, y)
     assert peg.score(X, y) > 0.9
 
@@ -136,8 +136,8 @@ def test_callback_clone_and_convergence_warning():
     clf = SignConstrainedClassifier(lam=0.05, random_state=0).fit(X, y, callback=cb)
     assert clf.result_.status == STATUS_CALLBACK and len(seen) == 2
     assert clone(clf).get_params()["lam"] == 0.05
-    with pytest.warns(ConvergenceWarning, match="max_epochs"):
-        SignConstrainedClassifier(lam=1e-4, max_epochs=2, tol=1e-12).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        SignConstrainedClassifier(lam=1e-4, max_iter=2, tol=1e-12).fit(X, y)
 
 
 def test_estimator_hostile_inputs():
@@ -181,7 +181,7 @@ def test_shrinking_reaches_the_same_model_through_the_estimators():
     data = load_breast_cancer()
     X = StandardScaler().fit_transform(data.data)
     kw = dict(lam=1e-3, loss="smoothed_hinge", signs={0: 1, 2: 1}, tol=1e-8,
-              max_epochs=20000, random_state=0)
+              max_iter=20000, random_state=0)
     plain = SignConstrainedClassifier(shrinking=False, **kw).fit(X, data.target)   # Alg. 2
     shrunk = SignConstrainedClassifier(**kw).fit(X, data.target)     # the default
     assert shrunk.get_params()["shrinking"] == "auto" and "n_active" in shrunk.result_.trace.columns
@@ -189,5 +189,5 @@ def test_shrinking_reaches_the_same_model_through_the_estimators():
     assert shrunk.result_.trace.steps[-1] < plain.result_.trace.steps[-1]
     np.testing.assert_allclose(shrunk.coef_, plain.coef_, atol=1e-3)
     reg = SignConstrainedRegressor(lam=0.01, loss="absolute", shrinking=True, tol=1e-8,
-                                   max_epochs=20000, random_state=0).fit(X[:, :5], X[:, 5])
+                                   max_iter=20000, random_state=0).fit(X[:, :5], X[:, 5])
     assert reg.result_.gap <= 1e-8 and "n_active" in reg.result_.trace.columns

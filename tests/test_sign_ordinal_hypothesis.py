@@ -38,7 +38,7 @@ def sign_problems(draw):
 @given(sign_problems(), st.booleans())
 def test_sc_sdca_matches_the_clarabel_qp(p, shrinking):
     X, y, loss, lam, signs = p
-    res = sc_sdca(X, y, loss, lam, signs, tol=1e-9, max_epochs=200000, shrinking=shrinking,
+    res = sc_sdca(X, y, loss, lam, signs, tol=1e-9, max_iter=200000, shrinking=shrinking,
                   random_state=0)
     ref = reference_qp(X, y, loss, lam, signs)
     scale = max(abs(ref.primal_objective), 1e-3)

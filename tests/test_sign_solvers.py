@@ -48,7 +48,7 @@ def test_square_loss_nonnegative_equals_sklearn_ridge_positive():
     yr = np.abs(yr) + X @ np.abs(np.arange(8.0))          # some weights want to be > 0
     n = X.shape[0]
     lam = 0.05
-    res = sc_sdca(X, yr, "square", lam, np.ones(8), tol=1e-12, max_epochs=20000,
+    res = sc_sdca(X, yr, "square", lam, np.ones(8), tol=1e-12, max_iter=20000,
                   random_state=0)
     # P(w) * 2n = ||Xw - y||^2 + (lam n) ||w||^2: Ridge's alpha = lam n
     ridge = Ridge(alpha=lam * n, positive=True, fit_intercept=False, tol=1e-12,
@@ -63,7 +63,7 @@ def test_square_loss_nonnegative_equals_sklearn_ridge_positive():
 def test_hinge_with_signs_equals_clarabel_qp():
     for seed in range(3):
         X, yb, _, _, c, _ = _problem(seed)
-        res = sc_sdca(X, yb, "hinge", 0.05, c, tol=1e-10, max_epochs=20000, random_state=seed)
+        res = sc_sdca(X, yb, "hinge", 0.05, c, tol=1e-10, max_iter=20000, random_state=seed)
         ref = reference_qp(X, yb, "hinge", 0.05, c)
         assert res.status == STATUS_CONVERGED
         assert _rel(res.primal_objective, ref.primal_objective) < REL
@@ -76,7 +76,7 @@ def test_hinge_without_signs_equals_linearsvc():
 
     X, yb, _, _, _, _ = _problem(4, n=60)
     n, lam = X.shape[0], 0.02
-    res = sc_sdca(X, yb, "hinge", lam, None, tol=1e-10, max_epochs=20000, random_state=0)
+    res = sc_sdca(X, yb, "hinge", lam, None, tol=1e-10, max_iter=20000, random_state=0)
     # a fixed seed: with tol = 1e-12, liblinear's dual coordinate descent
     # cycles at max_iter for about 1 seed in 10 on this problem (P 4e-3 too high)
     svc = LinearSVC(loss="hinge", C=1.0 / (lam * n), fit_intercept=False, dual=True,
@@ -92,7 +92,7 @@ def test_every_binary_loss_matches_its_reference(loss, sparse):
     for seed in (10, 11):
         X, yb, yr, _, c, _ = _problem(seed, sparse=sparse)
         y = yr if loss in ("square", "absolute") else yb
-        res = sc_sdca(X, y, loss, 0.03, c, gamma=0.1, tol=1e-10, max_epochs=50000,
+        res = sc_sdca(X, y, loss, 0.03, c, gamma=0.1, tol=1e-10, max_iter=50000,
                       random_state=seed)
         assert res.status == STATUS_CONVERGED, res.message
         if loss == "logistic":
@@ -111,7 +111,7 @@ def test_every_binary_loss_matches_its_reference(loss, sparse):
 @pytest.mark.parametrize("loss", ["softmax", "max_hinge", "top_k_hinge"])
 def test_every_multiclass_loss_matches_its_reference(loss):
     X, _, _, ym, _, C = _problem(20, n=45)
-    res = sc_sdca(X, ym, loss, 0.05, C, top_k=2, tol=1e-10, max_epochs=50000,
+    res = sc_sdca(X, ym, loss, 0.05, C, top_k=2, tol=1e-10, max_iter=50000,
                   random_state=0)
     assert res.status == STATUS_CONVERGED, res.message
     ref = (reference_lbfgsb(X, ym, loss, 0.05, C) if loss == "softmax"
@@ -122,9 +122,9 @@ def test_every_multiclass_loss_matches_its_reference(loss):
 
 def test_top1_hinge_is_the_max_hinge():
     X, _, _, ym, _, C = _problem(21, n=30)
-    a = sc_sdca(X, ym, "top_k_hinge", 0.05, C, top_k=1, tol=1e-10, max_epochs=50000,
+    a = sc_sdca(X, ym, "top_k_hinge", 0.05, C, top_k=1, tol=1e-10, max_iter=50000,
                 random_state=0)
-    b = sc_sdca(X, ym, "max_hinge", 0.05, C, tol=1e-10, max_epochs=50000, random_state=0)
+    b = sc_sdca(X, ym, "max_hinge", 0.05, C, tol=1e-10, max_iter=50000, random_state=0)
     assert _rel(a.primal_objective, b.primal_objective) < REL
 
 
@@ -136,21 +136,21 @@ def test_every_iterate_satisfies_the_signs_exactly(loss):
     y = {"square": yr, "max_hinge": ym}.get(loss, yb)
     s = C if loss == "max_hinge" else c
     seen = []
-    for solver, kw in ((sc_sdca, {"max_epochs": 30, "tol": 0.0}),
-                       (sc_pegasos, {"batch_size": 5, "n_iter": 300})):
+    for solver, kw in ((sc_sdca, {"max_iter": 30, "tol": 0.0}),
+                       (sc_pegasos, {"batch_size": 5, "max_iter": 300})):
         res = solver(X, y, loss, 0.01, s, random_state=0, callback=seen.append, **kw)
         assert np.all(res.trace.sign_violation == 0.0)
         assert np.all(s * res.x >= 0.0)
     assert len(seen) == 30 + 30
     # the constraints are active: the unconstrained solution violates them
-    free = sc_sdca(X, y, loss, 0.01, None, max_epochs=30, tol=0.0, random_state=0)
+    free = sc_sdca(X, y, loss, 0.01, None, max_iter=30, tol=0.0, random_state=0)
     assert np.any(s * free.x < 0)
 
 
 def test_pegasos_iterates_are_feasible_at_every_step():
     X, yb, _, _, c, _ = _problem(31, n=20)
     for T in range(1, 25):
-        res = sc_pegasos(X, yb, "hinge", 0.1, c, batch_size=3, n_iter=T, random_state=1)
+        res = sc_pegasos(X, yb, "hinge", 0.1, c, batch_size=3, max_iter=T, random_state=1)
         assert np.all(c * res.last >= 0) and np.all(c * res.x >= 0)
         assert np.linalg.norm(res.last) <= math.sqrt(1.0 / 0.1) * (1 + 1e-12)
 
@@ -161,7 +161,7 @@ def test_sdca_duality_gap_goes_to_zero(loss):
     X, yb, yr, ym, c, C = _problem(40)
     mc = loss in ("softmax", "top_k_hinge")
     y = ym if mc else (yr if loss == "absolute" else yb)
-    res = sc_sdca(X, y, loss, 0.02, C if mc else c, top_k=2, tol=1e-9, max_epochs=50000,
+    res = sc_sdca(X, y, loss, 0.02, C if mc else c, top_k=2, tol=1e-9, max_iter=50000,
                   random_state=0)
     gaps = res.trace.gap
     assert res.status == STATUS_CONVERGED and gaps[-1] <= 1e-9
@@ -174,13 +174,13 @@ def test_sdca_duality_gap_goes_to_zero(loss):
 def test_sdca_averaging_from_t0():
     X, yb, _, _, c, _ = _problem(41)
     ref = reference_qp(X, yb, "hinge", 0.05, c)
-    res = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, average_from=10, max_epochs=200,
+    res = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, average_from=10, max_iter=200,
                   random_state=0)
     assert np.all(c * res.x >= 0) and np.all(res.trace.sign_violation == 0)
     excess = res.primal_objective - ref.primal_objective
     assert -1e-12 <= excess < 1e-3 * ref.primal_objective
     # the averaged iterate differs from the last iterate
-    last = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_epochs=200, random_state=0)
+    last = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_iter=200, random_state=0)
     assert not np.array_equal(res.x, last.x)
 
 
@@ -239,8 +239,8 @@ def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
 def test_dense_and_csr_layouts_give_the_same_iterates(loss):
     X, yb, yr, _, c, _ = _problem(61, n=80, sparse=True)
     y = yr if loss in ("square", "absolute") else yb
-    a = sc_sdca(X, y, loss, 0.05, c, max_epochs=15, tol=0.0, random_state=4, layout="csr")
-    b = sc_sdca(X, y, loss, 0.05, c, max_epochs=15, tol=0.0, random_state=4,
+    a = sc_sdca(X, y, loss, 0.05, c, max_iter=15, tol=0.0, random_state=4, layout="csr")
+    b = sc_sdca(X, y, loss, 0.05, c, max_iter=15, tol=0.0, random_state=4,
                 layout="dense")
     assert (a.layout, b.layout) == ("csr", "dense")
     # the same steps; only the rounding of the (vectorised) inner products differs
@@ -251,11 +251,11 @@ def test_dense_and_csr_layouts_give_the_same_iterates(loss):
 
 def test_auto_layout_and_its_errors():
     X, yb, _, ym, c, C = _problem(62, n=40, d=8, sparse=True)
-    assert sc_sdca(X, yb, "hinge", 0.1, c, max_epochs=2).layout == "dense"   # half non-zero
+    assert sc_sdca(X, yb, "hinge", 0.1, c, max_iter=2).layout == "dense"   # half non-zero
     Xs = sp.csr_matrix(X.toarray() * (np.random.default_rng(0).random(X.shape) < 0.3))
     assert Xs.nnz < 0.25 * 40 * 8
-    assert sc_sdca(Xs, yb, "hinge", 0.1, c, max_epochs=2).layout == "csr"
-    assert sc_sdca(X, ym, "max_hinge", 0.1, C, max_epochs=2).layout == "csr"
+    assert sc_sdca(Xs, yb, "hinge", 0.1, c, max_iter=2).layout == "csr"
+    assert sc_sdca(X, ym, "max_hinge", 0.1, C, max_iter=2).layout == "csr"
     with pytest.raises(ValueError, match="layout: 'dense' is implemented for the binary"):
         sc_sdca(X, ym, "max_hinge", 0.1, C, layout="dense")
     with pytest.raises(ValueError, match="layout: expected 'auto', 'dense' or 'csr'"):
@@ -269,11 +269,11 @@ def test_fused_gap_equals_the_exact_objectives_of_each_epoch(layout, loss):
     P and D evaluated from scratch on the state a run stopped at k returns."""
     X, yb, _, _, c, _ = _problem(63, n=70)
     lam = 0.03
-    long = sc_sdca(X, yb, loss, lam, c, max_epochs=12, tol=0.0, random_state=5,
+    long = sc_sdca(X, yb, loss, lam, c, max_iter=12, tol=0.0, random_state=5,
                    layout=layout)
     assert list(long.trace.iteration) == list(range(1, 13))
     for k in (1, 2, 5, 12):
-        short = sc_sdca(X, yb, loss, lam, c, max_epochs=k, tol=0.0, random_state=5,
+        short = sc_sdca(X, yb, loss, lam, c, max_iter=k, tol=0.0, random_state=5,
                         layout=layout)
         assert short.nit == k
         np.testing.assert_allclose(short.trace.primal, long.trace.primal[:k], rtol=1e-12)
@@ -298,13 +298,13 @@ def test_stopped_and_converged_runs_return_the_recorded_epoch():
             raise StopIteration
 
     stopped = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, callback=stop_at_4, random_state=6)
-    four = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_epochs=4, random_state=6)
+    four = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_iter=4, random_state=6)
     assert stopped.status == STATUS_CALLBACK and stopped.nit == 4 == len(stopped.trace)
     np.testing.assert_array_equal(stopped.x, four.x)
     np.testing.assert_array_equal(stopped.dual, four.dual)
     conv = sc_sdca(X, yb, "hinge", 0.05, c, tol=1e-8, random_state=6)
     assert conv.status == STATUS_CONVERGED and conv.gap <= 1e-8 < conv.trace.gap[-2]
-    again = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_epochs=conv.nit, random_state=6)
+    again = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, max_iter=conv.nit, random_state=6)
     np.testing.assert_array_equal(conv.x, again.x)
     assert conv.primal_objective == again.primal_objective
 
@@ -333,7 +333,7 @@ def test_pegasos_approaches_the_optimum(batch_size):
     X, yb, _, _, c, _ = _problem(50, n=100)
     lam = 0.1
     ref = reference_qp(X, yb, "hinge", lam, c)
-    res = sc_pegasos(X, yb, "hinge", lam, c, batch_size=batch_size, n_iter=20000,
+    res = sc_pegasos(X, yb, "hinge", lam, c, batch_size=batch_size, max_iter=20000,
                      random_state=0)
     # Theorem 1: E[P(w~)] - P* <= (sqrt(r lam) + L R)^2 (1 + log T) / (lam T)
     R = np.linalg.norm(X, axis=1).max()
@@ -347,7 +347,7 @@ def test_pegasos_approaches_the_optimum(batch_size):
 
 def test_pegasos_smooth_loss_gap_is_a_certificate():
     X, yb, _, _, c, _ = _problem(51, n=80)
-    res = sc_pegasos(X, yb, "logistic", 0.1, c, batch_size=8, n_iter=5000, random_state=0)
+    res = sc_pegasos(X, yb, "logistic", 0.1, c, batch_size=8, max_iter=5000, random_state=0)
     ref = reference_lbfgsb(X, yb, "logistic", 0.1, c)
     assert res.dual_objective <= ref.primal_objective + 1e-12 <= res.primal_objective + 1e-12
     assert res.gap < 1e-3
@@ -355,12 +355,12 @@ def test_pegasos_smooth_loss_gap_is_a_certificate():
 
 def test_dense_and_sparse_give_the_same_iterates():
     X, yb, _, _, c, _ = _problem(60, sparse=True)
-    a = sc_sdca(X, yb, "smoothed_hinge", 0.05, c, max_epochs=5, tol=0.0, random_state=3)
-    b = sc_sdca(X.toarray(), yb, "smoothed_hinge", 0.05, c, max_epochs=5, tol=0.0,
+    a = sc_sdca(X, yb, "smoothed_hinge", 0.05, c, max_iter=5, tol=0.0, random_state=3)
+    b = sc_sdca(X.toarray(), yb, "smoothed_hinge", 0.05, c, max_iter=5, tol=0.0,
                 random_state=3)
     np.testing.assert_array_equal(a.x, b.x)
-    p = sc_pegasos(X, yb, "hinge", 0.05, c, batch_size=4, n_iter=50, random_state=3)
-    q = sc_pegasos(X.toarray(), yb, "hinge", 0.05, c, batch_size=4, n_iter=50, random_state=3)
+    p = sc_pegasos(X, yb, "hinge", 0.05, c, batch_size=4, max_iter=50, random_state=3)
+    q = sc_pegasos(X.toarray(), yb, "hinge", 0.05, c, batch_size=4, max_iter=50, random_state=3)
     np.testing.assert_array_equal(p.x, q.x)
 
 
@@ -508,7 +508,7 @@ def test_zero_rows_do_not_stall_the_gap(loss):
         loss, np.where(rng.random(30) < 0.5, 1.0, -1.0))
     if loss in ("softmax", "max_hinge", "top_k_hinge"):
         y = rng.integers(0, 3, size=30)
-    res = sc_sdca(X, y, loss, 0.1, None, top_k=2, tol=1e-9, max_epochs=20000, random_state=0)
+    res = sc_sdca(X, y, loss, 0.1, None, top_k=2, tol=1e-9, max_iter=20000, random_state=0)
     assert res.status == STATUS_CONVERGED and 0 <= res.gap <= 1e-9
 
 
@@ -522,7 +522,7 @@ def test_shrinking_reaches_the_same_certified_optimum(loss, layout):
     lam = 0.01
     ref = (reference_qp(X, y, loss, lam, c) if loss in ("hinge", "absolute")
            else reference_lbfgsb(X, y, loss, lam, c))
-    res = sc_sdca(X, y, loss, lam, c, tol=1e-9, max_epochs=20000, shrinking=True,
+    res = sc_sdca(X, y, loss, lam, c, tol=1e-9, max_iter=20000, shrinking=True,
                   layout=layout, random_state=0)
     assert res.status == STATUS_CONVERGED and 0 <= res.gap <= 1e-9
     assert _rel(res.primal_objective, ref.primal_objective) < REL
@@ -540,7 +540,7 @@ def test_shrinking_needs_fewer_coordinate_steps_when_duals_sit_at_bounds():
     y = np.where(X @ rng.normal(size=10) + 0.3 * rng.normal(size=2000) >= 0, 1.0, -1.0)
     c = np.array([1, -1, 0, 0, 1, 0, 0, -1, 0, 0], float)
     lam = 1.0 / 2000
-    kw = dict(gamma=0.05, tol=1e-7, max_epochs=5000, random_state=1)
+    kw = dict(gamma=0.05, tol=1e-7, max_iter=5000, random_state=1)
     plain = sc_sdca(X, y, "smoothed_hinge", lam, c, **kw)
     shrunk = sc_sdca(X, y, "smoothed_hinge", lam, c, shrinking=True, **kw)
     assert plain.status == shrunk.status == STATUS_CONVERGED

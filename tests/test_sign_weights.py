@@ -42,7 +42,7 @@ BINARY = [("hinge", "yb"), ("smoothed_hinge", "yb"), ("logistic", "yb"),
 def test_integer_weights_equal_repeated_rows(loss, target, layout):
     X, yb, yr, _, c, _, s = _problem(0)
     y = {"yb": yb, "yr": yr}[target]
-    kw = dict(lam=0.05, signs=c, tol=1e-11, max_epochs=20000, layout=layout, random_state=0)
+    kw = dict(lam=0.05, signs=c, tol=1e-11, max_iter=20000, layout=layout, random_state=0)
     weighted = sc_sdca(X, y, loss, sample_weight=s, **kw)
     repeated = sc_sdca(np.repeat(X, s, axis=0), np.repeat(y, s), loss, **kw)
     assert weighted.status == repeated.status == "converged"
@@ -63,7 +63,7 @@ def test_weighted_sdca_matches_clarabel_on_repeated_rows(loss):
     ref = reference_qp(np.repeat(X, s, axis=0), np.repeat(y, s), loss, 0.1, signs,
                        top_k=top_k)
     res = sc_sdca(X, y, loss, 0.1, signs, top_k=top_k, sample_weight=s, tol=1e-9,
-                  max_epochs=50000, random_state=0)
+                  max_iter=50000, random_state=0)
     assert res.status == "converged"
     assert res.primal_objective == pytest.approx(ref.primal_objective, abs=2e-8)
     assert res.dual_objective <= ref.primal_objective + 1e-8
@@ -76,7 +76,7 @@ def test_square_loss_weights_equal_sklearn_ridge_positive():
     yr = yr + X @ np.arange(5.0)
     s = s + np.random.default_rng(0).uniform(0, 1, size=s.size)   # real-valued weights
     lam = 0.02
-    ours = SignConstrainedRegressor(lam=lam, signs=[1] * 5, tol=1e-13, max_epochs=50000,
+    ours = SignConstrainedRegressor(lam=lam, signs=[1] * 5, tol=1e-13, max_iter=50000,
                                     random_state=0).fit(X, yr, sample_weight=s)
     ridge = Ridge(alpha=lam * s.sum(), positive=True, fit_intercept=False, tol=1e-12)
     ridge.fit(X, yr, sample_weight=s)
@@ -89,7 +89,7 @@ def test_hinge_weights_equal_liblinear_sample_weight():
     X, yb, _, _, _, _, s = _problem(3, n=80)
     s = s * 0.7
     lam = 0.01
-    ours = SignConstrainedClassifier(lam=lam, tol=1e-12, max_epochs=50000,
+    ours = SignConstrainedClassifier(lam=lam, tol=1e-12, max_iter=50000,
                                      random_state=0).fit(X, yb, sample_weight=s)
     svc = LinearSVC(C=1 / (lam * s.sum()), loss="hinge", fit_intercept=False, tol=1e-9,
                     max_iter=1_000_000).fit(X, yb, sample_weight=s)
@@ -102,7 +102,7 @@ def test_hinge_weights_equal_liblinear_sample_weight():
 @pytest.mark.parametrize("loss", ["softmax", "max_hinge"])
 def test_multiclass_weights_equal_repeated_rows(loss):
     X, _, _, ym, _, C, s = _problem(4)
-    kw = dict(lam=0.05, signs=C, tol=1e-11, max_epochs=50000, random_state=0)
+    kw = dict(lam=0.05, signs=C, tol=1e-11, max_iter=50000, random_state=0)
     weighted = sc_sdca(X, ym, loss, sample_weight=s, **kw)
     repeated = sc_sdca(np.repeat(X, s, axis=0), np.repeat(ym, s), loss, **kw)
     assert weighted.status == repeated.status == "converged"
@@ -118,8 +118,8 @@ def test_unit_weights_change_nothing():
                     sample_weight=np.full(len(y), 2.5))     # scaled to mean 1
         np.testing.assert_array_equal(a.x, b.x)
         assert a.nit == b.nit
-        p = sc_pegasos(X, y, loss, 0.05, signs, batch_size=4, n_iter=200, random_state=3)
-        q = sc_pegasos(X, y, loss, 0.05, signs, batch_size=4, n_iter=200, random_state=3,
+        p = sc_pegasos(X, y, loss, 0.05, signs, batch_size=4, max_iter=200, random_state=3)
+        q = sc_pegasos(X, y, loss, 0.05, signs, batch_size=4, max_iter=200, random_state=3,
                        sample_weight=np.ones(len(y)))
         np.testing.assert_array_equal(p.x, q.x)
 
@@ -130,9 +130,9 @@ def test_weighted_pegasos_approaches_the_weighted_optimum(loss, target):
     X, yb, yr, ym, c, C, s = _problem(6, n=60)
     y = {"yb": yb, "yr": yr, "ym": ym}[target]
     signs = C if target == "ym" else c
-    opt = sc_sdca(X, y, loss, 0.1, signs, sample_weight=s, tol=1e-10, max_epochs=20000,
+    opt = sc_sdca(X, y, loss, 0.1, signs, sample_weight=s, tol=1e-10, max_iter=20000,
                   random_state=0).primal_objective
-    res = sc_pegasos(X, y, loss, 0.1, signs, sample_weight=s, batch_size=5, n_iter=20000,
+    res = sc_pegasos(X, y, loss, 0.1, signs, sample_weight=s, batch_size=5, max_iter=20000,
                      random_state=0)
     assert opt <= res.primal_objective <= opt * (1 + 2e-3)
     assert res.dual_objective <= opt + 1e-9          # a valid lower bound

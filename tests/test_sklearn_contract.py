@@ -41,7 +41,7 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
 #: The sample-weight equivalence checks compare a weighted fit with a fit on
 #: repeated rows to rtol 1e-7.  The iterative solvers stop at a duality gap
 #: (relative 1e-3 for SOPOPO, absolute 1e-6 for SC-SDCA) or at projected
-#: gradients below tau = 1e-3 (M3L), so at their defaults two fits of the same
+#: gradients below tol = 1e-3 (M3L), so at their defaults two fits of the same
 #: optimum agree to ~1e-3 only; these checks therefore run at a tolerance that
 #: resolves 1e-7 (as scikit-learn's own ``PER_ESTIMATOR_CHECK_PARAMS`` do for
 #: its iterative solvers).  The regressor's ridge problem with lam=1e-3 on
@@ -51,9 +51,9 @@ _WEIGHT_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
                   "check_sample_weight_equivalence_on_sparse_data")
 CHECK_PARAMS: dict[str, dict] = {
     "LabelRanker": dict(tol=1e-12, max_iter=100_000),
-    "SignConstrainedClassifier": dict(tol=1e-12, max_epochs=100_000),
-    "SignConstrainedRegressor": dict(tol=1e-15, lam=1.0, max_epochs=100_000),
-    "M3LClassifier": dict(tau=1e-10, max_iter=1_000_000),
+    "SignConstrainedClassifier": dict(tol=1e-12, max_iter=100_000),
+    "SignConstrainedRegressor": dict(tol=1e-15, lam=1.0, max_iter=100_000),
+    "M3LClassifier": dict(tol=1e-10, max_iter=1_000_000),
 }
 
 #: the most expected failures an estimator may declare

@@ -48,7 +48,7 @@ def _cases():
                                      (Xc, Xc @ np.arange(5.0))),
         "OrdinalMarginRanker": (pr.OrdinalMarginRanker(), Xo, yo, {"c": (1e-1, 1e2)}, {},
                                 (Xo, yo)),
-        "PRank": (pr.PRank(random_state=0), Xo, yo, {"n_epochs": (1, 10)}, {}, (Xo, yo)),
+        "PRank": (pr.PRank(random_state=0), Xo, yo, {"max_iter": (1, 10)}, {}, (Xo, yo)),
     }
 
 
@@ -64,7 +64,7 @@ def test_every_estimator_refits_when_a_control_moves(name):
     assert first is not None and first is not est and lab.n_fits_ == 1
     assert lab.score_ == pytest.approx(first.score(*test))
     (pname, control), = lab.controls.items()
-    new = 7 if pname == "n_epochs" else 10.0 ** control.max    # log slider: max is log10
+    new = 7 if pname == "max_iter" else 10.0 ** control.max    # log slider: max is log10
     control.value = new
     assert lab.wait(T) and lab.error_ is None, lab.error_
     assert lab.n_fits_ == 2 and lab.estimator_ is not first
@@ -93,7 +93,7 @@ def test_gap_monitor_shows_the_running_fit_and_restarts():
 
 def test_a_newer_change_cancels_the_running_fit():
     X, y = make_classification(3000, 20, random_state=1)
-    est = pr.SignConstrainedClassifier(random_state=0, tol=1e-12, max_epochs=100000)
+    est = pr.SignConstrainedClassifier(random_state=0, tol=1e-12, max_iter=100000)
     lab = SolverLab(est, X, y, params={"lam": (1e-6, 1e-1)}, fit=False)
     lab.controls["lam"].value = 1e-6          # slow: would run 1e5 epochs
     first = lab._thread
@@ -107,7 +107,7 @@ def test_a_newer_change_cancels_the_running_fit():
 
 def test_stop_keeps_a_stopped_fit():
     X, y = make_classification(3000, 20, random_state=1)
-    est = pr.SignConstrainedClassifier(random_state=0, tol=1e-14, max_epochs=100000,
+    est = pr.SignConstrainedClassifier(random_state=0, tol=1e-14, max_iter=100000,
                                        lam=1e-7)
     lab = SolverLab(est, X, y, params={"lam": (1e-8, 1e-1)})
     while len(lab.monitor) < 3:

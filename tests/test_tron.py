@@ -18,19 +18,19 @@ def test_constants_are_the_papers():
 
 
 def test_tron_matches_lbfgsb_and_meets_eq_4_4(logistic):
-    res = tron(logistic, eps=1e-8)
+    res = tron(logistic, tol=1e-8)
     ref = minimize(logistic.fun, np.zeros(8), jac=logistic.grad, method="L-BFGS-B",
                    options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
     assert res.success and res.status == "converged"
     assert res.primal_objective <= ref.fun + 1e-9 * abs(ref.fun)
     np.testing.assert_allclose(res.x, ref.x, rtol=1e-5, atol=1e-7)
-    # Eq. 4.4: ||grad f(w)|| <= eps ||grad f(0)||
+    # Eq. 4.4: ||grad f(w)|| <= tol ||grad f(0)||
     assert np.linalg.norm(logistic.grad(res.x)) <= 1e-8 * res.grad_norm0
     assert res.n_hv == logistic.n_hv
 
 
 def test_trace_columns_monotone_f_and_radius_rules(logistic):
-    res = tron(logistic, eps=1e-8)
+    res = tron(logistic, tol=1e-8)
     t = res.trace
     assert {"grad_norm", "delta", "cg_iter", "accepted"} <= set(t.columns)
     acc = t.accepted == 1.0
@@ -60,8 +60,8 @@ def test_trcg_exact_inside_and_on_boundary():
 def test_bad_arguments(logistic):
     with pytest.raises(TypeError, match="obj"):
         tron(object())
-    with pytest.raises(ValueError, match="eps"):
-        tron(logistic, eps=0.0)
+    with pytest.raises(ValueError, match="tol"):
+        tron(logistic, tol=0.0)
     with pytest.raises(ValueError, match="w0"):
         tron(logistic, w0=np.zeros(3) * np.nan)
     with pytest.raises(ValueError, match="max_iter"):

@@ -5,9 +5,10 @@ and Sec. 4.1 (Eq. 4.1-4.4): the trust-region rule of Lin and More (1999) and
 Lin, Weng and Keerthi (2008) with Steihaug's conjugate gradient inside the
 trust region, the constants eta0 = 1e-4, eta1 = 0.25, eta2 = 0.75,
 sigma1 = 0.25, sigma2 = 0.5, sigma3 = 4, and LIBLINEAR's stopping rule
-||grad f(w)|| <= eps ||grad f(w0)|| (Eq. 4.4, with the gradient at the zero
-vector as in LIBLINEAR).  The step-size update follows LIBLINEAR's
-``tron.cpp`` (interpolation ``alpha`` inside the intervals of Eq. 4.3).
+||grad f(w)|| <= tol ||grad f(w0)|| (Eq. 4.4, tol being the paper's
+epsilon_s, with the gradient at the zero vector as in LIBLINEAR).  The
+step-size update follows LIBLINEAR's ``tron.cpp`` (interpolation ``alpha``
+inside the intervals of Eq. 4.3).
 
 The optimiser knows nothing about the objective: an object with
 
@@ -107,7 +108,7 @@ def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
     return s, r, cg_iter, False
 
 
-def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
+def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
          cg_tol: float = 0.1, callback=None, callback_every: int = 1,
          keep_iterates: bool = False, solver: str = "tron") -> SolverResult:
     """Minimise a twice (generalised-)differentiable convex function by TRON.
@@ -116,7 +117,7 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
     mechanism of Sec. 4.1: at w^t, Steihaug-CG (:func:`trcg`) approximately
     solves Eq. 4.1; the step is taken if rho = actred / prered >= eta0
     (Eq. 4.2, LIBLINEAR: ``actred > eta0 * prered``); delta is updated by
-    Eq. 4.3.  Stops when ||grad f(w)|| <= eps ||grad f(0)|| (Eq. 4.4).
+    Eq. 4.3.  Stops when ||grad f(w)|| <= tol ||grad f(0)|| (Eq. 4.4).
 
     Parameters
     ----------
@@ -125,10 +126,11 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
         ``dual(w)`` (see the module docstring).
     w0 : array_like, shape (n,), optional
         Starting point (default: zeros; ``obj.n_features`` gives n).
-    eps : float, default 1e-3
-        Relative gradient tolerance eps_s of Eq. 4.4 (> 0).
+    tol : float, default 1e-3
+        Relative gradient tolerance: the paper's epsilon_s in Eq. 4.4 (> 0).
     max_iter : int, default 1000
-        Maximum number of accepted Newton steps (LIBLINEAR's ``iter``).
+        Maximum number of iterations, one iteration being one accepted
+        Newton step (LIBLINEAR's ``iter``).
     cg_tol : float, default 0.1
         Relative residual tolerance of the inner CG.
     callback : callable, optional
@@ -159,7 +161,7 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
     Raises
     ------
     ValueError
-        eps <= 0, max_iter < 1, w0 of the wrong shape or not finite.
+        tol <= 0, max_iter < 1, w0 of the wrong shape or not finite.
     TypeError
         If ``obj`` lacks fun/grad/Hv.
 
@@ -173,14 +175,14 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
     ...     def fun(self, w): return 0.5 * w @ self.A @ w - self.b @ w
     ...     def grad(self, w): return self.A @ w - self.b
     ...     def Hv(self, w, v): return self.A @ v
-    >>> res = tron(Quad(), eps=1e-10)
+    >>> res = tron(Quad(), tol=1e-10)
     >>> np.allclose(res.x, np.linalg.solve(Quad.A, Quad.b)), res.status
     (True, 'converged')
     """
     for name in ("fun", "grad", "Hv"):
         if not callable(getattr(obj, name, None)):
             raise TypeError(f"obj: expected an object with fun, grad and Hv; no {name}")
-    eps = check_positive(eps, "eps")
+    tol = check_positive(tol, "tol")
     cg_tol = check_positive(cg_tol, "cg_tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     runner = CallbackRunner(callback, callback_every)
@@ -206,7 +208,7 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
     it = 1
     trial = 0
     n_hv = 0
-    status = STATUS_CONVERGED if gnorm <= eps * gnorm0 else None
+    status = STATUS_CONVERGED if gnorm <= tol * gnorm0 else None
     dual = float(obj.dual(w)) if has_dual else math.nan
     iterates = []
     while status is None:
@@ -252,7 +254,7 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
                              accepted=float(accepted), actred=actred, prered=prered)
         if keep_iterates:
             iterates.append(w.copy())
-        if accepted and gnorm <= eps * gnorm0:
+        if accepted and gnorm <= tol * gnorm0:
             status = STATUS_CONVERGED
         elif stop:
             status = STATUS_CALLBACK
@@ -266,8 +268,8 @@ def tron(obj, w0=None, *, eps: float = 1e-3, max_iter: int = 1000,
     return finish(
         runner, status, solver=solver, x=w, dual=None, primal=f, dual_objective=dual,
         gap=f - dual if has_dual else math.nan, nit=nit, unit="Newton steps",
-        rule=f"||grad f|| = {gnorm:.3g} <= eps ||grad f(0)|| = {eps * gnorm0:.3g}",
-        progress=(f"||grad f|| = {gnorm:.3g} > eps ||grad f(0)|| = {eps * gnorm0:.3g} "
+        rule=f"||grad f|| = {gnorm:.3g} <= tol ||grad f(0)|| = {tol * gnorm0:.3g}",
+        progress=(f"||grad f|| = {gnorm:.3g} > tol ||grad f(0)|| = {tol * gnorm0:.3g} "
                   f"({trial} trust-region steps)"),
         limit=f"max_iter={max_iter}", grad_norm=gnorm, grad_norm0=gnorm0, f0=f0,
         n_hv=n_hv, **({"iterates": iterates} if keep_iterates else {}))

@@ -45,7 +45,7 @@ def run_cells(nb, *sources: str) -> None:
 def cold_hamming_pct(r: float) -> float:
     """Test Hamming loss (%) of a cold M3L fit at r on the slider's data
     (``CorrelationSlider.from_yeast`` defaults: rbf, gamma = 1, C = 1,
-    tau = 1e-3, bias 1), computed in this process, not in the notebook."""
+    tol = 1e-3, bias 1), computed in this process, not in the notebook."""
     from sklearn.metrics import hamming_loss
 
     from polyrank import M3LClassifier
@@ -53,7 +53,7 @@ def cold_hamming_pct(r: float) -> float:
     from polyrank.m3l import two_label_prior
 
     s = fig5_setup(200, 0.6, 0)
-    m = M3LClassifier(R=two_label_prior(r), kernel="rbf", gamma=1.0, C=1.0, tau=1e-3,
+    m = M3LClassifier(R=two_label_prior(r), kernel="rbf", gamma=1.0, C=1.0, tol=1e-3,
                       bias=1.0).fit(s["X"], s["Y2"])
     return 100.0 * hamming_loss(s["Y2_test"], m.predict(s["X_test"]))
 
@@ -149,7 +149,7 @@ def parse_tron_log(text: str) -> list[tuple]:
 def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     nb = lab.open(page, "04_ranksvm.ipynb")
     run_cells(nb, "from polyrank.metrics import mean_ndcg",
-              "lab = SolverLab(RankSVM(C=1.0, eps=1e-8)",
+              "lab = SolverLab(RankSVM(C=1.0, tol=1e-8)",
               "res = model.result_")
     log = parse_tron_log(nb.stdout(nb.find_cell("res = model.result_")))
     steps = len(log)
@@ -180,18 +180,18 @@ def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     assert f"iteration {steps}" in gap_fig.title()
     nb.screenshot(artifacts / "nb04_gap_monitor.png", gap_fig.widget)
 
-    # move the eps slider as a person would (keyboard; released at once): the
+    # move the tol slider as a person would (keyboard; released at once): the
     # lab refits with a looser tolerance, so the gap curve restarts with fewer
     # steps, TRON's panel is redrawn and the readout changes
     box = gap_fig.widget                                 # the lab: controls, readout, monitors
     before = nb.html_text(box)
     assert "test score" in before and "converged" in before
-    eps = nb.slider("eps", within=box)
-    eps.press("ArrowRight", times=40)                   # 1e-8 -> 1e-6
+    tol = nb.slider("tol", within=box)
+    tol.press("ArrowRight", times=40)                   # 1e-8 -> 1e-6
     gap_fig.wait_for_title(lambda t: "iteration" in t and f"iteration {steps}" not in t)
     tron.wait_for_title(lambda t: f"step {steps}" not in t and "step" in t)
     new_steps = len(gap_fig.trace("gap")["x"])
     assert 1 <= new_steps < steps
     _poll(lambda: nb.html_text(box), lambda t: t != before and "converged" in t,
           "the lab's readout after the refit")
-    nb.screenshot(artifacts / "nb04_solver_lab_after_eps.png", box)
+    nb.screenshot(artifacts / "nb04_solver_lab_after_tol.png", box)

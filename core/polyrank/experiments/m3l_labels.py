@@ -125,7 +125,7 @@ def _cpu(fn) -> float:
 def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, Ls: Sequence[int] | None = None,
                      N: int | None = None, C: float = 1.0, gamma: float | None = None,
-                     tau: float = 1e-3, cache_mb: float = 200.0,
+                     tol: float = 1e-3, cache_mb: float = 200.0,
                      precomputed: bool = True,
                      n_features: int = N_FEATURES) -> ExperimentResult:
     """Time ``M3LClassifier(kernel="rbf", C=C, gamma=gamma)`` (R = I; its
@@ -141,9 +141,9 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     free intercept per label (M3L's constant feature has no effect with
     the translation-invariant rbf kernel), so its optimum is at most M3L's.
     Both objectives are printed (the sums over labels of the binary SVM
-    primals), with M3L's duality gap.  Stopping rules: ``tau`` for M3L
+    primals), with M3L's duality gap.  Stopping rules: ``tol`` for M3L
     (max |projected gradient| of D2, twice LIBSVM's gradient scale) and
-    ``tol = tau`` for SVC (its max-violating-pair gap), both with a
+    the same ``tol`` for SVC (its max-violating-pair gap), both with a
     ``cache_mb`` kernel cache.  Every fit is single-threaded (BLAS limited
     to one thread); each repeat times M3L then SVC (interleaved), and the
     rows report medians of CPU seconds.
@@ -168,8 +168,8 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     gamma : float, optional
         rbf width of both (default 1 / n_features: what SVC's
         ``gamma="scale"`` gives on standardised data).
-    tau : float
-        M3L's tau and SVC's tol (> 0).
+    tol : float
+        M3L's tol and SVC's tol, the same value (> 0).
     cache_mb : float
         Kernel cache of both, in MB (> 0).
     precomputed : bool
@@ -201,7 +201,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Raises
     ------
     ValueError
-        Bad ``repeats``, ``Ls``, ``N``, ``C``, ``gamma``, ``tau``,
+        Bad ``repeats``, ``Ls``, ``N``, ``C``, ``gamma``, ``tol``,
         ``cache_mb``.
     """
     from sklearn.multiclass import OneVsRestClassifier
@@ -219,7 +219,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     C = check_positive(C, "C")
     n_features = check_int(n_features, "n_features", minimum=1)
     gamma = check_positive(gamma if gamma is not None else 1.0 / n_features, "gamma")
-    tau = check_positive(tau, "tau")
+    tol = check_positive(tol, "tol")
     cache_mb = check_positive(cache_mb, "cache_mb")
     t0 = time.perf_counter()
     # compile the kernels outside the timings
@@ -231,12 +231,12 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         with threadpool_limits(limits=1):
             for L in Ls:
                 Xtr, Xte, Ytr, Yte = labels_problem(N, L, seed, n_features)
-                m3l = M3LClassifier(kernel="rbf", C=C, gamma=gamma, bias=0.0, tau=tau,
+                m3l = M3LClassifier(kernel="rbf", C=C, gamma=gamma, bias=0.0, tol=tol,
                                     cache_mb=cache_mb)
-                svc = OneVsRestClassifier(SVC(kernel="rbf", C=2 * C, gamma=gamma, tol=tau,
+                svc = OneVsRestClassifier(SVC(kernel="rbf", C=2 * C, gamma=gamma, tol=tol,
                                               cache_size=cache_mb))
                 K = kernel_matrix(Xtr, kernel="rbf", gamma=gamma)
-                svc_k = OneVsRestClassifier(SVC(kernel="precomputed", C=2 * C, tol=tau,
+                svc_k = OneVsRestClassifier(SVC(kernel="precomputed", C=2 * C, tol=tol,
                                                 cache_size=cache_mb))
                 t_m3l, t_svc, t_svc_k = [], [], []
                 for _ in range(repeats):
@@ -270,7 +270,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     ham_ok = all(abs(r["hamming_diff_pp"]) <= 0.5 for r in rows)
     summary = {"bench": "m3l-labels", "quick": quick, "seed": seed, "N": N, "Ls": Ls,
                "n_features": n_features,
-               "repeats": repeats, "C_m3l": C, "C_svc": 2 * C, "gamma": gamma, "tau": tau,
+               "repeats": repeats, "C_m3l": C, "C_svc": 2 * C, "gamma": gamma, "tol": tol,
                "speedups": [round(s, 3) for s in speedups],
                "speedup_grows_with_L": bool(grows),
                "speedup_at_40": None if at40 is None else round(at40["speedup"], 3),
@@ -302,7 +302,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                  "on the whole Gram matrix, one Gram row per example serving all its "
                  "labels; m3l-smo: Alg. 1)")
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded, "
-                 f"gamma = {gamma:g}, tau = tol = {tau:g}, {cache_mb:g} MB kernel caches")
+                 f"gamma = {gamma:g}, tol = {tol:g} (both), {cache_mb:g} MB kernel caches")
     columns = [
         ("L", "L", str), ("m3l_s", "M3L s", lambda v: f"{v:.3f}"),
         ("svc_s", "1-vs-All SVC s", lambda v: f"{v:.3f}"),

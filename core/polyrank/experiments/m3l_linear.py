@@ -102,19 +102,19 @@ def liblinear_primal(X, Y, W, C_svm: float) -> float:
                 "(500 x 72, 6 labels) and yeast (1,500 x 103, 14 labels) data")
 def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, C: float = 0.5,
-                     tau: float = 1e-3) -> ExperimentResult:
-    """Time :func:`~polyrank.m3l.m3l_dca` (R = I, ``C``, ``tau``, shrinking,
+                     tol: float = 1e-3) -> ExperimentResult:
+    """Time :func:`~polyrank.m3l.m3l_dca` (R = I, ``C``, ``tol``, shrinking,
     seed ``seed``) against ``LinearSVC(loss="hinge", fit_intercept=False,
-    C=2 C, dual=True, tol=tau)`` fitted label by label on the problems of
+    C=2 C, dual=True, tol=tol)`` fitted label by label on the problems of
     :func:`linear_problems`.
 
     Same problem (Sec. 3.1): M3L with R = I is L bias-free SVMs with
     penalty 2C; both primal objectives are printed (LinearSVC's by
     :func:`liblinear_primal`) with M3L's duality gap. Stopping rules, as
     close as the two allow: M3L stops when every projected gradient of D2
-    is below ``tau`` in absolute value, checked on the exact gradient over
+    is below ``tol`` in absolute value, checked on the exact gradient over
     all variables; LIBLINEAR stops a label when the spread max PG - min PG
-    of its active projected gradients is at most ``tol = tau``, on its own
+    of its active projected gradients is at most the same ``tol``, on its own
     gradient y w'x - 1, which is half of M3L's G = 2 - 2 y w'x in
     magnitude, so LIBLINEAR's rule is no stricter than M3L's. Every fit is
     single-threaded (BLAS limited to one thread); each repeat times M3L
@@ -136,8 +136,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         Interleaved repeats (>= 1).
     C : float
         M3L's C (> 0); LinearSVC gets 2C.
-    tau : float
-        M3L's tau and LinearSVC's tol (> 0).
+    tol : float
+        M3L's tol and LinearSVC's tol, the same value (> 0).
 
     Returns
     -------
@@ -155,7 +155,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Raises
     ------
     ValueError
-        Bad ``repeats``, ``C`` or ``tau``.
+        Bad ``repeats``, ``C`` or ``tol``.
 
     Source
     ------
@@ -173,11 +173,11 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     repeats = check_int(repeats if repeats is not None else (1 if quick else 5), "repeats",
                         minimum=1)
     C = check_positive(C, "C")
-    tau = check_positive(tau, "tau")
+    tol = check_positive(tol, "tol")
     t0 = time.perf_counter()
     problems = linear_problems(quick, seed)
     # compile the kernels outside the timings
-    m3l_dca(problems[0][1][:20], problems[0][3][:20], None, C, tau=tau, random_state=seed)
+    m3l_dca(problems[0][1][:20], problems[0][3][:20], None, C, tol=tol, random_state=seed)
     rows = []
     bar = _bar(len(problems) * repeats, "bench m3l-linear", progress)
     try:
@@ -188,11 +188,11 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                 out = {}
 
                 def fit_m3l():
-                    out["m3l"] = m3l_dca(Xtr, Ytr, None, C, tau=tau, random_state=seed)
+                    out["m3l"] = m3l_dca(Xtr, Ytr, None, C, tol=tol, random_state=seed)
 
                 def fit_svc():
                     out["svc"] = [LinearSVC(loss="hinge", fit_intercept=False, C=2 * C,
-                                            dual=True, tol=tau, max_iter=1_000_000,
+                                            dual=True, tol=tol, max_iter=1_000_000,
                                             random_state=seed).fit(Xtr, Ytr[:, lab])
                                   for lab in range(L)]
 
@@ -225,7 +225,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         bar.close()
     met = {r["problem"]: bool(r["time_ratio"] <= TARGET_TIME_RATIO) for r in rows}
     summary = {"bench": "m3l-linear", "quick": quick, "seed": seed, "repeats": repeats,
-               "C_m3l": C, "C_svc": 2 * C, "tau": tau,
+               "C_m3l": C, "C_svc": 2 * C, "tol": tol,
                "time_ratio_m3l_over_svc": {r["problem"]: round(r["time_ratio"], 3)
                                            for r in rows},
                "target_time_ratio": TARGET_TIME_RATIO, "target_met": met,
@@ -239,8 +239,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                  f"{2 * C:g} (Sec. 3.1) = LinearSVC(hinge, fit_intercept=False, "
                  f"C={2 * C:g}); columns P are both primal objectives")
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded; "
-                 f"M3L tau = {tau:g} on max |PG| of G = 2 - 2yf (exact, all variables), "
-                 f"LinearSVC tol = {tau:g} on its PG spread (half M3L's gradient scale)")
+                 f"M3L tol = {tol:g} on max |PG| of G = 2 - 2yf (exact, all variables), "
+                 f"LinearSVC tol = {tol:g} on its PG spread (half M3L's gradient scale)")
     columns = [
         ("problem", "problem", str), ("N", "N", str), ("D", "D", str), ("L", "L", str),
         ("m3l_s", "M3L s", lambda v: f"{v:.4f}"),
@@ -259,5 +259,5 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     return ExperimentResult(
         name="m3l-linear",
         title=f"linear M3L (R = I) vs 1-vs-All LinearSVC, standardised data, C = {C:g} "
-              f"(SVC C = {2 * C:g}), tau = tol = {tau:g}",
+              f"(SVC C = {2 * C:g}), tol = {tol:g} (both)",
         rows=rows, summary=summary, columns=columns, notes=notes)

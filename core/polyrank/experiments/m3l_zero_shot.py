@@ -171,7 +171,7 @@ def fig5_pair(Y_train, Y_test, min_prevalence: float = 0.2) -> tuple[int, int]:
 
 
 def fig5_curve(X, Y2, X_test, Y2_test, rs: Sequence[float], *, kernel: str = "rbf",
-               C: float = 1.0, gamma=1.0, tau: float = 1e-3, bias: float = 1.0,
+               C: float = 1.0, gamma=1.0, tol: float = 1e-3, bias: float = 1.0,
                warm_start: bool = True, bar=None) -> np.ndarray:
     """Test Hamming loss (%) of M3L with R = [[1, r], [r, 1]] for each r
     (Fig. 5), refitting with a warm start from the previous r.
@@ -181,7 +181,7 @@ def fig5_curve(X, Y2, X_test, Y2_test, rs: Sequence[float], *, kernel: str = "rb
     X, Y2 : training points (N, D) and their two labels (N, 2), 0/1
     X_test, Y2_test : test points and labels
     rs : sequence of float in (-1, 1)
-    kernel, C, gamma, tau, bias : M3LClassifier settings
+    kernel, C, gamma, tol, bias : M3LClassifier settings
 
     Returns
     -------
@@ -191,7 +191,7 @@ def fig5_curve(X, Y2, X_test, Y2_test, rs: Sequence[float], *, kernel: str = "rb
 
     from ..m3l import M3LClassifier, two_label_prior
 
-    model = M3LClassifier(C=C, kernel=kernel, gamma=gamma, tau=tau, bias=bias,
+    model = M3LClassifier(C=C, kernel=kernel, gamma=gamma, tol=tol, bias=bias,
                           warm_start=warm_start, random_state=0)
     out = []
     for r in rs:
@@ -249,7 +249,7 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
     ``n_train`` points sampled to have the opposite correlation
     (``+rho_train``, :func:`correlated_pair_subset`), and M3L with
     R = [[1, r], [r, 1]] for every r, linear (C = 0.5) and rbf (gamma = 1,
-    C = 1), bias feature 1, tau = 1e-3 (the reference settings).
+    C = 1), bias feature 1, tol = 1e-3 (the reference settings).
 
     Parameters
     ----------
@@ -403,7 +403,7 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
     is sampled with label correlations different from the test split
     (:func:`shifted_subset` with ``beta``); the other training points are
     used only to estimate R = (1/n) sum_i y_i y_i' (:func:`empirical_prior`);
-    M3L (linear C = 0.5 and rbf gamma = 1, C = 1, bias 1, tau = 1e-3) is
+    M3L (linear C = 0.5 and rbf gamma = 1, C = 1, bias 1, tol = 1e-3) is
     trained on the subset with that R and with R = I (1-vs-All), and
     compared with independent methods that scikit-learn provides
     (1-vs-All SVC, 5-NN, ridge regression, power set, classifier chain;
@@ -551,21 +551,21 @@ def _time(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
-def _one_vs_all_linear(Xa, Y, C, tau):
+def _one_vs_all_linear(Xa, Y, C, tol):
     from sklearn.svm import LinearSVC
 
-    return [LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, tol=tau, dual=True,
+    return [LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, tol=tol, dual=True,
                       max_iter=100_000, random_state=0).fit(Xa, Y[:, lab]) for lab in range(Y.shape[1])]
 
 
-def _one_vs_all_rbf(X, Y, C, gamma, tau, cache_mb):
+def _one_vs_all_rbf(X, Y, C, gamma, tol, cache_mb):
     from sklearn.svm import SVC
 
-    return [SVC(kernel="rbf", gamma=gamma, C=2 * C, tol=tau, cache_size=cache_mb).fit(
+    return [SVC(kernel="rbf", gamma=gamma, C=2 * C, tol=tol, cache_size=cache_mb).fit(
         X, Y[:, lab]) for lab in range(Y.shape[1])]
 
 
-def _timing_rows(Ns, repeats, seed, bar, tau=1e-3, cache_mb=200.0):
+def _timing_rows(Ns, repeats, seed, bar, tol=1e-3, cache_mb=200.0):
     from threadpoolctl import threadpool_limits
 
     from ..datasets import load_yeast
@@ -585,14 +585,14 @@ def _timing_rows(Ns, repeats, seed, bar, tau=1e-3, cache_mb=200.0):
             Xa = np.hstack([X, np.ones((N, 1))])
             Ypm = 2 * Y - 1
             out = {}
-            lin = M3LClassifier(tau=tau, random_state=seed, **LINEAR)
+            lin = M3LClassifier(tol=tol, random_state=seed, **LINEAR)
             t_lin = _time(lambda: lin.fit(X, Y), repeats)
             t_ll = _time(lambda: out.__setitem__("ll", _one_vs_all_linear(
-                Xa, Ypm, LINEAR["C"], tau)), repeats)
-            rbf = M3LClassifier(tau=tau, cache_mb=cache_mb, **RBF)
+                Xa, Ypm, LINEAR["C"], tol)), repeats)
+            rbf = M3LClassifier(tol=tol, cache_mb=cache_mb, **RBF)
             t_rbf = _time(lambda: rbf.fit(X, Y), repeats)
             t_svm = _time(lambda: out.__setitem__("svm", _one_vs_all_rbf(
-                X, Ypm, RBF["C"], RBF["gamma"], tau, cache_mb)), repeats)
+                X, Ypm, RBF["C"], RBF["gamma"], tol, cache_mb)), repeats)
             # same solutions (R = I): primal objectives of the linear problems
             W = np.column_stack([m.coef_.ravel() for m in out["ll"]])
             p_ll = 0.5 * np.sum(W * W) + 2 * LINEAR["C"] * np.maximum(
@@ -638,8 +638,8 @@ def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, s
     C=2C)`` per label on the same bias-augmented features: the same
     problems, Sec. 3.1), and rbf M3L (SMO, Alg. 1, gamma = 1, C = 1) against
     1-vs-All LIBSVM (``SVC(kernel="rbf", C=2C)`` per label, which adds its
-    own free intercept), both with a 200 MB kernel cache. tau = 1e-3 for
-    M3L (max |projected gradient|), ``tol = tau`` for LIBLINEAR/LIBSVM
+    own free intercept), both with a 200 MB kernel cache. tol = 1e-3 for
+    M3L (max |projected gradient|), the same ``tol`` for LIBLINEAR/LIBSVM
     (their max-violation criteria, half the gradient scale: no stricter
     than ours). Median CPU time of ``repeats`` fits, single-threaded.
 
@@ -860,7 +860,7 @@ def _svc_dual(K, y, model) -> float:
 @register("m3l-fig2", "Figs. 2-3 on yeast: dual progress of kernel M3L (R = I) and of 1-vs-All "
           "LIBSVM (summed duals of the labels) against pair updates and seconds")
 def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
-             n_train: int | None = None, C: float = 1.0, tau: float = 1e-3,
+             n_train: int | None = None, C: float = 1.0, tol: float = 1e-3,
              figure: bool = True) -> ExperimentResult:
     """Figs. 2 and 3 of the M3L paper (Sec. 7.1): dual progress against
     iterations and against time, kernelised M3L vs 1-vs-All with LIBSVM,
@@ -869,10 +869,10 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
     of larger sets).
 
     M3L (:func:`~polyrank.m3l.m3l_smo` with ``method="smo"``, the paper's
-    pair updates of Sec. 5, R = I, C, gamma = 1/D, tolerance ``tau``)
+    pair updates of Sec. 5, R = I, C, gamma = 1/D, tolerance ``tol``)
     records its dual D2 and its pair updates after every sweep.
     LIBSVM cannot report its dual during a run, so each label's
-    ``SVC(C=2C, same gamma, tol=tau)`` is run from scratch with
+    ``SVC(C=2C, same gamma, tol=tol)`` is run from scratch with
     ``max_iter`` = 2, 4, 8, ... until it converges: the point at budget k
     sums over the labels the dual value of the truncated run, its
     iterations (pair updates) and its seconds.  Each method's dual is shown
@@ -889,7 +889,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
         tqdm progress bar.
     n_train : int, optional
         Training genes (overrides ``quick``).
-    C, tau : float
+    C, tol : float
         M3L's C (SVC gets 2C) and the stopping tolerance of both.
     figure : bool
         Build the two-panel figure.
@@ -913,7 +913,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
     from ..m3l import m3l_smo
 
     C = check_positive(C, "C")
-    tau = check_positive(tau, "tau")
+    tol = check_positive(tol, "tol")
     d = load_yeast()
     X = StandardScaler().fit_transform(d.X_train)
     Y = d.Y_train.astype(np.float64)
@@ -934,7 +934,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
         # the default method="auto" would take coordinate ascent for R = I
         m3l_smo(X[:20], Y[:20], C=C, kernel="rbf", gamma=gamma, max_iter=1,
                 method="smo")                                              # compile
-        res = m3l_smo(X, Y, C=C, kernel="rbf", gamma=gamma, tau=tau, method="smo")
+        res = m3l_smo(X, Y, C=C, kernel="rbf", gamma=gamma, tol=tol, method="smo")
         t = res.trace
         for k in range(len(t)):
             rows.append({"method": "M3L", "updates": int(t.steps[k]),
@@ -948,7 +948,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
                 t0 = time.process_time()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    m = SVC(kernel="rbf", gamma=gamma, C=2 * C, tol=tau, max_iter=k).fit(
+                    m = SVC(kernel="rbf", gamma=gamma, C=2 * C, tol=tol, max_iter=k).fit(
                         X, Y[:, lab])
                 secs += time.process_time() - t0
                 it = int(np.asarray(m.n_iter_).ravel()[0])
@@ -962,7 +962,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
         bar.update()
     bar.close()
     summary = {"experiment": "m3l-fig2", "quick": quick, "N": N, "L": L, "C": C,
-               "gamma": gamma, "tau": tau, "m3l_status": res.status, "methods": {}}
+               "gamma": gamma, "tol": tol, "m3l_status": res.status, "methods": {}}
     for method in ("M3L", "1-vs-All LIBSVM"):
         mine = [r for r in rows if r["method"] == method]
         final = mine[-1]["dual"]
@@ -984,7 +984,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
          "ours": f"{mm['seconds_to_99pct']:.2f} vs {sv['seconds_to_99pct']:.2f}",
          "data": f"yeast, N = {N}, L = {L}, RBF"}]
     notes = [f"yeast, N = {N}, L = {L}, RBF gamma = 1/D, M3L C = {C:g} (SVC C = {2 * C:g}), "
-             f"tau = {tau:g}; M3L {res.status}",
+             f"tol = {tol:g}; M3L {res.status}",
              f"within 1 % of the final dual: M3L after {mm['updates_to_99pct']:,} pair updates "
              f"({mm['seconds_to_99pct']:.2f} s), 1-vs-All LIBSVM after "
              f"{sv['updates_to_99pct']:,} ({sv['seconds_to_99pct']:.2f} s; each LIBSVM point: "

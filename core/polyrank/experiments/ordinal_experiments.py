@@ -727,7 +727,7 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
     bar.update(1)
     for epochs in (1, 20):
         t = time.perf_counter()
-        pr = prank(Atr, btr, n_epochs=epochs, shuffle=epochs > 1, random_state=seed)
+        pr = prank(Atr, btr, max_iter=epochs, shuffle=epochs > 1, random_state=seed)
         seconds = time.perf_counter() - t
         f_tr = prank_decision(Atr, pr.x, Atr, "linear", pr.kernel_params)
         f_te = prank_decision(Atr, pr.x, Ate, "linear", pr.kernel_params)

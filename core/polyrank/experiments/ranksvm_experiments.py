@@ -40,9 +40,9 @@ _PAPER = "Lee & Lin, Neural Computation 2014"
 
 #: liblinear-ranksvm 2.11 (-s 8, C = 1) on the bundled MQ2008 Fold1 train
 #: split (independent implementation; numbers from the issue tracker):
-#: converged objective, objective and Newton steps at the default eps, test
+#: converged objective, objective and Newton steps at the default tol, test
 #: pairwise accuracy at f* (pooled, ties correct) and mean NDCG of the
-#: default-eps model (objectives and metrics only: ``polyrank bench ranksvm``
+#: default-tol model (objectives and metrics only: ``polyrank bench ranksvm``
 #: times its peer, LinearSVC on the pair differences, in the same run).
 LIBLINEAR_RANKSVM_MQ2008 = {"f_star": 29566.5228, "f_default_eps": 29568.97,
                             "newton_steps_default_eps": 5,
@@ -110,27 +110,27 @@ def _datasets(quick: bool, seed: int, large_k: tuple | None):
 @register("ranksvm-fig4", "relative f vs training time: direct counting, y-keyed tree and "
           "selection tree inside TRON, MQ2008 and a large-k set, C = 1 (Fig. 4)")
 def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                 eps: float | None = None, large_k: tuple | None = None,
+                 tol: float | None = None, large_k: tuple | None = None,
                  methods=("direct", "y_tree", "selection_tree"),
                  figure: bool = True) -> ExperimentResult:
     """Fig. 4 of ``large-scale-linear-ranksvm.txt`` (Sec. 4.3).
 
     TRON (Sec. 4.1) on Eq. 1.3 with C = 1 and each counting method; one row
     per trust-region step with the elapsed time and the relative difference
-    |f(w) - f(w*)| / f(w*), f(w*) from a selection-tree run at eps = 1e-9.
-    The dotted line of the paper -- f reached at the default eps = 1e-3 --
+    |f(w) - f(w*)| / f(w*), f(w*) from a selection-tree run at tol = 1e-9.
+    The dotted line of the paper -- f reached at the default tol = 1e-3 --
     is in the summary (``default_line``).
 
     Parameters
     ----------
     quick : bool
         Large-k set of 5 queries x 400 documents (default 2 x 10000);
-        eps 1e-6 (default 1e-8).
+        tol 1e-6 (default 1e-8).
     seed : int
         Seed of the large-k set.
     progress : bool
         tqdm progress bar on stderr.
-    eps : float, optional
+    tol : float, optional
         Stopping tolerance (Eq. 4.4) of the timed runs.
     large_k : (int, int), optional
         (queries, documents per query) of the large-k set.
@@ -144,19 +144,19 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     ExperimentResult
         rows: ``dataset, method, step, time_s, f, rel_f, n_hv``; summary per
         dataset and method: total seconds, steps, Hessian-vector products,
-        seconds to the default-eps line, and ratios to the selection tree.
+        seconds to the default-tol line, and ratios to the selection tree.
     """
     from ..ranksvm import ranksvm_tron
 
-    eps = (1e-6 if quick else 1e-8) if eps is None else float(eps)
+    tol = (1e-6 if quick else 1e-8) if tol is None else float(tol)
     data, _ = _datasets(quick, seed, large_k)
     rows, summary = [], {"experiment": "ranksvm-fig4", "quick": quick, "seed": seed,
-                         "eps": eps, "C": 1.0, "datasets": {}}
+                         "tol": tol, "C": 1.0, "datasets": {}}
     bar = _bar(len(data) * (len(methods) + 2), "ranksvm-fig4", progress)
     for name, (X, y, qid) in data.items():
-        ref = ranksvm_tron(X, y, qid, 1.0, eps=1e-9)
+        ref = ranksvm_tron(X, y, qid, 1.0, tol=1e-9)
         bar.update()
-        default = ranksvm_tron(X, y, qid, 1.0, eps=1e-3)
+        default = ranksvm_tron(X, y, qid, 1.0, tol=1e-3)
         bar.update()
         f_star = ref.primal_objective
         line = (default.primal_objective - f_star) / f_star
@@ -165,7 +165,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
                 "f_star": f_star, "default_line": line, "methods": {}}
         for method in methods:
             ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=1)   # compile outside the clock
-            res = ranksvm_tron(X, y, qid, 1.0, method=method, eps=eps)
+            res = ranksvm_tron(X, y, qid, 1.0, method=method, tol=tol)
             t = res.trace
             rows.append({"dataset": name, "method": method, "step": 0, "time_s": 0.0,
                          "f": res.f0, "rel_f": (res.f0 - f_star) / f_star, "n_hv": 0})
@@ -194,7 +194,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
                  + (f" ({v['ratio_to_selection_tree']:.1f}x)" if "ratio_to_selection_tree" in v
                     else "") for m, v in info["methods"].items()]
         notes.append(f"{name}: l = {info['l']}, p = {info['n_pairs']:,}, max k_q = "
-                     f"{info['k_max']}; f* = {info['f_star']:.6g}; to eps = {eps:g}: "
+                     f"{info['k_max']}; f* = {info['f_star']:.6g}; to tol = {tol:g}: "
                      + ", ".join(parts))
     notes.append("As in Fig. 4: the trees are alike; direct counting (O(lk) per Hv) falls "
                  "behind when k is large.")
@@ -202,7 +202,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     columns = [("dataset", "dataset", None), ("method", "method", None),
                ("steps", "Newton steps", None), ("n_hv", "Hv", None),
                ("time_s", "seconds", lambda v: f"{v:.3g}"),
-               ("time_to_default_s", "s to eps=1e-3 line",
+               ("time_to_default_s", "s to tol=1e-3 line",
                 lambda v: f"{v:.3g}"),
                ("ratio_to_selection_tree", "time / selection tree", lambda v: f"{v:.2f}")]
     table = [{"dataset": n, "method": m, **v} for n, i in summary["datasets"].items()
@@ -257,7 +257,7 @@ def _fig4_figure(rows, summary):
         fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
     fig.update_yaxes(title_text="(f - f*) / f*", row=1, col=1)
     fig.update_layout(title="TRON with three ways to count l+, l-, gamma+, gamma- (Fig. 4); "
-                      "dotted: default eps = 1e-3", template="plotly_white",
+                      "dotted: default tol = 1e-3", template="plotly_white",
                       width=1000, height=430, legend={"orientation": "h", "y": -0.2})
     return fig
 
@@ -290,24 +290,24 @@ def _select_C(fit, grid, X_val, y_val, q_val, bar):
 
 
 def _method_runs(tr, C_l2, C_l1, cp_max_iter, seed, bar):
-    """Tree-TRON and PRSVM+ (eps = 1e-6) at C_l2, L1 dual coordinate descent
-    and the cutting-plane method (eps = 1e-4) at C_l1, every iterate kept:
+    """Tree-TRON and PRSVM+ (tol = 1e-6) at C_l2, L1 dual coordinate descent
+    and the cutting-plane method (tol = 1e-4) at C_l1, every iterate kept:
     {solver: (result, f*, work per trace point)}, f* each loss's optimum
-    (L2: Tree-TRON at eps = 1e-9; L1: the smaller certified f of the two)."""
+    (L2: Tree-TRON at tol = 1e-9; L1: the smaller certified f of the two)."""
     from ..ranksvm import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
 
     runs = {}
-    f_ref = ranksvm_tron(*tr, C_l2, eps=1e-9, max_iter=5000).primal_objective
+    f_ref = ranksvm_tron(*tr, C_l2, tol=1e-9, max_iter=5000).primal_objective
     bar.update()
     for solver, method in (("tree-tron", "selection_tree"), ("prsvm+", "prsvm_plus")):
         ranksvm_tron(*tr, C_l2, method=method, max_iter=1)      # compile outside the clock
-        res = ranksvm_tron(*tr, C_l2, method=method, eps=1e-6, keep_iterates=True)
+        res = ranksvm_tron(*tr, C_l2, method=method, tol=1e-6, keep_iterates=True)
         runs[solver] = (res, f_ref, res.trace.cg_total)
         bar.update()
     ranksvm_dcd(*tr, C_l1, max_iter=1)                          # compile outside the clock
-    dcd = ranksvm_dcd(*tr, C_l1, eps=1e-4, max_iter=20000, random_state=seed,
+    dcd = ranksvm_dcd(*tr, C_l1, tol=1e-4, max_iter=20000, random_state=seed,
                       keep_iterates=True)
-    cp = ranksvm_cutting_plane(*tr, C_l1, eps=1e-4, max_iter=cp_max_iter,
+    cp = ranksvm_cutting_plane(*tr, C_l1, tol=1e-4, max_iter=cp_max_iter,
                                keep_iterates=True)
     f_l1 = min(dcd.primal_objective, cp.primal_objective)
     runs["l1-dcd"] = (dcd, f_l1, dcd.trace.iteration)
@@ -354,8 +354,8 @@ def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = Fals
        duality gap of 1e-3), once by pairwise accuracy and once by mean
        NDCG (Table 3).  The two grids' total times are compared.
     2. At the C selected by pairwise accuracy (footnote 7), Tree-TRON and
-       PRSVM+ (eps = 1e-6), L1 dual coordinate descent and the paper's
-       cutting-plane method (eps = 1e-4) run with every iterate kept; each
+       PRSVM+ (tol = 1e-6), L1 dual coordinate descent and the paper's
+       cutting-plane method (tol = 1e-4) run with every iterate kept; each
        iterate's relative function value (against each loss's own optimum)
        and test pairwise accuracy and mean NDCG are recorded against time.
 
@@ -394,14 +394,14 @@ def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = Fals
     bar = _bar(2 * len(grid) + 5, "ranksvm-methods", progress)
 
     def fit_l2(C):
-        r = ranksvm_tron(*tr, C, eps=1e-3)
+        r = ranksvm_tron(*tr, C, tol=1e-3)
         return r.x, r.status
 
     warm = {}                                   # the previous C's alpha and C
 
     def fit_l1(C):
         alpha0 = warm["alpha"] * (C / warm["C"]) if warm else None
-        r = ranksvm_dcd(*tr, C, eps=1e-3, max_iter=20000, alpha0=alpha0, random_state=seed)
+        r = ranksvm_dcd(*tr, C, tol=1e-3, max_iter=20000, alpha0=alpha0, random_state=seed)
         warm.update(alpha=r.dual, C=C)
         return r.x, r.status
 
@@ -507,8 +507,8 @@ def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
     the C selected on validation, one fixed C for every method -- large (C
     = 100), medium (1) and small (1e-4) -- and each method's relative
     function value (f - f*) / f* against training time on MQ2008: Tree-TRON
-    and PRSVM+ (L2 loss, eps = 1e-6) and, for the L1 loss, dual coordinate
-    descent and the paper's cutting-plane method (eps = 1e-4), each against
+    and PRSVM+ (L2 loss, tol = 1e-6) and, for the L1 loss, dual coordinate
+    descent and the paper's cutting-plane method (tol = 1e-4), each against
     its own loss's optimum.
 
     Parameters
@@ -559,7 +559,7 @@ def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
         fastest_l1 = min(("l1-dcd", "l1-cutting-plane"), key=lambda m: (
             info[m]["status"] != "converged", info[m]["time_s"]))
         notes.append(f"C = {C:g}: Tree-TRON {info['tree-tron']['time_s']:.3g} s, PRSVM+ "
-                     f"{info['prsvm+']['time_s']:.3g} s (L2, eps = 1e-6); L1: dual coordinate "
+                     f"{info['prsvm+']['time_s']:.3g} s (L2, tol = 1e-6); L1: dual coordinate "
                      f"descent {info['l1-dcd']['time_s']:.3g} s ({info['l1-dcd']['status']}), "
                      f"cutting plane {info['l1-cutting-plane']['time_s']:.3g} s "
                      f"({info['l1-cutting-plane']['status']}); faster L1 method: {fastest_l1}")
@@ -617,7 +617,7 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
                    grid=None, figure: bool = True) -> ExperimentResult:
     """Tables 4-5 of ``large-scale-linear-ranksvm.txt`` (Sec. 4.5) on MQ2008.
 
-    For each model -- L2-loss RankSVM (Tree-TRON, eps = 1e-3), L2-loss
+    For each model -- L2-loss RankSVM (Tree-TRON, tol = 1e-3), L2-loss
     linear SVR (scikit-learn's ``LinearSVR(loss="squared_epsilon_insensitive",
     epsilon=0, dual=False, fit_intercept=False, tol=1e-3)``, i.e. LIBLINEAR's
     primal TRON solver for -s 11 as in the paper), L1-loss linear SVR
@@ -659,7 +659,7 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
 
     def fit_rank(C):
         t0 = time.perf_counter()
-        r = ranksvm_tron(*tr, C, eps=1e-3)
+        r = ranksvm_tron(*tr, C, tol=1e-3)
         return r.x, r.status, time.perf_counter() - t0
 
     warm = {}
@@ -667,7 +667,7 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
     def fit_rank_l1(C, cold=False):
         t0 = time.perf_counter()
         alpha0 = warm["alpha"] * (C / warm["C"]) if warm and not cold else None
-        r = ranksvm_dcd(*tr, C, eps=1e-3, max_iter=20000, alpha0=alpha0, random_state=seed)
+        r = ranksvm_dcd(*tr, C, tol=1e-3, max_iter=20000, alpha0=alpha0, random_state=seed)
         if not cold:
             warm.update(alpha=r.dual, C=C)
         return r.x, r.status, time.perf_counter() - t0
@@ -816,7 +816,7 @@ def _median_time(fn, repeats: int) -> tuple[float, float]:
 
 def _liblinear_pairs_peer(X, y, qid, repeats, threadpool_limits):
     """LinearSVC (LIBLINEAR, squared hinge, no intercept, C = 1, default tol)
-    on the pair differences of (X, y, qid) and Tree-TRON at the loosest eps
+    on the pair differences of (X, y, qid) and Tree-TRON at the loosest tol
     in 1e-3 ... 1e-8 whose f is no worse than LinearSVC's, timed alternately
     (median wall / CPU seconds of ``repeats`` each, after a warm-up); f of
     Eq. 1.3 at both solutions."""
@@ -836,12 +836,12 @@ def _liblinear_pairs_peer(X, y, qid, repeats, threadpool_limits):
     with threadpool_limits(1):
         svc.fit(D, sign)
         f_peer = brute_force_fun(X, y, qid, svc.coef_.ravel(), 1.0)
-        # the loosest eps at which Tree-TRON's f is no worse than LinearSVC's
-        for eps in (1e-3, 1e-4, 1e-5, 1e-6, 1e-8):
-            f_tree = ranksvm_tron(X, y, qid, 1.0, eps=eps).primal_objective
+        # the loosest tol at which Tree-TRON's f is no worse than LinearSVC's
+        for tol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-8):
+            f_tree = ranksvm_tron(X, y, qid, 1.0, tol=tol).primal_objective
             if f_tree <= f_peer * (1 + 1e-12):
                 break
-        tree = lambda: ranksvm_tron(X, y, qid, 1.0, eps=eps)          # noqa: E731
+        tree = lambda: ranksvm_tron(X, y, qid, 1.0, tol=tol)          # noqa: E731
         for _ in range(repeats):
             for key, fn in (("svc", lambda: svc.fit(D, sign)), ("tree", tree)):
                 w0, c0 = time.perf_counter(), time.process_time()
@@ -854,16 +854,16 @@ def _liblinear_pairs_peer(X, y, qid, repeats, threadpool_limits):
             "tree_seconds": statistics.median(times["tree"][0]),
             "tree_cpu_s": statistics.median(times["tree"][1]),
             "n_iter": int(np.max(svc.n_iter_)), "n_pairs": int(len(pairs)),
-            "pairs_s": pairs_s, "f": brute_force_fun(X, y, qid, w, 1.0), "tree_eps": eps,
+            "pairs_s": pairs_s, "f": brute_force_fun(X, y, qid, w, 1.0), "tree_tol": tol,
             "tree_f": float(f_tree)}
 
 
 @register_bench("ranksvm", "seconds per solve: Tree-TRON vs direct counting vs PRSVM+ on "
-                "MQ2008 and a large-k set (eps = 1e-3, C = 1)")
+                "MQ2008 and a large-k set (tol = 1e-3, C = 1)")
 def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                   repeats: int | None = None, large_k: tuple | None = None,
                   figure: bool = False) -> ExperimentResult:
-    """Seconds per ``ranksvm_tron`` call (grouping + TRON, eps = 1e-3, C = 1;
+    """Seconds per ``ranksvm_tron`` call (grouping + TRON, tol = 1e-3, C = 1;
     median of ``repeats`` after a warm-up) for the selection tree, direct
     counting and PRSVM+ (and the y-keyed tree), on MQ2008 and on the large-k
     set of :func:`large_k_problem`.
@@ -895,11 +895,11 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
     with threadpool_limits(1):
         for name, (X, y, qid) in data.items():
             for method in methods:
-                res = ranksvm_tron(X, y, qid, 1.0, method=method, eps=1e-3)
+                res = ranksvm_tron(X, y, qid, 1.0, method=method, tol=1e-3)
                 reps = repeats if (method in ("selection_tree", "y_tree") or name == "MQ2008") \
                     else max(1, repeats // 3)
                 t, c = _median_time(lambda: ranksvm_tron(X, y, qid, 1.0, method=method,
-                                                         eps=1e-3), reps)
+                                                         tol=1e-3), reps)
                 rows.append({"dataset": name, "method": method, "seconds": t, "cpu_s": c,
                              "steps": int(res.nit), "n_hv": int(res.n_hv),
                              "f": float(res.primal_objective)})
@@ -914,7 +914,7 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                 r["cpu_ratio_to_tree"] = r["cpu_s"] / cpu_base
     peer = _liblinear_pairs_peer(*data["MQ2008"], repeats, threadpool_limits)
     peer_ratio = peer["seconds"] / peer["tree_seconds"]
-    rows.append({"dataset": "MQ2008", "method": f"selection_tree, eps={peer['tree_eps']:g}",
+    rows.append({"dataset": "MQ2008", "method": f"selection_tree, tol={peer['tree_tol']:g}",
                  "seconds": peer["tree_seconds"], "cpu_s": peer["tree_cpu_s"], "steps": None,
                  "n_hv": None, "f": peer["tree_f"], "ratio_to_tree": None,
                  "cpu_ratio_to_tree": None})
@@ -927,8 +927,8 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
     r_prsvm = next(r["ratio_to_tree"] for r in big if r["method"] == "prsvm_plus")
     big_name = big[0]["dataset"]
     load = _load_average()
-    notes = [f"MQ2008: Tree-TRON {peer['tree_seconds']:.3f} s per solve at eps = "
-             f"{peer['tree_eps']:g} (f = {peer['tree_f']:.4f}, no worse than LinearSVC's), "
+    notes = [f"MQ2008: Tree-TRON {peer['tree_seconds']:.3f} s per solve at tol = "
+             f"{peer['tree_tol']:g} (f = {peer['tree_f']:.4f}, no worse than LinearSVC's), "
              f"LinearSVC on the {peer['n_pairs']:,} pair differences {peer['seconds']:.3f} s "
              f"(f = {peer['f']:.4f}; building the pairs took {peer['pairs_s']:.2f} s more): "
              f"Tree-TRON is {peer_ratio:.1f}x faster, alternating repeats"
@@ -951,7 +951,7 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                ("cpu_s", "CPU s", lambda v: f"{v:.4f}"),
                ("cpu_ratio_to_tree", "CPU / tree",
                 lambda v: "-" if v is None else f"{v:.1f}x")]
-    return ExperimentResult("ranksvm", "Tree-TRON vs direct counting vs PRSVM+ (eps = 1e-3, "
+    return ExperimentResult("ranksvm", "Tree-TRON vs direct counting vs PRSVM+ (tol = 1e-3, "
                             "C = 1): seconds per solve", rows, summary, None, columns,
                             None, notes)
 
@@ -966,13 +966,13 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
 
     1. C = 1: scikit-learn's ``LinearSVC(loss="hinge", fit_intercept=False)``
        (LIBLINEAR's dual coordinate descent, default tol) on the explicit
-       pair differences, and ``ranksvm_dcd`` at the loosest eps in 1e-3 ..
+       pair differences, and ``ranksvm_dcd`` at the loosest tol in 1e-3 ..
        1e-6 whose f(w) is no worse than LinearSVC's (f of Eq. 1.2 of both
        printed, by brute force over the pairs), timed alternately (median
        of ``repeats``).
     2. The C grid 2^-6 .. 2^8 (quick: 2^-6 .. 2^2): every L1 fit to a
        relative duality gap of 1e-3, each warm-started from the previous
-       C's solution, against Tree-TRON (L2, eps = 1e-3) on the same grid;
+       C's solution, against Tree-TRON (L2, tol = 1e-3) on the same grid;
        total seconds of each grid (issue 19's target: within 20x).
 
     Returns
@@ -1005,15 +1005,15 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         warnings.simplefilter("ignore", ConvergenceWarning)
         svc.fit(D, sign)
         f_peer = brute_force_l1(X, y, qid, svc.coef_.ravel(), 1.0)
-        for eps in (1e-3, 1e-4, 1e-5, 1e-6):
-            ours = ranksvm_dcd(X, y, qid, 1.0, eps=eps, max_iter=20000, random_state=seed)
+        for tol in (1e-3, 1e-4, 1e-5, 1e-6):
+            ours = ranksvm_dcd(X, y, qid, 1.0, tol=tol, max_iter=20000, random_state=seed)
             if ours.primal_objective <= f_peer * (1 + 1e-12):
                 break
         f_ours = brute_force_l1(X, y, qid, ours.x, 1.0)
         times = {"svc": [], "dcd": []}
         for _ in range(repeats):
             for key, fn in (("svc", lambda: svc.fit(D, sign)),
-                            ("dcd", lambda: ranksvm_dcd(X, y, qid, 1.0, eps=eps,
+                            ("dcd", lambda: ranksvm_dcd(X, y, qid, 1.0, tol=tol,
                                                         max_iter=20000, random_state=seed))):
                 t0 = time.perf_counter()
                 fn()
@@ -1023,13 +1023,13 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         ranksvm_tron(X, y, qid, 1.0)                    # warm (compiled) before the grid
         t0 = time.perf_counter()
         for C in grid:
-            ranksvm_tron(X, y, qid, C, eps=1e-3)
+            ranksvm_tron(X, y, qid, C, tol=1e-3)
             bar.update()
         t_l2 = time.perf_counter() - t0
         t0 = time.perf_counter()
         statuses, alpha = [], None
         for k, C in enumerate(grid):
-            r = ranksvm_dcd(X, y, qid, C, eps=1e-3, max_iter=20000, random_state=seed,
+            r = ranksvm_dcd(X, y, qid, C, tol=1e-3, max_iter=20000, random_state=seed,
                             alpha0=None if alpha is None else alpha * (C / grid[k - 1]))
             alpha = r.dual
             statuses.append(r.status)
@@ -1039,7 +1039,7 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     peer_ratio, grid_ratio = t_svc / t_dcd, t_l1 / t_l2
     lo, hi = int(math.log2(grid[0])), int(math.log2(grid[-1]))
     n_conv = sum(s == "converged" for s in statuses)
-    rows = [{"task": "C = 1", "solver": f"ranksvm_dcd (eps={eps:g})", "seconds": t_dcd,
+    rows = [{"task": "C = 1", "solver": f"ranksvm_dcd (tol={tol:g})", "seconds": t_dcd,
              "f": f_ours, "status": ours.status},
             {"task": "C = 1", "solver": "LinearSVC(loss='hinge') on pairs", "seconds": t_svc,
              "f": f_peer, "status": f"{int(np.max(svc.n_iter_))} iterations"
@@ -1055,13 +1055,13 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                             "differences")
              + f" (f = {f_ours:.4f} vs {f_peer:.4f}; median of {repeats}, alternating)"
              + ("" if reached else "; ranksvm_dcd did NOT reach LinearSVC's f even at "
-                f"eps = {eps:g} ({ours.status}): the comparison flatters it"),
+                f"tol = {tol:g} ({ours.status}): the comparison flatters it"),
              f"C = 2^{lo} .. 2^{hi}: every L1 fit to a relative duality gap of 1e-3 "
              f"({n_conv} of {len(grid)} converged) in {t_l1:.2f} s, {grid_ratio:.1f}x the "
              f"{t_l2:.2f} s of Tree-TRON's L2 grid"
              + (f" [machine load average {load:.1f} on {_n_cpus()} cores]" if load else "")]
     summary = {"bench": "ranksvm-l1", "quick": quick, "repeats": repeats,
-               "peer_ratio": peer_ratio, "f_ours": f_ours, "f_peer": f_peer, "eps": eps,
+               "peer_ratio": peer_ratio, "f_ours": f_ours, "f_peer": f_peer, "tol": tol,
                "reached_peer_f": reached,
                "grid_ratio": grid_ratio, "grid_log2_C": [lo, hi],
                "grid_converged": n_conv, "grid_size": len(grid), "load_average": load}

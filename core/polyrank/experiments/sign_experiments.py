@@ -174,12 +174,12 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
             runs = {}
             for k in batch_sizes:
                 res = sc_pegasos(X, y, "smoothed_hinge", lam, c, batch_size=k,
-                                 n_iter=epochs * max(1, n // k), gamma=gamma,
+                                 max_iter=epochs * max(1, n // k), gamma=gamma,
                                  random_state=seed)
                 runs[f"SC-Pega (k={k})"] = res
                 bar.update(1)
             res = sc_sdca(X, y, "smoothed_hinge", lam, c, gamma=gamma, tol=0.0,
-                          max_epochs=epochs, random_state=seed)
+                          max_iter=epochs, random_state=seed)
             runs["SC-SDCA"] = res
             bar.update(1)
     finally:
@@ -467,7 +467,7 @@ def _small_sample_trials(X, y, c, trial_seeds, n_train, lam):
         Xte = np.hstack([sc.transform(X[test]), np.ones((test.size, 1))])
         row = {"seed": int(s)}
         for name, signs in (("SC-SVM", np.append(c, 0.0)), ("SVM", None)):
-            res = sc_sdca(Xtr, y[train], "hinge", lam, signs, tol=1e-6, max_epochs=100000,
+            res = sc_sdca(Xtr, y[train], "hinge", lam, signs, tol=1e-6, max_iter=100000,
                           random_state=s)
             score = Xte @ res.x
             key = "sc" if name == "SC-SVM" else "svm"
@@ -687,14 +687,14 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
     bar = _progress_bar(4 * repeats + 1, "bench sign", progress)
     with threadpool_limits(limits=1):
         for _, shrink in variants:
-            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, gamma=gamma, max_epochs=2,
+            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, gamma=gamma, max_iter=2,
                     shrinking=shrink)
         bar.update(1)
         for r in range(repeats):
             for name, shrink in variants:
                 t = time.perf_counter()
                 sd = sc_sdca(X, y, "smoothed_hinge", lam, c, gamma=gamma, tol=tol,
-                             max_epochs=10000, shrinking=shrink, random_state=seed + r)
+                             max_iter=10000, shrinking=shrink, random_state=seed + r)
                 times[name][0].append(time.perf_counter() - t)
                 bar.update(1)
                 t = time.perf_counter()

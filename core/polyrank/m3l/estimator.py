@@ -72,8 +72,9 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     coef0 : float, default=1.0
     bias : float, default=1.0
         Value of the constant feature appended to X (>= 0; 0 appends none).
-    tau : float, default=1e-3
-        Stop when every projected gradient (Eq. 31) of D2 is below tau.
+    tol : float, default=1e-3
+        Stop when every projected gradient (Eq. 31) of D2 is below tol
+        (M3L's tau: the threshold of Sec. 5.1.3 and Appendix B).
     cache_mb : float, default=200
         Size limit of the kernel cache in MB (> 0; Sec. 5.1.3); when the
         whole Gram matrix (8 N^2 bytes) fits and R is diagonal, the kernel
@@ -165,7 +166,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
         "bias": [Interval(Real, 0, np.inf, closed="left")],
-        "tau": [Interval(Real, 0, np.inf, closed="neither")],
+        "tol": [Interval(Real, 0, np.inf, closed="neither")],
         "cache_mb": [Interval(Real, 0, np.inf, closed="neither")],
         "solver": [StrOptions(set(SOLVERS))],
         "ridge": [Interval(Real, 0, np.inf, closed="left")],
@@ -177,7 +178,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, R=None, C=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0,
-                 bias=1.0, tau=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
+                 bias=1.0, tol=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
                  switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False,
                  verbose=0):
         self.R = R
@@ -187,7 +188,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         self.degree = degree
         self.coef0 = coef0
         self.bias = bias
-        self.tau = tau
+        self.tol = tol
         self.cache_mb = cache_mb
         self.solver = solver
         self.ridge = ridge
@@ -268,7 +269,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         -----
         sklearn.exceptions.ConvergenceWarning
             If ``max_iter`` ends the solve before every projected gradient
-            is below ``tau``, or an objective becomes non-finite.
+            is below ``tol``, or an objective becomes non-finite.
         """
         solver = self._solver()
         self._check_sparse(X, solver)
@@ -300,7 +301,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         seed = self.random_state
         if isinstance(seed, np.random.RandomState):
             seed = int(seed.randint(np.iinfo(np.int32).max))
-        common = dict(tau=float(self.tau), max_iter=int(self.max_iter), alpha0=alpha0,
+        common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
         for name in ("coef_", "intercept_", "dual_coef_", "X_fit_"):
@@ -318,7 +319,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             self.dual_coef_ = res.x
             if self.kernel != "linear":
                 self.X_fit_ = Xa
-        warn_if_not_converged(self, res, "increase max_iter or tau"
+        warn_if_not_converged(self, res, "increase max_iter or tol"
                               if res.status == STATUS_MAX_ITER else "")
         n_features = X.shape[1]
         if Z is not None:

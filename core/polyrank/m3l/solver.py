@@ -180,22 +180,22 @@ def _failed(primal, dual) -> bool:
         or primal - dual < -_GAP_ROUNDING * max(abs(primal), abs(dual))
 
 
-def _finish(runner, status, it, alpha, G, C, max_pg, tau, solver, extra):
+def _finish(runner, status, it, alpha, G, C, max_pg, tol, solver, extra):
     primal, dual = m3l_objectives(alpha, G, C)
     if _failed(primal, dual):
         status = STATUS_NUMERICAL
     return finish(
         runner, status, solver=solver, x=extra.pop("x"), dual={"alpha": alpha, "G": G},
         primal=primal, dual_objective=dual, nit=it, unit="iterations",
-        rule=(f"every projected gradient below tau={tau:g} (max {max_pg:.3g}); duality "
+        rule=(f"every projected gradient below tol={tol:g} (max {max_pg:.3g}); duality "
               f"gap {primal - dual:.3g}"),
-        progress=f"max projected gradient {max_pg:.3g} >= tau={tau:g}",
+        progress=f"max projected gradient {max_pg:.3g} >= tol={tol:g}",
         limit=f"max_iter={it}", advice="scale X (e.g. StandardScaler) or lower C",
         max_projected_gradient=float(max_pg), **extra)
 
 
 def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
-            degree: int = 3, coef0: float = 1.0, tau: float = 1e-3,
+            degree: int = 3, coef0: float = 1.0, tol: float = 1e-3,
             cache_mb: float = 200.0, ridge: float = 0.0, max_iter: int = 10000,
             alpha0=None, callback=None, callback_every: int = 1,
             sample_weight=None, method: str = "auto", shrinking: bool = True,
@@ -213,7 +213,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     (Sec. 5.1.3): each row is computed once for every label; when the whole
     Gram matrix fits (N rows), it is computed up front by blocks of BLAS
     products (``cache_misses`` = N). Stops when every projected gradient (Eq. 31) is below
-    ``tau`` (the paper's stopping rule, Appendix B).
+    ``tol`` (the paper's stopping rule, Appendix B).
 
     ``method="cd"`` computes the whole Gram matrix once (blocks of BLAS
     products; it must fit in ``cache_mb``) and runs epochs of dual
@@ -230,7 +230,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     through |R|, Eq. 44-45) are skipped and examples with every variable
     skipped leave the active set. Every step reaches every example, so
     after each epoch the projected gradients of *all* N L variables are
-    checked; once they are all below ``tau`` the expansion is recomputed
+    checked; once they are all below ``tol`` the expansion is recomputed
     exactly (one BLAS product) and the solve stops only if that exact
     check passes. Any R is handled (the example's gradient is formed as
     2 - 4 y (R u_i)). ``method="auto"`` (the default) uses "cd" when R is
@@ -255,8 +255,9 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         Mercer kernel (see :mod:`polyrank.kernels`).
     gamma, degree, coef0 : float, int, float
         Kernel parameters; ``gamma=None`` means 1 / D.
-    tau : float
-        Tolerance on the projected gradients (> 0), in the units of D2's
+    tol : float
+        Tolerance on the projected gradients (> 0): M3L's tau, the
+        threshold of Sec. 5.1.3 and Appendix B, in the units of D2's
         gradient G = 2 - 2 y f (twice LIBSVM's).
     cache_mb : float
         Size limit of the kernel-row cache in MB (>= 2 rows are always
@@ -264,7 +265,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     ridge : float
         Added to R's diagonal (explicit; 0 by default).
     max_iter : int
-        Maximum number of iterations (sweeps).
+        Maximum number of iterations, one iteration being one sweep.
     alpha0 : array_like, shape (N, L), optional
         Warm start: initial dual variables in [0, C_i] (e.g. the solution for
         a nearby R or C); the gradient is then computed exactly once,
@@ -306,7 +307,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     ------
     ValueError
         Bad shapes, NaN/inf, labels not in {0,1}/{-1,+1}, R not symmetric
-        positive definite or of the wrong shape, C/tau/cache_mb <= 0, unknown
+        positive definite or of the wrong shape, C/tol/cache_mb <= 0, unknown
         kernel or method, negative or all-zero sample weights, method="cd"
         with a Gram matrix larger than ``cache_mb``.
     TypeError
@@ -316,7 +317,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     if kernel not in SMO_KERNELS:
         raise ValueError(f"kernel: expected one of {SMO_KERNELS}, got {kernel!r}")
     params = check_kernel_params(kernel, gamma, degree, coef0, X.shape[1])
-    tau = check_positive(tau, "tau")
+    tol = check_positive(tol, "tol")
     cache_mb = check_positive(cache_mb, "cache_mb")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
@@ -324,7 +325,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         raise ValueError(f"method: expected one of {SMO_METHODS}, got {method!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
-    return smo(X, Y, R, Cv, kernel=kernel, kernel_params=params, tau=tau, cache_mb=cache_mb,
+    return smo(X, Y, R, Cv, kernel=kernel, kernel_params=params, tol=tol, cache_mb=cache_mb,
                max_iter=max_iter, alpha0=alpha0, callback=callback,
                callback_every=callback_every, method=method, shrinking=bool(shrinking),
                random_state=random_state)
@@ -360,7 +361,7 @@ def gram(X, kind, gamma, coef0, degree) -> np.ndarray:
     return K
 
 
-def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: float,
+def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: float,
         max_iter: int, alpha0=None, callback=None, callback_every: int = 1,
         method: str = "auto", shrinking: bool = True, random_state=None) -> SolverResult:
     """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
@@ -389,7 +390,7 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
             raise ValueError(f"method: 'cd' needs the whole Gram matrix in the cache "
                              f"({8 * N * N / 1e6:.1f} MB for N = {N}), got cache_mb="
                              f"{cache_mb:g}; raise cache_mb or use method='smo'")
-        return _cd(gram(X, kind, g, c0, deg), Kdiag, Y, R, Cv, tau=tau, max_iter=max_iter,
+        return _cd(gram(X, kind, g, c0, deg), Kdiag, Y, R, Cv, tol=tol, max_iter=max_iter,
                    alpha0=alpha0, callback=callback, callback_every=callback_every,
                    shrinking=shrinking, random_state=random_state)
     rows = np.empty((n_slots, N))
@@ -421,7 +422,7 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
     for it in range(1, max_iter + 1):
         steps, max_pg, rounds = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Yt, R, Cv, At,
                                                   Gt, u, rows, slot_of, owner, stamp, state,
-                                                  tau, max(N, L))
+                                                  tol, max(N, L))
         steps_total += steps
         rounds_total += rounds
         primal, dual = m3l_objectives(At.T, Gt.T, Cv)
@@ -431,7 +432,7 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
         if _failed(primal, dual):
             status = STATUS_NUMERICAL
             break
-        if max_pg < tau:
+        if max_pg < tol:
             status = STATUS_CONVERGED
             break
         if stop:
@@ -441,10 +442,10 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tau: float, cache_mb: 
     G = np.ascontiguousarray(Gt.T)
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": int(state[1]),
              "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R}
-    return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-smo", extra)
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-smo", extra)
 
 
-def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, shrinking,
+def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, shrinking,
         random_state) -> SolverResult:
     """Example-major dual coordinate ascent of :func:`m3l_smo` (``method="cd"``)
     on the whole Gram matrix ``K`` (N, N); see :func:`_kernels.cd_epoch`.
@@ -453,7 +454,7 @@ def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, 
     After every epoch G, P2, D2 and the largest projected gradient are
     formed over *all* N L variables from the maintained expansion
     U = K (Y alpha) (every update reaches every example, shrunk or not);
-    when that largest projected gradient is below ``tau``, U is recomputed
+    when that largest projected gradient is below ``tol``, U is recomputed
     exactly (one BLAS product) and the solve converges only if the exact
     check passes too. When the active examples look solved but the whole
     problem does not, every example becomes active again.
@@ -487,7 +488,7 @@ def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, 
         pushes_total += pushes
         # G, P2, D2 and the largest projected gradient over all variables
         primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
-        if max_pg < tau:
+        if max_pg < tol:
             # the exact check: U from alpha by one product (no drift)
             Ut = (Yt * At) @ K
             primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
@@ -497,13 +498,13 @@ def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, 
         if _failed(primal, dual):
             status = STATUS_NUMERICAL
             break
-        if max_pg < tau:
+        if max_pg < tol:
             status = STATUS_CONVERGED
             break
         if stop:
             status = STATUS_CALLBACK
             break
-        if pg_active < tau or n_active[0] == 0 or steps == 0:
+        if pg_active < tol or n_active[0] == 0 or steps == 0:
             # the shrunk problem looks solved, the whole one is not: visit all again
             active[:] = np.arange(N)
             n_active[0] = N
@@ -512,10 +513,10 @@ def _cd(K, Kdiag, Y, R, Cv, *, tau, max_iter, alpha0, callback, callback_every, 
     alpha = np.ascontiguousarray(At.T)
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": pushes_total,
              "cache_misses": N, "cache_rows": N, "R": R, "epochs": it}
-    return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-cd", extra)
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-cd", extra)
 
 
-def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: float = 0.1,
+def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: float = 0.1,
             shrinking: bool = True, ridge: float = 0.0, max_iter: int = 1000,
             check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
             random_state=None, sample_weight=None) -> SolverResult:
@@ -532,9 +533,9 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     labels through |R| (Eq. 44-45), are shrunk. A group of labels coupled
     through R (a connected component of R != 0; each label alone for
     R = I) is an independent sub-problem: when its active projected
-    gradients are all below ``tau`` its active sets are reset to all its
+    gradients are all below ``tol`` its active sets are reset to all its
     variables, and once an epoch over all of them finds every projected
-    gradient below ``tau`` the group is no longer visited (our addition:
+    gradient below ``tol`` the group is no longer visited (our addition:
     with R = I each label stops on its own, as 1-vs-All LIBLINEAR does).
 
     The epochs, shrinking bookkeeping included, run inside one compiled
@@ -545,7 +546,7 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     and G are recomputed exactly from alpha (no drift) and P2, D2, the gap
     and the largest projected gradient over *all* N L variables are
     recorded. The solve converges only on that exact, unshrunk check
-    (every projected gradient below ``tau``). A group that passes it on
+    (every projected gradient below ``tol``). A group that passes it on
     its own variables is done; a group that looked solved but fails it
     starts again from all its variables.
 
@@ -560,8 +561,9 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
         Symmetric positive-definite prior (default I).
     C : float
         Slack penalty (> 0).
-    tau : float
-        Tolerance on the projected gradients (> 0), units of G = 2 - 2 y f
+    tol : float
+        Tolerance on the projected gradients (> 0): M3L's tau (Appendix
+        B), in the units of G = 2 - 2 y f
         (for R = I, twice LIBLINEAR's gradient y w'x - 1 in magnitude).
     switch_tol : float
         Projected-gradient level below which epochs switch from uniform
@@ -571,7 +573,8 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     ridge : float
         Added to R's diagonal (explicit).
     max_iter : int
-        Maximum number of iterations (duality-gap checks).
+        Maximum number of iterations, one iteration ending with one
+        duality-gap check.
     check_every : float
         Largest work between two checks, in unshrunk epochs (N L visits;
         > 0). The default 10 keeps the O(N D L) exact recomputation of a
@@ -611,24 +614,24 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tau: float = 1e-3, switch_tol: floa
     >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
     >>> Y = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
-    >>> res = m3l_dca(X, Y, None, 1.0, tau=1e-8, random_state=0)
+    >>> res = m3l_dca(X, Y, None, 1.0, tol=1e-8, random_state=0)
     >>> res.status, bool(res.gap < 1e-8)
     ('converged', True)
     """
     X, Y, R, Cv = _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok=True)
-    tau = check_positive(tau, "tau")
+    tol = check_positive(tol, "tol")
     switch_tol = check_positive(switch_tol, "switch_tol", strict=False)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     check_every = check_positive(check_every, "check_every")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
     alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
-    return dca(X, Y, R, Cv, tau=tau, switch_tol=switch_tol, shrinking=bool(shrinking),
+    return dca(X, Y, R, Cv, tol=tol, switch_tol=switch_tol, shrinking=bool(shrinking),
                max_iter=max_iter, check_every=check_every, alpha0=alpha0, callback=callback,
                callback_every=callback_every, random_state=random_state)
 
 
-def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter: int,
+def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter: int,
         check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
         random_state=None) -> SolverResult:
     """The solve of :func:`m3l_dca` on input it trusts: float64 X (N, D),
@@ -668,7 +671,7 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
     for it in range(1, max_iter + 1):
         code, visited, n_ep = _kernels.dca_run(
             *rows, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active, lb, ub, finished,
-            flags, int(rng.integers(0, 2**31 - 1)), shrinking, switch_tol, tau, budget)
+            flags, int(rng.integers(0, 2**31 - 1)), shrinking, switch_tol, tol, budget)
         epochs += n_ep
         visits += visited
         # the check: exact Z and G from alpha over every variable, shrunk or not
@@ -681,17 +684,17 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
         if _failed(primal, dual):
             status = STATUS_NUMERICAL
             break
-        if max_pg < tau:
+        if max_pg < tol:
             status = STATUS_CONVERGED
             break
         if stop:
             status = STATUS_CALLBACK
             break
         # a group is an independent sub-problem: one whose exact projected
-        # gradients are all below tau is done; any other starts again from
+        # gradients are all below tol is done; any other starts again from
         # all its variables if it looked solved (rounding drift of Z, or
         # updates later in its confirming epoch)
-        group_ok = np.bincount(group, weights=label_pg >= tau, minlength=n_groups) == 0
+        group_ok = np.bincount(group, weights=label_pg >= tol, minlength=n_groups) == 0
         redo = finished & ~group_ok
         finished[:] = group_ok
         if redo.any():
@@ -700,5 +703,5 @@ def dca(X, Y, R, Cv, *, tau: float, switch_tol: float, shrinking: bool, max_iter
             n_active[labels] = N
             lb[labels] = -np.inf
             ub[labels] = np.inf
-    return _finish(runner, status, it, alpha, G, Cv, max_pg, tau, "m3l-dca",
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-dca",
                    {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits})

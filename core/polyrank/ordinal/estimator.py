@@ -432,8 +432,11 @@ class PRank(_OrdinalLabels, BaseEstimator):
     ----------
     kernel : {"linear", "rbf", "poly"}, default="linear"
     gamma, degree, coef0 : see :class:`OrdinalMarginRanker`.
-    n_epochs : int, default=1
-        Passes over the data (on-line PRank, the paper's protocol: 1).
+    max_iter : int, default=1
+        Maximum number of iterations, one iteration being one pass over
+        the data (on-line PRank, the paper's protocol: 1); fitting stops
+        earlier after a pass without a mistake (as scikit-learn's
+        ``Perceptron(max_iter=...)``).
     shuffle : bool, default=False
     random_state : int, RandomState or None, default=None
         Seeds the shuffling.
@@ -459,7 +462,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
     Warns
     -----
     sklearn.exceptions.ConvergenceWarning
-        With ``n_epochs > 1``, if the last pass still made mistakes (PRank
+        With ``max_iter > 1``, if the last pass still made mistakes (PRank
         iterates until a pass is mistake-free; one pass is the on-line
         protocol and never warns).
 
@@ -468,7 +471,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
     >>> import numpy as np
     >>> from polyrank import PRank
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> PRank(n_epochs=10).fit(X, [1, 1, 2, 2]).predict(X).tolist()
+    >>> PRank(max_iter=10).fit(X, [1, 1, 2, 2]).predict(X).tolist()
     [1, 1, 2, 2]
     """
 
@@ -477,20 +480,20 @@ class PRank(_OrdinalLabels, BaseEstimator):
         "gamma": [Interval(Real, 0, np.inf, closed="neither"), None],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
-        "n_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
         "classes": ["array-like", None],
         "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="linear", gamma=None, degree=3, coef0=1.0, n_epochs=1,
+    def __init__(self, kernel="linear", gamma=None, degree=3, coef0=1.0, max_iter=1,
                  shuffle=False, random_state=None, classes=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
-        self.n_epochs = n_epochs
+        self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
         self.classes = classes
@@ -531,13 +534,13 @@ class PRank(_OrdinalLabels, BaseEstimator):
         if isinstance(seed, np.random.RandomState):
             seed = int(seed.randint(np.iinfo(np.int32).max))
         res = prank(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                    coef0=self.coef0, n_epochs=self.n_epochs, shuffle=self.shuffle,
+                    coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
                     random_state=seed,
                     callback=log_callback(callback, self.verbose, "PRank"),
                     callback_every=callback_every)
-        if self.n_epochs > 1:
+        if self.max_iter > 1:
             warn_if_not_converged(self, res, "the data may not be separable by this "
-                                  "kernel; more n_epochs or another kernel")
+                                  "kernel; more max_iter or another kernel")
         self.classes_ = classes
         self.result_ = res
         self.n_iter_ = res.nit

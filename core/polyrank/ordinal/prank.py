@@ -29,9 +29,9 @@ def _kernel_args(kernel, gamma, degree, coef0, m):
 
 
 def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
-          coef0: float = 1.0, n_epochs: int = 1, shuffle: bool = False,
+          coef0: float = 1.0, max_iter: int = 1, shuffle: bool = False,
           random_state=None, callback=None, callback_every: int = 1) -> SolverResult:
-    """Kernel PRank, on-line, ``n_epochs`` passes over the objects.
+    """Kernel PRank, on-line, at most ``max_iter`` passes over the objects.
 
     Keeps f(x) = sum_j alpha_j kappa(x^j, x) and thresholds b_1 <= ... <=
     b_l; predicts the label min {r | f(x) < b_{r+1}} (b_{l+1} = +inf) and, on
@@ -49,8 +49,11 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
         Labels 0..l, every label used (:func:`check_labels`).
     kernel, gamma, degree, coef0
         As in :func:`polyrank.ordinal.solve_ordinal`.
-    n_epochs : int
-        Passes over the data (>= 1; the paper's on-line PRank: 1).
+    max_iter : int
+        Maximum number of iterations, one iteration being one pass over
+        the data (>= 1; the paper's on-line PRank: 1).  The run stops
+        earlier after a pass without a mistake, as scikit-learn's
+        ``Perceptron(max_iter=...)`` stops before its cap.
     shuffle : bool
         Visit the objects in a fresh random order each pass (else in the
         given order).
@@ -76,13 +79,13 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     Raises
     ------
     ValueError, TypeError
-        Bad X, labels (see :func:`check_labels`), kernel or n_epochs < 1.
+        Bad X, labels (see :func:`check_labels`), kernel or max_iter < 1.
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> r = prank(X, [0, 0, 1, 1], n_epochs=10)
+    >>> r = prank(X, [0, 0, 1, 1], max_iter=10)
     >>> r.status, r.mistakes
     ('converged', 0)
     """
@@ -99,7 +102,7 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
         X = as_float_array(X, "X", ndim=2)
     n, m = X.shape
     labels, l = check_labels(labels, n)
-    n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
     kargs, params = _kernel_args(kernel, gamma, degree, coef0, m)
     rng = np.random.default_rng(random_state)
     runner = CallbackRunner(callback, callback_every)
@@ -111,7 +114,7 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     status = STATUS_MAX_ITER
     mistakes = 0
     it = 0
-    for it in range(1, n_epochs + 1):
+    for it in range(1, max_iter + 1):
         order = rng.permutation(n) if shuffle else np.arange(n)
         if sparse:
             mistakes, n_support, loss = _kernels.prank_epoch_csr(
@@ -132,7 +135,7 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
                   dual_objective=np.nan, nit=it, unit="passes",
                   rule="the last pass made no mistake",
                   progress=f"{mistakes} mistakes in the last pass",
-                  limit=f"n_epochs={n_epochs}", thresholds=thr.copy(), support=sup,
+                  limit=f"max_iter={max_iter}", thresholds=thr.copy(), support=sup,
                   mistakes=int(mistakes), kernel=kernel, kernel_params=params)
 
 

@@ -46,9 +46,10 @@ class RankSVM(BaseEstimator):
     C : float, default=1.0
         Loss weight (> 0).
     loss : {"l2", "l1"}, default="l2"
-    eps : float, default=1e-3
-        L2: the relative gradient tolerance of Eq. 4.4; L1: the relative
-        gap between the best objective and the certified lower bound.
+    tol : float, default=1e-3
+        Stopping tolerance.  L2: the relative gradient tolerance, the
+        paper's epsilon_s in Eq. 4.4; L1: the relative gap between the best
+        objective and the certified lower bound.
     solver : {"auto", "tron", "dcd", "cutting_plane"}, default="auto"
         ``"tron"`` (L2 only; what "auto" picks for L2); ``"dcd"`` (L1 only;
         "auto" for L1): dual coordinate descent with shrinking over the p
@@ -59,7 +60,8 @@ class RankSVM(BaseEstimator):
         The counting method (Sec. 2.2-2.4, 3.1); the solution does not
         depend on it, the run time does.
     max_iter : int, default=1000
-        Newton steps (TRON), passes over the pairs (DCD) or cutting planes.
+        Maximum number of iterations; one iteration is one Newton step
+        (TRON), one pass over the pairs (DCD) or one cutting plane.
     partial_pairs : bool, default=False
         Train on the pairs of adjacent relevance levels only (Sec. 5);
         L2 loss only.
@@ -136,7 +138,7 @@ class RankSVM(BaseEstimator):
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither")],
         "loss": [StrOptions({"l2", "l1"})],
-        "eps": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
         "method": [StrOptions(set(METHODS))],
         "solver": [StrOptions({"auto", "tron", "dcd", "cutting_plane"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -145,12 +147,12 @@ class RankSVM(BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, C=1.0, loss="l2", eps=1e-3, method="selection_tree",
+    def __init__(self, C=1.0, loss="l2", tol=1e-3, method="selection_tree",
                  solver="auto", max_iter=1000, partial_pairs=False, random_state=None,
                  verbose=0):
         self.C = C
         self.loss = loss
-        self.eps = eps
+        self.tol = tol
         self.method = method
         self.solver = solver
         self.max_iter = max_iter
@@ -237,7 +239,7 @@ class RankSVM(BaseEstimator):
         if solver == "dcd":
             kwargs["random_state"] = check_random_state(self.random_state).randint(2**31 - 1)
         solve = {"tron": _tron, "dcd": _dcd, "cutting_plane": _cutting_plane}[solver]
-        res = solve(obj, eps=self.eps, max_iter=self.max_iter,
+        res = solve(obj, tol=self.tol, max_iter=self.max_iter,
                     callback=log_callback(callback, self.verbose, type(self).__name__),
                     callback_every=callback_every, **kwargs)
         warn_if_not_converged(self, res, "increase max_iter, or standardise X "

@@ -43,7 +43,7 @@ def _check_pairs(obj: RankSVMObjective) -> None:
 
 
 def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
-                 eps: float = 1e-3, max_iter: int = 1000, partial_pairs: bool = False,
+                 tol: float = 1e-3, max_iter: int = 1000, partial_pairs: bool = False,
                  sample_weight=None, w0=None, callback=None, callback_every: int = 1,
                  keep_iterates: bool = False) -> SolverResult:
     """Solve L2-loss linear RankSVM (Eq. 1.3) by TRON.
@@ -67,10 +67,12 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     C : float
         > 0.
     method : {"selection_tree", "y_tree", "direct", "prsvm_plus"}
-    eps : float
-        Eq. 4.4 tolerance (default 1e-3, the paper's and LIBLINEAR's).
+    tol : float
+        Relative gradient tolerance: the paper's epsilon_s in Eq. 4.4
+        (default 1e-3, the paper's and LIBLINEAR's).
     max_iter : int
-        Maximum Newton steps.
+        Maximum number of iterations, one iteration being one accepted
+        Newton step.
     partial_pairs : bool
         Only pairs of adjacent relevance levels (Sec. 5).
     sample_weight : array_like, shape (l,), optional
@@ -98,7 +100,7 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     Raises
     ------
     ValueError
-        Bad shapes, NaN/inf, C <= 0, eps <= 0, unknown method, bad weights,
+        Bad shapes, NaN/inf, C <= 0, tol <= 0, unknown method, bad weights,
         no preference pair at all, or an objective that is not finite in
         float64 (X far too large or too small: scale it).
     TypeError
@@ -107,23 +109,23 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
-    >>> res = ranksvm_tron(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, eps=1e-8)
+    >>> res = ranksvm_tron(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, tol=1e-8)
     >>> res.status, res.n_pairs, bool(res.x[0] > res.x[1])
     ('converged', 3, True)
     """
     obj = RankSVMObjective(X, y, qid, C=C, method=method, partial_pairs=partial_pairs,
                            sample_weight=sample_weight)
-    return _tron(obj, eps=eps, max_iter=max_iter, w0=w0, callback=callback,
+    return _tron(obj, tol=tol, max_iter=max_iter, w0=w0, callback=callback,
                  callback_every=callback_every, keep_iterates=keep_iterates)
 
 
-def _tron(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, w0=None, callback=None,
+def _tron(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, w0=None, callback=None,
           callback_every=1, keep_iterates=False) -> SolverResult:
     """:func:`ranksvm_tron` on a built objective (the estimator's entry:
     its input is validated once, by ``validate_data``)."""
     _check_pairs(obj)
     solver = "partial-pairs-tron" if obj.partial_pairs else _SOLVER_NAMES[obj.method]
-    res = tron(obj, w0, eps=eps, max_iter=max_iter, callback=callback,
+    res = tron(obj, w0, tol=tol, max_iter=max_iter, callback=callback,
                callback_every=callback_every, keep_iterates=keep_iterates, solver=solver)
     for key in ("primal_objective", "dual_objective", "gap", "grad_norm", "grad_norm0"):
         if not math.isfinite(res[key]):
@@ -136,7 +138,7 @@ def _tron(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, w0=None, callback=N
 
 
 def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
-                          eps: float = 1e-3, max_iter: int = 500, sample_weight=None,
+                          tol: float = 1e-3, max_iter: int = 500, sample_weight=None,
                           w0=None, callback=None, callback_every: int = 1,
                           keep_iterates: bool = False) -> SolverResult:
     """Solve L1-loss linear RankSVM (Eq. 1.2) by the cutting-plane (bundle)
@@ -165,10 +167,12 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
     ----------
     X, y, qid, C, method, sample_weight
         As :func:`ranksvm_tron`.
-    eps : float
-        Stop when (best f - lower bound) <= eps * best f.
+    tol : float
+        Stop when (best f - lower bound) <= tol * best f (a relative gap,
+        as in TreeRankSVM; Sec. 3.2 names no symbol for it).
     max_iter : int
-        Maximum number of cutting planes.
+        Maximum number of iterations, one iteration being one cutting
+        plane.
     w0 : array_like, shape (n,), optional
         First point (default zeros).
     callback, callback_every
@@ -195,12 +199,12 @@ def ranksvm_cutting_plane(X, y, qid, C: float = 1.0, *, method: str = "selection
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
-    >>> res = ranksvm_cutting_plane(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, eps=1e-6)
+    >>> res = ranksvm_cutting_plane(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, tol=1e-6)
     >>> res.status, bool(0 <= res.gap <= 1e-6 * res.primal_objective)
     ('converged', True)
     """
     obj = RankSVMObjective(X, y, qid, C=C, method=method, sample_weight=sample_weight)
-    return _cutting_plane(obj, eps=eps, max_iter=max_iter, w0=w0, callback=callback,
+    return _cutting_plane(obj, tol=tol, max_iter=max_iter, w0=w0, callback=callback,
                           callback_every=callback_every, keep_iterates=keep_iterates)
 
 
@@ -241,10 +245,10 @@ def _master_dual(P, b, scale: float, it: int) -> np.ndarray:
     return alpha / alpha.sum()
 
 
-def _cutting_plane(obj: RankSVMObjective, *, eps=1e-3, max_iter=500, w0=None, callback=None,
+def _cutting_plane(obj: RankSVMObjective, *, tol=1e-3, max_iter=500, w0=None, callback=None,
                    callback_every=1, keep_iterates=False) -> SolverResult:
     """:func:`ranksvm_cutting_plane` on a built objective."""
-    eps = check_positive(eps, "eps")
+    tol = check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     _check_pairs(obj)
     runner = CallbackRunner(callback, callback_every)
@@ -283,7 +287,7 @@ def _cutting_plane(obj: RankSVMObjective, *, eps=1e-3, max_iter=500, w0=None, ca
         stop = runner.record(it, best_f, lower, f_current=f, n_planes=float(b.size))
         if keep_iterates:
             iterates.append(best_w.copy())
-        if best_f - lower <= eps * best_f:
+        if best_f - lower <= tol * best_f:
             status = STATUS_CONVERGED
             break
         if stop:
@@ -296,12 +300,12 @@ def _cutting_plane(obj: RankSVMObjective, *, eps=1e-3, max_iter=500, w0=None, ca
     return finish(
         runner, status, solver="cutting-plane-l1", x=best_w, dual=alpha, primal=best_f,
         dual_objective=lower, nit=it, unit="cutting planes",
-        rule=f"gap {best_f - lower:.3g} <= eps * f", progress=f"gap {best_f - lower:.3g}",
+        rule=f"gap {best_f - lower:.3g} <= tol * f", progress=f"gap {best_f - lower:.3g}",
         limit=f"max_iter={max_iter}", n_pairs=obj.n_pairs, method=obj.method, C=obj.C,
         **({"iterates": iterates} if keep_iterates else {}))
 
 
-def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int = 1000,
+def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int = 1000,
                 shrinking: bool = True, continuation: bool = True, sample_weight=None,
                 alpha0=None, random_state=None, callback=None, callback_every: int = 1,
                 keep_iterates: bool = False) -> SolverResult:
@@ -318,7 +322,7 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
     since the last measurement (t: passes so far), w
     is rebuilt exactly from alpha (no drift) and the duality gap f(w) -
     D(alpha) is computed over all pairs, f(w) with the selection tree
-    (Sec. 2.4); the solve stops when the gap of the best w seen is <= eps *
+    (Sec. 2.4); the solve stops when the gap of the best w seen is <= tol *
     f(w): a certificate, whatever the shrinking did.
 
     Memory is O(p) (two indices, alpha, the bound and ||x_i - x_j||^2 per
@@ -340,10 +344,12 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
         Query ids.
     C : float
         > 0.
-    eps : float
-        Relative duality gap to stop at (> 0).
+    tol : float
+        Relative duality gap to stop at (> 0): stop when f(w) - D(alpha) <=
+        tol * f(w) (not in the paper; the same role as its epsilon_s).
     max_iter : int
-        Maximum passes over the (active) pairs.
+        Maximum number of iterations, one iteration being one pass over the
+        (active) pairs.
     shrinking : bool
         LIBLINEAR's shrinking: pairs at a bound that stay there leave the
         passes until the shrunk problem is solved (the gap is always
@@ -351,7 +357,7 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
     continuation : bool
         From a cold start at a large C, first solve at C 2^-k, ..., C / 2
         (k such that C 2^-k times the median ||x_i - x_j||^2 is about 1),
-        each to ``eps`` and each warm-starting the next with alpha doubled:
+        each to ``tol`` and each warm-starting the next with alpha doubled:
         dual coordinate descent needs many passes at large C from zero and
         few from the solution at C / 2 (on MQ2008 at C = 2^7: over 1,000
         passes cold, about 140 along the path).  Each stage has its own
@@ -390,7 +396,7 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
     Raises
     ------
     ValueError
-        Bad shapes, NaN/inf, C <= 0, eps <= 0, bad weights, no preference
+        Bad shapes, NaN/inf, C <= 0, tol <= 0, bad weights, no preference
         pair, ``alpha0`` of the wrong length or outside [0, C c_ij], or an
         objective that is not finite in float64 (scale X).
     TypeError
@@ -399,12 +405,12 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, eps: float = 1e-3, max_iter: int =
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
-    >>> res = ranksvm_dcd(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, eps=1e-8)
+    >>> res = ranksvm_dcd(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, tol=1e-8)
     >>> res.status, res.n_pairs, bool(res.x[0] > res.x[1])
     ('converged', 3, True)
     """
     obj = RankSVMObjective(X, y, qid, C=C, sample_weight=sample_weight)
-    return _dcd(obj, eps=eps, max_iter=max_iter, shrinking=shrinking, alpha0=alpha0,
+    return _dcd(obj, tol=tol, max_iter=max_iter, shrinking=shrinking, alpha0=alpha0,
                 continuation=continuation, random_state=random_state, callback=callback,
                 callback_every=callback_every, keep_iterates=keep_iterates)
 
@@ -423,10 +429,10 @@ _NO_PAIRS = np.empty((0, 0))
 _PG_TOL = 1e-3
 
 
-def _dcd_passes(obj, rows, D, I, J, U, Qd, alpha, *, C, eps, max_iter, shrinking, rng,
+def _dcd_passes(obj, rows, D, I, J, U, Qd, alpha, *, C, tol, max_iter, shrinking, rng,
                 runner=None, iterates=None):
     """Passes of dual coordinate descent on the problem with bounds U until
-    the duality gap of the best w seen is <= eps * f(w) (or max_iter);
+    the duality gap of the best w seen is <= tol * f(w) (or max_iter);
     alpha is updated in place.  Returns (w, primal, dual, passes, status)."""
     p, l = I.size, obj.X.shape[0]
     w = obj._rmatvec(dcd_kernels.pair_coef(I, J, alpha, l))
@@ -459,7 +465,7 @@ def _dcd_passes(obj, rows, D, I, J, U, Qd, alpha, *, C, eps, max_iter, shrinking
             stop = runner is not None and runner.record(
                 it, best_f, dual, f_current=f, n_active=float(n_active),
                 n_changed=float(changed))
-            if best_f - dual <= eps * best_f:
+            if best_f - dual <= tol * best_f:
                 return best_w, best_f, dual, it, STATUS_CONVERGED
             if stop:
                 return best_w, best_f, dual, it, STATUS_CALLBACK
@@ -474,11 +480,11 @@ def _dcd_passes(obj, rows, D, I, J, U, Qd, alpha, *, C, eps, max_iter, shrinking
     return best_w, best_f, dual, max_iter, STATUS_MAX_ITER
 
 
-def _dcd(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, shrinking=True, alpha0=None,
+def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alpha0=None,
          continuation=True, random_state=None, callback=None, callback_every=1,
          keep_iterates=False) -> SolverResult:
     """:func:`ranksvm_dcd` on a built objective (the estimator's entry)."""
-    eps = check_positive(eps, "eps")
+    tol = check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     for name, value in (("shrinking", shrinking), ("continuation", continuation)):
         if not isinstance(value, (bool, np.bool_)):
@@ -522,20 +528,20 @@ def _dcd(obj: RankSVMObjective, *, eps=1e-3, max_iter=1000, shrinking=True, alph
         Ck = obj.C * 2.0 ** -k
         if k < n_stages:
             alpha *= 2.0
-        # each stage to eps: looser stages (tried: 1e-2) cost more passes later
-        *_, used, _ = _dcd_passes(obj, rows, D, I, J, U * 2.0 ** -k, Qd, alpha, C=Ck, eps=eps,
+        # each stage to tol: looser stages (tried: 1e-2) cost more passes later
+        *_, used, _ = _dcd_passes(obj, rows, D, I, J, U * 2.0 ** -k, Qd, alpha, C=Ck, tol=tol,
                                   max_iter=max_iter, shrinking=shrinking, rng=rng)
         passes += used
     if n_stages:
         alpha *= 2.0
     iterates = [] if keep_iterates else None
     w, primal, dual, it, status = _dcd_passes(
-        obj, rows, D, I, J, U, Qd, alpha, C=obj.C, eps=eps, max_iter=max_iter,
+        obj, rows, D, I, J, U, Qd, alpha, C=obj.C, tol=tol, max_iter=max_iter,
         shrinking=shrinking, rng=rng, runner=runner, iterates=iterates)
     return finish(
         runner, status, solver="dcd-l1", x=w, dual=alpha, primal=primal,
         dual_objective=dual, nit=it, unit="passes",
-        rule=f"duality gap {primal - dual:.3g} <= eps * f",
+        rule=f"duality gap {primal - dual:.3g} <= tol * f",
         progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
         n_pairs=obj.n_pairs, method="dcd", C=obj.C, n_sv=int(np.count_nonzero(alpha)),
         continuation_passes=passes, **({"iterates": iterates} if keep_iterates else {}))

@@ -34,9 +34,9 @@ def _warmup() -> None:
     yc = np.array([0, 1, 2, 0, 1, 2, 0, 1])
     for loss in ("hinge", "smoothed_hinge", "logistic", "square", "absolute"):
         for layout in ("dense", "csr"):
-            sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_epochs=2, average_from=0,
+            sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_iter=2, average_from=0,
                     layout=layout, shrinking=True)
-        sc_pegasos(X, yb, loss, 0.1, [1, -1, 0], batch_size=2, n_iter=4)
+        sc_pegasos(X, yb, loss, 0.1, [1, -1, 0], batch_size=2, max_iter=4)
     for loss in ("softmax", "max_hinge", "top_k_hinge"):
-        sc_sdca(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, max_epochs=1, average_from=0)
-        sc_pegasos(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, batch_size=2, n_iter=4)
+        sc_sdca(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, max_iter=1, average_from=0)
+        sc_pegasos(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, batch_size=2, max_iter=4)

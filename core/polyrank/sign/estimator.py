@@ -76,11 +76,10 @@ class _SignConstrainedBase(BaseEstimator):
         "signs": ["array-like", dict, None],
         "solver": [StrOptions(set(_SOLVERS))],
         "tol": [Interval(Real, 0, np.inf, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "average_from": [Interval(Integral, 0, None, closed="left"), None],
         "shrinking": ["boolean", StrOptions({"auto"})],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
         "bias": [Interval(Real, 0, np.inf, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -125,14 +124,15 @@ class _SignConstrainedBase(BaseEstimator):
                       sample_weight=sample_weight)
         if self.solver == "sdca":
             shrinking = (not multiclass) if self.shrinking == "auto" else bool(self.shrinking)
-            res = sc_sdca(Xc, y, loss, self.lam, c, max_epochs=self.max_epochs,
+            max_iter = 1000 if self.max_iter is None else self.max_iter
+            res = sc_sdca(Xc, y, loss, self.lam, c, max_iter=max_iter,
                           average_from=self.average_from, shrinking=shrinking, **common)
-            warn_if_not_converged(self, res, "increase max_epochs or tol")
+            warn_if_not_converged(self, res, "increase max_iter or tol")
         else:
             res = sc_pegasos(Xc, y, loss, self.lam, c, batch_size=self.batch_size,
-                             n_iter=self.n_iter, **common)
-            warn_if_not_converged(self, res, "SC-Pegasos stops after n_iter steps: increase "
-                                  "n_iter or tol, or use solver='sdca'")
+                             max_iter=self.max_iter, **common)
+            warn_if_not_converged(self, res, "SC-Pegasos stops after max_iter steps: increase "
+                                  "max_iter or tol, or use solver='sdca'")
         W = res.x
         if bias > 0:
             coef, intercept = W[:-1], W[-1] * bias
@@ -184,9 +184,13 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     top_k : int, default=1
         k of the top-k hinge (Eq. 22).
     tol : float, default=1e-6
-        SDCA: stop when the duality gap P - D <= tol.
-    max_epochs : int, default=1000
-        SDCA: maximum number of epochs.
+        Stop when the duality gap P - D <= tol (checked after every epoch,
+        both solvers); the gap bounds the primal objective gap that the
+        paper's Theorems 1-2 drive below its epsilon.
+    max_iter : int or None, default=None
+        Maximum number of iterations.  SDCA: one iteration is one epoch
+        (None: 1000 epochs); Pegasos: one iteration is one mini-batch step,
+        T of Alg. 1 (None: 20 epochs, 20 * max(1, n // batch_size) steps).
     average_from : int or None, default=None
         SDCA: T0 (epochs) of Alg. 2 step 8; None returns the last iterate.
     shrinking : bool or "auto", default="auto"
@@ -197,8 +201,6 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         losses.  ``False`` is the paper's plain Alg. 2.
     batch_size : int, default=1
         Pegasos: mini-batch size k.
-    n_iter : int or None, default=None
-        Pegasos: iterations T (default 20 epochs).
     bias : float, default=0.0
         If > 0, a constant feature of this value is appended (unconstrained,
         regularised like the other weights), giving ``intercept_``.
@@ -233,8 +235,8 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     Warns
     -----
     sklearn.exceptions.ConvergenceWarning
-        SDCA: ``max_epochs`` used before the duality gap reached ``tol``;
-        Pegasos: ``n_iter`` steps done with the gap above ``tol``.
+        SDCA: ``max_iter`` epochs used before the duality gap reached
+        ``tol``; Pegasos: ``max_iter`` steps done with the gap above ``tol``.
 
     See Also
     --------
@@ -259,8 +261,8 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     }
 
     def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca", gamma=0.01,
-                 top_k=1, tol=1e-6, max_epochs=1000, average_from=None, shrinking="auto",
-                 batch_size=1, n_iter=None, bias=0.0, random_state=None, verbose=0):
+                 top_k=1, tol=1e-6, max_iter=None, average_from=None, shrinking="auto",
+                 batch_size=1, bias=0.0, random_state=None, verbose=0):
         self.lam = lam
         self.signs = signs
         self.loss = loss
@@ -268,11 +270,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         self.gamma = gamma
         self.top_k = top_k
         self.tol = tol
-        self.max_epochs = max_epochs
+        self.max_iter = max_iter
         self.average_from = average_from
         self.shrinking = shrinking
         self.batch_size = batch_size
-        self.n_iter = n_iter
         self.bias = bias
         self.random_state = random_state
         self.verbose = verbose
@@ -302,7 +303,8 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
-            If SDCA used all ``max_epochs`` before the gap reached ``tol``.
+            If SDCA used all ``max_iter`` epochs (Pegasos: steps) before the
+            gap reached ``tol``.
         """
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         check_classification_targets(y)
@@ -384,7 +386,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         ``{feature: +1 or -1}`` keyed by column index or (for a pandas
         DataFrame) column name; unlisted features are unconstrained.
     loss : {"square", "absolute"}, default="square"
-    solver, tol, max_epochs, average_from, shrinking, batch_size, n_iter, bias, random_state, verbose
+    solver, tol, max_iter, average_from, shrinking, batch_size, bias, random_state, verbose
         As in :class:`SignConstrainedClassifier`.
 
     Attributes
@@ -404,7 +406,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> reg = SignConstrainedRegressor(lam=1e-3, signs=[1, 1], tol=1e-10,
-    ...                                max_epochs=10000).fit(X, [1.0, -1.0, 0.0])
+    ...                                max_iter=10000).fit(X, [1.0, -1.0, 0.0])
     >>> np.round(reg.coef_, 4).tolist()      # Ridge(alpha=0.003, positive=True): 1/2.003, 0
     [0.4993, 0.0]
     """
@@ -415,18 +417,17 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     }
 
     def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-6,
-                 max_epochs=1000, average_from=None, shrinking="auto", batch_size=1,
-                 n_iter=None, bias=0.0, random_state=None, verbose=0):
+                 max_iter=None, average_from=None, shrinking="auto", batch_size=1,
+                 bias=0.0, random_state=None, verbose=0):
         self.lam = lam
         self.signs = signs
         self.loss = loss
         self.solver = solver
         self.tol = tol
-        self.max_epochs = max_epochs
+        self.max_iter = max_iter
         self.average_from = average_from
         self.shrinking = shrinking
         self.batch_size = batch_size
-        self.n_iter = n_iter
         self.bias = bias
         self.random_state = random_state
         self.verbose = verbose

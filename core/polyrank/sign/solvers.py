@@ -173,7 +173,7 @@ def _check_common(lam, gamma, top_k, tol):
 
 def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
             gamma: float = 0.01, top_k: int = 1, tol: float = 1e-6,
-            max_epochs: int = 1000, average_from: int | None = None,
+            max_iter: int = 1000, average_from: int | None = None,
             layout: str = "auto", shrinking: bool = False, callback=None,
             callback_every: int = 1, random_state=None,
             sample_weight=None) -> SolverResult:
@@ -219,9 +219,12 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     top_k : int
         k of the top-k hinge (1 <= k <= m).
     tol : float
-        Stop when the duality gap P - D <= tol (absolute) after an epoch.
-    max_epochs : int
-        Maximum number of epochs.
+        Stop when the duality gap P - D <= tol (absolute) after an epoch;
+        the gap bounds the primal objective gap that Theorem 2 drives
+        below the paper's epsilon.
+    max_iter : int
+        Maximum number of iterations, one iteration being one epoch (n
+        coordinate steps of Alg. 2).
     average_from : int or None
         T0 of Alg. 2, step 8, in epochs: return the average of the iterates
         w^(t-1), t = T0 n + 1 .. T, instead of the last one (None: the last
@@ -283,7 +286,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     Raises
     ------
     TypeError
-        Non-numeric X, y or signs; non-int top_k / max_epochs; non-bool
+        Non-numeric X, y or signs; non-int top_k / max_iter; non-bool
         ``shrinking``.
     ValueError
         Wrong shapes, NaN/inf, signs outside {-1, 0, 1}, lam <= 0, gamma
@@ -323,7 +326,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     ('converged', True, True)
     """
     lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
-    max_epochs = check_int(max_epochs, "max_epochs", minimum=1)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
     data = prepare_data(X, y, loss, signs, top_k, sample_weight)
@@ -342,12 +345,12 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
     run = _sdca_multiclass if data["multiclass"] else _sdca_binary
     out, alpha, wbar, P, D, it, status = run(
-        data, layout, lam, gamma, top_k, tol, max_epochs, average_from, runner, rng,
+        data, layout, lam, gamma, top_k, tol, max_iter, average_from, runner, rng,
         sqnorm, s_lb, shrinking)
     return finish(
         runner, status, solver="sc-sdca", x=np.array(out), dual=alpha, primal=P,
         dual_objective=D, nit=it, unit="epochs", rule=f"duality gap {P - D:.3g} <= tol",
-        progress=f"duality gap {P - D:.3g}", limit=f"max_epochs={max_epochs}",
+        progress=f"duality gap {P - D:.3g}", limit=f"max_iter={max_iter}",
         wbar=wbar, loss=loss, lam=lam, signs=data["c"], layout=layout)
 
 
@@ -392,7 +395,7 @@ class _Snapshot:
         self.n_active = n_active
 
 
-def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from, runner,
+def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, runner,
                  rng, sqnorm, s_lb, shrinking):
     """Epoch loop of SC-SDCA (Alg. 2) for the losses of Table 1.
 
@@ -447,7 +450,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
     final = None
     status = STATUS_MAX_ITER
     steps = avg_steps = 0
-    for it in range(1, max_epochs + 1):
+    for it in range(1, max_iter + 1):
         averaging = average_from is not None and it > average_from
         if averaging and avg_steps == 0:
             last[:] = steps                 # the sum starts at this epoch
@@ -492,7 +495,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
         D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, gamma, sw) / n
         prev = _Snapshot(it, out, alpha.copy(), wbar.copy(), D, changed, steps, averaging,
                          n_active)
-    else:                                   # max_epochs done: evaluate the last epoch
+    else:                                   # max_iter done: evaluate the last epoch
         final = exact(prev)
         stop = record(prev, final[2], final[3])
         if final[2] - final[3] <= tol:
@@ -505,7 +508,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
     return out, prev.alpha, wbar_x, P, D, prev.it, status
 
 
-def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_from,
+def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_iter, average_from,
                      runner, rng, sqnorm, s_lb, shrinking):
     """Epoch loop of SC-SDCA for the multiclass losses (Alg. 4): after every
     epoch wbar is recomputed exactly from A and P, D (Eq. 48) evaluated."""
@@ -530,7 +533,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_f
     steps = 0
     avg_steps = 0
     out = w
-    for it in range(1, max_epochs + 1):
+    for it in range(1, max_iter + 1):
         averaging = average_from is not None and it > average_from
         if averaging and avg_steps == 0:
             last[:] = steps                 # the sum starts at this epoch
@@ -559,7 +562,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_epochs, average_f
 
 
 def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
-               batch_size: int = 1, n_iter: int | None = None, *,
+               batch_size: int = 1, max_iter: int | None = None, *,
                gamma: float = 0.01, top_k: int = 1, tol: float = 0.0,
                callback=None, callback_every: int = 1,
                random_state=None, sample_weight=None) -> SolverResult:
@@ -585,10 +588,13 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         As in :func:`sc_sdca`.
     batch_size : int
         k >= 1, at most n.
-    n_iter : int, optional
-        Number of iterations T (mini-batch steps); default 20 epochs.
+    max_iter : int, optional
+        Maximum number of iterations, one iteration being one mini-batch
+        step: T of Alg. 1, all done unless ``tol`` stops the run earlier;
+        default 20 epochs (20 * max(1, n // batch_size) steps).
     tol : float
-        Stop early when the recorded gap <= tol (default 0: never).
+        Stop early when the gap recorded after an epoch <= tol (default 0:
+        never); the gap bounds the primal objective gap of Theorem 1.
     callback, callback_every, random_state
         As in :func:`sc_sdca`; extras ``steps``, ``primal_last`` (P of the
         current, non-averaged w_t) and ``sign_violation`` (of w~ and w_t,
@@ -615,7 +621,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     Raises
     ------
     TypeError, ValueError
-        As :func:`sc_sdca`; also batch_size < 1 or > n, n_iter < 1.
+        As :func:`sc_sdca`; also batch_size < 1 or > n, max_iter < 1.
 
     Notes
     -----
@@ -630,7 +636,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(50, 3)); y = np.sign(X[:, 0] + 0.1)
     >>> res = sc_pegasos(X, y, "hinge", lam=0.1, signs=[1, 1, 0], batch_size=5,
-    ...                  n_iter=200, random_state=0)
+    ...                  max_iter=200, random_state=0)
     >>> bool(np.all(res.x[:2] >= 0)), res.nit
     (True, 200)
     """
@@ -642,7 +648,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     if batch_size > n:
         raise ValueError(f"batch_size: must be <= n = {n}, got {batch_size}")
     per_epoch = max(1, n // batch_size)
-    n_iter = 20 * per_epoch if n_iter is None else check_int(n_iter, "n_iter", minimum=1)
+    max_iter = 20 * per_epoch if max_iter is None else check_int(max_iter, "max_iter", minimum=1)
     runner = CallbackRunner(callback, callback_every)
     rng = np.random.default_rng(random_state)
     mc = data["multiclass"]
@@ -661,9 +667,9 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     t = 0
     epoch = 0
     avg = w
-    while t < n_iter:
+    while t < max_iter:
         epoch += 1
-        n_steps = min(per_epoch, n_iter - t)
+        n_steps = min(per_epoch, max_iter - t)
         perm = rng.permutation(n).astype(np.int64)
         if mc:
             K.mc_pegasos_steps(*_csr(Xc), yv, sw, code, top_k, lam, radius, c, w, wsum,
@@ -690,5 +696,5 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     return finish(
         runner, status, solver="sc-pegasos", x=np.array(avg), dual=alpha, primal=P,
         dual_objective=D, nit=t, unit="steps", rule=f"duality gap {P - D:.3g} <= tol",
-        progress=f"duality gap {P - D:.3g}", limit=f"n_iter={n_iter}",
+        progress=f"duality gap {P - D:.3g}", limit=f"max_iter={max_iter}",
         last=w, loss=loss, lam=lam, signs=c, batch_size=batch_size)
