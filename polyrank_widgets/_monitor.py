@@ -99,7 +99,10 @@ class TraceMonitor(WidgetDisplay):
         return self.trace[name]
 
     def _render(self) -> None:
-        raise NotImplementedError
+        """Redraw the figure from :attr:`trace`: each monitor draws its own
+        panels (GapMonitor: objectives and gap; TronMonitor: also the
+        gradient norm and trust region), so the base class has no drawing."""
+        raise NotImplementedError(f"{type(self).__name__} must define _render()")
 
     def reset(self) -> None:
         """Forget every recorded iteration and clear the figure (a new fit

@@ -35,7 +35,7 @@ from polyrank.sopopo import Piece, feedback_graph, layers
 from scipy.spatial import cKDTree
 
 from ._display import WidgetDisplay
-from .decomposition_model import (CUSTOM_EXAMPLE, KINDS, DecompositionModel,
+from .decomposition_model import (CUSTOM_EXAMPLE, KINDS, DecompositionModel, _fmt,
                                   parse_decomposition, parse_numbers)
 
 __all__ = ["DecompositionViewer"]
@@ -158,10 +158,6 @@ def _layout_graph(gamma: np.ndarray) -> _Graph:
 
 #: table cells of the readouts: padded, so that "-10" and "11.2" do not run together
 _TD = "style='padding:1px 10px 1px 0;text-align:right'"
-
-
-def _fmt(v: float) -> str:
-    return f"{v:.4g}"
 
 
 def _fmt_vec(v) -> str:

@@ -36,6 +36,8 @@ __all__ = [
     "STATUS_STALLED",
     "STATUS_NO_PROGRESS",
     "STATUS_MESSAGES",
+    "GAP_ROUNDING",
+    "numerical_failure",
     "finish",
 ]
 
@@ -55,6 +57,34 @@ STATUS_STALLED = "stalled at rounding level"
 #: ``status`` of a trust-region solver whose actual and predicted reductions
 #: are at rounding level before the gradient test is met.
 STATUS_NO_PROGRESS = "no progress at rounding level"
+
+#: a duality gap P - D below ``-GAP_ROUNDING * max(|P|, |D|)`` is not rounding
+GAP_ROUNDING = 1e-10
+
+
+def numerical_failure(primal: float, dual: float) -> bool:
+    """Whether a primal-dual pair means :data:`STATUS_NUMERICAL`.
+
+    Parameters
+    ----------
+    primal, dual : float
+        The objectives P and D of one iterate.
+
+    Returns
+    -------
+    bool
+        True if P or D is not finite, or the duality gap P - D is negative
+        beyond rounding (below ``-GAP_ROUNDING * max(|P|, |D|)``): weak
+        duality says P >= D, so the iterate cannot be trusted.
+
+    Examples
+    --------
+    >>> numerical_failure(1.0, 1.0 + 1e-12), numerical_failure(1.0, 1.1)
+    (False, True)
+    """
+    return not (math.isfinite(primal) and math.isfinite(dual)) \
+        or primal - dual < -GAP_ROUNDING * max(abs(primal), abs(dual))
+
 
 #: The one table of ``message`` templates, keyed by ``status``.  The fields
 #: are filled by :func:`finish`: ``nit`` and ``unit`` (what one iteration is,

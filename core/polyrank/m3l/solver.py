@@ -46,6 +46,7 @@ from .._csr import as_csr, row_arrays
 from ..kernels import check_kernel_params
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
+from ..result import numerical_failure as _failed
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .priors import check_R, labels_pm1
@@ -72,8 +73,6 @@ _CD_SKIP_EXAMPLE = 0.3
 #: rows per BLAS product of :func:`gram`
 _GRAM_BLOCK = 128
 
-#: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
-_GAP_ROUNDING = 1e-10
 
 
 def _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok):
@@ -172,12 +171,6 @@ def _check_alpha0(alpha0, N, L, Cv):
                          f"weight), got [{a.min():.3g}, {a.max():.3g}] with C_i up to "
                          f"{Cv.max():g}")
     return a
-
-
-def _failed(primal, dual) -> bool:
-    """An objective is not finite or the gap is negative beyond rounding."""
-    return not (math.isfinite(primal) and math.isfinite(dual)) \
-        or primal - dual < -_GAP_ROUNDING * max(abs(primal), abs(dual))
 
 
 def _finish(runner, status, it, alpha, G, C, max_pg, tol, solver, extra):

@@ -145,6 +145,39 @@ def paper_notation(name: str) -> str:
     return name
 
 
+def check_X(X, kernel: str):
+    """Validate the objects X of :func:`solve_ordinal` and :func:`~polyrank.ordinal.prank`.
+
+    Parameters
+    ----------
+    X : array_like or scipy.sparse matrix, shape (n, m)
+        The objects; sparse input only with the linear kernel, whose
+        products need no kernel matrix.
+    kernel : str
+        The kernel name.
+
+    Returns
+    -------
+    ndarray of float64 (n, m) or scipy.sparse.csr_matrix (a copy)
+
+    Raises
+    ------
+    TypeError
+        If X is sparse and ``kernel`` is not ``"linear"``.
+    ValueError
+        If X is not 2-d or holds NaN or infinity.
+    """
+    if not sp.issparse(X):
+        return as_float_array(X, "X", ndim=2)
+    if kernel != "linear":
+        raise TypeError(f"X: sparse input is supported with kernel='linear' only, "
+                        f"got kernel={kernel!r}; pass a dense array")
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if not np.all(np.isfinite(X.data)):
+        raise ValueError("X: contains NaN or infinity")
+    return X
+
+
 def check_labels(labels, n: int) -> tuple[np.ndarray, int]:
     """Validate ordinal labels 0..l and return them as int64 with l.
 
@@ -455,15 +488,7 @@ def _check_problem(X, labels, margin, representation, method, subproblem_solver,
     c = check_positive(c, "c")
     if not isinstance(nonneg, (bool, np.bool_)):
         raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
-    if sp.issparse(X):
-        if kernel != "linear":
-            raise TypeError(f"X: sparse input is supported with kernel='linear' only, "
-                            f"got kernel={kernel!r}; pass a dense array")
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError("X: contains NaN or infinity")
-    else:
-        X = as_float_array(X, "X", ndim=2)
+    X = check_X(X, kernel)
     n, m = X.shape
     labels, l = check_labels(labels, n)
     c_obj = np.full(n, c)

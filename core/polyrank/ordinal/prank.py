@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from ..kernels import check_kernel_params
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner,
                       SolverResult, finish)
-from ..validation import as_float_array, check_int
+from ..validation import check_int
 from . import _kernels
-from .generation import check_labels
+from .generation import check_labels, check_X
 
 __all__ = ["prank", "prank_decision", "KERNEL_CODES"]
 
@@ -90,16 +90,9 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     ('converged', 0)
     """
     sparse = sp.issparse(X)
+    X = check_X(X, kernel)
     if sparse:
-        if kernel != "linear":
-            raise TypeError(f"X: sparse input is supported with kernel='linear' only, got "
-                            f"kernel={kernel!r}; pass a dense array")
-        X = sp.csr_matrix(X, dtype=np.float64)
         X.sort_indices()
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError("X: contains NaN or infinity")
-    else:
-        X = as_float_array(X, "X", ndim=2)
     n, m = X.shape
     labels, l = check_labels(labels, n)
     max_iter = check_int(max_iter, "max_iter", minimum=1)

@@ -13,8 +13,6 @@ scikit-learn's ``validate_data`` has checked once).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -23,7 +21,7 @@ from .._csr import _NO_INDEX, as_csr, row_arrays
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
-                      finish)
+                      finish, numerical_failure)
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
@@ -40,8 +38,6 @@ _GREEDY_MIN = 1e-16
 #: computed increase is rounding noise while the primal, more sensitive than the
 #: dual (P - P* ~ |alpha - alpha*|), stays above the tolerance
 _GREEDY_NOISE = 1e-13
-#: a duality gap below -_GAP_ROUNDING * max(|P|, |D|) is not rounding
-_GAP_ROUNDING = 1e-10
 #: relative tolerances of :func:`check_gram` (symmetry; negative eigenvalues)
 _GRAM_ASYM = 1e-10
 _GRAM_NEG = 1e-8
@@ -394,8 +390,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             primal, dual = _kernels.objectives(F, Y, *args, sqw)
             stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
             gap = primal - dual
-            if not (math.isfinite(primal) and math.isfinite(dual)) \
-                    or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
+            if numerical_failure(primal, dual):
                 status = STATUS_NUMERICAL
                 break
             if gap <= max(atol, tol * abs(primal)):
@@ -647,8 +642,7 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
         since = 0
         passes_since = 0
         gap = primal - dual
-        if not (math.isfinite(primal) and math.isfinite(dual)) \
-                or gap < -_GAP_ROUNDING * max(abs(primal), abs(dual)):
+        if numerical_failure(primal, dual):
             status = STATUS_NUMERICAL
             break
         if gap <= max(atol, tol * abs(primal)):
