@@ -1006,10 +1006,8 @@ def _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng, 
                "clarabel_primal": None, "clarabel_dual": None, "clarabel_gap": None,
                "clarabel_status": None, "ratio": None, "ratio_lower_bound": None,
                "sopopo_primal_minus_opt": None, "optimum_check": None}
-        measured = [(r["k"], r["clarabel_s"]) for r in rows if r["clarabel_s"] is not None]
-        slope = _loglog_slope(*zip(*measured)) if len(measured) >= 2 else None
-        predicted = (measured[-1][1] * (k / measured[-1][0]) ** slope
-                     if slope is not None and slope > 0 else None)
+        _, predicted = _clarabel_growth(rows, [k])
+        predicted = predicted.get(str(k))
         if solver.stopped_at is not None:
             row["clarabel_status"] = solver.skipped_status()
             row["ratio_lower_bound"] = budget_s / sop_s
@@ -1045,6 +1043,18 @@ def _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng, 
     return rows
 
 
+def _clarabel_growth(rows, ks) -> tuple[float | None, dict]:
+    """The log-log slope of Clarabel's measured times against k, and its time
+    at each of ``ks`` extrapolated from the last measured point along that
+    slope (empty unless at least two points were measured and the slope is
+    positive)."""
+    done = [r for r in rows if r["clarabel_s"] is not None]
+    slope = _loglog_slope([r["k"] for r in done], [r["clarabel_s"] for r in done])
+    if slope is None or slope <= 0:
+        return slope, {}
+    return slope, {str(k): done[-1]["clarabel_s"] * (k / done[-1]["k"]) ** slope for k in ks}
+
+
 def _fig7_summary(rows, ks, m_per_k, n, atol, budget_s, formulation, seed, quick, elapsed):
     by_k = {r["k"]: r for r in rows}
     out = {"experiment": "sopopo-fig7", "source": f"{_PAPER}, Sec. 5, Fig. 7, Eq. 38",
@@ -1065,13 +1075,8 @@ def _fig7_summary(rows, ks, m_per_k, n, atol, budget_s, formulation, seed, quick
            "all_sopopo_converged": all(r["sopopo_gap"] <= atol for r in rows)}
     checks = [r["optimum_check"] for r in rows if r["optimum_check"] is not None]
     out["all_optimum_checks_pass"] = all(checks) if checks else None
-    done = [r for r in rows if r["clarabel_s"] is not None]
-    slope = _loglog_slope([r["k"] for r in done], [r["clarabel_s"] for r in done])
-    out["clarabel_slope_vs_k"] = slope
-    out["clarabel_extrapolated_s"] = (
-        {str(r["k"]): done[-1]["clarabel_s"] * (r["k"] / done[-1]["k"]) ** slope
-         for r in rows if r["clarabel_s"] is None}
-        if slope is not None and slope > 0 else {})
+    out["clarabel_slope_vs_k"], out["clarabel_extrapolated_s"] = _clarabel_growth(
+        rows, [r["k"] for r in rows if r["clarabel_s"] is None])
     r = by_k.get(100)
     if r is not None:
         ratio = r["ratio"] if r["ratio"] is not None else r["ratio_lower_bound"]
