@@ -99,3 +99,24 @@ def test_the_layer_check_sees_relative_imports():
     found = list(_polyrank_imports(CORE / "metrics.py", []))
     targets = {t for _, ts in found for t in ts}
     assert "polyrank.validation" in targets and "polyrank._ranking_kernels" in targets
+
+
+#: the view layer's libraries: polyrank_widgets draws, the core computes
+VIEW_LIBRARIES = {"plotly", "ipywidgets", "anywidget", "polyrank_widgets"}
+
+
+def test_core_imports_no_view_library():
+    # DESIGN.md: the core never imports ipywidgets or plotly; the experiments'
+    # figures are found through the entry-point group "polyrank.figures"
+    offenders = []
+    for path in sorted(CORE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            offenders += [f"{path.relative_to(CORE)}:{node.lineno} {n}" for n in names
+                          if n.split(".")[0] in VIEW_LIBRARIES]
+    assert not offenders, offenders

@@ -57,7 +57,7 @@ def test_fig5_pair_is_the_most_negative_test_pair(yeast):
 
 
 def test_fig5_negative_prior_helps_on_the_reversed_pair():
-    res = m3l_fig5(rs=(-0.75, 0.75), figure=False)
+    res = m3l_fig5(rs=(-0.75, 0.75))
     assert len(res.rows) == 6                               # r = 0 is always added
     s = res.summary
     assert s["pair"] == ["Class2", "Class4"] and s["n_train"] == 200
@@ -69,7 +69,7 @@ def test_fig5_negative_prior_helps_on_the_reversed_pair():
 
 
 def test_table3_m3l_beats_one_vs_all_with_the_estimated_prior():
-    res = m3l_table3(trials=1, full_data=False, figure=False)
+    res = m3l_table3(trials=1, full_data=False)
     s = res.summary
     assert s["mean_abs_second_moment_shift_subset_vs_test"] > \
         3 * s["mean_abs_second_moment_shift_rest_vs_test"]
@@ -81,12 +81,12 @@ def test_table3_m3l_beats_one_vs_all_with_the_estimated_prior():
 
 
 def test_table1_same_problems_as_liblinear():
-    res = m3l_table1(Ns=(100, 150), repeats=1, figure=False)
+    res = m3l_table1(Ns=(100, 150), repeats=1)
     assert [r["N"] for r in res.rows] == [100, 150]
     assert res.summary["max_linear_primal_rel_diff"] < 1e-3
     assert all(r["linear_ratio"] > 0 and r["rbf_ratio"] > 0 for r in res.rows)
     with pytest.raises(ValueError, match="Ns"):
-        m3l_table1(Ns=(5000,), figure=False)
+        m3l_table1(Ns=(5000,))
 
 
 def test_awa_prior_heat_map():
@@ -117,7 +117,7 @@ def test_m3l_fig2_small():
     1-vs-All LIBSVM)."""
     from polyrank.experiments import m3l_fig2
 
-    res = m3l_fig2(n_train=150, seed=1, figure=True)
+    res = m3l_fig2(n_train=150, seed=1)
     s = res.summary
     assert s["m3l_status"] == "converged" and s["N"] == 150
     m3l = [r for r in res.rows if r["method"] == "M3L"]

@@ -28,7 +28,7 @@ def test_registered_and_listed(capsys):
 
 
 def test_table1_small_agrees_with_the_whole_qp():
-    res = ordinal_table1(n_sets=1, s_sizes=(60,), ns_sizes=(60,), budget_s=60.0, figure=True)
+    res = ordinal_table1(n_sets=1, s_sizes=(60,), ns_sizes=(60,), budget_s=60.0)
     assert len(res.rows) == 2 and len(res.table_rows) == 2
     s = res.summary
     assert s["all_converged"] and s["full_qp_solved"] == 2
@@ -44,8 +44,7 @@ def test_table1_small_agrees_with_the_whole_qp():
 
 def test_table1_budget_and_memory_guard(monkeypatch):
     monkeypatch.setattr(oe, "FULL_QP_MAX_N", 70)
-    res = ordinal_table1(n_sets=1, s_sizes=(60, 65, 80), ns_sizes=(), budget_s=1e-4,
-                         figure=False)
+    res = ordinal_table1(n_sets=1, s_sizes=(60, 65, 80), ns_sizes=(), budget_s=1e-4)
     status = {r["instance"]: r["full_status"] for r in res.rows}
     assert status["S.60.1"] == "over budget"          # the worker was killed
     assert status["S.65.1"].startswith("skipped")     # larger n after a kill
@@ -54,7 +53,7 @@ def test_table1_budget_and_memory_guard(monkeypatch):
 
 
 def test_table2_zero_loss_on_separable_and_below_prank():
-    res = ordinal_table2(n_sets=2, s_sizes=(100,), ns_sizes=(100,), figure=True)
+    res = ordinal_table2(n_sets=2, s_sizes=(100,), ns_sizes=(100,))
     s = res.summary
     assert s["max_rank_loss_separable"] == 0.0          # Table 2: 0.000 on S
     for r in res.rows:
@@ -65,7 +64,7 @@ def test_table2_zero_loss_on_separable_and_below_prank():
 
 
 def test_curves_small():
-    res = ordinal_curves(n_train=120, n_train_full=150, grid=15, figure=True)
+    res = ordinal_curves(n_train=120, n_train_full=150, grid=15)
     s = res.summary
     assert s["features"] == ["alcohol", "volatile acidity"] and s["all_converged"]
     assert len(res.rows) == 6
@@ -94,7 +93,7 @@ def test_fig4_breakdown_small():
     """Issue 19: Fig. 4 (time per sub-problem: generation, solve, search)."""
     from polyrank.experiments import ordinal_fig4
 
-    res = ordinal_fig4(n=100, q=1, figure=True)
+    res = ordinal_fig4(n=100, q=1)
     s = res.summary
     assert s["instance"] == "NS.100.1" and s["status"] == "converged"
     assert len(res.rows) == s["iterations"] >= 2

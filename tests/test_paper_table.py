@@ -51,7 +51,7 @@ def test_every_experiment_has_rows_written_by_its_full_size_run():
 
 
 def test_rows_of_a_run_have_the_table_fields():
-    res = m3l_awa_prior(figure=False)
+    res = m3l_awa_prior()
     assert res.summary["paper"]
     for row in res.summary["paper"]:
         assert set(row) == set(FIELDS) and all(isinstance(row[k], str) and row[k] for k in FIELDS)
@@ -61,7 +61,7 @@ def test_rows_of_a_run_have_the_table_fields():
 
 
 def test_fig7_rows_report_measured_and_budget_bounded_ratios():
-    res = sopopo_fig7(ks=(4, 6), m_per_k=5, n=10, repeats=1, budget_s=1e-4, figure=True)
+    res = sopopo_fig7(ks=(4, 6), m_per_k=5, n=10, repeats=1, budget_s=1e-4)
     s = res.summary
     rows = {r["item"].split(":")[0]: r for r in s["paper"]}
     assert set(rows) == {"Fig. 7"} and len(s["paper"]) == 2
@@ -73,7 +73,7 @@ def test_fig7_rows_report_measured_and_budget_bounded_ratios():
 
 
 def test_fig7_extrapolates_only_past_the_measured_points():
-    res = sopopo_fig7(ks=(4, 6, 8), m_per_k=5, n=10, repeats=1, budget_s=60.0, figure=True)
+    res = sopopo_fig7(ks=(4, 6, 8), m_per_k=5, n=10, repeats=1, budget_s=60.0)
     s = res.summary
     assert len(s["clarabel_s"]) == 3                   # tiny problems: all solved
     assert s["clarabel_extrapolated_s"] == {}           # every k measured: nothing to guess

@@ -26,7 +26,7 @@ def test_large_k_problem_has_k_equal_l_per_query():
 
 
 def test_fig4_tiny_methods_reach_the_same_optimum():
-    res = ranksvm_fig4(quick=True, tol=1e-6, large_k=(2, 60), figure=True)
+    res = ranksvm_fig4(quick=True, tol=1e-6, large_k=(2, 60))
     rows = res.rows
     for name, info in res.summary["datasets"].items():
         assert set(info["methods"]) == {"direct", "y_tree", "selection_tree"}
@@ -44,7 +44,7 @@ def test_fig4_tiny_methods_reach_the_same_optimum():
 
 
 def test_methods_tiny_grid():
-    res = ranksvm_methods(grid=(0.25, 1.0), cp_max_iter=15, figure=False)
+    res = ranksvm_methods(grid=(0.25, 1.0), cp_max_iter=15)
     s = res.summary
     assert s["selected_C"]["l2"]["pairwise_accuracy"] in (0.25, 1.0)
     tree, prsvm = s["solvers"]["tree-tron"], s["solvers"]["prsvm+"]
@@ -65,7 +65,7 @@ def test_methods_tiny_grid():
 
 
 def test_vs_svr_tiny_grid_and_rankers_beat_chance():
-    res = ranksvm_vs_svr(grid=(0.125, 1.0), figure=False)
+    res = ranksvm_vs_svr(grid=(0.125, 1.0))
     r = res.summary["results"]
     models = ("ranksvm-l2", "svr-l2", "svr-l1", "ranksvm-l1")
     assert set(r) == {f"{m}/{k}" for m in models for k in ("pairwise_accuracy", "mean_ndcg")}
@@ -123,7 +123,7 @@ def test_bench_l1_quick():
 
 def test_fig7_fixed_C():
     """Issue 19: Fig. 7 (every method at one C) as an experiment."""
-    res = ranksvm_fig7(Cs=(1e-4, 1.0), cp_max_iter=10, figure=True)
+    res = ranksvm_fig7(Cs=(1e-4, 1.0), cp_max_iter=10)
     s = res.summary["solvers"]
     assert set(s) == {"0.0001", "1"}
     for C, info in s.items():

@@ -20,7 +20,7 @@ from polyrank.cli import main
 from polyrank.experiments import (EXPERIMENTS, ExperimentResult, fig7_data,
                                   get_experiment, run_experiment, sopopo_fig6,
                                   sopopo_fig7, sopopo_fig8)
-from polyrank.experiments import sopopo_figures
+from polyrank.experiments import registry, sopopo_figures
 from polyrank.sopopo import sopopo_batch
 
 NAMES = ("sopopo-fig6", "sopopo-fig7", "sopopo-fig8")
@@ -43,7 +43,7 @@ def test_registry_lookup():
     assert get_experiment("sopopo-fig8").func is sopopo_fig8
     with pytest.raises(ValueError, match="unknown experiment"):
         get_experiment("fig9")
-    res = run_experiment("sopopo-fig8", k=4, m=6, n=3, passes=1, figure=False)
+    res = run_experiment("sopopo-fig8", k=4, m=6, n=3, passes=1)
     assert isinstance(res, ExperimentResult) and len(res.rows) == 7
 
 
@@ -94,6 +94,17 @@ def test_write_csv_roundtrip(tmp_path):
         res.write_html(tmp_path / "x.html")
 
 
+def test_figure_without_the_widgets_names_the_extra(monkeypatch):
+    # the core finds its drawing through the entry points only; without them
+    # (the jupyter extra not installed) the error says what to install
+    res = run_experiment("sopopo-fig8", k=4, m=6, n=3, passes=1)
+    monkeypatch.setattr(registry, "figure_builders", lambda: {})
+    with pytest.raises(ImportError, match=r"polyrank\[jupyter\]"):
+        res.figure
+    monkeypatch.undo()
+    assert res.figure.data                        # drawn by polyrank_widgets.figures.sopopo
+
+
 # ------------------------------------------------------------ Fig. 6
 
 def test_fig6_tiny_objectives_agree():
@@ -126,8 +137,7 @@ def test_fig6_tiny_objectives_agree():
 
 def test_fig6_budget_stops_growing_k():
     # every Clarabel solve exceeds a 0.1 ms budget: it runs once, at the first k
-    res = sopopo_fig6(ks=(4, 8, 16), trials=2, repeats=1, min_time=0.0, budget_s=1e-4,
-                      figure=False)
+    res = sopopo_fig6(ks=(4, 8, 16), trials=2, repeats=1, min_time=0.0, budget_s=1e-4)
     for p in ("eq7", "eq19"):
         rows = [r for r in res.rows if r["problem"] == p]
         assert rows[0]["clarabel_status"] in ("over budget", "stopped at budget")
@@ -166,11 +176,11 @@ def test_worker_budget_kill_restart_and_errors(monkeypatch):
 
 def test_fig6_rejects_bad_input():
     with pytest.raises(ValueError, match="ks"):
-        sopopo_fig6(ks=(1,), figure=False)
+        sopopo_fig6(ks=(1,))
     with pytest.raises(ValueError, match="budget_s"):
-        sopopo_fig6(ks=(4,), budget_s=0, figure=False)
+        sopopo_fig6(ks=(4,), budget_s=0)
     with pytest.raises(ValueError, match="C"):
-        sopopo_fig6(ks=(4,), C=-1.0, figure=False)
+        sopopo_fig6(ks=(4,), C=-1.0)
 
 
 # ------------------------------------------------------------ Fig. 7
@@ -235,7 +245,7 @@ def test_fig8_tiny_increases_and_gap():
 
 
 def test_fig8_table_rows_are_a_readable_selection():
-    res = sopopo_fig8(k=4, m=40, n=3, passes=2, figure=False)
+    res = sopopo_fig8(k=4, m=40, n=3, passes=2)
     its = [r["iteration"] for r in res.table_rows]
     assert its[0] == 0 and its[-1] == 80 and 40 in its and len(its) < 15
     assert all(r["gap"] is not None for r in res.table_rows)

@@ -75,7 +75,7 @@ def test_w8a_is_the_documented_file_and_loads():
 def test_sign_fig2_small():
     """Issue 19: Fig. 2 on both data sets at hand, the signs-free control and
     the per-update comparison of the mini-batch sizes."""
-    res = sign_fig2(n_sub=300, epochs=10, seed=2, figure=True)
+    res = sign_fig2(n_sub=300, epochs=10, seed=2)
     s = res.summary
     assert set(s["runs"]) == {"w8a", "phishing", "phishing, c = 0"}
     assert {r["data"] for r in res.rows} == set(s["runs"])
@@ -102,7 +102,7 @@ def test_registered():
 
 
 def test_sign_convergence_small():
-    res = sign_convergence(n_sub=400, epochs=12, seed=1, figure=False)
+    res = sign_convergence(n_sub=400, epochs=12, seed=1)
     s = res.summary
     assert s["n"] == 400 and s["lam"] == 1 / 400 and s["gamma"] == 0.01
     # the two independent references agree; SDCA certifies P(w*) from below
@@ -128,7 +128,7 @@ def test_breast_cancer_signs_come_from_names_only():
 
 
 def test_sign_small_sample_small():
-    res = sign_small_sample(trials=6, n_jobs=1, seed=2, figure=False)
+    res = sign_small_sample(trials=6, n_jobs=1, seed=2)
     s = res.summary
     assert len(res.rows) == 6 and s["trials"] == 6 and len(s["signs"]) == 14
     for r in res.rows:
@@ -139,7 +139,7 @@ def test_sign_small_sample_small():
     for key in ("roc_counts", "prbep_counts"):
         assert sum(s[key].values()) == 6
     # the same seeds give the same trials with two workers
-    par = sign_small_sample(trials=6, n_jobs=2, seed=2, figure=False)
+    par = sign_small_sample(trials=6, n_jobs=2, seed=2)
     assert par.rows == res.rows
 
 

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import csv
 import json
+import runpy
 import struct
+from pathlib import Path
 
 import pytest
 
 from polyrank.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_reproduce_html_opens_in_chromium(browser, tmp_path, artifacts, capsys):
@@ -51,9 +55,8 @@ def png_size(path):
 def test_readme_pictures_export(chromium_path, tmp_path, monkeypatch):
     pytest.importorskip("kaleido")
     monkeypatch.setenv("BROWSER_PATH", chromium_path)     # kaleido's Chromium
-    from polyrank_widgets.figures import render_readme_figures
-
-    written = render_readme_figures(tmp_path, scale=1.0)
+    readme_figures = runpy.run_path(str(ROOT / "tools" / "readme_figures.py"))
+    written = readme_figures["render_readme_figures"](tmp_path, scale=1.0)
     names = sorted(p.name for p in written)
     assert names == sorted(["knot_explorer.png", "gap_monitor_yeast.png",
                             "decomposition_viewer.png", "reproduce_sopopo_fig8.png"])

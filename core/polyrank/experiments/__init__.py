@@ -6,7 +6,8 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   (``sopopo-label-ranking.txt``, Sec. 5, Fig. 6).
 - :func:`sopopo_fig6`, :func:`sopopo_fig7`, :func:`sopopo_fig8`: the
   reproductions of Fig. 6, 7 and 8 of ``sopopo-label-ranking.txt`` (Sec. 5),
-  each returning an :class:`ExperimentResult` (rows, summary, plotly figure).
+  each returning an :class:`ExperimentResult` (rows, summary; its figure is
+  drawn by ``polyrank_widgets.figures``).
 - :func:`sign_convergence`, :func:`sign_small_sample`, :func:`bench_sign`:
   Fig. 2 (c) and the Sec. 6.1 protocol of ``sign-constrained-sdca-pegasos.txt``,
   and ``polyrank bench sign``.

@@ -8,7 +8,7 @@ So, as the paper does for yeast in Table 3 (Sec. 7.2.2), zero-shot
 conditions are created by sampling a training subset whose label
 correlations differ from those of the test split.
 
-Following ``DESIGN.md``, plotly is imported only when a figure is built,
+Following ``DESIGN.md``, the figures are drawn by ``polyrank_widgets.figures``,
 and speed is reported as ratios against baselines timed in the same run.
 """
 
@@ -239,8 +239,7 @@ _FIG5_QUICK = {"rs": tuple(np.round(np.linspace(-0.9, 0.9, 13), 3))}
 @register("m3l-fig5", "Fig. 5 on yeast: test Hamming loss vs r, R = [[1, r], [r, 1]], for a "
           "label pair whose training-subset correlation is reversed")
 def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] | None = None,
-             seed: int = 0, quick: bool = False, progress: bool = False,
-             figure: bool = True) -> ExperimentResult:
+             seed: int = 0, quick: bool = False, progress: bool = False) -> ExperimentResult:
     """Fig. 5: test Hamming loss against the classifier correlation r.
 
     On yeast, the label pair of :func:`fig5_pair` (the most negatively
@@ -260,7 +259,7 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
         from -0.9 to 0.9).
     seed : int
         Seed of the subset.
-    quick, progress, figure : bool
+    quick, progress : bool
 
     Returns
     -------
@@ -325,37 +324,16 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
          "paper": "worse than r = 0",
          "ours": f"{v['hamming_at_r_max']:.2f} % (r = 0: {v['hamming_at_r0']:.2f} %)",
          "data": data} for name, v in summary_k.items()]
-    fig = _fig5_figure(rows, summary) if figure else None
     return ExperimentResult(
         name="m3l-fig5",
         title=(f"Fig. 5 ({_PAPER}, Sec. 7.2.1) on yeast {s['names'][0]}/{s['names'][1]}: "
                "test Hamming loss vs r"),
-        rows=rows, summary=summary, figure=fig,
+        rows=rows, summary=summary,
         columns=[("kernel", "kernel", None), ("r", "r", lambda v: f"{v:+.3f}"),
                  ("test_hamming_pct", "test Hamming loss %", lambda v: f"{v:.2f}")],
         table_rows=[r for r in rows if r["r"] in (rs[0], rs[-1], 0.0)
                     or r["r"] == summary_k[r["kernel"]]["best_r"]],
         notes=notes)
-
-
-def _fig5_figure(rows, summary):
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    for name, color in (("linear", "#1f77b4"), ("rbf", "#d62728")):
-        rr = [r for r in rows if r["kernel"] == name]
-        fig.add_scatter(x=[r["r"] for r in rr], y=[r["test_hamming_pct"] for r in rr],
-                        mode="lines+markers", name=f"M3L {name}", line={"color": color})
-    fig.add_vline(x=0, line_dash="dot", line_color="grey",
-                  annotation_text="r = 0: 1-vs-All", annotation_position="top")
-    a, b = summary["pair"]
-    fig.update_layout(
-        title=(f"Fig. 5 on yeast: {a} / {b} (corr. {summary['train_subset_corr']:+.2f} "
-               f"in training subset, {summary['test_corr']:+.2f} on test)"),
-        xaxis_title="classifier correlation r  (R = [[1, r], [r, 1]])",
-        yaxis_title="test Hamming loss (%)", template="plotly_white",
-        legend={"x": 0.02, "y": 0.98})
-    return fig
 
 
 # ---------------------------------------------------------------- Table 3
@@ -396,7 +374,7 @@ def _baselines(Xtr, Ytr, Xte):
           "Hamming loss of M3L with an estimated R vs 1-vs-All and other baselines")
 def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = None,
                full_data: bool = True, seed: int = 0, quick: bool = False,
-               progress: bool = False, figure: bool = True) -> ExperimentResult:
+               progress: bool = False) -> ExperimentResult:
     """Table 3, yeast column: zero-shot protocol of Sec. 7.2.2.
 
     For each trial: a training subset of ``n_train`` yeast training points
@@ -419,7 +397,7 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
         Sampled subsets (default 5; quick 2).
     full_data : bool, default True
         Also fit 1-vs-All on all 1,500 training points (for scale).
-    seed, quick, progress, figure
+    seed, quick, progress
 
     Returns
     -------
@@ -509,32 +487,15 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
          "data": f"yeast, {n_train} training points with shifted label correlations, R from "
                  f"the rest, {trials} trials (the paper's subset is not published)"}
         for n in key]
-    fig = _table3_figure(rows) if figure else None
     return ExperimentResult(
         name="m3l-table3",
         title=(f"Table 3 ({_PAPER}, Sec. 7.2.2), yeast: {n_train} training points with shifted "
                f"label correlations, R from the rest; {trials} trials"),
-        rows=rows, summary=summary, figure=fig,
+        rows=rows, summary=summary,
         columns=[("method", "method", None),
                  ("test_hamming_pct", "test Hamming loss %", lambda v: f"{v:.2f}"),
                  ("sd", "sd", lambda v: f"{v:.2f}"), ("per_trial", "per trial", None)],
         notes=notes)
-
-
-def _table3_figure(rows):
-    import plotly.graph_objects as go
-
-    rows = sorted(rows, key=lambda r: r["test_hamming_pct"], reverse=True)
-    colors = ["#d62728" if r["method"].startswith("M3L") else "#7f7f7f" for r in rows]
-    fig = go.Figure(go.Bar(
-        x=[r["test_hamming_pct"] for r in rows], y=[r["method"] for r in rows],
-        orientation="h", marker_color=colors,
-        error_x={"type": "data", "array": [r["sd"] or 0.0 for r in rows]}))
-    lo = min(r["test_hamming_pct"] for r in rows)
-    fig.update_layout(title="Table 3 on yeast (zero-shot protocol): test Hamming loss",
-                      xaxis_title="test Hamming loss (%)", template="plotly_white",
-                      xaxis_range=[lo - 3, None], margin={"l": 320})
-    return fig
 
 
 # ---------------------------------------------------------------- Table 1
@@ -629,8 +590,7 @@ _T1_COLUMNS = [
 @register("m3l-table1", "Table 1 on yeast: training time of linear M3L vs 1-vs-All "
           "LinearSVC and RBF M3L vs 1-vs-All SVC for growing N, R = I")
 def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, seed: int = 0,
-               quick: bool = False, progress: bool = False,
-               figure: bool = True) -> ExperimentResult:
+               quick: bool = False, progress: bool = False) -> ExperimentResult:
     """Table 1 on yeast: training times for growing N with R = I.
 
     Linear M3L (DCA with shrinkage, Sec. 6, C = 0.5) against 1-vs-All
@@ -650,7 +610,7 @@ def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, s
         the first N of a fixed random permutation of the yeast training split.
     repeats : int, optional
         Timings per fit (default 3; quick 1).
-    seed, quick, progress, figure
+    seed, quick, progress
 
     Returns
     -------
@@ -698,37 +658,17 @@ def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, s
         {"item": "Table 1: 1-vs-All LibSVM (RBF) time over kernel M3L's",
          "paper": "3.8-15x (AwA, RCV1, Siam)",
          "ours": f"{last['rbf_ratio']:.2f}x", "data": data}]
-    fig = _table1_figure(rows) if figure else None
     return ExperimentResult(
         name="m3l-table1",
         title=f"Table 1 ({_PAPER}, Sec. 7.1) on yeast: training time vs N, R = I",
-        rows=rows, summary=summary, figure=fig, columns=_T1_COLUMNS, notes=notes)
-
-
-def _table1_figure(rows):
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    N = [r["N"] for r in rows]
-    for key, name, color, dash in (
-            ("linear_m3l_s", "linear M3L (DCA)", "#1f77b4", "solid"),
-            ("liblinear_1vsall_s", "1-vs-All LibLinear", "#1f77b4", "dot"),
-            ("rbf_m3l_s", "rbf M3L (SMO)", "#d62728", "solid"),
-            ("libsvm_1vsall_s", "1-vs-All LibSVM", "#d62728", "dot")):
-        fig.add_scatter(x=N, y=[r[key] for r in rows], mode="lines+markers", name=name,
-                        line={"color": color, "dash": dash})
-    fig.update_layout(title="Table 1 on yeast: training time (R = I, single-threaded)",
-                      xaxis_title="training points N", yaxis_title="seconds",
-                      yaxis_type="log", template="plotly_white")
-    return fig
+        rows=rows, summary=summary, columns=_T1_COLUMNS, notes=notes)
 
 
 # ---------------------------------------------------------------- AwA prior
 
 @register("m3l-awa-prior", "Sec. 7.2.1: the prior R = sum_c p(c) y_c y_c' of the 10 AwA test "
           "classes (uniform p) as a heat map")
-def m3l_awa_prior(*, seed: int = 0, quick: bool = False, progress: bool = False,
-                  figure: bool = True) -> ExperimentResult:
+def m3l_awa_prior(*, seed: int = 0, quick: bool = False, progress: bool = False) -> ExperimentResult:
     """The Sec. 7.2.1 prior of Animals with Attributes.
 
     R = sum_c p(c) y_c y_c' over the 10 test classes with uniform p(c) and
@@ -777,30 +717,13 @@ def m3l_awa_prior(*, seed: int = 0, quick: bool = False, progress: bool = False,
          "paper": "correlation -0.76 (test images)",
          "ours": f"R = {R[ib, iw]:+.2f} (class-level prior, uniform p(c))",
          "data": "AwA class-attribute table, 10 test classes (image features not available)"}]
-    fig = _awa_figure(R, names) if figure else None
     return ExperimentResult(
         name="m3l-awa-prior",
         title=f"Sec. 7.2.1 ({_PAPER}): AwA test-class prior R (85 x 85)",
-        rows=rows, summary=summary, figure=fig,
+        rows=rows, summary=summary, data={"R": R, "names": names},
         columns=[("attribute_a", "attribute", None), ("attribute_b", "attribute", None),
                  ("R", "R", lambda v: f"{v:+.2f}")],
         notes=notes)
-
-
-def _awa_figure(R, names):
-    import plotly.graph_objects as go
-
-    fig = go.Figure(go.Heatmap(z=R, x=names, y=names, zmin=-1, zmax=1,
-                               colorscale="RdBu", reversescale=True,
-                               colorbar={"title": "R"}))
-    fig.update_layout(title="AwA prior R = Σ_c p(c) y_c y_cᵀ over the 10 test classes "
-                            "(uniform p)",
-                      width=1250, height=1200, template="plotly_white",
-                      margin={"l": 110, "b": 110, "t": 70, "r": 40},
-                      # 85 labels in ~1050 px: 12 px per row, every label at 10 px
-                      xaxis={"tickfont": {"size": 10}, "dtick": 1, "tickangle": -90},
-                      yaxis={"tickfont": {"size": 10}, "dtick": 1, "autorange": "reversed"})
-    return fig
 
 
 # ---------------------------------------------------------------- bench
@@ -860,8 +783,7 @@ def _svc_dual(K, y, model) -> float:
 @register("m3l-fig2", "Figs. 2-3 on yeast: dual progress of kernel M3L (R = I) and of 1-vs-All "
           "LIBSVM (summed duals of the labels) against pair updates and seconds")
 def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
-             n_train: int | None = None, C: float = 1.0, tol: float = 1e-3,
-             figure: bool = True) -> ExperimentResult:
+             n_train: int | None = None, C: float = 1.0, tol: float = 1e-3) -> ExperimentResult:
     """Figs. 2 and 3 of the M3L paper (Sec. 7.1): dual progress against
     iterations and against time, kernelised M3L vs 1-vs-All with LIBSVM,
     RBF kernel, on the largest multi-label data at hand (yeast's 1,500
@@ -891,8 +813,6 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
         Training genes (overrides ``quick``).
     C, tol : float
         M3L's C (SVC gets 2C) and the stopping tolerance of both.
-    figure : bool
-        Build the two-panel figure.
 
     Returns
     -------
@@ -1000,31 +920,8 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
                ("dual", "dual", lambda v: f"{v:.6g}"),
                ("dual_rel", "dual / final", lambda v: f"{v:.4f}")]
     table = rows[:: max(1, len(rows) // 25)]
-    fig = _fig2_figure(rows, summary) if figure else None
     return ExperimentResult("m3l-fig2", f"Figs. 2-3 of {_PAPER} on yeast: dual progress of "
-                            "kernel M3L vs 1-vs-All LIBSVM", rows, summary, fig, columns,
+                            "kernel M3L vs 1-vs-All LIBSVM", rows, summary, None, columns,
                             table, notes)
 
 
-def _fig2_figure(rows, summary):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
-        "dual progress vs pair updates (Fig. 2)", "dual progress vs CPU seconds (Fig. 3)"))
-    colors = {"M3L": "#d62728", "1-vs-All LIBSVM": "#1f77b4"}
-    for method, color in colors.items():
-        mine = [r for r in rows if r["method"] == method]
-        for c, key in enumerate(("updates", "seconds"), 1):
-            fig.add_trace(go.Scatter(x=[max(r[key], 1e-4) for r in mine],
-                                     y=[r["dual_rel"] for r in mine], mode="lines+markers",
-                                     name=method, legendgroup=method, showlegend=c == 1,
-                                     line={"color": color}, marker={"size": 4}), row=1, col=c)
-            fig.update_xaxes(type="log", title_text="pair updates" if c == 1 else "CPU seconds",
-                             row=1, col=c)
-    fig.update_yaxes(title_text="dual / final dual", range=[0, 1.05], row=1, col=1)
-    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
-    fig.update_layout(title=f"Kernel M3L vs 1-vs-All LIBSVM on yeast (N = {summary['N']}, "
-                      f"L = {summary['L']})", template="plotly_white", width=1050, height=420,
-                      legend={"orientation": "h", "y": -0.2})
-    return fig

@@ -272,7 +272,7 @@ def _fmt(v, digits=3):
 @register("ordinal-fig4", "Fig. 4: time per sub-problem of RC(S~) on NS.1000.5 split into "
           "generation, solve and the search for violated constraints")
 def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                 n: int | None = None, q: int = 5, figure: bool = True) -> ExperimentResult:
+                 n: int | None = None, q: int = 5) -> ExperimentResult:
     """Fig. 4 of ``row-column-generation-ordinal.txt`` (Sec. 10): the
     breakdown of the computation time of RC(S~) (soft margin, c = 10,
     polynomial kernel (1 + x.y)^4, two objects added per sub-problem) on
@@ -291,8 +291,6 @@ def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
         Unused (one solve); kept for the registry's signature.
     n, q : int
         The instance NS.n.q (overrides ``quick``).
-    figure : bool
-        Build the stacked-bar figure.
 
     Returns
     -------
@@ -345,26 +343,8 @@ def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
                ("feas_s", "FeasTime s", lambda v: f"{v:.4f}")]
     step = max(1, len(rows) // 20)
     table = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
-    fig = _fig4_figure(rows, name) if figure else None
     return ExperimentResult("ordinal-fig4", f"Fig. 4 (Sec. 10): time per sub-problem of RC(S~) "
-                            f"on {name}", rows, summary, fig, columns, table, notes)
-
-
-def _fig4_figure(rows, name):
-    import plotly.graph_objects as go
-
-    x = [r["iteration"] for r in rows]
-    fig = go.Figure()
-    for key, label, color in (("gen_s", "GenTime (generate)", "#1f77b4"),
-                              ("solve_s", "RunTime (solve)", "#ff7f0e"),
-                              ("feas_s", "FeasTime (violated search)", "#2ca02c")):
-        fig.add_trace(go.Bar(x=x, y=[r[key] for r in rows], name=label,
-                             marker={"color": color}))
-    fig.update_layout(barmode="stack", title=f"Breakdown of the time per sub-problem, {name} "
-                      "(Fig. 4)", xaxis_title="sub-problem", yaxis_title="seconds",
-                      template="plotly_white", width=900, height=420,
-                      legend={"orientation": "h", "y": -0.2})
-    return fig
+                            f"on {name}", rows, summary, None, columns, table, notes)
 
 
 # ------------------------------------------------------------------ table 1
@@ -373,7 +353,7 @@ def _fig4_figure(rows, name):
           "RC(S~) on NS.n.q (poly d=4) vs the whole QP (Clarabel) and PRank")
 def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False,
                    n_sets: int | None = None, s_sizes=None, ns_sizes=None,
-                   budget_s: float | None = None, figure: bool = True) -> ExperimentResult:
+                   budget_s: float | None = None) -> ExperimentResult:
     """Reproduce Table 1 of ``row-column-generation-ordinal.txt`` (Sec. 10).
 
     For every instance S.n.q (RC(H~)) and NS.n.q (RC(S~), c = 10), with the
@@ -400,8 +380,6 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
         tqdm progress bar.
     n_sets, s_sizes, ns_sizes, budget_s
         Override the sizes above.
-    figure : bool
-        Build the plotly figure.
 
     Returns
     -------
@@ -461,36 +439,9 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
                ("time_s_mean", "time s", _fmt), ("time_s_sd", "sd", _fmt),
                ("full_time_s_mean", "full QP s", _fmt), ("full_time_s_sd", "sd", _fmt),
                ("prank_time_s_mean", "PRank s", _fmt), ("prank_time_s_sd", "sd", _fmt)]
-    fig = _table1_figure(table) if figure else None
     return ExperimentResult("ordinal-table1",
                             "Table 1 (Sec. 10): row and column generation vs the whole QP vs PRank",
-                            rows, summary, fig, columns, table, notes)
-
-
-def _table1_figure(table):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
-        "S.n.q: RC(H~) vs whole QP vs PRank", "NS.n.q: RC(S~), c = 10"))
-    colors = {"time_s": "#1f77b4", "full_time_s": "#d62728", "prank_time_s": "#2ca02c"}
-    names = {"time_s": "row and column generation", "full_time_s": "whole QP (Clarabel)",
-             "prank_time_s": "PRank (one pass)"}
-    for col, typ in ((1, "S"), (2, "NS")):
-        sel = [t for t in table if t["type"] == typ]
-        for key in ("time_s", "full_time_s", "prank_time_s"):
-            pts = [(t["n"], t[key + "_mean"]) for t in sel if t[key + "_mean"] is not None]
-            if not pts:
-                continue
-            fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts],
-                                     mode="lines+markers", name=names[key],
-                                     line={"color": colors[key]}, showlegend=col == 1),
-                          row=1, col=col)
-        fig.update_xaxes(type="log", title_text="n", row=1, col=col)
-        fig.update_yaxes(type="log", title_text="seconds (mean)", row=1, col=col)
-    fig.update_layout(title="Table 1 of Izunaga et al. (2015): time against n",
-                      template="plotly_white", height=420, width=950)
-    return fig
+                            rows, summary, None, columns, table, notes)
 
 
 # ------------------------------------------------------------------ table 2
@@ -498,8 +449,7 @@ def _table1_figure(table):
 @register("ordinal-table2", "Table 2: average rank loss (1/n) sum |l^ - l| of RC(H~)/RC(S~) "
           "vs PRank on S.n.q and NS.n.q")
 def ordinal_table2(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                   n_sets: int | None = None, s_sizes=None, ns_sizes=None,
-                   figure: bool = True) -> ExperimentResult:
+                   n_sets: int | None = None, s_sizes=None, ns_sizes=None) -> ExperimentResult:
     """Reproduce Table 2 of ``row-column-generation-ordinal.txt`` (Sec. 10):
     the average rank loss (1/n) sum_i |l^_i - l_i| on the training objects,
     l^_i = max {l | f(x^i) > p_l}, of RC(H~) (S.n.q) and RC(S~) (NS.n.q,
@@ -510,7 +460,7 @@ def ordinal_table2(*, quick: bool = False, seed: int = 0, progress: bool = False
     quick : bool
         S: n in {100, 500, 1000}, NS: {100, 300}, 2 data sets; otherwise S:
         {100, 500, 1000, 5000, 10000}, NS: {100, 500, 1000}, 5 data sets.
-    seed, progress, n_sets, s_sizes, ns_sizes, figure
+    seed, progress, n_sets, s_sizes, ns_sizes
         As in :func:`ordinal_table1`.
 
     Returns
@@ -556,30 +506,9 @@ def ordinal_table2(*, quick: bool = False, seed: int = 0, progress: bool = False
     columns = [("instances", "instances", None), ("n", "n", None),
                ("rank_loss_mean", "ours", _fmt), ("rank_loss_sd", "sd", _fmt),
                ("prank_rank_loss_mean", "PRank", _fmt), ("prank_rank_loss_sd", "sd", _fmt)]
-    fig = _table2_figure(table) if figure else None
     return ExperimentResult("ordinal-table2",
                             "Table 2 (Sec. 10): average rank loss, ours vs PRank",
-                            rows, summary, fig, columns, table, notes)
-
-
-def _table2_figure(table):
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    for typ, dash in (("S", "solid"), ("NS", "dot")):
-        sel = [t for t in table if t["type"] == typ]
-        for key, name, color in (("rank_loss", "RC(H~) / RC(S~)", "#1f77b4"),
-                                 ("prank_rank_loss", "PRank", "#2ca02c")):
-            fig.add_trace(go.Scatter(
-                x=[t["n"] for t in sel], y=[t[key + "_mean"] for t in sel],
-                error_y={"type": "data", "array": [t[key + "_sd"] for t in sel]},
-                mode="lines+markers", name=f"{name}, {typ}",
-                line={"color": color, "dash": dash}))
-    fig.update_xaxes(type="log", title_text="n")
-    fig.update_yaxes(title_text="average rank loss (1/n) sum |l^ - l|")
-    fig.update_layout(title="Table 2 of Izunaga et al. (2015)", template="plotly_white",
-                      height=420, width=750)
-    return fig
+                            rows, summary, None, columns, table, notes)
 
 
 # ------------------------------------------------------------------ curves
@@ -623,8 +552,7 @@ def wine_two_features(n_train: int, seed: int = 0):
           "Gaussian and polynomial (S~); 11-feature wine test MAE/accuracy vs PRank")
 def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False,
                    n_train: int | None = None, n_train_full: int | None = None,
-                   add_per_iter: int = 10, grid: int | None = None,
-                   figure: bool = True) -> ExperimentResult:
+                   add_per_iter: int = 10, grid: int | None = None) -> ExperimentResult:
     """The illustrative example of Sec. 9 (Fig. 1-3) redone on real data.
 
     Two attributes of the red wine quality data, alcohol and volatile
@@ -656,7 +584,6 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
         Objects added per iteration.
     grid : int, optional
         Grid points per axis of the contour plots (default 50 quick, 100).
-    figure : bool
 
     Returns
     -------
@@ -767,10 +694,22 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
                ("W", "|W|", None), ("n_train", "n", None), ("thresholds", "p_1..p_l", None),
                ("train_rank_loss", "train loss", _fmt), ("test_mae", "test MAE", _fmt),
                ("test_accuracy", "test acc", _fmt)]
-    fig = _curves_figure(models, Xtr, ytr, grid) if figure else None
     return ExperimentResult("ordinal-curves",
                             "Sec. 9 on red wine: threshold contours of three soft margin models",
-                            rows, summary, fig, columns, None, notes)
+                            rows, summary, _curves_data(models, Xtr, ytr, grid), columns, None,
+                            notes)
+
+
+def _curves_data(models, Xtr, ytr, grid: int) -> dict:
+    """What the contour figure of ``ordinal-curves`` draws: the decision
+    function f of each model on a ``grid`` x ``grid`` mesh of [0, 1]^2 (4
+    decimals are plenty for a picture and keep the figure's JSON small),
+    its thresholds, and the training points."""
+    g = np.linspace(0.0, 1.0, grid)
+    G = np.array([[a, b] for b in g for a in g])
+    return {"grid": g, "X": Xtr, "y": ytr,
+            "models": [(name, np.round(score(G).reshape(grid, grid), 4), thr)
+                       for name, score, thr in models]}
 
 
 def _curves_paper_rows(curves, full, prank_best, n_train, n_train_full) -> list[dict]:
@@ -799,43 +738,6 @@ def _curves_paper_rows(curves, full, prank_best, n_train, n_train_full) -> list[
     ]
 
 
-#: colours of the quality labels 3..8 (labels 0..5)
-_QUALITY_COLORS = ("#7f3b08", "#d95f02", "#e6ab02", "#66a61e", "#1b9e77", "#386cb0")
-
-
-def _curves_figure(models, Xtr, ytr, grid):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    g = np.linspace(0.0, 1.0, grid)
-    G = np.array([[a, b] for b in g for a in g])
-    fig = make_subplots(rows=1, cols=len(models), subplot_titles=[m[0] for m in models],
-                        horizontal_spacing=0.05)
-    for col, (name, score, thr) in enumerate(models, start=1):
-        # 4 decimals are plenty for a picture and keep the figure's JSON small
-        Z = np.round(score(G).reshape(grid, grid), 4)
-        for k, p in enumerate(thr, start=1):
-            fig.add_trace(go.Contour(
-                x=g, y=g, z=Z, contours={"start": p, "end": p, "size": 1.0, "coloring": "none",
-                                         "showlabels": True, "labelformat": ".2f",
-                                         "labelfont": {"size": 10, "color": "#222"}},
-                line={"color": _QUALITY_COLORS[k], "width": 2}, showscale=False,
-                name=f"f = p_{k} = {p:.2f}", hoverinfo="skip", showlegend=False),
-                row=1, col=col)
-        for lab in range(int(ytr.max()) + 1):
-            sel = ytr == lab
-            fig.add_trace(go.Scatter(x=Xtr[sel, 0], y=Xtr[sel, 1], mode="markers",
-                                     marker={"size": 5, "color": _QUALITY_COLORS[lab],
-                                             "line": {"width": 0.5, "color": "white"}},
-                                     name=f"quality {lab + 3}", legendgroup=str(lab),
-                                     showlegend=col == 1), row=1, col=col)
-        fig.update_xaxes(title_text="alcohol (scaled)", range=[0, 1], row=1, col=col)
-        fig.update_yaxes(title_text="volatile acidity (scaled)" if col == 1 else None,
-                         range=[0, 1], row=1, col=col)
-    fig.update_layout(title="Sec. 9 on red wine: contours f(x) = p_k, labelled with p_k",
-                      template="plotly_white", height=430, width=1250,
-                      legend={"orientation": "h", "y": -0.18})
-    return fig
 
 
 # ------------------------------------------------------------------ bench
@@ -843,8 +745,7 @@ def _curves_figure(models, Xtr, ytr, grid):
 @register_bench("ordinal", "RC(H~) vs the whole QP (Clarabel) on S.5000 and S.10000 "
                 "(poly d=4); target >= 20x faster, same objective")
 def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                  sizes=None, n_sets: int | None = None, budget_s: float | None = None,
-                  figure: bool = False) -> ExperimentResult:
+                  sizes=None, n_sets: int | None = None, budget_s: float | None = None) -> ExperimentResult:
     """Time RC(H~) against the whole QP (H~) on separable instances.
 
     Parameters

@@ -16,7 +16,7 @@ ranksvm``.
   Tree-TRON, direct counting and PRSVM+ on MQ2008 and on the large-k set.
 
 Every function returns an :class:`~polyrank.experiments.registry.ExperimentResult`
-(tidy rows, JSON summary, a lazily built plotly figure).  Times are wall
+(tidy rows, JSON summary; drawn by ``polyrank_widgets.figures.ranksvm``).  Times are wall
 clock in this process; speed is reported as ratios of times measured in the
 same run, never asserted in tests (``DESIGN.md``).
 """
@@ -34,7 +34,7 @@ import numpy as np
 from .registry import ExperimentResult, register, register_bench, speed_phrase
 
 __all__ = ["ranksvm_fig4", "ranksvm_methods", "ranksvm_vs_svr", "bench_ranksvm",
-           "large_k_problem", "LIBLINEAR_RANKSVM_MQ2008"]
+           "large_k_problem", "LIBLINEAR_RANKSVM_MQ2008", "METHOD_LABELS"]
 
 _PAPER = "Lee & Lin, Neural Computation 2014"
 
@@ -49,10 +49,9 @@ LIBLINEAR_RANKSVM_MQ2008 = {"f_star": 29566.5228, "f_default_eps": 29568.97,
                             "test_pairwise_accuracy": 0.8272,
                             "test_mean_ndcg": 0.457}
 
-_METHOD_LABELS = {"direct": "direct counting", "y_tree": "y-keyed tree",
-                  "selection_tree": "selection tree", "prsvm_plus": "PRSVM+"}
-_COLORS = {"direct": "#d62728", "y_tree": "#ff7f0e", "selection_tree": "#1f77b4",
-           "prsvm_plus": "#2ca02c", "l1_cutting_plane": "#9467bd", "l1_dcd": "#e377c2", "svr": "#8c564b"}
+#: the counting methods of Fig. 4 as a reader names them
+METHOD_LABELS = {"direct": "direct counting", "y_tree": "y-keyed tree",
+                 "selection_tree": "selection tree", "prsvm_plus": "PRSVM+"}
 
 
 def _bar(total: int, desc: str, enabled: bool):
@@ -111,8 +110,7 @@ def _datasets(quick: bool, seed: int, large_k: tuple | None):
           "selection tree inside TRON, MQ2008 and a large-k set, C = 1 (Fig. 4)")
 def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
                  tol: float | None = None, large_k: tuple | None = None,
-                 methods=("direct", "y_tree", "selection_tree"),
-                 figure: bool = True) -> ExperimentResult:
+                 methods=("direct", "y_tree", "selection_tree")) -> ExperimentResult:
     """Fig. 4 of ``large-scale-linear-ranksvm.txt`` (Sec. 4.3).
 
     TRON (Sec. 4.1) on Eq. 1.3 with C = 1 and each counting method; one row
@@ -136,8 +134,6 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
         (queries, documents per query) of the large-k set.
     methods : sequence of str
         Counting methods (keys of :data:`polyrank.ranksvm.METHODS`).
-    figure : bool
-        Build the plotly figure.
 
     Returns
     -------
@@ -190,7 +186,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     bar.close()
     notes = []
     for name, info in summary["datasets"].items():
-        parts = [f"{_METHOD_LABELS.get(m, m)} {v['time_s']:.3g} s"
+        parts = [f"{METHOD_LABELS.get(m, m)} {v['time_s']:.3g} s"
                  + (f" ({v['ratio_to_selection_tree']:.1f}x)" if "ratio_to_selection_tree" in v
                     else "") for m, v in info["methods"].items()]
         notes.append(f"{name}: l = {info['l']}, p = {info['n_pairs']:,}, max k_q = "
@@ -207,10 +203,9 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
                ("ratio_to_selection_tree", "time / selection tree", lambda v: f"{v:.2f}")]
     table = [{"dataset": n, "method": m, **v} for n, i in summary["datasets"].items()
              for m, v in i["methods"].items()]
-    fig = _fig4_figure(rows, summary) if figure else None
     return ExperimentResult("ranksvm-fig4", f"Fig. 4 of {_PAPER}: relative function value vs "
                             "training time, TRON with three counting methods, C = 1",
-                            rows, summary, fig, columns, table, notes)
+                            rows, summary, None, columns, table, notes)
 
 
 def _fig4_paper_rows(datasets: dict) -> list[dict]:
@@ -232,34 +227,6 @@ def _fig4_paper_rows(datasets: dict) -> list[dict]:
         rows.append({"item": "Fig. 4: an order-statistic tree (y-keyed) over the selection tree",
                      "paper": "very similar", "ours": ratios("y_tree"), "data": data})
     return rows
-
-
-def _fig4_figure(rows, summary):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    names = list(summary["datasets"])
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
-                        horizontal_spacing=0.1)
-    for c, name in enumerate(names, start=1):
-        info = summary["datasets"][name]
-        for method in info["methods"]:
-            pts = [r for r in rows if r["dataset"] == name and r["method"] == method
-                   and r["rel_f"] > 0 and r["step"] > 0]
-            fig.add_trace(go.Scatter(
-                x=[r["time_s"] for r in pts], y=[r["rel_f"] for r in pts],
-                mode="lines+markers", name=_METHOD_LABELS.get(method, method),
-                legendgroup=method, showlegend=c == 1,
-                line={"color": _COLORS.get(method)}), row=1, col=c)
-        fig.add_hline(y=info["default_line"], line_dash="dot", line_color="grey",
-                      row=1, col=c)
-        fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
-    fig.update_yaxes(title_text="(f - f*) / f*", row=1, col=1)
-    fig.update_layout(title="TRON with three ways to count l+, l-, gamma+, gamma- (Fig. 4); "
-                      "dotted: default tol = 1e-3", template="plotly_white",
-                      width=1000, height=430, legend={"orientation": "h", "y": -0.2})
-    return fig
 
 
 # ------------------------------------------------------------- Fig. 5-7
@@ -342,8 +309,7 @@ def _path_rows(runs, metrics):
           "plane on MQ2008: f, test pairwise accuracy and mean NDCG vs time, C chosen on "
           "validation (Fig. 5-7, Table 3)")
 def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                    grid=None, cp_max_iter: int | None = None,
-                    figure: bool = True) -> ExperimentResult:
+                    grid=None, cp_max_iter: int | None = None) -> ExperimentResult:
     """Fig. 5 (and Table 3) of ``large-scale-linear-ranksvm.txt`` (Sec. 4.4)
     on MQ2008.
 
@@ -372,8 +338,6 @@ def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = Fals
         The C values (overrides the default grids).
     cp_max_iter : int, optional
         Half the cutting planes of the path run (default 300; quick 40).
-    figure : bool
-        Build the figure.
 
     Returns
     -------
@@ -464,45 +428,15 @@ def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = Fals
                ("time_s", "seconds", lambda v: f"{v:.3g}"), ("status", "status", None),
                ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%"),
                ("test_mean_ndcg", "test mean NDCG", lambda v: f"{v:.4f}")]
-    fig = _methods_figure(rows) if figure else None
     return ExperimentResult("ranksvm-methods", f"Fig. 5 / Table 3 of {_PAPER} on MQ2008: "
                             "Tree-TRON, PRSVM+ and two L1 methods",
-                            rows, summary, fig, columns, table, notes)
-
-
-def _methods_figure(rows):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    path = [r for r in rows if r["kind"] == "path"]
-    solvers = list(dict.fromkeys(r["solver"] for r in path))
-    colors = {"tree-tron": _COLORS["selection_tree"], "prsvm+": _COLORS["prsvm_plus"],
-              "l1-cutting-plane": _COLORS["l1_cutting_plane"], "l1-dcd": _COLORS["l1_dcd"]}
-    fig = make_subplots(rows=1, cols=3, subplot_titles=(
-        "relative function value", "test pairwise accuracy", "test mean NDCG"),
-        horizontal_spacing=0.08)
-    for s in solvers:
-        pts = [r for r in path if r["solver"] == s]
-        x = [r["time_s"] for r in pts]
-        for c, key in enumerate(("rel_f", "test_pairwise_accuracy", "test_mean_ndcg"), 1):
-            ys = [r[key] if (key != "rel_f" or r[key] > 0) else None for r in pts]
-            fig.add_trace(go.Scatter(x=x, y=ys, mode="lines+markers", name=s, legendgroup=s,
-                                     showlegend=c == 1, line={"color": colors.get(s)},
-                                     marker={"size": 4}), row=1, col=c)
-    for c in (1, 2, 3):
-        fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)
-    fig.update_yaxes(type="log", exponentformat="power", row=1, col=1)
-    fig.update_layout(title="MQ2008 at the C selected by validation pairwise accuracy "
-                      "(Fig. 5 style)", template="plotly_white", width=1100, height=420,
-                      legend={"orientation": "h", "y": -0.22})
-    return fig
+                            rows, summary, None, columns, table, notes)
 
 
 @register("ranksvm-fig7", "Fig. 7: relative function value against time of Tree-TRON, PRSVM+ "
           "and the two L1 methods at fixed C = 100, 1, 1e-4 on MQ2008")
 def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                 Cs=None, cp_max_iter: int | None = None,
-                 figure: bool = True) -> ExperimentResult:
+                 Cs=None, cp_max_iter: int | None = None) -> ExperimentResult:
     """Fig. 7 of ``large-scale-linear-ranksvm.txt`` (Sec. 4.4): instead of
     the C selected on validation, one fixed C for every method -- large (C
     = 100), medium (1) and small (1e-4) -- and each method's relative
@@ -522,7 +456,6 @@ def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
         The C values (default the paper's 100, 1, 1e-4).
     cp_max_iter : int, optional
         Cutting planes per C.
-    figure : bool
 
     Returns
     -------
@@ -579,34 +512,8 @@ def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
                ("steps", "steps", None), ("work", "Hv / passes / planes", None),
                ("time_s", "seconds", lambda v: f"{v:.3g}"), ("status", "status", None),
                ("f", "f", lambda v: f"{v:.6g}"), ("gap", "gap", lambda v: f"{v:.2g}")]
-    fig = _fig7_figure(rows, Cs) if figure else None
     return ExperimentResult("ranksvm-fig7", f"Fig. 7 of {_PAPER} on MQ2008: every method at "
-                            "the same C", rows, summary, fig, columns, table, notes)
-
-
-def _fig7_figure(rows, Cs):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    colors = {"tree-tron": _COLORS["selection_tree"], "prsvm+": _COLORS["prsvm_plus"],
-              "l1-cutting-plane": _COLORS["l1_cutting_plane"], "l1-dcd": _COLORS["l1_dcd"]}
-    fig = make_subplots(rows=1, cols=len(Cs), subplot_titles=[f"C = {C:g}" for C in Cs],
-                        horizontal_spacing=0.07)
-    for c, C in enumerate(Cs, 1):
-        pts = [r for r in rows if r["C"] == C]
-        for s in dict.fromkeys(r["solver"] for r in pts):
-            mine = [r for r in pts if r["solver"] == s and r["rel_f"] > 0]
-            fig.add_trace(go.Scatter(x=[r["time_s"] for r in mine], y=[r["rel_f"] for r in mine],
-                                     mode="lines+markers", name=s, legendgroup=s,
-                                     showlegend=c == 1, line={"color": colors.get(s)},
-                                     marker={"size": 4}), row=1, col=c)
-        fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
-    fig.update_yaxes(title_text="(f - f*) / f*", row=1, col=1)
-    fig.update_layout(title="MQ2008, every method at the same C (Fig. 7)",
-                      template="plotly_white", width=1150, height=420,
-                      legend={"orientation": "h", "y": -0.22})
-    return fig
+                            "the same C", rows, summary, None, columns, table, notes)
 
 
 # ------------------------------------------------------------ Table 4-5
@@ -614,7 +521,7 @@ def _fig7_figure(rows, Cs):
 @register("ranksvm-vs-svr", "RankSVM (L2; L1) vs L1- and L2-loss linear SVR (LinearSVR, "
           "epsilon = 0) on MQ2008: training time, test NDCG and pairwise accuracy (Table 4-5)")
 def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                   grid=None, figure: bool = True) -> ExperimentResult:
+                   grid=None) -> ExperimentResult:
     """Tables 4-5 of ``large-scale-linear-ranksvm.txt`` (Sec. 4.5) on MQ2008.
 
     For each model -- L2-loss RankSVM (Tree-TRON, tol = 1e-3), L2-loss
@@ -638,7 +545,6 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
         Unused (fixed data).
     progress : bool
     grid : sequence of float, optional
-    figure : bool
 
     Returns
     -------
@@ -754,33 +660,9 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
                ("time_s", "train s", lambda v: f"{v:.3g}"), ("status", "status", None),
                ("test_mean_ndcg", "test mean NDCG", lambda v: f"{v:.4f}"),
                ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%")]
-    fig = _svr_figure(rows) if figure else None
     return ExperimentResult("ranksvm-vs-svr", f"Tables 4-5 of {_PAPER} on MQ2008: RankSVM vs "
-                            "L1- and L2-loss linear SVR", rows, summary, fig, columns,
+                            "L1- and L2-loss linear SVR", rows, summary, None, columns,
                             table, notes)
-
-
-def _svr_figure(rows):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    sel = [r for r in rows if r["kind"] == "selection"]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("validation pairwise accuracy",
-                                                        "validation mean NDCG"))
-    for model, color, dash in (("ranksvm-l2", _COLORS["selection_tree"], None),
-                               ("svr-l2", _COLORS["svr"], None),
-                               ("svr-l1", _COLORS["svr"], "dot"),
-                               ("ranksvm-l1", _COLORS["l1_dcd"], "dot")):
-        pts = [r for r in sel if r["model"] == model]
-        for c, key in enumerate(("val_pairwise_accuracy", "val_mean_ndcg"), 1):
-            fig.add_trace(go.Scatter(x=[r["log2_C"] for r in pts], y=[r[key] for r in pts],
-                                     mode="lines+markers", name=model, legendgroup=model,
-                                     showlegend=c == 1, line={"color": color, "dash": dash}),
-                          row=1, col=c)
-            fig.update_xaxes(title_text="log2 C", row=1, col=c)
-    fig.update_layout(title="Selecting C on MQ2008 validation (Table 4)",
-                      template="plotly_white", width=950, height=400)
-    return fig
 
 
 # ------------------------------------------------------------------ bench
@@ -861,8 +743,7 @@ def _liblinear_pairs_peer(X, y, qid, repeats, threadpool_limits):
 @register_bench("ranksvm", "seconds per solve: Tree-TRON vs direct counting vs PRSVM+ on "
                 "MQ2008 and a large-k set (tol = 1e-3, C = 1)")
 def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                  repeats: int | None = None, large_k: tuple | None = None,
-                  figure: bool = False) -> ExperimentResult:
+                  repeats: int | None = None, large_k: tuple | None = None) -> ExperimentResult:
     """Seconds per ``ranksvm_tron`` call (grouping + TRON, tol = 1e-3, C = 1;
     median of ``repeats`` after a warm-up) for the selection tree, direct
     counting and PRSVM+ (and the y-keyed tree), on MQ2008 and on the large-k
@@ -960,7 +841,7 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                 "(hinge) on the pair differences at C = 1, and the C grid 2^-6 .. 2^8 against "
                 "Tree-TRON's L2 grid")
 def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                     repeats: int | None = None, figure: bool = False) -> ExperimentResult:
+                     repeats: int | None = None) -> ExperimentResult:
     """L1-loss RankSVM (Eq. 1.2) by :func:`~polyrank.ranksvm.ranksvm_dcd`
     against the peers, on MQ2008 (one thread).
 

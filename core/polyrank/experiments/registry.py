@@ -7,22 +7,68 @@ reproduce NAME`` runs one through :func:`run_experiment`.
 
 An experiment returns an :class:`ExperimentResult`: tidy rows (a list of
 dicts, one per measurement), a JSON-serialisable ``summary`` of the key
-figures, and a plotly figure.  Following ``DESIGN.md``, this module and the
-experiment modules never import plotly at import time: the figure is built
-lazily when the experiment runs.
+figures, and the arrays a figure needs beyond the rows (``data``).  The core
+computes; it never draws (``DESIGN.md``: it imports no plotting library).
+The drawing lives in ``polyrank_widgets.figures``, one function per
+experiment, found through the entry-point group ``polyrank.figures``
+(:data:`FIGURES_GROUP`) the first time :attr:`ExperimentResult.figure` is
+read, as scikit-learn's Display classes compute first and plot after.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
-           "format_rows", "BENCHES", "register_bench", "speed_phrase"]
+           "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
+           "figure_builders"]
+
+#: The entry-point group naming the figure builders: each entry point loads a
+#: dict mapping an experiment's name to ``builder(result) -> figure``
+#: (``polyrank_widgets.figures:FIGURES``, registered in ``pyproject.toml``).
+FIGURES_GROUP = "polyrank.figures"
+
+
+@functools.lru_cache(maxsize=1)
+def figure_builders() -> dict:
+    """The figure builders installed under the entry-point group
+    :data:`FIGURES_GROUP`, merged into one dict (experiment name ->
+    ``builder(result)``); loaded once.
+
+    Returns
+    -------
+    dict
+        Empty if no package registers the group, or if every one that does
+        fails to import (its extra is not installed).
+    """
+    builders: dict = {}
+    for ep in entry_points(group=FIGURES_GROUP):
+        try:
+            builders.update(ep.load())
+        except ImportError:       # the widgets' extra (plotly, ipywidgets) is missing
+            continue
+    return builders
+
+
+def _draw(result: "ExperimentResult"):
+    """The figure of ``result`` drawn by its registered builder."""
+    builders = figure_builders()
+    if builders and result.name not in builders:
+        raise ValueError(f"{result.name}: no figure is drawn for this experiment")
+    builder = builders.get(result.name)
+    if builder is None:
+        raise ImportError(
+            f"{result.name}: no figure builder installed (entry-point group "
+            f"{FIGURES_GROUP!r}); install the widgets' extra, pip install 'polyrank[jupyter]' "
+            "(an editable install registers the entry point when it is reinstalled)")
+    return builder(result)
 
 
 def _fmt_default(v: Any) -> str:
@@ -93,9 +139,10 @@ class ExperimentResult:
     summary : dict
         The key figures (JSON-serialisable: str, int, float, bool, None,
         lists and dicts with str keys; never NaN).
-    figure : plotly.graph_objects.Figure or None
-        The reproduced figure (None when the experiment ran with
-        ``figure=False``).
+    data : dict or None
+        What the figure needs beyond ``rows`` and ``summary`` (arrays such
+        as a contour grid or a correlation matrix); not written to CSV or
+        JSON.  None: nothing.
     columns : list of (key, header, formatter)
         The columns of the printed table (see :func:`format_rows`).
     table_rows : list of dict or None
@@ -104,16 +151,37 @@ class ExperimentResult:
     notes : list of str
         Human-readable lines on the key figures and targets, printed under
         the table by ``polyrank reproduce``.
+    figure : plotly.graph_objects.Figure
+        The reproduced figure, drawn on first access by the builder
+        registered for ``name`` (see :data:`FIGURES_GROUP`) and kept.
+
+    Raises
+    ------
+    ImportError
+        On reading ``figure`` (or writing HTML/PNG) when no figure builder
+        is installed (the ``jupyter`` extra).
+    ValueError
+        On reading ``figure`` when the installed builders draw none for
+        ``name`` (the benchmarks have no figure).
     """
 
     name: str
     title: str
     rows: list
     summary: dict
-    figure: Any = None
+    data: dict | None = None
     columns: list = field(default_factory=list)
     table_rows: list | None = None
     notes: list = field(default_factory=list)
+    _figure: Any = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def figure(self):
+        """The reproduced figure (plotly), drawn once by the builder
+        registered for ``name``; raises ImportError if none is installed."""
+        if self._figure is None:
+            self._figure = _draw(self)
+        return self._figure
 
     def format_table(self) -> str:
         """The printed table: ``table_rows`` (or ``rows``) in ``columns``."""
@@ -151,18 +219,16 @@ class ExperimentResult:
         Raises
         ------
         ValueError
-            If the experiment ran without a figure, or ``plotlyjs`` is
-            neither value.
+            If ``plotlyjs`` is neither value.
+        ImportError
+            If no figure builder is installed (see :attr:`figure`).
         """
-        if self.figure is None:
-            raise ValueError(f"{self.name}: no figure (the experiment ran with figure=False)")
         if plotlyjs not in ("inline", "directory"):
             raise ValueError(f"plotlyjs: expected 'inline' or 'directory', got {plotlyjs!r}")
         path = Path(path)
         self.figure.write_html(str(path), full_html=True,
                                include_plotlyjs=True if plotlyjs == "inline" else "directory")
         return path
-
 
     def write_png(self, path, scale: float = 2.0) -> Path:
         """Write the figure as a static PNG (plotly's ``write_image``; needs
@@ -171,13 +237,10 @@ class ExperimentResult:
 
         Raises
         ------
-        ValueError
-            If the experiment ran without a figure.
         ImportError, RuntimeError
-            If kaleido or a browser is missing (plotly's messages).
+            If no figure builder is installed (see :attr:`figure`), or
+            kaleido or a browser is missing (plotly's messages).
         """
-        if self.figure is None:
-            raise ValueError(f"{self.name}: no figure (the experiment ran with figure=False)")
         path = Path(path)
         self.figure.write_image(str(path), scale=scale)
         return path

@@ -16,8 +16,8 @@ Minimization".
   gap of 1e-6 on phishing against L-BFGS-B with bounds to the same primal
   value.
 
-Each returns an :class:`~polyrank.experiments.registry.ExperimentResult`;
-plotly is imported lazily when a figure is built.
+Each returns an :class:`~polyrank.experiments.registry.ExperimentResult`
+(drawn by ``polyrank_widgets.figures.sign``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,6 @@ __all__ = ["sign_convergence", "sign_fig2", "sign_small_sample", "bench_sign", "
            "breast_cancer_signs", "BREAST_CANCER_POSITIVE"]
 
 _PAPER = "Kato, Kobayashi & Sano, sign-constrained SDCA/Pegasos"
-_COLORS = {"SC-SDCA": "#d62728", "SC-Pega (k=10)": "#1f77b4",
-           "SC-Pega (k=100)": "#2ca02c", "SC-SVM": "#d62728", "SVM": "#1f77b4"}
 
 
 def _progress_bar(total: int, desc: str, enabled: bool):
@@ -90,7 +88,7 @@ def _fig2_data(dataset: str, quick: bool, n_sub: int | None, seed: int):
 def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
                      gamma: float = 0.01, batch_sizes=(10, 100), seed: int = 0,
                      quick: bool = False, progress: bool = False,
-                     figure: bool = True, dataset: str = "phishing",
+                     dataset: str = "phishing",
                      signs: str = "correlation") -> ExperimentResult:
     """Fig. 2 (c) (or (b) with ``dataset="w8a"``): convergence of SC-Pega
     and SC-SDCA on phishing (W8a).
@@ -118,8 +116,8 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
         Mini-batch sizes of SC-Pega.
     seed : int
         Seed of the subset and the solvers' random orders.
-    quick, progress, figure : bool
-        Quick defaults; tqdm progress on stderr; build the plotly figure.
+    quick, progress : bool
+        Quick defaults; tqdm progress on stderr.
     dataset : {"phishing", "w8a"}
         The data: Fig. 2 (c) or Fig. 2 (b).
     signs : {"correlation", "none"}
@@ -229,44 +227,19 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
         "paper": FIG2_PAPER_ORDER.get(dataset, "-"),
         "ours": ", ".join(str(v) if v is not None else f"> {epochs}" for v in reach.values()),
         "data": f"{dataset} n = {n}, signs: {signs}"}]
-    fig = _convergence_figure(rows, summary) if figure else None
     return ExperimentResult(
         name="sign-convergence",
         title=(f"Fig. 2 ({panel}) ({_PAPER}, Sec. 6.2): {dataset}, n = {n}, d = {d}, smoothed "
                f"hinge gamma = {gamma:g}, lam = 1/n"),
-        rows=rows, summary=summary, figure=fig, columns=columns, table_rows=table_rows,
+        rows=rows, summary=summary, columns=columns, table_rows=table_rows,
         notes=notes)
-
-
-def _convergence_figure(rows, summary):
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    floor = 1e-14
-    for name in summary["final_primal_gap"]:
-        rs = [r for r in rows if r["solver"] == name]
-        fig.add_trace(go.Scatter(
-            x=[r["epoch"] for r in rs], y=[max(r["primal_gap"], floor) for r in rs],
-            mode="lines+markers", name=name, marker={"size": 4},
-            line={"color": _COLORS.get(name)},
-            hovertemplate="epoch %{x}<br>P - P* %{y:.3e}<extra>" + name + "</extra>"))
-    fig.update_yaxes(type="log", exponentformat="power",
-                     title_text="primal objective gap P(w) - P(w*) (log scale)")
-    fig.update_xaxes(title_text="epochs")
-    fig.update_layout(
-        title={"text": (f"Fig. 2 ({FIG2_DATA[summary['data']]}) reproduced: {summary['data']} "
-                        f"(n = {summary['n']}), smoothed hinge γ = {summary['gamma']:g}, λ = 1/n"),
-               "x": 0.5},
-        template="plotly_white", width=800, height=480,
-        legend={"x": 0.98, "xanchor": "right", "y": 0.98})
-    return fig
 
 
 @register("sign-fig2", "Fig. 2 (b, c): SC-Pega (k=10, 100) vs SC-SDCA on W8a and phishing: "
           "P(w) - P(w*) vs epochs, smoothed hinge, lam = 1/n (Sec. 6.2)")
 def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: float = 0.01,
               batch_sizes=(10, 100), seed: int = 0, quick: bool = False,
-              progress: bool = False, figure: bool = True) -> ExperimentResult:
+              progress: bool = False) -> ExperimentResult:
     """Fig. 2 (b) and (c) of ``sign-constrained-sdca-pegasos.txt`` (Sec. 6.2):
     :func:`sign_convergence` on W8a and on phishing with the paper's
     settings (smoothed hinge gamma = 0.01, lam = 1/n, SC-Pega mini-batches
@@ -282,7 +255,7 @@ def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: flo
 
     Parameters
     ----------
-    epochs, n_sub, gamma, batch_sizes, seed, quick, progress, figure
+    epochs, n_sub, gamma, batch_sizes, seed, quick, progress
         As :func:`sign_convergence` (``n_sub`` applies to both data sets).
 
     Returns
@@ -305,7 +278,7 @@ def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: flo
     for name, kw in runs.items():
         res = sign_convergence(epochs=epochs, n_sub=n_sub, gamma=gamma,
                                batch_sizes=batch_sizes, seed=seed, quick=quick,
-                               progress=progress, figure=False, **kw)
+                               progress=progress, **kw)
         results[name] = res
         rows += [{"data": name, **r} for r in res.rows]
     k_small, k_big = min(batch_sizes), max(batch_sizes)
@@ -369,34 +342,9 @@ def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: flo
     show = {1, 2, 5, 10, 20, 50, 100, 200}
     table_rows = [r for r in rows if r["epoch"] in show or r["epoch"] ==
                   results[r["data"]].summary["epochs"]]
-    fig = _fig2_figure(rows, results) if figure else None
     return ExperimentResult("sign-fig2", f"Fig. 2 (b, c) ({_PAPER}, Sec. 6.2): W8a and "
                             f"phishing, smoothed hinge gamma = {gamma:g}, lam = 1/n", rows,
-                            summary, fig, columns, table_rows, notes)
-
-
-def _fig2_figure(rows, results):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    names = list(results)
-    fig = make_subplots(rows=1, cols=len(names), horizontal_spacing=0.07, subplot_titles=[
-        f"({FIG2_DATA[results[n].summary['data']]}) {n}, n = {results[n].summary['n']}"
-        for n in names])
-    for c, name in enumerate(names, 1):
-        for solver in results[name].summary["final_primal_gap"]:
-            rs = [r for r in rows if r["data"] == name and r["solver"] == solver]
-            fig.add_trace(go.Scatter(
-                x=[r["epoch"] for r in rs], y=[max(r["primal_gap"], 1e-14) for r in rs],
-                mode="lines", name=solver, legendgroup=solver, showlegend=c == 1,
-                line={"color": _COLORS.get(solver)}), row=1, col=c)
-        fig.update_xaxes(title_text="epochs", row=1, col=c)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
-    fig.update_yaxes(title_text="P(w) - P(w*)", row=1, col=1)
-    fig.update_layout(title="Fig. 2 reproduced: primal objective gap against epochs "
-                      "(smoothed hinge γ = 0.01, λ = 1/n)", template="plotly_white",
-                      width=1200, height=430, legend={"orientation": "h", "y": -0.2})
-    return fig
+                            summary, None, columns, table_rows, notes)
 
 
 # ------------------------------------------------ the small-sample protocol
@@ -483,7 +431,7 @@ def _small_sample_trials(X, y, c, trial_seeds, n_train, lam):
           "many trials (Sec. 6.1, Fig. 1 protocol)")
 def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: float = 0.1,
                       n_jobs: int = 2, seed: int = 0, quick: bool = False,
-                      progress: bool = False, figure: bool = True) -> ExperimentResult:
+                      progress: bool = False) -> ExperimentResult:
     """The E. coli protocol of Sec. 6.1 (Fig. 1) on the breast-cancer data.
 
     Each trial draws ``n_train`` training examples at random (redrawn until
@@ -507,7 +455,7 @@ def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: floa
         joblib workers.
     seed : int
         Trial t uses the seed ``seed * 1_000_003 + t``.
-    quick, progress, figure : bool
+    quick, progress : bool
 
     Returns
     -------
@@ -604,37 +552,12 @@ def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: floa
              "10,000)",
              f"PRBEP improved in {pc['improved']} trials, decreased in {pc['deteriorated']}, "
              f"tied in {pc['tied']} (paper: 7,349 / 1,069)"]
-    fig = _small_sample_figure(rows, summary) if figure else None
     return ExperimentResult(
         name="sign-small-sample",
         title=(f"Sec. 6.1 protocol ({_PAPER}): SC-SVM vs SVM on {n_train} random "
                "breast-cancer examples"),
-        rows=rows, summary=summary, figure=fig, columns=columns, table_rows=table_rows,
+        rows=rows, summary=summary, columns=columns, table_rows=table_rows,
         notes=notes)
-
-
-def _small_sample_figure(rows, summary):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
-        "(a) PRBEP: SC-SVM minus SVM", "(b) ROC score: SC-SVM minus SVM"))
-    for col, key in ((1, "prbep_diff"), (2, "roc_diff")):
-        v = [r[key] for r in rows]
-        fig.add_trace(go.Histogram(x=v, nbinsx=40, marker={"color": "#1f77b4"},
-                                   name=key, showlegend=False), row=1, col=col)
-        fig.add_vline(x=0, line={"color": "grey", "dash": "dot"}, row=1, col=col)
-        fig.update_xaxes(title_text="improvement per trial", row=1, col=col)
-        fig.update_yaxes(title_text="trials", row=1, col=col)
-    m = summary["mean"]
-    fig.update_layout(
-        title={"text": (f"Sign constraints from domain knowledge, {summary['n_train']} "
-                        f"training examples, {summary['trials']} trials: mean ROC "
-                        f"{m['roc_sc']:.3f} vs {m['roc_svm']:.3f}, PRBEP "
-                        f"{m['prbep_sc']:.3f} vs {m['prbep_svm']:.3f}"), "x": 0.5,
-               "font": {"size": 14}},
-        template="plotly_white", width=1000, height=420, bargap=0.05)
-    return fig
 
 
 # ------------------------------------------------------------- benchmark
@@ -642,8 +565,7 @@ def _small_sample_figure(rows, summary):
 @register_bench("sign", "SC-SDCA time to duality gap 1e-6 on phishing vs scipy L-BFGS-B "
                 "with bounds to the same primal value")
 def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 0.01,
-               seed: int = 0, quick: bool = False, progress: bool = False,
-               figure: bool = False) -> ExperimentResult:
+               seed: int = 0, quick: bool = False, progress: bool = False) -> ExperimentResult:
     """SC-SDCA against L-BFGS-B on phishing (smoothed hinge, lam = 1/n).
 
     Times (single-threaded, in this process, after a warm-up) SC-SDCA
@@ -662,8 +584,8 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
         Timed runs of each (default 5; quick: 1).
     tol : float
         SC-SDCA's duality-gap tolerance.
-    gamma, seed, quick, progress, figure
-        As the experiments (no figure).
+    gamma, seed, quick, progress
+        As the experiments.
 
     Returns
     -------

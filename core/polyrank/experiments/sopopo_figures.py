@@ -14,7 +14,8 @@ the interior-point solver LOQO; we use Clarabel through the QP references of
   after about m updates).
 
 Each function returns an :class:`~polyrank.experiments.registry.ExperimentResult`
-(tidy ``rows``, a JSON-serialisable ``summary``, a plotly ``figure``) and is
+(tidy ``rows``, a JSON-serialisable ``summary``; the figure is drawn by
+``polyrank_widgets.figures.sopopo``) and is
 registered for ``polyrank reproduce``.  Speed is reported as ratios of times
 measured in the same run, single-threaded (threadpoolctl), never asserted in
 tests (``DESIGN.md``).
@@ -315,8 +316,7 @@ def _clarabel_eq19(mu, nu, C):
 def sopopo_fig6(*, ks: Sequence[int] | None = None, trials: int | None = None,
                 budget_s: float | None = None, n: int = 100, C: float = 1.0,
                 repeats: int = 3, min_time: float = 0.005, seed: int = 0,
-                quick: bool = False, progress: bool = False,
-                figure: bool = True) -> ExperimentResult:
+                quick: bool = False, progress: bool = False) -> ExperimentResult:
     """Fig. 6: time of one soft projection against k, SOPOPO vs Clarabel.
 
     For every k and each of ``trials`` random problems (the paper's data,
@@ -366,8 +366,6 @@ def sopopo_fig6(*, ks: Sequence[int] | None = None, trials: int | None = None,
         (those given explicitly win).
     progress : bool, default False
         Show a tqdm progress bar on stderr.
-    figure : bool, default True
-        Build the plotly figure (two log-log panels like the paper's).
 
     Returns
     -------
@@ -422,7 +420,7 @@ def sopopo_fig6(*, ks: Sequence[int] | None = None, trials: int | None = None,
     Examples
     --------
     >>> res = sopopo_fig6(ks=(10,), trials=1, repeats=1, min_time=0.0,
-    ...                   budget_s=30, figure=False)
+    ...                   budget_s=30)
     >>> [(r["problem"], r["objectives_agree"]) for r in res.rows]
     [('eq7', True), ('eq19', True)]
     """
@@ -466,13 +464,12 @@ def sopopo_fig6(*, ks: Sequence[int] | None = None, trials: int | None = None,
     ]
     notes = _fig6_notes(summary)
     summary["paper"] = _fig6_paper_rows(summary)
-    fig = _fig6_figure(rows, summary) if figure else None
     return ExperimentResult(
         name="sopopo-fig6",
         title=(f"Fig. 6 ({_PAPER}, Sec. 5): one soft projection, SOPOPO vs Clarabel on "
                f"Eq. 7 and Eq. 19; n = {n}, C = {C:g} (not stated in the paper), mean over "
                f"{trials} trials, seconds per solve, single-threaded"),
-        rows=rows, summary=summary, figure=fig, columns=columns, notes=notes)
+        rows=rows, summary=summary, columns=columns, notes=notes)
 
 
 def _fig6_rows(ks, trials, budget_s, n, C, repeats, min_time, seed, bar):
@@ -689,66 +686,6 @@ def _fig6_paper_rows(s) -> list[dict]:
     return rows
 
 
-_BLUE = "#1f77b4"
-_RED = "#d62728"
-
-
-def _fig6_figure(rows, summary):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    budget = summary["budget_s"]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09, subplot_titles=(
-        "Original problem (Eq. 7): soft_project vs Clarabel",
-        "Reduced problem (Eq. 19): Fig. 3 vs Clarabel"))
-    for col, p in ((1, "eq7"), (2, "eq19")):
-        sub = [r for r in rows if r["problem"] == p]
-        done = [r for r in sub if r["clarabel_s"] is not None]
-        fig.add_trace(go.Scatter(
-            x=[r["k"] for r in sub], y=[r["sopopo_s"] for r in sub],
-            error_y={"type": "data", "array": [r["sopopo_sd_s"] for r in sub]},
-            mode="lines+markers", name="SOPOPO", legendgroup="sopopo",
-            showlegend=col == 1, line={"color": _BLUE},
-            hovertemplate="k=%{x}<br>SOPOPO %{y:.3s}s<extra></extra>"), row=1, col=col)
-        fig.add_trace(go.Scatter(
-            x=[r["k"] for r in done], y=[r["clarabel_s"] for r in done],
-            error_y={"type": "data", "array": [r["clarabel_sd_s"] for r in done]},
-            mode="lines+markers", name="Clarabel (interior point)",
-            legendgroup="clarabel", showlegend=col == 1,
-            line={"color": _RED, "dash": "dash"},
-            customdata=[r["ratio"] for r in done],
-            hovertemplate="k=%{x}<br>Clarabel %{y:.3s}s<br>%{customdata:.0f}x SOPOPO"
-                          "<extra></extra>"), row=1, col=col)
-        stopped = [r for r in sub if r["clarabel_status"] == "stopped at budget"]
-        if stopped and budget is not None:
-            fig.add_trace(go.Scatter(
-                x=[r["k"] for r in stopped], y=[budget] * len(stopped),
-                mode="markers", name=f"Clarabel stopped at the {budget:g} s budget",
-                legendgroup="stopped", showlegend=True,
-                marker={"symbol": "triangle-up-open", "size": 12, "color": _RED},
-                hovertemplate="k=%{x}<br>Clarabel > %{y:.3s}s (stopped)<extra></extra>"),
-                row=1, col=col)
-        if budget is not None and any(r["clarabel_status"] != "ok" for r in sub):
-            skipped = [r["k"] for r in sub if r["clarabel_status"].startswith("skipped")]
-            fig.add_trace(go.Scatter(
-                x=[sub[0]["k"], sub[-1]["k"]], y=[budget, budget], mode="lines",
-                name=(f"time budget {budget:g} s" + (f" (Clarabel not run for k >= "
-                                                     f"{skipped[0]})" if skipped else "")),
-                line={"color": "grey", "dash": "dot", "width": 1}, hoverinfo="skip"),
-                row=1, col=col)
-        fig.update_xaxes(type="log", title_text="number of labels k",
-                         tickvals=[r["k"] for r in sub], row=1, col=col)
-        fig.update_yaxes(type="log", title_text="time per solve (s, log scale)",
-                         exponentformat="power", dtick=1, row=1, col=col)
-    fig.update_layout(
-        title={"text": (f"Fig. 6 reproduced: one soft projection, mean ± sd over "
-                        f"{summary['trials']} trials (n = {summary['n']}, C = "
-                        f"{summary['C']:g}, single-threaded)"), "x": 0.5},
-        template="plotly_white", width=1150, height=500,
-        legend={"orientation": "h", "yanchor": "bottom", "y": -0.28, "x": 0.5,
-                "xanchor": "center"},
-        margin={"t": 90, "b": 110})
-    return fig
 
 
 # ------------------------------------------------------------------ Fig. 7 data
@@ -831,8 +768,7 @@ def _clarabel_eq38(X, Y, pieces, C, formulation):
 def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 100,
                 atol: float = 0.01, budget_s: float | None = None, repeats: int = 3,
                 clarabel_formulation: str = "factored", seed: int = 0,
-                quick: bool = False, progress: bool = False,
-                figure: bool = True) -> ExperimentResult:
+                quick: bool = False, progress: bool = False) -> ExperimentResult:
     """Fig. 7: batch learning, time to reach a duality gap of 0.01.
 
     For every k: m = ``m_per_k`` * k examples of the paper's data
@@ -881,8 +817,6 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
         Use the quick defaults for ``ks`` and ``budget_s``.
     progress : bool, default False
         Show a tqdm progress bar on stderr.
-    figure : bool, default True
-        Build the plotly figure (time against k, log y).
 
     Returns
     -------
@@ -917,7 +851,7 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
 
     Examples
     --------
-    >>> res = sopopo_fig7(ks=(4,), m_per_k=5, n=5, repeats=1, figure=False)
+    >>> res = sopopo_fig7(ks=(4,), m_per_k=5, n=5, repeats=1)
     >>> res.rows[0]["optimum_check"], res.rows[0]["sopopo_gap"] <= 0.01
     (True, True)
     """
@@ -960,13 +894,12 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
         ("clarabel_status", "clarabel status", str),
     ]
     summary["paper"] = _fig7_paper_rows(summary)
-    fig = _fig7_figure(rows, summary) if figure else None
     return ExperimentResult(
         name="sopopo-fig7",
         title=(f"Fig. 7 ({_PAPER}, Sec. 5): batch learning, time to duality gap <= {atol:g}; "
                f"m = {m_per_k} k, n = {n}, C = 1/m; SOPOPO (Fig. 5) vs Clarabel on Eq. 38; "
                "single-threaded"),
-        rows=rows, summary=summary, figure=fig, columns=columns,
+        rows=rows, summary=summary, columns=columns,
         notes=_fig7_notes(summary))
 
 
@@ -1148,62 +1081,6 @@ def _fig7_paper_rows(s) -> list[dict]:
     return rows
 
 
-def _fig7_figure(rows, summary):
-    import plotly.graph_objects as go
-
-    budget = summary["budget_s"]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        x=[r["k"] for r in rows], y=[r["sopopo_s"] for r in rows],
-        mode="lines+markers", name="SOPOPO, Fig. 5 (until duality gap <= 0.01)",
-        line={"color": _BLUE}, customdata=[r["sopopo_passes"] for r in rows],
-        hovertemplate="k=%{x}<br>SOPOPO %{y:.3s}s, %{customdata} passes<extra></extra>"))
-    done = [r for r in rows if r["clarabel_s"] is not None]
-    fig.add_trace(go.Scatter(
-        x=[r["k"] for r in done], y=[r["clarabel_s"] for r in done],
-        mode="lines+markers", name="Clarabel on Eq. 38 (to its tolerance 1e-10)",
-        line={"color": _RED, "dash": "dash"}, customdata=[r["ratio"] for r in done],
-        hovertemplate="k=%{x}<br>Clarabel %{y:.3s}s<br>%{customdata:.0f}x SOPOPO"
-                      "<extra></extra>"))
-    extra = summary.get("clarabel_extrapolated_s") or {}
-    if extra and done:
-        fig.add_trace(go.Scatter(
-            x=[done[-1]["k"]] + [int(k) for k in extra],
-            y=[done[-1]["clarabel_s"]] + list(extra.values()), mode="lines",
-            name=(f"Clarabel extrapolated, ~k^{summary['clarabel_slope_vs_k']:.1f} "
-                  "(not measured)"),
-            line={"color": _RED, "dash": "dot", "width": 1},
-            hovertemplate="k=%{x}<br>Clarabel about %{y:.3s}s (extrapolated)<extra></extra>"))
-    stopped = [r for r in rows if r["clarabel_status"] == "stopped at budget"]
-    if stopped and budget is not None:
-        fig.add_trace(go.Scatter(
-            x=[r["k"] for r in stopped], y=[budget] * len(stopped), mode="markers",
-            name=f"Clarabel stopped at the {budget:g} s budget",
-            marker={"symbol": "triangle-up-open", "size": 13, "color": _RED},
-            hovertemplate="k=%{x}<br>Clarabel > %{y:.3s}s (stopped)<extra></extra>"))
-    skipped = [r["k"] for r in rows if (r["clarabel_status"] or "").startswith("skipped")]
-    if budget is not None:
-        # a trace, not add_hline: a shape's annotation on a log axis is placed
-        # in log units and would stretch the axis to 10^budget
-        fig.add_trace(go.Scatter(
-            x=[rows[0]["k"], rows[-1]["k"]], y=[budget, budget], mode="lines",
-            name=(f"Clarabel's time budget, {budget:g} s"
-                  + (f" (not run for k = {', '.join(map(str, skipped))})" if skipped else "")),
-            line={"color": "grey", "dash": "dot", "width": 1}, hoverinfo="skip"))
-    fig.update_xaxes(title_text=f"number of labels k (m = {rows[0]['m'] // rows[0]['k']} k "
-                     "examples)", tickvals=[r["k"] for r in rows])
-    fig.update_yaxes(type="log", title_text="time to reach the optimum (s, log scale)",
-                     exponentformat="power", dtick=1)
-    fig.update_layout(
-        title={"text": (f"Fig. 7 reproduced: batch label ranking, n = {summary['n']}, "
-                        "C = 1/m, single-threaded"), "x": 0.5},
-        template="plotly_white", width=800, height=520,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0.5,
-                "xanchor": "center"},
-        margin={"t": 70, "b": 140})
-    return fig
-
-
 # ------------------------------------------------------------------ Fig. 8
 
 _FIG8_FULL = {"k": 100, "m": 1000, "passes": 5}
@@ -1215,7 +1092,7 @@ _FIG8_QUICK = {"k": 40, "m": 400, "passes": 3}
 def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
                 C: float | None = None, passes: int | None = None, gap_every: int = 10,
                 drop_factor: float = 100.0, seed: int = 0, quick: bool = False,
-                progress: bool = False, figure: bool = True) -> ExperimentResult:
+                progress: bool = False) -> ExperimentResult:
     """Fig. 8: the increase of the dual per update and the duality gap.
 
     Runs the procedure of Fig. 5 (random order: a fresh permutation of the
@@ -1253,9 +1130,6 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
         Use the quick defaults for ``k``, ``m`` and ``passes``.
     progress : bool, default False
         Show a tqdm progress bar on stderr.
-    figure : bool, default True
-        Build the figure: two panels like the paper's (dual increase and
-        gap against iterations, log y).
 
     Returns
     -------
@@ -1292,7 +1166,7 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
 
     Examples
     --------
-    >>> res = sopopo_fig8(k=4, m=10, n=3, passes=2, figure=False)
+    >>> res = sopopo_fig8(k=4, m=10, n=3, passes=2)
     >>> len(res.rows), min(r["dual_increase"] for r in res.rows[1:]) >= 0
     (21, True)
     """
@@ -1337,12 +1211,11 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
         ("primal", "primal P", lambda v: f"{v:.6f}"),
         ("gap", "gap P-D", lambda v: f"{v:.3e}"),
     ]
-    fig = _fig8_figure(rows, summary) if figure else None
     return ExperimentResult(
         name="sopopo-fig8",
         title=(f"Fig. 8 ({_PAPER}, Sec. 5): SOPOPO batch (Fig. 5), k = {k}, m = {m}, "
                f"n = {n}, C = {C:g}; one iteration = one example's soft projection"),
-        rows=rows, summary=summary, figure=fig, columns=columns, table_rows=table_rows,
+        rows=rows, summary=summary, columns=columns, table_rows=table_rows,
         notes=_fig8_notes(summary))
 
 
@@ -1476,40 +1349,3 @@ def _fig8_notes(s) -> list[str]:
     return lines
 
 
-def _fig8_figure(rows, summary):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    m = summary["m"]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=(
-        "Increase of the dual objective per update", "Primal-dual gap P - D"))
-    its = [r["iteration"] for r in rows[1:]]
-    incs = [r["dual_increase"] for r in rows[1:]]
-    fig.add_trace(go.Scatter(
-        x=its, y=incs, mode="markers", name="dual increase of one update",
-        marker={"size": 3, "color": _BLUE, "opacity": 0.6},
-        hovertemplate="iteration %{x}<br>increase %{y:.3e}<extra></extra>"), row=1, col=1)
-    ev = [r for r in rows if r["gap"] is not None and r["gap"] > 0]
-    fig.add_trace(go.Scatter(
-        x=[r["iteration"] for r in ev], y=[r["gap"] for r in ev], mode="lines",
-        name=f"duality gap (every {summary['gap_every']} updates)",
-        line={"color": _RED},
-        hovertemplate="iteration %{x}<br>gap %{y:.3e}<extra></extra>"), row=1, col=2)
-    for col in (1, 2):
-        fig.add_vline(x=m, line={"color": "grey", "dash": "dot", "width": 1}, row=1, col=col)
-        fig.update_xaxes(title_text="iteration (one example's soft projection)",
-                         row=1, col=col)
-        fig.update_yaxes(type="log", exponentformat="power", dtick=1, row=1, col=col)
-    fig.update_yaxes(title_text="dual increase D(t) - D(t-1) (log scale)", row=1, col=1)
-    fig.update_yaxes(title_text="duality gap P - D (log scale)", row=1, col=2)
-    fig.add_annotation(x=m, y=1, yref="paper", xref="x", showarrow=False,
-                       text=f"  end of pass 1 (m = {m})", xanchor="left", yanchor="top",
-                       font={"size": 11, "color": "grey"})
-    fig.update_layout(
-        title={"text": (f"Fig. 8 reproduced: SOPOPO batch, k = {summary['k']}, m = {m}, "
-                        f"n = {summary['n']}, C = 1/m"), "x": 0.5},
-        template="plotly_white", width=1150, height=500,
-        legend={"orientation": "h", "yanchor": "bottom", "y": -0.28, "x": 0.5,
-                "xanchor": "center"},
-        margin={"t": 90, "b": 110})
-    return fig

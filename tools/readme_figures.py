@@ -2,7 +2,7 @@
 
 Regenerate the README pictures with::
 
-    python -m polyrank_widgets.figures notebooks/figures
+    python tools/readme_figures.py notebooks/figures
 
 (about a minute: one yeast fit, the quick Fig. 8 reproduction and four
 exports).
@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+from polyrank import LabelRanker
+from polyrank.datasets import load_yeast
+from polyrank.experiments import run_experiment
+from polyrank_widgets import DecompositionViewer, GapMonitor, KnotExplorer
 
 __all__ = ["render_readme_figures"]
 
@@ -52,15 +57,6 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     """
     if not scale > 0:
         raise ValueError(f"scale: must be > 0, got {scale}")
-    from polyrank import LabelRanker
-    from polyrank.datasets import load_yeast
-
-    from polyrank.experiments import run_experiment
-
-    from .decomposition import DecompositionViewer
-    from .gap import GapMonitor
-    from .knots import KnotExplorer
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
