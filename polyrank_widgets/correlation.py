@@ -20,7 +20,7 @@ import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
 from polyrank import M3LClassifier
-from polyrank.m3l import two_label_prior
+from polyrank.m3l import fig5_curve, fig5_setup, two_label_prior
 from polyrank.validation import as_float_array
 
 from ._display import WidgetDisplay
@@ -56,7 +56,7 @@ class CorrelationSlider(WidgetDisplay):
         Precomputed (r values, test Hamming loss in %) of Fig. 5 drawn
         under the live point (e.g. from ``polyrank reproduce m3l-fig5``).
         Default: computed on 13 values of r in [-0.9, 0.9] at construction
-        by :func:`polyrank.experiments.m3l_zero_shot.fig5_curve`.
+        by :func:`polyrank.m3l.fig5_curve`.
     label_names : (str, str), optional
     C, kernel, gamma, tol, bias
         :class:`polyrank.M3LClassifier` settings (default: the rbf
@@ -127,8 +127,6 @@ class CorrelationSlider(WidgetDisplay):
         self.model = M3LClassifier(R=two_label_prior(0.0), C=C, kernel=kernel, gamma=gamma,
                                    tol=tol, bias=bias, warm_start=True, random_state=0)
         if curve is None:
-            from polyrank.experiments.m3l_zero_shot import fig5_curve
-
             rs = np.round(np.linspace(-0.9, 0.9, 13), 3) + 0.0
             curve = (rs, fig5_curve(X, self.Y2, X_test, self.Y2_test, rs, kernel=kernel,
                                     C=C, gamma=gamma, tol=tol, bias=bias))
@@ -241,14 +239,12 @@ class CorrelationSlider(WidgetDisplay):
         Parameters
         ----------
         n_train, rho_train, seed
-            See :func:`polyrank.experiments.m3l_zero_shot.fig5_setup`.
+            See :func:`polyrank.m3l.fig5_setup`.
         curve : optional
             As in the constructor (default: 13 points computed here).
         **kwargs
             Passed to the constructor (``r``, ``C``, ``kernel`` ...).
         """
-        from polyrank.experiments.m3l_zero_shot import fig5_setup
-
         s = fig5_setup(n_train, rho_train, seed)
         return cls(s["X"], s["Y2"], s["X_test"], s["Y2_test"], (0, 1), curve=curve,
                    label_names=s["names"], **kwargs)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-import polyrank.experiments.label_ranker_bench as lb
+import polyrank.experiments.bench.label_ranker as lb
 from polyrank.experiments import BENCHES
 from polyrank.sopopo import sopopo_batch
 

@@ -11,7 +11,7 @@ from scipy.linalg import block_diag
 from sklearn.svm import SVC
 
 from polyrank.experiments import BENCHES
-from polyrank.experiments.m3l_labels import bench_m3l_labels, labels_problem, svc_primal
+from polyrank.experiments.bench.m3l_labels import bench_m3l_labels, labels_problem, svc_primal
 from polyrank.kernels import kernel_matrix
 from polyrank.m3l import _kernels, dual_gradient, dual_qp, m3l_smo, projected_gradient
 from polyrank.result import STATUS_CONVERGED

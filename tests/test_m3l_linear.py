@@ -13,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from polyrank.experiments import BENCHES, bench_m3l_linear
-from polyrank.experiments.m3l_linear import liblinear_primal
+from polyrank.experiments.bench.m3l_linear import liblinear_primal
 from polyrank.m3l import dual_gradient, dual_qp, m3l_dca, projected_gradient
 from polyrank.result import STATUS_CONVERGED
 

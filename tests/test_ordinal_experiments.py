@@ -14,7 +14,7 @@ from polyrank.cli import main
 from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ordinal, bench_ordinal_rc,
                                   ordinal_curves,
                                   ordinal_table1, ordinal_table2)
-from polyrank.experiments import ordinal_experiments as oe
+from polyrank.experiments.ordinal import table1, wine_two_features
 
 NAMES = ("ordinal-table1", "ordinal-table2", "ordinal-curves")
 
@@ -43,7 +43,7 @@ def test_table1_small_agrees_with_the_whole_qp():
 
 
 def test_table1_budget_and_memory_guard(monkeypatch):
-    monkeypatch.setattr(oe, "FULL_QP_MAX_N", 70)
+    monkeypatch.setattr(table1, "FULL_QP_MAX_N", 70)
     res = ordinal_table1(n_sets=1, s_sizes=(60, 65, 80), ns_sizes=(), budget_s=1e-4)
     status = {r["instance"]: r["full_status"] for r in res.rows}
     assert status["S.60.1"] == "over budget"          # the worker was killed
@@ -75,7 +75,7 @@ def test_curves_small():
     assert len(contours) == 3 * 5
     first = [float(p) for p in res.rows[0]["thresholds"].split()]
     assert [c.contours.start for c in contours[:5]] == pytest.approx(first, abs=1e-3)
-    data = oe.wine_two_features(120)
+    data = wine_two_features(120)
     assert data["X_train"].min() == 0.0 and data["X_train"].max() == 1.0
     assert np.unique(data["y_train"]).size == 6
 

@@ -20,7 +20,9 @@ from polyrank.cli import main
 from polyrank.experiments import (EXPERIMENTS, ExperimentResult, fig7_data,
                                   get_experiment, run_experiment, sopopo_fig6,
                                   sopopo_fig7, sopopo_fig8)
-from polyrank.experiments import registry, sopopo_figures
+from polyrank.experiments import _baseline, registry
+from polyrank.experiments._baseline import BaselineError, BaselineRunner
+from polyrank.experiments.sopopo._common import CLARABEL_TASKS
 from polyrank.sopopo import sopopo_batch
 
 NAMES = ("sopopo-fig6", "sopopo-fig7", "sopopo-fig8")
@@ -150,8 +152,9 @@ def test_fig6_budget_stops_growing_k():
 
 
 def test_worker_budget_kill_restart_and_errors(monkeypatch):
-    monkeypatch.setattr(sopopo_figures, "_GRACE_S", 0.5)
-    with sopopo_figures._ClarabelWorker() as worker:
+    # the one baseline runner of every experiment, with SOPOPO's Clarabel tasks
+    monkeypatch.setattr(_baseline, "_GRACE_S", 0.5)
+    with BaselineRunner(CLARABEL_TASKS) as worker:
         t0 = time.perf_counter()
         assert worker.call("sleep", (0.0,), 60.0)[2] == "ok"        # started
         t1 = time.perf_counter()
@@ -167,7 +170,7 @@ def test_worker_budget_kill_restart_and_errors(monkeypatch):
         # restarted on demand; a solve over budget but finished is kept
         value, dt, status = worker.call("sleep", (0.2,), 0.1)
         assert value == {} and dt >= 0.2 and status == "over budget"
-        with pytest.raises(RuntimeError, match="ValueError"):
+        with pytest.raises(BaselineError, match="ValueError"):
             worker.call("eq19", (np.array([]), np.array([1.0]), 1.0), 60.0)
         value, dt, status = worker.call("eq19", (np.array([1.0]), np.array([1.0]), 10.0), 60.0)
         assert status == "ok" and value["objective"] == pytest.approx(0.0, abs=1e-8)

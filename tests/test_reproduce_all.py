@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 
+import plotly.graph_objects as go
 import pytest
 
 import polyrank.experiments as experiments
@@ -21,13 +22,16 @@ from polyrank.experiments.registry import Experiment, ExperimentResult
 
 def fake(name, n):
     def run(*, quick=False, seed=0, progress=False):
-        import plotly.graph_objects as go
         rows = [{"i": i, "value": float(seed + i) / 3} for i in range(n)]
-        fig = go.Figure(go.Scatter(x=[r["i"] for r in rows], y=[r["value"] for r in rows]))
         return ExperimentResult(name, f"stand-in {name}", rows,
-                                {"n": n, "quick": quick, "seed": seed}, fig,
+                                {"n": n, "quick": quick, "seed": seed},
                                 notes=[f"{name} & <notes>"])
     return Experiment(name, f"stand-in experiment {name}", run)
+
+
+def draw(res):
+    """The stand-ins' figure builder (the real ones: polyrank_widgets.figures)."""
+    return go.Figure(go.Scatter(x=[r["i"] for r in res.rows], y=[r["value"] for r in res.rows]))
 
 
 @pytest.fixture
@@ -35,6 +39,7 @@ def two_experiments(monkeypatch):
     reg = {"ex-a": fake("ex-a", 3), "ex-b": fake("ex-b", 5)}
     monkeypatch.setattr(registry, "EXPERIMENTS", reg)
     monkeypatch.setattr(experiments, "EXPERIMENTS", reg)
+    monkeypatch.setattr(registry, "figure_builders", lambda: dict.fromkeys(reg, draw))
     return reg
 
 

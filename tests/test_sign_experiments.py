@@ -15,7 +15,7 @@ from polyrank.cli import main
 from polyrank.datasets import data_path, load_phishing, load_w8a
 from polyrank.experiments import (BENCHES, EXPERIMENTS, sign_convergence, sign_fig2,
                                   sign_small_sample)
-from polyrank.experiments.sign_experiments import breast_cancer_signs
+from polyrank.datasets import breast_cancer_signs
 from polyrank.metrics import prbep
 
 

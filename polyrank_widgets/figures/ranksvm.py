@@ -12,7 +12,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from polyrank.experiments.ranksvm_experiments import METHOD_LABELS
+from polyrank.experiments.ranksvm import METHOD_LABELS
 
 _COLORS = {"direct": "#d62728", "y_tree": "#ff7f0e", "selection_tree": "#1f77b4",
            "prsvm_plus": "#2ca02c", "l1_cutting_plane": "#9467bd", "l1_dcd": "#e377c2",

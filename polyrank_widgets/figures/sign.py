@@ -12,7 +12,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from polyrank.experiments.sign_experiments import FIG2_DATA
+from polyrank.experiments.sign import FIG2_DATA
 
 _COLORS = {"SC-SDCA": "#d62728", "SC-Pega (k=10)": "#1f77b4",
            "SC-Pega (k=100)": "#2ca02c", "SC-SVM": "#d62728", "SVM": "#1f77b4"}

@@ -62,7 +62,7 @@ def test_tour_lab_bias_dropdown_refits_label_ranker(lab, page, artifacts):
 
 def test_notebook03_sign_toggle_refits_with_the_new_sign(lab, page, artifacts):
     from polyrank.datasets import load_phishing
-    from polyrank.experiments.sign_experiments import correlation_signs
+    from polyrank.experiments import correlation_signs
 
     Xp, yp = load_phishing()
     cp = correlation_signs(Xp, yp)

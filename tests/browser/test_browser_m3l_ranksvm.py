@@ -49,7 +49,7 @@ def cold_hamming_pct(r: float) -> float:
     from sklearn.metrics import hamming_loss
 
     from polyrank import M3LClassifier
-    from polyrank.experiments.m3l_zero_shot import fig5_setup
+    from polyrank.m3l import fig5_setup
     from polyrank.m3l import two_label_prior
 
     s = fig5_setup(200, 0.6, 0)

@@ -2,7 +2,9 @@
 
 Every file is a byte-for-byte copy of a public original; ``PROVENANCE.md``
 beside this module gives the source repository, commit, checksums, licence
-and citation of each one.
+and citation of each one.  :mod:`polyrank.datasets.reference` holds what is
+known about them without computing it (domain-knowledge signs, a peer's
+numbers, the papers' tables).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import numpy as np
 from scipy.io import arff
 
 from ._paths import data_path
+from .reference import (BREAST_CANCER_POSITIVE, LIBLINEAR_RANKSVM_MQ2008, ORDINAL_PAPER_TABLE1,
+                        ORDINAL_PAPER_TABLE2, breast_cancer_signs)
 
 __all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "load_w8a", "OrdinalData",
            "load_winequality_red", "AwAClasses", "load_awa_classes", "RankingData",
-           "load_letor", "load_mq2008"]
+           "load_letor", "load_mq2008", "breast_cancer_signs", "BREAST_CANCER_POSITIVE",
+           "LIBLINEAR_RANKSVM_MQ2008", "ORDINAL_PAPER_TABLE1", "ORDINAL_PAPER_TABLE2"]
 
 
 @dataclass

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import textwrap
 
-from .registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, register_bench, speed_phrase
 
 __all__ = ["bench_first_fit"]
 

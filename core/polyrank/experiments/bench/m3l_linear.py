@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 
-from ..validation import check_int, check_positive
+from ...validation import check_int, check_positive
 from .m3l_labels import _bar, _cpu, labels_problem
-from .registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, register_bench, speed_phrase
 
 __all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal"]
 
@@ -36,7 +36,7 @@ def linear_problems(quick: bool = False, seed: int = 0):
     """The bench's two standardised problems, labels with both classes in
     training only.
 
-    * ``"emotions-like"``: :func:`~polyrank.experiments.m3l_labels.labels_problem`
+    * ``"emotions-like"``: :func:`~polyrank.experiments.bench.m3l_labels.labels_problem`
       with N = 500 (quick: 400) training points, 72 features and 6 labels
       (the shape of the emotions data, 391-593 x 72 x 6).
     * ``"yeast"``: :func:`polyrank.datasets.load_yeast`, its 1,500
@@ -51,7 +51,7 @@ def linear_problems(quick: bool = False, seed: int = 0):
     """
     from sklearn.preprocessing import StandardScaler
 
-    from ..datasets import load_yeast
+    from ...datasets import load_yeast
 
     out = [("emotions-like",) + tuple(labels_problem(400 if quick else 500, 6, seed, 72))]
     d = load_yeast()
@@ -168,7 +168,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     from sklearn.svm import LinearSVC
     from threadpoolctl import threadpool_limits
 
-    from ..m3l import m3l_dca
+    from ...m3l import m3l_dca
 
     repeats = check_int(repeats if repeats is not None else (1 if quick else 5), "repeats",
                         minimum=1)

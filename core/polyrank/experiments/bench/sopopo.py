@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .registry import format_rows
+from ..registry import format_rows
 
 __all__ = ["bench_sopopo", "format_table"]
 

@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from .registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, register_bench, speed_phrase
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
            "bench_label_ranker_defaults", "multilabel_sets"]
@@ -113,8 +113,8 @@ def _yeast_passes(quick: bool, seed: int) -> list[dict]:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.preprocessing import StandardScaler
 
-    from .. import LabelRanker
-    from ..datasets import load_yeast
+    from ... import LabelRanker
+    from ...datasets import load_yeast
 
     data = load_yeast()
     X = StandardScaler().fit_transform(data.X_train)
@@ -182,7 +182,7 @@ def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: b
     from sklearn.svm import LinearSVC
     from threadpoolctl import threadpool_limits
 
-    from ..sopopo import sopopo_batch
+    from ...sopopo import sopopo_batch
 
     repeats = 3 if repeats is None else int(repeats)
     rows, ratios, notes = [], {}, []
@@ -250,7 +250,7 @@ def multilabel_sets(quick: bool = False) -> dict:
     from sklearn.datasets import make_multilabel_classification
     from sklearn.model_selection import train_test_split
 
-    from ..datasets import load_yeast
+    from ...datasets import load_yeast
 
     d = load_yeast()
     sets = {"yeast": (d.X_train, d.Y_train, d.X_test, d.Y_test)}
@@ -307,7 +307,7 @@ def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
     from sklearn.svm import LinearSVC
     from threadpoolctl import threadpool_limits
 
-    from .. import LabelRanker
+    from ... import LabelRanker
 
     repeats = (1 if quick else 3) if repeats is None else int(repeats)
     rows, notes, wins = [], [], {}

@@ -21,8 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..validation import check_int, check_positive
-from .registry import ExperimentResult, register_bench, speed_phrase
+from ...validation import check_int, check_positive
+from ..registry import ExperimentResult, register_bench, speed_phrase
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal"]
 
@@ -208,8 +208,8 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     from sklearn.svm import SVC
     from threadpoolctl import threadpool_limits
 
-    from ..kernels import kernel_matrix
-    from ..m3l import M3LClassifier
+    from ...kernels import kernel_matrix
+    from ...m3l import M3LClassifier
 
     N = check_int(N if N is not None else (1000 if quick else 4000), "N", minimum=8)
     Ls = [check_int(L, "Ls", minimum=1) for L in (Ls or ((10, 20) if quick

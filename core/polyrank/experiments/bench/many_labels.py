@@ -31,7 +31,7 @@ import tracemalloc
 
 import numpy as np
 
-from .registry import ExperimentResult, register_bench
+from ..registry import ExperimentResult, register_bench
 
 __all__ = ["many_labels_problem", "bench_sopopo_many_labels"]
 
@@ -82,7 +82,7 @@ def many_labels_problem(k: int, m: int = 24, n: int = 50, seed: int = 0):
 
 
 def _timed_solve(X, Y, decomposition, passes, seed, C):
-    from ..sopopo import sopopo_batch
+    from ...sopopo import sopopo_batch
 
     t0 = time.perf_counter()
     res = sopopo_batch(X, Y, C, decomposition=decomposition, tol=1e-15, max_iter=passes,
@@ -106,7 +106,7 @@ def _per_pass(X, Y, passes, repeats, seed, C):
 def _peak_memory(X, Y, seed, C):
     """Peak bytes of numpy arrays during a solve of all_pairs (two passes: the
     arrays are all allocated before the first pass ends)."""
-    from ..sopopo import sopopo_batch
+    from ...sopopo import sopopo_batch
 
     tracemalloc.start()
     try:
@@ -171,7 +171,7 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
     """
     from threadpoolctl import threadpool_limits
 
-    from ..sopopo import sopopo_batch
+    from ...sopopo import sopopo_batch
 
     if passes < 1:
         raise ValueError(f"passes: expected >= 1, got {passes}")
