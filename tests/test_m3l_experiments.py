@@ -57,6 +57,7 @@ def test_fig5_pair_is_the_most_negative_test_pair(yeast):
 
 def test_fig5_negative_prior_helps_on_the_reversed_pair():
     res = m3l_fig5(rs=(-0.75, 0.75))
+    assert len(res.figure.data) == 2                        # linear and rbf curves
     assert len(res.rows) == 6                               # r = 0 is always added
     s = res.summary
     assert s["pair"] == ["Class2", "Class4"] and s["n_train"] == 200
@@ -69,6 +70,7 @@ def test_fig5_negative_prior_helps_on_the_reversed_pair():
 
 def test_table3_m3l_beats_one_vs_all_with_the_estimated_prior():
     res = m3l_table3(trials=1, full_data=False)
+    assert len(res.figure.data[0].y) == len(res.rows)       # one bar per method
     s = res.summary
     assert s["mean_abs_second_moment_shift_subset_vs_test"] > \
         3 * s["mean_abs_second_moment_shift_rest_vs_test"]
@@ -81,6 +83,7 @@ def test_table3_m3l_beats_one_vs_all_with_the_estimated_prior():
 
 def test_table1_same_problems_as_liblinear():
     res = m3l_table1(Ns=(100, 150), repeats=1)
+    assert len(res.figure.data) == 4                        # two M3L, two 1-vs-All
     assert [r["N"] for r in res.rows] == [100, 150]
     assert res.summary["max_linear_primal_rel_diff"] < 1e-3
     assert all(r["linear_ratio"] > 0 and r["rbf_ratio"] > 0 for r in res.rows)

@@ -45,6 +45,7 @@ def test_fig4_tiny_methods_reach_the_same_optimum():
 
 def test_methods_tiny_grid():
     res = ranksvm_methods(grid=(0.25, 1.0), cp_max_iter=15)
+    assert len(res.figure.data) % 3 == 0 and res.figure.data  # 3 panels per solver
     s = res.summary
     assert s["selected_C"]["l2"]["pairwise_accuracy"] in (0.25, 1.0)
     tree, prsvm = s["solvers"]["tree-tron"], s["solvers"]["prsvm+"]
@@ -66,6 +67,7 @@ def test_methods_tiny_grid():
 
 def test_vs_svr_tiny_grid_and_rankers_beat_chance():
     res = ranksvm_vs_svr(grid=(0.125, 1.0))
+    assert len(res.figure.data) == 8                        # 4 models x 2 panels
     r = res.summary["results"]
     models = ("ranksvm-l2", "svr-l2", "svr-l1", "ranksvm-l1")
     assert set(r) == {f"{m}/{k}" for m in models for k in ("pairwise_accuracy", "mean_ndcg")}

@@ -96,6 +96,15 @@ def test_write_csv_roundtrip(tmp_path):
         res.write_html(tmp_path / "x.html")
 
 
+def test_every_experiment_has_a_figure_builder():
+    # polyrank_widgets.figures draws every registered experiment, found
+    # through the entry-point group (pyproject.toml) the core reads
+    from polyrank_widgets.figures import FIGURES
+
+    assert set(FIGURES) == set(EXPERIMENTS)
+    assert registry.figure_builders().keys() >= set(EXPERIMENTS)
+
+
 def test_figure_without_the_widgets_names_the_extra(monkeypatch):
     # the core finds its drawing through the entry points only; without them
     # (the jupyter extra not installed) the error says what to install

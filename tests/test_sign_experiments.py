@@ -103,6 +103,7 @@ def test_registered():
 
 def test_sign_convergence_small():
     res = sign_convergence(n_sub=400, epochs=12, seed=1)
+    assert len(res.figure.data) == 3                        # SC-Pega k=10, 100, SC-SDCA
     s = res.summary
     assert s["n"] == 400 and s["lam"] == 1 / 400 and s["gamma"] == 0.01
     # the two independent references agree; SDCA certifies P(w*) from below
@@ -129,6 +130,7 @@ def test_breast_cancer_signs_come_from_names_only():
 
 def test_sign_small_sample_small():
     res = sign_small_sample(trials=6, n_jobs=1, seed=2)
+    assert [t.type for t in res.figure.data] == ["histogram"] * 2
     s = res.summary
     assert len(res.rows) == 6 and s["trials"] == 6 and len(s["signs"]) == 14
     for r in res.rows:

@@ -117,18 +117,10 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
             return kernel_matrix(Z, Xtr[W], kw.get("kernel", "linear"), **params) @ r.x[W]
 
         pred = predict_labels(score(Xte), r.thresholds)
-        rows.append({"data": "wine, 2 features", "model": name, "algorithm": r.algorithm,
-                     "status": r.status, "iterations": r.nit, "W": int(r.working_set.size),
-                     "n_train": int(ytr.size), "objective": r.objective,
-                     "thresholds": " ".join(f"{p:.3f}" for p in r.thresholds),
-                     "ordered": bool(np.all(np.diff(r.thresholds) > 0)),
-                     "train_rank_loss": rank_loss(ytr, r.predictions),
-                     "test_mae": rank_loss(yte, pred), "test_accuracy": float(np.mean(pred == yte)),
-                     "time_s": seconds})
+        rows.append(_model_row("wine, 2 features", name, r, ytr, yte, pred, seconds))
         models.append((name, score, r.thresholds))
         bar.update(1)
     # the full 11-attribute data
-
     d = load_winequality_red()
     Atr, Ate, btr, bte = train_test_split(d.X, d.labels, train_size=n_train_full,
                                           stratify=d.labels, random_state=seed)
@@ -139,14 +131,7 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
                       add_per_iter=add_per_iter)
     seconds = time.perf_counter() - t
     pred = predict_labels(Ate @ r.x, r.thresholds)
-    rows.append({"data": "wine, 11 features", "model": "(S) linear, c = 1", "algorithm": r.algorithm,
-                 "status": r.status, "iterations": r.nit, "W": int(r.working_set.size),
-                 "n_train": int(btr.size), "objective": r.objective,
-                 "thresholds": " ".join(f"{p:.3f}" for p in r.thresholds),
-                 "ordered": bool(np.all(np.diff(r.thresholds) > 0)),
-                 "train_rank_loss": rank_loss(btr, r.predictions),
-                 "test_mae": rank_loss(bte, pred), "test_accuracy": float(np.mean(pred == bte)),
-                 "time_s": seconds})
+    rows.append(_model_row("wine, 11 features", "(S) linear, c = 1", r, btr, bte, pred, seconds))
     bar.update(1)
     for epochs in (1, 20):
         t = time.perf_counter()
@@ -194,6 +179,19 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
                             "Sec. 9 on red wine: threshold contours of three soft margin models",
                             rows, summary, _curves_data(models, Xtr, ytr, grid), columns, None,
                             notes)
+
+
+def _model_row(data, name, r, y_train, y_test, pred, seconds) -> dict:
+    """The row of one solve of :func:`~polyrank.ordinal.solve_ordinal`: its
+    thresholds, train rank loss, test MAE and accuracy of ``pred``."""
+    return {"data": data, "model": name, "algorithm": r.algorithm,
+            "status": r.status, "iterations": r.nit, "W": int(r.working_set.size),
+            "n_train": int(y_train.size), "objective": r.objective,
+            "thresholds": " ".join(f"{p:.3f}" for p in r.thresholds),
+            "ordered": bool(np.all(np.diff(r.thresholds) > 0)),
+            "train_rank_loss": rank_loss(y_train, r.predictions),
+            "test_mae": rank_loss(y_test, pred), "test_accuracy": float(np.mean(pred == y_test)),
+            "time_s": seconds}
 
 
 def _curves_data(models, Xtr, ytr, grid: int) -> dict:
