@@ -35,6 +35,13 @@ tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
   ``large-scale-linear-ranksvm.txt``, ``polyrank bench ranksvm`` and
   ``polyrank bench ranksvm-l1``.
 
+Layout: one package per paper (``sopopo``, ``sign``, ``ranksvm``,
+``ordinal``, ``m3l``), one module per experiment in it (``sopopo/fig6.py``
+...), its benchmarks in its ``bench.py``; the other benchmarks in ``bench/``;
+one harness (``_harness.py``: progress bar, mean and sd, timing) and one
+single-threaded baseline runner under a time budget (``_baseline.py``).  The
+experiments compute; ``polyrank_widgets.figures`` draws (``ExperimentResult.figure``).
+
 Importing this package registers every experiment and benchmark, in the
 order of the papers.
 """
