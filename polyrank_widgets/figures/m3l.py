@@ -12,7 +12,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-__all__ = ['fig5', 'table3', 'table1', 'awa_prior', 'fig2']
+__all__ = ["fig5", "table3", "table1", "awa_prior", "fig2"]
 
 
 def fig5(res) -> go.Figure:

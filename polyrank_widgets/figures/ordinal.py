@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 #: colours of the quality labels 3..8 (labels 0..5)
 _QUALITY_COLORS = ("#7f3b08", "#d95f02", "#e6ab02", "#66a61e", "#1b9e77", "#386cb0")
 
-__all__ = ['fig4', 'table1', 'table2', 'curves']
+__all__ = ["fig4", "table1", "table2", "curves"]
 
 
 def fig4(res) -> go.Figure:

@@ -18,7 +18,7 @@ _COLORS = {"direct": "#d62728", "y_tree": "#ff7f0e", "selection_tree": "#1f77b4"
            "prsvm_plus": "#2ca02c", "l1_cutting_plane": "#9467bd", "l1_dcd": "#e377c2",
            "svr": "#8c564b"}
 
-__all__ = ['fig4', 'methods', 'fig7', 'vs_svr']
+__all__ = ["fig4", "methods", "fig7", "vs_svr"]
 
 
 def fig4(res) -> go.Figure:

@@ -17,7 +17,7 @@ from polyrank.experiments.sign import FIG2_DATA
 _COLORS = {"SC-SDCA": "#d62728", "SC-Pega (k=10)": "#1f77b4",
            "SC-Pega (k=100)": "#2ca02c", "SC-SVM": "#d62728", "SVM": "#1f77b4"}
 
-__all__ = ['convergence', 'fig2', 'small_sample']
+__all__ = ["convergence", "fig2", "small_sample"]
 
 
 def convergence(res) -> go.Figure:

@@ -15,7 +15,19 @@ from plotly.subplots import make_subplots
 _BLUE = "#1f77b4"
 _RED = "#d62728"
 
-__all__ = ['fig6', 'fig7', 'fig8']
+__all__ = ["fig6", "fig7", "fig8"]
+
+
+def _paper_layout(fig, title: str, width: int = 1150, height: int = 500, legend=None,
+                  margin=None) -> go.Figure:
+    """The layout of the three SOPOPO figures: centred title, white template,
+    the legend centred below the plot (``legend`` overrides its anchor)."""
+    fig.update_layout(
+        title={"text": title, "x": 0.5}, template="plotly_white", width=width, height=height,
+        legend={"orientation": "h", "yanchor": "bottom", "y": -0.28, "x": 0.5,
+                "xanchor": "center", **(legend or {})},
+        margin=margin or {"t": 90, "b": 110})
+    return fig
 
 
 def fig6(res) -> go.Figure:
@@ -67,15 +79,9 @@ def fig6(res) -> go.Figure:
                          tickvals=[r["k"] for r in sub], row=1, col=col)
         fig.update_yaxes(type="log", title_text="time per solve (s, log scale)",
                          exponentformat="power", dtick=1, row=1, col=col)
-    fig.update_layout(
-        title={"text": (f"Fig. 6 reproduced: one soft projection, mean ± sd over "
-                        f"{summary['trials']} trials (n = {summary['n']}, C = "
-                        f"{summary['C']:g}, single-threaded)"), "x": 0.5},
-        template="plotly_white", width=1150, height=500,
-        legend={"orientation": "h", "yanchor": "bottom", "y": -0.28, "x": 0.5,
-                "xanchor": "center"},
-        margin={"t": 90, "b": 110})
-    return fig
+    return _paper_layout(fig, f"Fig. 6 reproduced: one soft projection, mean ± sd over "
+                              f"{summary['trials']} trials (n = {summary['n']}, C = "
+                              f"{summary['C']:g}, single-threaded)")
 
 
 def fig7(res) -> go.Figure:
@@ -127,14 +133,9 @@ def fig7(res) -> go.Figure:
                      "examples)", tickvals=[r["k"] for r in rows])
     fig.update_yaxes(type="log", title_text="time to reach the optimum (s, log scale)",
                      exponentformat="power", dtick=1)
-    fig.update_layout(
-        title={"text": (f"Fig. 7 reproduced: batch label ranking, n = {summary['n']}, "
-                        "C = 1/m, single-threaded"), "x": 0.5},
-        template="plotly_white", width=800, height=520,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0.5,
-                "xanchor": "center"},
-        margin={"t": 70, "b": 140})
-    return fig
+    return _paper_layout(fig, f"Fig. 7 reproduced: batch label ranking, n = {summary['n']}, "
+                              "C = 1/m, single-threaded", width=800, height=520,
+                         legend={"yanchor": "top", "y": -0.18}, margin={"t": 70, "b": 140})
 
 
 def fig8(res) -> go.Figure:
@@ -168,14 +169,8 @@ def fig8(res) -> go.Figure:
     fig.add_annotation(x=m, y=1, yref="paper", xref="x", showarrow=False,
                        text=f"  end of pass 1 (m = {m})", xanchor="left", yanchor="top",
                        font={"size": 11, "color": "grey"})
-    fig.update_layout(
-        title={"text": (f"Fig. 8 reproduced: SOPOPO batch, k = {summary['k']}, m = {m}, "
-                        f"n = {summary['n']}, C = 1/m"), "x": 0.5},
-        template="plotly_white", width=1150, height=500,
-        legend={"orientation": "h", "yanchor": "bottom", "y": -0.28, "x": 0.5,
-                "xanchor": "center"},
-        margin={"t": 90, "b": 110})
-    return fig
+    return _paper_layout(fig, f"Fig. 8 reproduced: SOPOPO batch, k = {summary['k']}, m = {m}, "
+                              f"n = {summary['n']}, C = 1/m")
 
 
 #: experiment name -> figure builder
