@@ -116,6 +116,16 @@ def test_figure_without_the_widgets_names_the_extra(monkeypatch):
     assert res.figure.data                        # drawn by polyrank_widgets.figures.sopopo
 
 
+def test_cli_without_the_widgets_writes_the_table_and_says_why_no_figure(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(registry, "figure_builders", lambda: {})
+    assert main(["reproduce", "sopopo-fig8", "--quick", "--no-progress",
+                 "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "could not write sopopo-fig8.html" in out and "polyrank[jupyter]" in out
+    assert (tmp_path / "sopopo-fig8.csv").exists() and not (tmp_path / "sopopo-fig8.html").exists()
+
+
 # ------------------------------------------------------------ Fig. 6
 
 def test_fig6_tiny_objectives_agree():

@@ -358,14 +358,21 @@ def _cmd_reproduce(args) -> int:
                   file=sys.stderr, flush=True)
         res = run_experiment(name, quick=args.quick, seed=args.seed,
                              progress=not args.no_progress)
+        no_figure = None
         with _user_errors("--out"):
-            written = [res.write_csv(out_dir / f"{name}.csv"),
-                       res.write_html(out_dir / f"{name}.html", plotlyjs="directory")]
+            written = [res.write_csv(out_dir / f"{name}.csv")]
+            try:
+                written.append(res.write_html(out_dir / f"{name}.html", plotlyjs="directory"))
+            except ImportError as exc:        # no figure builder: the jupyter extra is missing
+                no_figure = exc
         print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
         print(res.format_table(), file=text)
         for line in res.notes:
             print(line, file=text)
-        if args.png:
+        if no_figure is not None:
+            status = 1
+            print(f"could not write {name}.html: {no_figure}", file=text)
+        elif args.png:
             try:
                 written.append(res.write_png(out_dir / f"{name}.png"))
             except Exception as exc:          # kaleido or Chrome missing: say so, go on
