@@ -35,7 +35,7 @@ def bench_m3l(*, seed: int = 0, quick: bool = False, progress: bool = False,
     N = 500 if quick else 1500
     repeats = check_int(repeats if repeats is not None else (1 if quick else 5), "repeats",
                         minimum=1)
-    bar = progress_bar(1, "bench m3l", progress)
+    bar = progress_bar(1, "bench m3l", progress, leave=False)
     try:
         rows = _timing_rows([N], repeats, seed, bar)
     finally:

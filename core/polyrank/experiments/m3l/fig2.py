@@ -90,7 +90,7 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
     K = kernel_matrix(X, kernel="rbf", gamma=gamma)
     Ypm = 2.0 * Y - 1.0
     rows = []
-    bar = progress_bar(2, "m3l-fig2", progress)
+    bar = progress_bar(2, "m3l-fig2", progress, leave=False)
     with threadpool_limits(limits=1):
         # the paper's algorithm (Sec. 5: pair updates), as LIBSVM's are pair updates too;
         # the default method="auto" would take coordinate ascent for R = I

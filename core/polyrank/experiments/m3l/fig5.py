@@ -67,7 +67,7 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
         rs = tuple(sorted(rs + (0.0,)))
     t0 = time.perf_counter()
     s = fig5_setup(n_train, rho_train, seed)
-    bar = progress_bar(2 * len(rs), "m3l-fig5", progress)
+    bar = progress_bar(2 * len(rs), "m3l-fig5", progress, leave=False)
     rows, summary_k = [], {}
     try:
         for name, params in (("linear", LINEAR), ("rbf", RBF)):

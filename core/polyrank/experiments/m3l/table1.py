@@ -119,7 +119,7 @@ def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, s
     repeats = check_int(repeats if repeats is not None else (1 if quick else 3), "repeats",
                         minimum=1)
     t0 = time.perf_counter()
-    bar = progress_bar(len(Ns), "m3l-table1", progress)
+    bar = progress_bar(len(Ns), "m3l-table1", progress, leave=False)
     try:
         rows = _timing_rows(Ns, repeats, seed, bar)
     finally:

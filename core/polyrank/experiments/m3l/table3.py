@@ -102,7 +102,7 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
     M_test = empirical_prior(d.Y_test)
     losses: dict[str, list] = {}
     shift_sub, shift_rest = [], []
-    bar = progress_bar(trials, "m3l-table3", progress)
+    bar = progress_bar(trials, "m3l-table3", progress, leave=False)
     try:
         for t in range(trials):
             rng = np.random.default_rng(seed + t)
