@@ -321,3 +321,21 @@ def test_all_pairs_on_one_hot_targets_is_weston_watkins():
     assert model.result_.success
     assert model.result_.primal_objective == pytest.approx(obj, rel=1e-7)
     np.testing.assert_allclose(model.coef_, W_ref, atol=1e-4)
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_top_vs_rest_builder_matches_decompose(normalize):
+    # the whole-array builder of "top_vs_rest" gives the pieces of the
+    # per-row loop (a callable decomposition goes through that loop)
+    rng = np.random.default_rng(3)
+    Gam = rng.integers(0, 3, size=(40, 6)).astype(float)
+    Gam[Gam.max(axis=1) == Gam.min(axis=1), 0] += 1.0
+    Gam[5] = [2, 2, 0, 1, 2, 0]                      # a top layer of three labels
+    w = rng.uniform(0.5, 2.0, 40)
+    w[[3, 17]] = 0.0                                   # weight 0 drops the example
+    fast = build_pieces(Gam, "top_vs_rest", normalize, 2.0, sample_weight=w)
+    loop = build_pieces(Gam, lambda g: [(p.A, p.B) for p in decompose(g, "top_vs_rest")],
+                        normalize, 2.0, sample_weight=w)
+    for name in ("example", "C", "A_ptr", "A_idx", "B_ptr", "B_idx"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(loop, name), err_msg=name)
+    assert fast.n_pieces == 38

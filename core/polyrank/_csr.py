@@ -18,7 +18,8 @@ from numba import njit
 
 from .validation import as_float_array
 
-__all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy"]
+__all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy",
+           "rows_dot", "rows_axpy"]
 
 _NO_ROWS = np.empty((0, 0))
 _NO_DATA = np.empty(0)
@@ -55,7 +56,7 @@ def row_arrays(X):
     return X, _NO_DATA, _NO_INDEX, _NO_INDEX
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def csr_row_dot(w, Xdata, Xind, Xptr, i):
     """w . x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
     s = 0.0
@@ -64,14 +65,18 @@ def csr_row_dot(w, Xdata, Xind, Xptr, i):
     return s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def csr_row_axpy(w, c, Xdata, Xind, Xptr, i):
     """w += c x_i for row i of the CSR matrix (Xdata, Xind, Xptr)."""
     for t in range(Xptr[i], Xptr[i + 1]):
         w[Xind[t]] += c * Xdata[t]
 
 
-@njit(cache=True, nogil=True)
+#: The row helpers are inlined into the kernels at numba's IR level: called
+#: as functions, each call builds array views (reference counted) and a frame,
+#: which on rows of 64 costs 3-5x the products themselves (measured on
+#: SOPOPO's digits passes).  Inlining keeps the arithmetic and its order.
+@njit(cache=True, nogil=True, inline="always")
 def row_dot(w, X, Xdata, Xind, Xptr, i):
     """w . x_i for row i of the dense X, or of the CSR matrix (Xdata, Xind,
     Xptr) when X has no rows."""
@@ -85,7 +90,7 @@ def row_dot(w, X, Xdata, Xind, Xptr, i):
     return acc
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
     """w += c x_i, x_i a row as in :func:`row_dot`."""
     if X.shape[0] == 0:
@@ -94,3 +99,53 @@ def row_axpy(w, c, X, Xdata, Xind, Xptr, i):
         x = X[i]
         for j in range(x.shape[0]):
             w[j] += c * x[j]
+
+
+#: LLVM may reorder the sums of the dot products (and fuse multiply-adds) so
+#: that they run in SIMD lanes; without it every addition waits for the
+#: previous one.  Only these two loops get it: the sums then differ from the
+#: left-to-right sums in their last bits; NaN and inf stay IEEE.
+_SIMD = {"reassoc", "contract"}
+
+
+@njit(cache=True, nogil=True, fastmath=_SIMD, _nrt=False)
+def rows_dot(W, idx, n, X, Xdata, Xind, Xptr, i, f):
+    """f[a] = W[a] . x_i for the labels a = idx[:n] (W of shape (k, d)), x_i a
+    row as in :func:`row_dot`; summed in SIMD lanes (measured 7x faster than
+    a left-to-right sum over 10 rows of 64)."""
+    if X.shape[0] == 0:
+        for t in range(n):
+            a = idx[t]
+            s = 0.0
+            for p in range(Xptr[i], Xptr[i + 1]):
+                s += W[a, Xind[p]] * Xdata[p]
+            f[a] = s
+        return
+    d = W.shape[1]
+    for t in range(n):
+        a = idx[t]
+        s = 0.0
+        for j in range(d):
+            s += W[a, j] * X[i, j]
+        f[a] = s
+
+
+@njit(cache=True, nogil=True, fastmath=_SIMD, _nrt=False)
+def rows_axpy(W, idx, n, dc, X, Xdata, Xind, Xptr, i):
+    """W[a] += dc[a] x_i for the labels a = idx[:n] with dc[a] != 0, x_i a row
+    as in :func:`row_dot` (fused multiply-adds)."""
+    if X.shape[0] == 0:
+        for t in range(n):
+            a = idx[t]
+            c = dc[a]
+            if c != 0.0:
+                for p in range(Xptr[i], Xptr[i + 1]):
+                    W[a, Xind[p]] += c * Xdata[p]
+        return
+    d = W.shape[1]
+    for t in range(n):
+        a = idx[t]
+        c = dc[a]
+        if c != 0.0:
+            for j in range(d):
+                W[a, j] += c * X[i, j]

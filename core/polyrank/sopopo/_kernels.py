@@ -9,7 +9,7 @@ order of A and B (unsorted); sorting happens inside.
 import numpy as np
 from numba import njit
 
-from .._csr import row_axpy, row_dot
+from .._csr import row_axpy, row_dot, rows_axpy, rows_dot
 
 
 @njit(cache=True, nogil=True)
@@ -58,12 +58,51 @@ def g_sorted(zs, mu_asc):
 
 @njit(cache=True, nogil=True)
 def sort_inplace(a):
-    """Sort ascending in place: insertion sort for short arrays (the pieces of
-    the batch solver have a handful of labels; numba's quicksort costs
-    about 0.5 us even for 8 numbers), numba's sort otherwise."""
-    n = a.shape[0]
+    """Sort ascending in place (:func:`sort_prefix` of the whole array)."""
+    sort_prefix(a, a.shape[0])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _heapsort_prefix(a, n):
+    """Sort a[:n] ascending in place by heapsort (no allocation, so that it
+    runs without numba's reference counting; O(n log n))."""
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(a, start, n)
+    for end in range(n - 1, 0, -1):
+        t = a[0]
+        a[0] = a[end]
+        a[end] = t
+        _sift_down(a, 0, end)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _sift_down(a, root, n):
+    """Restore the max-heap a[:n] below root."""
+    v = a[root]
+    while True:
+        c = 2 * root + 1
+        if c >= n:
+            break
+        if c + 1 < n and a[c + 1] > a[c]:
+            c += 1
+        if a[c] <= v:
+            break
+        a[root] = a[c]
+        root = c
+    a[root] = v
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def sort_prefix(a, n):
+    """Sort a[:n] ascending in place: insertion sort for short prefixes (the
+    pieces of the batch solver have a handful of labels; numba's quicksort
+    costs about 0.5 us even for 8 numbers), numba's sort otherwise.  Taking
+    the length instead of a slice keeps the hot loops free of array views
+    (each one reference counted: atomic operations that took most of a
+    shrinking pass on digits), and ``_nrt=False`` keeps the reference counts
+    of the arguments out too."""
     if n > 64:
-        a.sort()
+        _heapsort_prefix(a, n)
         return
     for i in range(1, n):
         v = a[i]
@@ -87,6 +126,12 @@ def solve_reduced_kernel(mu, nu, C):
 
 @njit(cache=True, nogil=True)
 def solve_sorted(mu_s, nu_s, C):
+    """:func:`solve_sorted_n` on the whole arrays mu_s and nu_s."""
+    return solve_sorted_n(mu_s, mu_s.shape[0], nu_s, nu_s.shape[0], C)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def solve_sorted_n(mu_s, p, nu_s, q, C):
     """Minimise g(z; mu) + g(z; nu) over z in [0, C] (Fig. 3 of the paper),
     for mu_s and nu_s sorted ascending (mu_1 = mu_s[-1] is the largest).
 
@@ -111,9 +156,9 @@ def solve_sorted(mu_s, nu_s, C):
         alpha = (mu - theta_alpha)_+ is best evaluated as
         ((mu - mean_alpha) + z*/R)_+ (see :func:`alpha_from`), which stays
         exact when z* is tiny against |mu| (with R = 1, alpha = z* exactly).
+    Only the prefixes mu_s[:p] and nu_s[:q] are read (no array views in the
+    batch solver's hot loop).
     """
-    p = mu_s.shape[0]
-    q = nu_s.shape[0]
     if mu_s[p - 1] + nu_s[q - 1] <= 0.0:
         return 0.0, mu_s[p - 1], nu_s[q - 1], 0.0, 0.0, 1, 1
     # R, S: numbers of knots <= lo; SR, SS: sums of the R (S) largest entries
@@ -694,12 +739,12 @@ def objectives(F, Gam, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, bet
 # the full set before it stops.
 
 
-@njit(cache=True, nogil=True)
-def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+@njit(cache=True, nogil=True, _nrt=False)
+def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                    A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink):
     """One sweep over the active pieces ``piece_pos[lo:lo + n_act]`` of one
     example with predictions f (k,) (all contributions included, updated
-    here as the dual variables change) and ||x||^2 = sqn.
+    here as the dual variables change), target row Gam[i] and ||x||^2 = sqn.
 
     For each piece, with u_a = gamma_a - f_a, v_b = f_b - gamma_b over its
     active labels, s = sum alpha = sum beta, U = max u, V = max v:
@@ -740,7 +785,7 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
         minv = np.inf
         for j in range(na):
             q = A_pos[a0 + j]
-            u = gam[A_idx[q]] - f[A_idx[q]]
+            u = Gam[i, A_idx[q]] - f[A_idx[q]]
             if u > U:
                 U = u
             if alpha[q] > 0.0:
@@ -749,7 +794,7 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
                     minu = u
         for j in range(nb):
             q = B_pos[b0 + j]
-            v = f[B_idx[q]] - gam[B_idx[q]]
+            v = f[B_idx[q]] - Gam[i, B_idx[q]]
             if v > V:
                 V = v
             if beta[q] > 0.0 and v < minv:
@@ -780,7 +825,7 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
         j = 0
         while j < na:
             q = A_pos[a0 + j]
-            if alpha[q] == 0.0 and gam[A_idx[q]] - f[A_idx[q]] < ta:
+            if alpha[q] == 0.0 and Gam[i, A_idx[q]] - f[A_idx[q]] < ta:
                 na -= 1
                 A_pos[a0 + j] = A_pos[a0 + na]
                 A_pos[a0 + na] = q
@@ -789,7 +834,7 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
         j = 0
         while j < nb:
             q = B_pos[b0 + j]
-            if beta[q] == 0.0 and f[B_idx[q]] - gam[B_idx[q]] < tb:
+            if beta[q] == 0.0 and f[B_idx[q]] - Gam[i, B_idx[q]] < tb:
                 nb -= 1
                 B_pos[b0 + j] = B_pos[b0 + nb]
                 B_pos[b0 + nb] = q
@@ -814,16 +859,16 @@ def _example_sweep(f, gam, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_p
         for j in range(na):
             q = A_pos[a0 + j]
             a = A_idx[q]
-            mu[j] = gam[a] - (f[a] - alpha[q] * sqn)
+            mu[j] = Gam[i, a] - (f[a] - alpha[q] * sqn)
             ms[j] = mu[j]
         for j in range(nb):
             q = B_pos[b0 + j]
             b = B_idx[q]
-            nu[j] = (f[b] + beta[q] * sqn) - gam[b]
+            nu[j] = (f[b] + beta[q] * sqn) - Gam[i, b]
             ns[j] = nu[j]
-        sort_inplace(ms[:na])
-        sort_inplace(ns[:nb])
-        z, mean_a, mean_b, zlo, zhi, R, S = solve_sorted(ms[:na], ns[:nb], Cp * sqn)
+        sort_prefix(ms, na)
+        sort_prefix(ns, nb)
+        z, mean_a, mean_b, zlo, zhi, R, S = solve_sorted_n(ms, na, ns, nb, Cp * sqn)
         za = z / R
         zb = z / S
         inc = 0.0
@@ -904,6 +949,26 @@ def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, 
     return inc, moved
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act, lab, dc):
+    """The active labels of piece pc (its side A first) into lab, with their
+    dc set to 0; returns their number."""
+    nl = 0
+    a0 = A_ptr[pc]
+    for j in range(A_act[pc]):
+        a = A_idx[A_pos[a0 + j]]
+        lab[nl] = a
+        dc[a] = 0.0
+        nl += 1
+    b0 = B_ptr[pc]
+    for j in range(B_act[pc]):
+        b = B_idx[B_pos[b0 + j]]
+        lab[nl] = b
+        dc[b] = 0.0
+        nl += 1
+    return nl
+
+
 @njit(cache=True, nogil=True)
 def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, piece_ex,
                        piece_C, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
@@ -923,6 +988,7 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
     k = W.shape[0]
     f = np.zeros(k)
     dc = np.zeros(k)
+    lab = np.empty(2 * kmax, dtype=np.int64)
     mu = np.empty(kmax)
     nu = np.empty(kmax)
     ms = np.empty(kmax)
@@ -938,18 +1004,11 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
         sqn = sqnorm[i]
         n_act = 1
         if sqn > 0.0:
-            a0 = A_ptr[pc]
-            b0 = B_ptr[pc]
-            for j in range(A_act[pc]):
-                a = A_idx[A_pos[a0 + j]]
-                f[a] = row_dot(W[a], X, Xdata, Xind, Xptr, i)
-                dc[a] = 0.0
-            for j in range(B_act[pc]):
-                b = B_idx[B_pos[b0 + j]]
-                f[b] = row_dot(W[b], X, Xdata, Xind, Xptr, i)
-                dc[b] = 0.0
+            nl = _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
+                                lab, dc)
+            rows_dot(W, lab, nl, X, Xdata, Xind, Xptr, i, f)
             tot, bst, ch, viol, n_act = _example_sweep(
-                f, Gam[i], sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                f, Gam, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                 A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
             total += tot
             changed += ch
@@ -958,14 +1017,10 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
             if viol > vmax:
                 vmax = viol
             if ch:
-                for j in range(A_act[pc]):
-                    a = A_idx[A_pos[a0 + j]]
-                    if dc[a] != 0.0:
-                        row_axpy(W[a], dc[a], X, Xdata, Xind, Xptr, i)
-                for j in range(B_act[pc]):
-                    b = B_idx[B_pos[b0 + j]]
-                    if dc[b] != 0.0:
-                        row_axpy(W[b], dc[b], X, Xdata, Xind, Xptr, i)
+                # the labels still active after the sweep hold every change
+                # (a label leaves only with its dual variable at 0 before
+                # the step); the ones dropped have dc = 0
+                rows_axpy(W, lab, nl, dc, X, Xdata, Xind, Xptr, i)
         else:
             # x_i = 0: W does not change
             inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
@@ -1018,7 +1073,7 @@ def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_p
                 f[b] = F[i, b]
                 dc[b] = 0.0
             tot, bst, ch, viol, n_act = _example_sweep(
-                f, Gam[i], sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                f, Gam, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                 A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
             total += tot
             changed += ch

@@ -395,6 +395,9 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
     weight = np.ones(Gam.shape[0]) if sample_weight is None else sample_weight
     if isinstance(decomposition, str) and decomposition == "all_pairs":
         return _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label)
+    if isinstance(decomposition, str) and decomposition == "top_vs_rest" \
+            and not threshold_label:
+        return _top_vs_rest(Gam, weight, C)
     ex, cs, A_ptr, B_ptr, A_idx, B_idx = [], [], [0], [0], [], []
     v = np.array([k - 1], dtype=np.int64)
     for i, gam in enumerate(body):
@@ -423,6 +426,31 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
     return PieceSet(np.asarray(ex, np.int64), np.asarray(cs, np.float64),
                     np.asarray(A_ptr, np.int64), np.concatenate(A_idx).astype(np.int64),
                     np.asarray(B_ptr, np.int64), np.concatenate(B_idx).astype(np.int64))
+
+
+def _top_vs_rest(Gam, weight, C) -> PieceSet:
+    """:func:`build_pieces` for ``"top_vs_rest"`` (no threshold label, no
+    constant row) by whole-array operations: one piece per example of
+    non-zero weight, A = the labels of the row's largest target, B = the
+    others, both ascending (as :func:`decompose` gives them), C_p = C w_i
+    (one piece: ``normalize`` divides by 1).  A Python loop over 1,797
+    digits took 30 ms, as long as a third of LIBLINEAR's whole solve."""
+    kept = np.flatnonzero(weight != 0)
+    if kept.size == 0:
+        raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
+    G = Gam[kept]
+    top = G == G.max(axis=1, keepdims=True)
+    n_top = top.sum(axis=1)
+    k = G.shape[1]
+    A_ptr = np.zeros(kept.size + 1, dtype=np.int64)
+    B_ptr = np.zeros(kept.size + 1, dtype=np.int64)
+    np.cumsum(n_top, out=A_ptr[1:])
+    np.cumsum(k - n_top, out=B_ptr[1:])
+    # np.nonzero walks row-major: rows in order, labels ascending in each row
+    A_idx = np.nonzero(top)[1].astype(np.int64)
+    B_idx = np.nonzero(~top)[1].astype(np.int64)
+    return PieceSet(kept.astype(np.int64), C * weight[kept].astype(np.float64), A_ptr, A_idx,
+                    B_ptr, B_idx)
 
 
 def _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label) -> PieceSet:
