@@ -339,3 +339,16 @@ def test_top_vs_rest_builder_matches_decompose(normalize):
     for name in ("example", "C", "A_ptr", "A_idx", "B_ptr", "B_idx"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(loop, name), err_msg=name)
     assert fast.n_pieces == 38
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64, 65, 100, 257])
+def test_sort_prefix_sorts_only_the_prefix(n):
+    # insertion sort up to 64 entries, heapsort beyond (no allocation)
+    from polyrank.sopopo._kernels import sort_prefix
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n + 5)
+    a[: n // 3] = a[n // 2: n // 2 + n // 3]              # ties
+    before = a.copy()
+    sort_prefix(a, n)
+    np.testing.assert_array_equal(a[:n], np.sort(before[:n]))
+    np.testing.assert_array_equal(a[n:], before[n:])
