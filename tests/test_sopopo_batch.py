@@ -352,3 +352,21 @@ def test_sort_prefix_sorts_only_the_prefix(n):
     sort_prefix(a, n)
     np.testing.assert_array_equal(a[:n], np.sort(before[:n]))
     np.testing.assert_array_equal(a[n:], before[n:])
+
+
+def test_full_passes_counts_the_active_share_of_the_pieces():
+    # the work measure of the result: the shrinking variant's passes over a
+    # shrunk active set count their share of the pieces; a plain pass counts 1
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    Y = np.eye(4)[np.argmax(X @ rng.normal(size=(4, 5)).T, axis=1)]
+    shrunk = sopopo_batch(X, Y, 1.0, decomposition="top_vs_rest", tol=1e-6,
+                          max_iter=10_000, random_state=0)
+    plain = sopopo_batch(X, Y, 1.0, decomposition="top_vs_rest", tol=1e-6,
+                         max_iter=10_000, random_state=0, shrinking=False)
+    assert shrunk.success and plain.success
+    assert 1.0 <= shrunk.full_passes < shrunk.nit
+    assert plain.full_passes == plain.nit
+    trace = shrunk.trace.to_pandas()
+    assert trace["full_passes"].is_monotonic_increasing
+    assert trace["full_passes"].iloc[-1] == pytest.approx(shrunk.full_passes)

@@ -179,8 +179,11 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         coefficients (m, k) with w_r = sum_i x[i, r] phi(x_i);
         ``dual``: dict with ``alpha``, ``beta`` (concatenated per piece, see
         ``pieces``) and ``pieces`` (:class:`PieceSet`); ``coef_form``:
-        ``"primal"`` or ``"dual"``; ``primal_objective``,
-        ``dual_objective``, ``gap``, ``nit``, ``status``, ``trace``.
+        ``"primal"`` or ``"dual"``; ``full_passes``: the work done, in
+        passes over all pieces (a pass over the active set of the shrinking
+        variant counts its share of the pieces; without shrinking it is
+        ``nit``); ``primal_objective``, ``dual_objective``, ``gap``,
+        ``nit``, ``status``, ``trace``.
         ``status`` is :data:`STATUS_NUMERICAL` (``success=False``) if an
         objective is not finite or the gap is negative beyond rounding:
         never "converged".
@@ -235,7 +238,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
 
     The trace then holds only these checks (``iteration`` is the number of
     passes done; ``dual_increase`` the total since the previous check;
-    extras ``n_active_pieces``, ``max_violation``, ``eps_shrink``).  A
+    extras ``n_active_pieces``, ``max_violation``, ``eps_shrink``,
+    ``full_passes``).  A
     callback is still called after every ``callback_every``-th pass, as
     without shrinking: such a pass evaluates the objectives for it (and
     adds them to the trace) without changing the course of the solve, which
@@ -360,8 +364,8 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
 
             def sweep():
                 return acts.sweep_kernel(K, Y, F, coef)
-        status, it, primal, dual = _shrinking_loop(sweep, evaluate, acts, scale, rng, order,
-                                                   tol, atol, max_iter, runner)
+        status, it, primal, dual, work = _shrinking_loop(sweep, evaluate, acts, scale, rng,
+                                                         order, tol, atol, max_iter, runner)
     else:
         for it in range(1, max_iter + 1):
             changed = 0
@@ -402,19 +406,21 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             if changed == 0:
                 status = STATUS_STALLED
                 break
+        work = float(it)
     return _result(status, it, primal, dual, max_iter, W if explicit else coef,
-                   "primal" if explicit else "dual", alpha, beta, pieces, runner)
+                   "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
 
 
 def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, pieces,
-            runner) -> SolverResult:
+            runner, work) -> SolverResult:
     return finish(
         runner, status, solver="sopopo-batch", x=x,
         dual={"alpha": alpha, "beta": beta, "pieces": pieces}, primal=primal,
         dual_objective=dual, nit=it, unit="passes",
         rule=f"duality gap {primal - dual:.3g} <= max(atol, tol * P)",
         progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
-        advice="scale X (e.g. StandardScaler) or lower C", coef_form=coef_form)
+        advice="scale X (e.g. StandardScaler) or lower C", coef_form=coef_form,
+        full_passes=work)
 
 
 #: passes of the shrinking variant between two full-gap checks, at most (a
@@ -601,12 +607,14 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
     ``evaluate(sync)`` returns the exact (primal, dual) objectives of the
     full problem (``sync``: also reset the kernel form's running predictions
     to K coef).  ``scale`` is the largest preference gap (the unit of the
-    violations).  Returns (status, passes, primal, dual)."""
+    violations).  Returns (status, passes, primal, dual, work in full
+    passes)."""
     skip = 1e-12 * scale
     eps_shrink = scale
     watched = runner.callback is not None
     from_all = True         # no label, piece or example was inactive at the pass start
     since = 0
+    work = 0.0
     passes_since = 0
     last_gap = np.inf
     inc_sum = big_max = 0.0
@@ -616,7 +624,9 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
     for it in range(1, max_iter + 1):
         if order == "shuffle":
             acts.shuffle(rng)
-        since += acts.n_active / acts.size           # work in full passes
+        share = acts.n_active / acts.size           # work in full passes
+        since += share
+        work += share
         inc, big, changed, viol = sweep()
         inc_sum += inc
         big_max = max(big_max, big)
@@ -629,7 +639,8 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
         primal, dual = evaluate(due)
         stop = runner.record(it, primal, dual, dual_increase=inc_sum,
                              max_dual_increase=big_max, n_active_pieces=acts.n_active,
-                             max_violation=viol, eps_shrink=eps_shrink)
+                             max_violation=viol, eps_shrink=eps_shrink,
+                             full_passes=work)
         inc_sum = big_max = 0.0
         if not due:
             # a pass evaluated for the callback only: the solve goes on as
@@ -665,4 +676,4 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
             from_all = True
         else:
             from_all = False
-    return status, it, primal, dual
+    return status, it, primal, dual, work
