@@ -166,19 +166,19 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     rows = []
     try:
         with threadpool_limits(limits=1):
-            ref = reference_qp(X, y, "smoothed_hinge", lam, c, gamma=gamma)
+            ref = reference_qp(X, y, "smoothed_hinge", lam, c, smoothing=gamma)
             bar.update(1)
-            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, gamma=gamma)
+            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=gamma)
             bar.update(1)
             p_star = ref.primal_objective
             runs = {}
             for k in batch_sizes:
                 res = sc_pegasos(X, y, "smoothed_hinge", lam, c, batch_size=k,
-                                 max_iter=epochs * max(1, n // k), gamma=gamma,
+                                 max_iter=epochs * max(1, n // k), smoothing=gamma,
                                  random_state=seed)
                 runs[f"SC-Pega (k={k})"] = res
                 bar.update(1)
-            res = sc_sdca(X, y, "smoothed_hinge", lam, c, gamma=gamma, tol=0.0,
+            res = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=gamma, tol=0.0,
                           max_iter=epochs, random_state=seed)
             runs["SC-SDCA"] = res
             bar.update(1)
@@ -687,18 +687,18 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
     bar = _progress_bar(4 * repeats + 1, "bench sign", progress)
     with threadpool_limits(limits=1):
         for _, shrink in variants:
-            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, gamma=gamma, max_iter=2,
+            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, smoothing=gamma, max_iter=2,
                     shrinking=shrink)
         bar.update(1)
         for r in range(repeats):
             for name, shrink in variants:
                 t = time.perf_counter()
-                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, gamma=gamma, tol=tol,
+                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=gamma, tol=tol,
                              max_iter=10000, shrinking=shrink, random_state=seed + r)
                 times[name][0].append(time.perf_counter() - t)
                 bar.update(1)
                 t = time.perf_counter()
-                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, gamma=gamma,
+                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=gamma,
                                       target=sd.primal_objective)
                 times[name][1].append(time.perf_counter() - t)
                 bar.update(1)

@@ -110,7 +110,7 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     Minimises Eq. 6 of ``sopopo-label-ranking.txt``::
 
         1/2 sum_r ||w_r||^2 + C sum_i w_i sum_j sigma_j xi_j^i
-        s.t. w_r.x_i - w_s.x_i >= gamma^i_r - gamma^i_s - xi_j^i  for (r, s) in E_j(gamma^i)
+        s.t. w_r.x_i - w_s.x_i >= y^i_r - y^i_s - xi_j^i  for (r, s) in E_j(y^i)
 
     (w_i the sample weights, 1 by default) over w_1..w_k (or their kernel expansions).  One iteration is one pass
     over all pieces (for ``order="greedy"``: as many greedy steps as there
@@ -125,14 +125,15 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         A sparse matrix (any format; used as CSR) only with the linear
         kernel: the passes then touch only its non-zeros.
     Y : array_like, shape (m, k)
-        Target rankings gamma^i (real valued; 0/1 multilabel rows are the
-        special case of Sec. 2).  Rows with all entries equal are rejected.
+        Target rankings y^i, one per row (the paper's γ^i, Sec. 2; real
+        valued, 0/1 multilabel rows are a special case).  Rows with all
+        entries equal are rejected.
     C : float
         Slack penalty C > 0.
     decomposition : str or callable
         ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"`` (Fig. 2),
-        or ``callable(gamma) -> [(A, B[, sigma]), ...]`` checked against
-        the conditions of Sec. 2.
+        or ``callable(y) -> [(A, B[, sigma]), ...]`` for a row y of Y,
+        checked against the conditions of Sec. 2.
     normalize : bool
         Use sigma_j = 1/d_i (the average piece loss) instead of sigma_j = 1.
     kernel : {"linear", "rbf", "poly", "precomputed"}
@@ -140,8 +141,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         non-greedy order keeps W (k, n) explicitly; every other case keeps
         dual coefficients and the training predictions F = K coef.
     gamma, degree, coef0 : float, int, float
-        Kernel parameters (see :mod:`polyrank.kernels`).  ``gamma`` here is
-        the rbf/poly width, not a target ranking.
+        Kernel parameters (see :mod:`polyrank.kernels`; ``gamma`` is the
+        rbf/poly width).
     order : {"shuffle", "cyclic", "greedy"}
         Order in which pieces are visited (see :data:`ORDERS`).  "greedy"
         costs a sweep over all pieces per update; when no piece offers an
@@ -226,8 +227,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
       active set;
     * the objectives are not evaluated after every pass: the largest
       violation of a piece's optimality conditions seen in a pass (in units
-      of gamma) is compared with a threshold that starts at the largest
-      gamma_r - gamma_s and halves at every failed check (LIBLINEAR's
+      of Y) is compared with a threshold that starts at the largest
+      y_r - y_s and halves at every failed check (LIBLINEAR's
       ``eps_shrink``); below it, or after 20 passes or the work of 10 full
       passes without a check, the
       exact primal and dual objectives are computed on the full problem.
@@ -340,7 +341,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     primal = dual = np.nan
     it = 0
     if shrinking and order != "greedy":
-        # violations are in units of gamma: start at the largest preference gap
+        # violations are in units of Y: start at the largest preference gap
         scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
         scale = scale if scale > 0 else 1.0
         if _single_edge(pieces):
