@@ -4,7 +4,7 @@
   its knots and minimiser z*, with sliders for C and every entry of mu, nu
   (``sopopo-label-ranking.txt``, Sec. 3.3-3.4, Thm. 4, Fig. 3, Fig. 4).
 - :class:`DecompositionViewer` draws the feedback graph of a target ranking
-  gamma, one decomposition into complete bipartite pieces and the loss of
+  y (the paper's γ), one decomposition into complete bipartite pieces and the loss of
   Eq. 3 piece by piece (``sopopo-label-ranking.txt``, Sec. 2, Eq. 1-3,
   Fig. 1-2).
 - :class:`CorrelationSlider` slides r in R = [[1, r], [r, 1]] and refits

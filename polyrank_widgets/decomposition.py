@@ -1,21 +1,21 @@
 """DecompositionViewer: a preference (feedback) graph, its decomposition into
 complete bipartite pieces, and the loss of Eq. 3 piece by piece.
 
-Paper file ``sopopo-label-ranking.txt``, Sec. 2: a target ranking gamma (k,)
-induces the directed graph with an edge r -> s of weight gamma_r - gamma_s
-whenever gamma_r > gamma_s (Fig. 1). A decomposition E(gamma) = {E_1, ...,
+Paper file ``sopopo-label-ranking.txt``, Sec. 2: a target ranking y (k,)
+induces the directed graph with an edge r -> s of weight y_r - y_s
+whenever y_r > y_s (Fig. 1). A decomposition E(y) = {E_1, ...,
 E_d} into complete bipartite pieces E_j = A_j x B_j must satisfy the three
 conditions of Sec. 2; Fig. 2 draws three of them (all pairs, adjacent layers,
 top layer vs the rest) with the piece in black, the rest in gray, A nodes as
 open circles and B nodes as filled circles. The loss of a prediction f (k,)
 is ``sum_j sigma_j max_{(r, s) in E_j} l_rs`` (Eq. 3) with the pair hinge
-loss ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1).
+loss ``l_rs = ((y_r - y_s) - (f_r - f_s))_+`` (Eq. 1).
 
-The state (gamma, the pieces, the selected piece, the scores) and the losses
+The state (y, the pieces, the selected piece, the scores) and the losses
 live in :class:`~polyrank_widgets.decomposition_model.DecompositionModel`,
 which asks the core for every piece's loss
 (:func:`polyrank.sopopo.piece_loss`); this module is the view: the picture's
-geometry is a pure function of gamma (:func:`_layout_graph`: layers, node
+geometry is a pure function of y (:func:`_layout_graph`: layers, node
 positions, edge routes) and :class:`DecompositionViewer` copies the model's
 arrays into a plotly ``FigureWidget`` and its controls. Labels are 0-based in
 the Python API (as in :func:`polyrank.sopopo.decompose` and
@@ -56,13 +56,13 @@ _N_CURVE = 17              # points per drawn edge
 # ---------------------------------------------------------------- model
 @dataclass(frozen=True)
 class _Graph:
-    """Everything the picture needs that depends on gamma alone."""
+    """Everything the picture needs that depends on y alone."""
 
-    gamma: np.ndarray        # (k,)
+    y: np.ndarray            # (k,)
     layers: list             # list of int64 arrays, most preferred first
     pos: np.ndarray          # (k, 2) node positions in data units
-    edges: np.ndarray        # (E, 2) 0-based (r, s) with gamma_r > gamma_s
-    weights: np.ndarray      # (E,) gamma_r - gamma_s
+    edges: np.ndarray        # (E, 2) 0-based (r, s) with y_r > y_s
+    weights: np.ndarray      # (E,) y_r - y_s
     curves: np.ndarray       # (E, _N_CURVE, 2) drawn route of each edge
     label_at: np.ndarray     # (E, 2) where each edge's weight is written
     height: int              # figure height, pixels
@@ -74,15 +74,15 @@ def _bezier(p0, p1, p2, t):
     return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2
 
 
-def _layout_graph(gamma: np.ndarray) -> _Graph:
-    """Place the labels in columns of equal gamma (largest gamma on the left,
+def _layout_graph(y: np.ndarray) -> _Graph:
+    """Place the labels in columns of equal y (largest y on the left,
     labels of a column top to bottom in increasing order) and route every edge
     r -> s (Fig. 1). An edge that would pass through a node of an in-between
     column is bent (quadratic Bezier) until it clears every node by
     ``_CLEARANCE`` pixels; each weight label is put where it is farthest from
     nodes and earlier labels."""
-    lay = layers(gamma)
-    k, n_lay = gamma.size, len(lay)
+    lay = layers(y)
+    k, n_lay = y.size, len(lay)
     widest = max(m.size for m in lay)
     height = int(max(540, 230 + 70 * widest))
     pos = np.zeros((k, 2))
@@ -96,7 +96,7 @@ def _layout_graph(gamma: np.ndarray) -> _Graph:
     plot_h = height - _MARGIN["t"] - _MARGIN["b"]
     px = np.array([plot_w / (x_hi - x_lo), plot_h / (y_hi - y_lo)])
     P = pos * px
-    edges, weights = feedback_graph(gamma)
+    edges, weights = feedback_graph(y)
     tt = np.linspace(0.0, 1.0, _N_CURVE)
     fine = np.linspace(0.0, 1.0, 97)
     curves = np.empty((edges.shape[0], _N_CURVE, 2))
@@ -151,7 +151,7 @@ def _layout_graph(gamma: np.ndarray) -> _Graph:
         pick = ok[0] if ok.size else int(np.argmax(margin))
         placed[e] = pts[pick]
         label_at[e] = pts[pick] / px
-    return _Graph(gamma=gamma, layers=lay, pos=pos, edges=edges, weights=weights,
+    return _Graph(y=y, layers=lay, pos=pos, edges=edges, weights=weights,
                   curves=curves, label_at=label_at,
                   height=height, y_range=(y_lo, y_hi))
 
@@ -171,27 +171,28 @@ def _set1(labels) -> str:
 
 # ---------------------------------------------------------------- view
 class DecompositionViewer(WidgetDisplay):
-    """The feedback graph of a target ranking gamma (Fig. 1), one of its
+    """The feedback graph of a target ranking y (Fig. 1), one of its
     decompositions into complete bipartite pieces A_j x B_j (Fig. 2) and the
     loss of Eq. 3, piece by piece.
 
     Source: ``sopopo-label-ranking.txt``, Sec. 2: Eq. 1 (pair loss), Eq. 2-3
     (pieces and the loss), the three conditions on a decomposition, Fig. 1
-    (graph of gamma = (-1, 0, 2, 0, -1)) and Fig. 2 (all pairs, adjacent
+    (graph of y = (-1, 0, 2, 0, -1)) and Fig. 2 (all pairs, adjacent
     layers, top layer vs the rest).
 
     Labels are drawn with the paper's 1-based names ``"1"`` .. ``"k"`` in
-    columns of equal gamma, the most preferred (largest gamma) on the left;
-    every edge r -> s (gamma_r > gamma_s) is an arrow whose width grows with
-    its weight gamma_r - gamma_s, written on it. The selected piece's edges
+    columns of equal y, the most preferred (largest y) on the left;
+    every edge r -> s (y_r > y_s) is an arrow whose width grows with
+    its weight y_r - y_s, written on it. The selected piece's edges
     and labels are black, the rest gray; A_j labels are open circles and B_j
     labels filled circles. The edge attaining the piece's max loss has a red
     halo (none when the piece's loss is zero because every pair is satisfied).
 
     Parameters
     ----------
-    gamma : array_like, shape (k,)
-        Target ranking; finite, at least two distinct values, k <= max_labels.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2); finite, at least two
+        distinct values, k <= max_labels.
     decomposition : str or sequence, optional
         ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``
         (:data:`polyrank.sopopo.DECOMPOSITIONS`), ``"custom"`` (uses
@@ -221,7 +222,7 @@ class DecompositionViewer(WidgetDisplay):
     Attributes
     ----------
     model : polyrank_widgets.decomposition_model.DecompositionModel
-        The state the viewer shows (gamma, pieces, selected piece, scores)
+        The state the viewer shows (y, pieces, selected piece, scores)
         and the losses, computed by :func:`polyrank.sopopo.piece_loss`; no
         widgets. The setters below change it and redraw.
     fig : plotly.graph_objects.FigureWidget
@@ -236,8 +237,8 @@ class DecompositionViewer(WidgetDisplay):
         of the edge traces). Each edge trace ends in an ``"arrow"`` marker.
     widget : ipywidgets.HBox
         The figure next to the controls; what Jupyter shows.
-    gamma_text : ipywidgets.Text
-        Comma-separated gamma; Enter calls :meth:`set_gamma`.
+    y_text : ipywidgets.Text
+        Comma-separated y; Enter calls :meth:`set_y`.
     decomposition_dropdown : ipywidgets.Dropdown
         Values ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``,
         ``"custom"``.
@@ -260,7 +261,7 @@ class DecompositionViewer(WidgetDisplay):
     Raises
     ------
     ValueError
-        If ``gamma`` is invalid (the message starts with ``"gamma:"``), the
+        If ``y`` is invalid (the message starts with ``"y:"``), the
         decomposition is unknown or violates a condition of Sec. 2 (the
         message names the condition), or ``W``, ``x``, ``scores``, ``piece``,
         ``max_labels`` are invalid (naming the argument).
@@ -284,16 +285,16 @@ class DecompositionViewer(WidgetDisplay):
     8
     """
 
-    def __init__(self, gamma=(-1, 0, 2, 0, -1), decomposition=None, W=None, x=None,
+    def __init__(self, y=(-1, 0, 2, 0, -1), decomposition=None, W=None, x=None,
                  *, scores=None, custom=None, one_based: bool = False,
                  normalize: bool = False, piece: int = 0,
                  max_labels: int = 30) -> None:
-        self.model = DecompositionModel(gamma, decomposition, W, x, scores=scores,
+        self.model = DecompositionModel(y, decomposition, W, x, scores=scores,
                                         custom=custom, one_based=one_based,
                                         normalize=normalize, piece=piece,
                                         max_labels=max_labels)
         self._syncing = False
-        self._graph = _layout_graph(self.model.gamma)
+        self._graph = _layout_graph(self.model.y)
         # the first picture is drawn on a plain Figure and the FigureWidget is
         # built from it: its construction state is what the browser draws
         # (traces replaced before the widget is shown reached JupyterLab
@@ -323,9 +324,9 @@ class DecompositionViewer(WidgetDisplay):
     def _build_controls(self) -> None:
         wide = ipw.Layout(width="330px")
         style = {"description_width": "90px"}
-        self.gamma_text = ipw.Text(description="γ", continuous_update=False,
-                                   placeholder="e.g. -1, 0, 2, 0, -1",
-                                   layout=wide, style=style)
+        self.y_text = ipw.Text(description="γ", continuous_update=False,
+                               placeholder="e.g. -1, 0, 2, 0, -1",
+                               layout=wide, style=style)
         self.decomposition_dropdown = ipw.Dropdown(
             options=[(_TITLES[kd], kd) for kd in KINDS], description="decomposition",
             layout=wide, style=style)
@@ -342,22 +343,22 @@ class DecompositionViewer(WidgetDisplay):
                                     layout=wide, style=style)
         self.readout = ipw.HTML(layout=ipw.Layout(width="330px"))
         self.status = ipw.HTML(layout=ipw.Layout(width="330px"))
-        self.gamma_text.observe(self._on_gamma_text, names="value")
+        self.y_text.observe(self._on_y_text, names="value")
         self.decomposition_dropdown.observe(self._on_dropdown, names="value")
         self.custom_text.observe(self._on_custom_text, names="value")
         self.piece_slider.observe(self._on_piece, names="value")
         self.normalize_checkbox.observe(self._on_normalize, names="value")
         self.scores_text.observe(self._on_scores_text, names="value")
-        self._controls = ipw.VBox([self.gamma_text, self.decomposition_dropdown,
+        self._controls = ipw.VBox([self.y_text, self.decomposition_dropdown,
                                    self.custom_text, self.normalize_checkbox,
                                    self.piece_slider, self.piece_label, self.scores_text,
                                    self.status, self.readout])
 
     # ------------------------------------------------------------ state
     @property
-    def gamma(self) -> np.ndarray:
+    def y(self) -> np.ndarray:
         """Current target ranking, shape (k,) (a copy)."""
-        return self.model.gamma
+        return self.model.y
 
     @property
     def k(self) -> int:
@@ -415,7 +416,7 @@ class DecompositionViewer(WidgetDisplay):
 
     def piece_loss(self, j: int) -> float:
         """Loss of piece j: ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` with
-        ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1, 3), computed
+        ``l_rs = ((y_r - y_s) - (f_r - f_s))_+`` (Eq. 1, 3), computed
         by :func:`polyrank.sopopo.piece_loss`.
 
         Parameters
@@ -426,7 +427,7 @@ class DecompositionViewer(WidgetDisplay):
         Returns
         -------
         float
-            In the units of gamma (times sigma_j).
+            In the units of y (times sigma_j).
 
         Raises
         ------
@@ -439,24 +440,24 @@ class DecompositionViewer(WidgetDisplay):
 
     def worst_edge(self, j: int) -> tuple[int, int]:
         """The 0-based edge (r, s) of piece j with the largest
-        ``(gamma_r - gamma_s) - (f_r - f_s)`` (it attains the max of Eq. 3;
+        ``(y_r - y_s) - (f_r - f_s)`` (it attains the max of Eq. 3;
         the first in A_j x B_j order on ties). Raises as :meth:`piece_loss`."""
         return self.model.worst_edge(j)
 
     def total_loss(self) -> float:
         """The loss of Eq. 3, ``sum_j sigma_j max_{(r,s) in E_j} l_rs``, over
-        all d pieces (units of gamma)."""
+        all d pieces (units of y)."""
         return self.model.total_loss()
 
     # ------------------------------------------------------------ setters
-    def set_gamma(self, gamma, *, scores=None) -> None:
+    def set_y(self, y, *, scores=None) -> None:
         """Set the target ranking and redraw; the decomposition (of the same
         kind) and the piece follow (the piece index is kept when it exists,
         else the last piece is shown).
 
         Parameters
         ----------
-        gamma : array_like, shape (k,)
+        y : array_like, shape (k,)
             Finite real numbers, at least two distinct, k <= max_labels.
         scores : array_like, shape (k,), optional
             New scores f. Needed when k changes and scores were set (by
@@ -466,12 +467,12 @@ class DecompositionViewer(WidgetDisplay):
         Raises
         ------
         ValueError
-            As :meth:`DecompositionModel.set_gamma
-            <polyrank_widgets.decomposition_model.DecompositionModel.set_gamma>`
-            (naming ``gamma`` or ``scores``). Nothing changes on error.
+            As :meth:`DecompositionModel.set_y
+            <polyrank_widgets.decomposition_model.DecompositionModel.set_y>`
+            (naming ``y`` or ``scores``). Nothing changes on error.
         """
-        self.model.set_gamma(gamma, scores=scores)
-        self._graph = _layout_graph(self.model.gamma)
+        self.model.set_y(y, scores=scores)
+        self._graph = _layout_graph(self.model.y)
         self._rebuild()
         self._sync_controls()
 
@@ -561,7 +562,7 @@ class DecompositionViewer(WidgetDisplay):
         m = self.model
         d, j, custom = m.n_pieces, m.piece_index, m.custom
         with self._sync():
-            self.gamma_text.value = _fmt_vec(m.gamma)
+            self.y_text.value = _fmt_vec(m.y)
             self.decomposition_dropdown.value = m.decomposition
             if custom is not None:
                 self.custom_text.value = "[" + ", ".join(
@@ -593,9 +594,9 @@ class DecompositionViewer(WidgetDisplay):
         self._clear_error()
         return True
 
-    def _on_gamma_text(self, change) -> None:
+    def _on_y_text(self, change) -> None:
         if not self._syncing:
-            self._guard(lambda: self.set_gamma(parse_numbers(change["new"], "gamma")))
+            self._guard(lambda: self.set_y(parse_numbers(change["new"], "y")))
 
     def _on_scores_text(self, change) -> None:
         if not self._syncing:
@@ -704,7 +705,7 @@ class DecompositionViewer(WidgetDisplay):
             self.fig.layout.xaxis.update(
                 range=[-0.35, len(lay) - 1 + 0.35],
                 tickvals=list(range(len(lay))),
-                ticktext=[f"γ = {_fmt(gr.gamma[m[0]])}" for m in lay])
+                ticktext=[f"γ = {_fmt(gr.y[m[0]])}" for m in lay])
             self.fig.layout.yaxis.range = list(gr.y_range)
             self._edge_traces = [t for t in self.fig.data if t.name.startswith("edge ")]
             self._drawn = [None] * len(self._edge_traces)   # (in piece, hover) drawn
@@ -714,7 +715,7 @@ class DecompositionViewer(WidgetDisplay):
         """Redraw the piece-dependent parts: edge colours (only those that
         change), label symbols, the max-loss halo, title and readout."""
         m, gr = self.model, self._graph
-        g, f, j, kind = m.gamma, m.scores, m.piece_index, m.decomposition
+        g, f, j, kind = m.y, m.scores, m.piece_index, m.decomposition
         pieces = m.pieces
         piece, d = pieces[j], len(pieces)
         losses = m.losses()                      # polyrank.sopopo.piece_loss

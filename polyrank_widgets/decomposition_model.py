@@ -1,14 +1,14 @@
 """The model behind :class:`~polyrank_widgets.DecompositionViewer`: a target
-ranking gamma, one decomposition of its feedback graph into complete
+ranking y, one decomposition of its feedback graph into complete
 bipartite pieces, the scores f and the loss of Eq. 3 piece by piece, with
 no widget or figure in sight.
 
-Paper file ``sopopo-label-ranking.txt``, Sec. 2: gamma (k,) induces the
-directed graph with an edge r -> s of weight gamma_r - gamma_s whenever
-gamma_r > gamma_s (Fig. 1); a decomposition E(gamma) = {E_1, ..., E_d} into
+Paper file ``sopopo-label-ranking.txt``, Sec. 2: y (k,) induces the
+directed graph with an edge r -> s of weight y_r - y_s whenever
+y_r > y_s (Fig. 1); a decomposition E(y) = {E_1, ..., E_d} into
 pieces E_j = A_j x B_j obeys the three conditions of Sec. 2 (Fig. 2); the
 loss of f is ``sum_j sigma_j max_{(r, s) in E_j} l_rs`` (Eq. 3) with
-``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1).  The graph and the
+``l_rs = ((y_r - y_s) - (f_r - f_s))_+`` (Eq. 1).  The graph and the
 pieces come from :func:`polyrank.sopopo.feedback_graph` and
 :func:`polyrank.sopopo.decompose`, each piece's loss from
 :func:`polyrank.sopopo.piece_loss`: this module holds state and checks
@@ -36,7 +36,7 @@ __all__ = ["DecompositionModel", "parse_numbers", "parse_decomposition", "KINDS"
 #: The decomposition kinds the model knows: the built-in ones of Fig. 2 and
 #: ``"custom"`` (a stored list of pieces).
 KINDS = DECOMPOSITIONS + ("custom",)
-#: A custom decomposition of Fig. 1's gamma, in the paper's 1-based labels.
+#: A custom decomposition of Fig. 1's y, in the paper's 1-based labels.
 CUSTOM_EXAMPLE = "[([3], [2, 4]), ([2, 4], [1, 5])]"
 
 
@@ -54,7 +54,7 @@ def parse_numbers(text: str, name: str) -> list[float]:
     text : str
         E.g. ``"-1, 0, 2, 0, -1"`` or ``"(−1 0 2)"``.
     name : str
-        The argument's name, used in error messages (``"gamma"``).
+        The argument's name, used in error messages (``"y"``).
 
     Returns
     -------
@@ -67,7 +67,7 @@ def parse_numbers(text: str, name: str) -> list[float]:
 
     Examples
     --------
-    >>> parse_numbers("(-1, 0 2; 3)", "gamma")
+    >>> parse_numbers("(-1, 0 2; 3)", "y")
     [-1.0, 0.0, 2.0, 3.0]
     """
     body = text.replace("\u2212", "-").strip().strip("()[]")
@@ -159,22 +159,22 @@ def _check_bool(value, name: str) -> bool:
     return bool(value)
 
 
-def _check_gamma(gamma, max_labels: int) -> np.ndarray:
-    if isinstance(gamma, (str, bytes)):
-        raise ValueError(f"gamma: expected a sequence of k real numbers, got the "
-                         f"string {gamma!r} (the text box reads comma-separated "
-                         "numbers; set_gamma does not)")
+def _check_y(y, max_labels: int) -> np.ndarray:
+    if isinstance(y, (str, bytes)):
+        raise ValueError(f"y: expected a sequence of k real numbers, got the "
+                         f"string {y!r} (the text box reads comma-separated "
+                         "numbers; set_y does not)")
     try:
-        g = as_float_array(gamma, "gamma", ndim=1)
+        g = as_float_array(y, "y", ndim=1)
     except TypeError as exc:
         raise ValueError(str(exc)) from None
     g = g.copy()
     if np.all(g == g[0]):
-        raise ValueError(f"gamma: all {g.size} entries are equal ({_fmt(g[0])}), so "
+        raise ValueError(f"y: all {g.size} entries are equal ({_fmt(g[0])}), so "
                          "the feedback graph has no edge (Sec. 2: an edge r -> s "
-                         "needs gamma_r > gamma_s)")
+                         "needs y_r > y_s)")
     if g.size > max_labels:
-        raise ValueError(f"gamma: has {g.size} labels, more than max_labels = "
+        raise ValueError(f"y: has {g.size} labels, more than max_labels = "
                          f"{max_labels} (every one of up to k(k-1)/2 edges "
                          "is drawn)")
     return g
@@ -205,14 +205,14 @@ def _check_scores(scores, W, x, k: int) -> tuple[np.ndarray, bool]:
     return f.copy(), True
 
 
-def _check_custom(spec, gamma: np.ndarray, one_based: bool) -> list[Piece]:
+def _check_custom(spec, y: np.ndarray, one_based: bool) -> list[Piece]:
     """Validate a custom decomposition; returns it as un-normalised Pieces."""
-    zero = _one_based_to_zero(spec, gamma.size) if one_based else spec
+    zero = _one_based_to_zero(spec, y.size) if one_based else spec
     if isinstance(zero, (str, bytes)) or not hasattr(zero, "__iter__"):
         raise TypeError(f"decomposition: expected a list of (A, B) or "
                         f"(A, B, sigma), got {spec!r}")
     try:
-        return decompose(gamma, list(zero), normalize=False)
+        return decompose(y, list(zero), normalize=False)
     except ValueError as exc:
         note = (" [the indices in this message are 0-based: index i is label "
                 "i + 1 in the figure, pieces[j] is piece j + 1]") if one_based else ""
@@ -221,7 +221,7 @@ def _check_custom(spec, gamma: np.ndarray, one_based: bool) -> list[Piece]:
 
 # ---------------------------------------------------------------- model
 class DecompositionModel:
-    """A target ranking gamma, one decomposition of its feedback graph, the
+    """A target ranking y, one decomposition of its feedback graph, the
     selected piece and the scores f: the state of
     :class:`~polyrank_widgets.DecompositionViewer`, without widgets.
 
@@ -231,8 +231,9 @@ class DecompositionModel:
 
     Parameters
     ----------
-    gamma : array_like, shape (k,)
-        Target ranking; finite, at least two distinct values, k <= max_labels.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2); finite, at least two
+        distinct values, k <= max_labels.
     decomposition : str or sequence, optional
         ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``,
         ``"custom"`` (uses ``custom``) or a custom list of ``(A, B)`` /
@@ -259,7 +260,7 @@ class DecompositionModel:
     Raises
     ------
     ValueError
-        If ``gamma`` is invalid (message starting ``"gamma:"``), the
+        If ``y`` is invalid (message starting ``"y:"``), the
         decomposition is unknown or violates a condition of Sec. 2, or
         ``W``, ``x``, ``scores``, ``piece``, ``max_labels`` are invalid.
     TypeError
@@ -275,31 +276,31 @@ class DecompositionModel:
     0.0
     """
 
-    def __init__(self, gamma=(-1, 0, 2, 0, -1), decomposition=None, W=None, x=None,
+    def __init__(self, y=(-1, 0, 2, 0, -1), decomposition=None, W=None, x=None,
                  *, scores=None, custom=None, one_based: bool = False,
                  normalize: bool = False, piece: int = 0,
                  max_labels: int = 30) -> None:
         self._max_labels = check_int(max_labels, "max_labels", minimum=2)
-        self._gamma = _check_gamma(gamma, self._max_labels)
+        self._y = _check_y(y, self._max_labels)
         self._normalize = _check_bool(normalize, "normalize")
         one_based = _check_bool(one_based, "one_based")
-        k = self._gamma.size
+        k = self._y.size
         self._scores, self._scores_given = _check_scores(scores, W, x, k)
         self._custom = None
         if custom is not None:
-            self._custom = _check_custom(custom, self._gamma, one_based)
+            self._custom = _check_custom(custom, self._y, one_based)
         if decomposition is None:
             decomposition = "custom" if custom is not None else "all_pairs"
         kind, custom_now = self._resolve(decomposition, one_based)
         if custom_now is not None:
             self._custom = custom_now
         self._kind = kind
-        self._pieces = self._decompose(self._gamma, kind)
+        self._pieces = self._decompose(self._y, kind)
         j = check_int(piece, "piece", minimum=0)
         if j >= len(self._pieces):
             raise ValueError(f"piece: must be < d = {len(self._pieces)}, got {j}")
         self._j = j
-        self._edges, self._weights = feedback_graph(self._gamma)
+        self._edges, self._weights = feedback_graph(self._y)
 
     def _resolve(self, spec, one_based: bool) -> tuple[str, list | None]:
         """(kind, newly validated custom pieces or None) for a decomposition
@@ -314,23 +315,23 @@ class DecompositionModel:
                 raise ValueError("decomposition: 'custom' needs a custom "
                                  "decomposition; pass a list of (A, B[, sigma]) "
                                  f"(e.g. {CUSTOM_EXAMPLE} with one_based=True)")
-            return spec, _check_custom(self._custom, self._gamma, False)
-        return "custom", _check_custom(spec, self._gamma, one_based)
+            return spec, _check_custom(self._custom, self._y, False)
+        return "custom", _check_custom(spec, self._y, one_based)
 
-    def _decompose(self, gamma, kind) -> list[Piece]:
+    def _decompose(self, y, kind) -> list[Piece]:
         spec = self._custom if kind == "custom" else kind
-        return decompose(gamma, spec, normalize=self._normalize)
+        return decompose(y, spec, normalize=self._normalize)
 
     # ------------------------------------------------------------ state
     @property
-    def gamma(self) -> np.ndarray:
+    def y(self) -> np.ndarray:
         """Target ranking, shape (k,) (a copy)."""
-        return self._gamma.copy()
+        return self._y.copy()
 
     @property
     def k(self) -> int:
         """Number of labels."""
-        return int(self._gamma.size)
+        return int(self._y.size)
 
     @property
     def max_labels(self) -> int:
@@ -377,12 +378,12 @@ class DecompositionModel:
     @property
     def edges(self) -> np.ndarray:
         """Edges of the feedback graph, (E, 2) 0-based (r, s) with
-        gamma_r > gamma_s, sorted lexicographically (a copy)."""
+        y_r > y_s, sorted lexicographically (a copy)."""
         return self._edges.copy()
 
     @property
     def weights(self) -> np.ndarray:
-        """Edge weights gamma_r - gamma_s, shape (E,), in the order of
+        """Edge weights y_r - y_s, shape (E,), in the order of
         :attr:`edges` (a copy)."""
         return self._weights.copy()
 
@@ -391,11 +392,11 @@ class DecompositionModel:
         """:func:`polyrank.sopopo.piece_loss` of piece j at the current
         scores: ``(loss, edge, violation)`` (Eq. 1, 3). Raises as
         :meth:`piece_loss`."""
-        return piece_loss(self._gamma, self._scores, self._pieces[self._check_j(j)])
+        return piece_loss(self._y, self._scores, self._pieces[self._check_j(j)])
 
     def piece_loss(self, j: int) -> float:
         """Loss of piece j: ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` with
-        ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+`` (Eq. 1, 3).
+        ``l_rs = ((y_r - y_s) - (f_r - f_s))_+`` (Eq. 1, 3).
 
         Parameters
         ----------
@@ -405,7 +406,7 @@ class DecompositionModel:
         Returns
         -------
         float
-            In the units of gamma (times sigma_j).
+            In the units of y (times sigma_j).
 
         Raises
         ------
@@ -423,18 +424,18 @@ class DecompositionModel:
 
     def losses(self) -> list[PieceLoss]:
         """:func:`polyrank.sopopo.piece_loss` of every piece, in order."""
-        return [piece_loss(self._gamma, self._scores, p) for p in self._pieces]
+        return [piece_loss(self._y, self._scores, p) for p in self._pieces]
 
     def total_loss(self) -> float:
         """The loss of Eq. 3, ``sum_j sigma_j max_{(r,s) in E_j} l_rs``, over
-        all d pieces (units of gamma)."""
+        all d pieces (units of y)."""
         return float(sum(pl.loss for pl in self.losses()))
 
     def edge_violations(self) -> np.ndarray:
-        """``(gamma_r - gamma_s) - (f_r - f_s)`` for every edge of
+        """``(y_r - y_s) - (f_r - f_s)`` for every edge of
         :attr:`edges`, shape (E,): Eq. 1 before its positive part."""
         r, s = self._edges[:, 0], self._edges[:, 1]
-        g, f = self._gamma, self._scores
+        g, f = self._y, self._scores
         return (g[r] - g[s]) - (f[r] - f[s])
 
     def in_piece(self, j: int) -> np.ndarray:
@@ -443,14 +444,14 @@ class DecompositionModel:
         return np.isin(self._edges[:, 0], p.A) & np.isin(self._edges[:, 1], p.B)
 
     # ------------------------------------------------------------ setters
-    def set_gamma(self, gamma, *, scores=None) -> None:
+    def set_y(self, y, *, scores=None) -> None:
         """Set the target ranking; the decomposition (of the same kind) and
         the piece follow (the piece index is kept when it exists, else the
         last piece is selected).
 
         Parameters
         ----------
-        gamma : array_like, shape (k,)
+        y : array_like, shape (k,)
             Finite real numbers, at least two distinct, k <= max_labels.
         scores : array_like, shape (k,), optional
             New scores f. Needed when k changes and scores were set; default
@@ -459,19 +460,19 @@ class DecompositionModel:
         Raises
         ------
         ValueError
-            Naming ``gamma`` if it is not a 1-d sequence of real numbers
+            Naming ``y`` if it is not a 1-d sequence of real numbers
             (strings included), has NaN or infinity, has all entries equal,
             has more than max_labels entries, changes k while set scores do
             not, or if the custom decomposition does not fit it. Naming
             ``scores`` if those are invalid. Nothing changes on error.
         """
-        g = _check_gamma(gamma, self._max_labels)
+        g = _check_y(y, self._max_labels)
         k = g.size
         if scores is not None:
             f, given = _check_scores(scores, None, None, k)
         elif k != self.k and self._scores_given:
-            raise ValueError(f"gamma: has {k} labels but the scores f have "
-                             f"{self.k}; pass set_gamma(gamma, scores=f) with f of "
+            raise ValueError(f"y: has {k} labels but the scores f have "
+                             f"{self.k}; pass set_y(y, scores=f) with f of "
                              f"length {k}")
         elif k != self.k:
             f, given = np.zeros(k), False
@@ -482,14 +483,14 @@ class DecompositionModel:
             try:
                 custom = _check_custom(self._custom, g, False)
             except (ValueError, TypeError) as exc:
-                raise ValueError(f"gamma: the custom decomposition does not fit the "
-                                 f"new gamma; choose another decomposition first "
+                raise ValueError(f"y: the custom decomposition does not fit the "
+                                 f"new y; choose another decomposition first "
                                  f"({exc})") from None
         elif self._custom is not None and k != self.k:
             custom = None                     # custom labels refer to the old k
         self._custom = custom
         self._pieces = self._decompose(g, kind)
-        self._gamma, self._scores, self._scores_given = g, f, given
+        self._y, self._scores, self._scores_given = g, f, given
         self._j = min(self._j, len(self._pieces) - 1)
         self._edges, self._weights = feedback_graph(g)
 
@@ -521,7 +522,7 @@ class DecompositionModel:
         if custom is not None:
             self._custom = custom
         self._kind = kind
-        self._pieces = self._decompose(self._gamma, kind)
+        self._pieces = self._decompose(self._y, kind)
         self._j = min(self._j, len(self._pieces) - 1)
 
     def set_normalize(self, normalize: bool) -> None:
@@ -534,7 +535,7 @@ class DecompositionModel:
             If ``normalize`` is not a bool.
         """
         self._normalize = _check_bool(normalize, "normalize")
-        self._pieces = self._decompose(self._gamma, self._kind)
+        self._pieces = self._decompose(self._y, self._kind)
 
     def select_piece(self, j: int) -> None:
         """Select piece j (0-based).

@@ -79,10 +79,10 @@ class KnotExplorer(WidgetDisplay):
     Parameters
     ----------
     mu : array_like, shape (p,)
-        Margins of the labels in A, ``(gamma_a - u_a.x) / ||x||^2``
-        (Eq. 19; units of gamma divided by ||x||^2). Any order.
+        Margins of the labels in A, ``(y_a - u_a.x) / ||x||^2``
+        (Eq. 19; units of y divided by ||x||^2). Any order.
     nu : array_like, shape (q,)
-        Margins of the labels in B, ``(u_b.x - gamma_b) / ||x||^2``.
+        Margins of the labels in B, ``(u_b.x - y_b) / ||x||^2``.
     C : float
         Upper bound on z = sum(alpha) = sum(beta) (Eq. 19), > 0.
     n_grid : int, optional
@@ -151,7 +151,7 @@ class KnotExplorer(WidgetDisplay):
 
     # ------------------------------------------------------------ builders
     @classmethod
-    def from_projection(cls, x, gamma, U, A, B, C, **kwargs) -> "KnotExplorer":
+    def from_projection(cls, x, y, U, A, B, C, **kwargs) -> "KnotExplorer":
         """Build the explorer for one soft projection (Eq. 7).
 
         Source: ``sopopo-label-ranking.txt``, Sec. 3.2 (definition of mu and
@@ -161,8 +161,8 @@ class KnotExplorer(WidgetDisplay):
         ----------
         x : array_like, shape (n,)
             The instance; must be non-zero.
-        gamma : array_like, shape (k,)
-            Target ranking.
+        y : array_like, shape (k,)
+            Target ranking (the paper's γ, Sec. 2).
         U : array_like, shape (k, n)
             Current prototypes u_1, ..., u_k (one per row).
         A, B : array_like of int, shapes (p,), (q,)
@@ -184,14 +184,14 @@ class KnotExplorer(WidgetDisplay):
             argument) or by the constructor.
         """
         check_positive(C, "C")
-        mu, nu = margins(x, gamma, U, A, B)
+        mu, nu = margins(x, y, U, A, B)
         return cls(mu, nu, C, **kwargs)
 
     @classmethod
     def paper_fig4(cls, C: float = 10.0, **kwargs) -> "KnotExplorer":
         """The example of Fig. 4 of the paper.
 
-        gamma = (1, ..., 6), u.x = (2, 3, 5, 1, 6, 4), A = {4, 5, 6},
+        y = (1, ..., 6), u.x = (2, 3, 5, 1, 6, 4), A = {4, 5, 6},
         B = {1, 2, 3} (1-based) and ||x|| = 1, so mu = (3, -1, 2) and
         nu = (1, 1, 2). The minimum, z* = 4.6 for C >= 4.6, lies "just below
         5 at the interval defined by the second and third knots" (Sec. 3.4).
@@ -215,9 +215,9 @@ class KnotExplorer(WidgetDisplay):
             If ``C`` is not a finite real number > 0.
         """
         x = np.array([1.0])
-        gamma = np.arange(1.0, 7.0)
+        y = np.arange(1.0, 7.0)
         U = np.array([[2.0], [3.0], [5.0], [1.0], [6.0], [4.0]])
-        return cls.from_projection(x, gamma, U, np.array([3, 4, 5]),
+        return cls.from_projection(x, y, U, np.array([3, 4, 5]),
                                    np.array([0, 1, 2]), C, **kwargs)
 
     def _build_figure(self) -> go.Figure:

@@ -636,7 +636,7 @@ class _ProjectionView:
         self._redraw()
 
     def _problem(self, i: int):
-        """gamma (k',), U (k', n'), x (n',) of example i as the solver sees
+        """y (k',), U (k', n'), x (n',) of example i as the solver sees
         them (the threshold label appended for indicator targets, the bias
         feature appended to x)."""
         from polyrank._multilabel import INDICATOR, encode_targets
@@ -646,9 +646,9 @@ class _ProjectionView:
         if getattr(self, "_T_for", None) is not est:
             self._T = encode_targets(self.lab.y, rankings=True, owner="LabelRanker")[1]
             self._T_for = est
-        gamma = self._T[i].astype(float)
+        y = self._T[i].astype(float)
         if est.threshold_label and est.target_type_ == INDICATOR:
-            gamma = np.r_[gamma, THRESHOLD_TARGET]
+            y = np.r_[y, THRESHOLD_TARGET]
         X = self.lab.X[i:i + 1]
         X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
         x = np.asarray(est._augment(X))[0]
@@ -659,29 +659,29 @@ class _ProjectionView:
             Xa = est._augment(np.asarray(self.lab.X.toarray() if hasattr(self.lab.X, "toarray")
                                          else self.lab.X, dtype=float))
             U = np.asarray(Xa.T @ res.x).T
-        return gamma, U, x
+        return y, U, x
 
     def _redraw(self) -> None:
         if not hasattr(self, "est"):
             return
-        gamma, U, x = self._problem(int(self.example.value))
-        if np.unique(gamma).size < 2:
+        y, U, x = self._problem(int(self.example.value))
+        if np.unique(y).size < 2:
             self.box.children = [ipw.HTML("this example has no preference (one relevance "
                                           "level): no pieces")]
             return
-        self.viewer = DecompositionViewer(gamma, self.est.decomposition, scores=U @ x,
+        self.viewer = DecompositionViewer(y, self.est.decomposition, scores=U @ x,
                                           normalize=self.est.normalize,
-                                          max_labels=max(30, gamma.size))
+                                          max_labels=max(30, y.size))
         self.viewer.piece_slider.observe(lambda _: self._redraw_knots(), names="value")
         self.knots_box = ipw.VBox([])
         self.box.children = [self.viewer.widget, self.knots_box]
-        self._gamma, self._U, self._x = gamma, U, x
+        self._y, self._U, self._x = y, U, x
         self._redraw_knots()
 
     def _redraw_knots(self) -> None:
         piece = self.viewer.pieces[self.viewer.piece_index]
         C = float(self.est.C) * float(piece.sigma)
-        self.knots = KnotExplorer.from_projection(self._x, self._gamma, self._U, piece.A,
+        self.knots = KnotExplorer.from_projection(self._x, self._y, self._U, piece.A,
                                                   piece.B, C)
         self.knots_box.children = [ipw.HTML(
             f"<b>soft projection of example {int(self.example.value)} onto piece "

@@ -70,9 +70,10 @@ def test_help_of_train_and_predict(capsys):
     assert main(["train", "--help"]) == 0
     text = capsys.readouterr().out
     assert all(m in text for m in ("ranksvm", "sign", "ordinal", "m3l", "labelranker"))
-    assert all(opt in text for opt in ("--C", "--lam", "--c", "--kernel", "--gamma", "--tol",
-                                       "--max-iter", "--bias", "--signs", "--standardize",
-                                       "--verbose", "--target", "--labels"))
+    assert all(opt in text for opt in ("--C", "--lam", "--c", "--kernel", "--gamma",
+                                       "--smoothing", "--tol", "--max-iter", "--bias",
+                                       "--signs", "--standardize", "--verbose", "--target",
+                                       "--labels"))
     assert main(["predict", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "Pairwise Accuracy" in text and "Mean NDCG" in text

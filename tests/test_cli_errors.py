@@ -76,6 +76,7 @@ def test_unknown_command_method_and_option(capsys, files):
     (["--max-iter", "1.5"], "invalid int value"),
     (["--lam", "0.1"], "--lam does not apply to method 'ranksvm'"),
     (["--kernel", "rbf"], "--kernel does not apply to method 'ranksvm'"),
+    (["--smoothing", "0.1"], "--smoothing does not apply to method 'ranksvm'"),
     (["--param", "nonsense=1"], "--param 'nonsense=1': expected NAME=VALUE"),
     (["--param", "loss=l3"], "loss"),
     (["--regression"], "--regression applies to method 'sign' only"),
@@ -95,6 +96,8 @@ def test_bad_option_values_of_other_methods(capsys, files, tmp_path):
           "--kernel", "nonsense", match="kernel")
     fails(capsys, "train", "sign", files / "binary.svm", tmp_path / "m", "--signs",
           "1,x", match="--signs")
+    fails(capsys, "train", "sign", files / "binary.svm", tmp_path / "m", "--gamma", "0.1",
+          match="--gamma does not apply to method 'sign'")
     fails(capsys, "train", "sign", files / "binary.svm", tmp_path / "m", "--signs",
           "9:1", match="feature index 9 outside 1..3")
     fails(capsys, "train", "sign", files / "data.csv", tmp_path / "m", "--target", "grade",

@@ -20,11 +20,11 @@ MODEL = Path(__file__).resolve().parents[1] / "polyrank_widgets" / "decompositio
 FIG1 = (-1.0, 0.0, 2.0, 0.0, -1.0)
 
 
-def brute_loss(gamma, f, piece):
+def brute_loss(y, f, piece):
     worst = 0.0
     for r in piece.A:
         for s in piece.B:
-            worst = max(worst, (gamma[r] - gamma[s]) - (f[r] - f[s]))
+            worst = max(worst, (y[r] - y[s]) - (f[r] - f[s]))
     return piece.sigma * worst
 
 
@@ -54,20 +54,20 @@ def test_the_model_module_imports_no_widget_library():
 def test_losses_are_the_cores_and_match_brute_force(seed, kind):
     rng = np.random.default_rng(seed)
     k = int(rng.integers(2, 8))
-    gamma = rng.integers(0, 4, size=k).astype(float)
-    gamma[0] = gamma.max() + 1.0
+    y = rng.integers(0, 4, size=k).astype(float)
+    y[0] = y.max() + 1.0
     f = rng.normal(size=k)
-    m = DecompositionModel(gamma, kind, scores=f, normalize=bool(seed % 2))
-    pieces = decompose(gamma, kind, normalize=bool(seed % 2))
+    m = DecompositionModel(y, kind, scores=f, normalize=bool(seed % 2))
+    pieces = decompose(y, kind, normalize=bool(seed % 2))
     assert m.n_pieces == len(pieces)
     for j, p in enumerate(pieces):
-        assert m.loss(j) == piece_loss(gamma, f, p)
-        assert m.piece_loss(j) == pytest.approx(brute_loss(gamma, f, p), abs=1e-12)
-        assert m.worst_edge(j) == piece_loss(gamma, f, p).edge
-    assert m.total_loss() == pytest.approx(sum(brute_loss(gamma, f, p) for p in pieces))
+        assert m.loss(j) == piece_loss(y, f, p)
+        assert m.piece_loss(j) == pytest.approx(brute_loss(y, f, p), abs=1e-12)
+        assert m.worst_edge(j) == piece_loss(y, f, p).edge
+    assert m.total_loss() == pytest.approx(sum(brute_loss(y, f, p) for p in pieces))
     r, s = m.edges.T
-    np.testing.assert_allclose(m.edge_violations(), (gamma[r] - gamma[s]) - (f[r] - f[s]))
-    np.testing.assert_allclose(m.weights, gamma[r] - gamma[s])
+    np.testing.assert_allclose(m.edge_violations(), (y[r] - y[s]) - (f[r] - f[s]))
+    np.testing.assert_allclose(m.weights, y[r] - y[s])
 
 
 def test_fig1_and_setters():
@@ -81,9 +81,9 @@ def test_fig1_and_setters():
     m.set_normalize(True)
     m.set_decomposition("all_pairs")
     assert m.n_pieces == 8 and m.total_loss() == pytest.approx(np.mean(m.weights))
-    m.set_scores(W=np.eye(5), x=np.array(FIG1))      # f = gamma: every pair satisfied
+    m.set_scores(W=np.eye(5), x=np.array(FIG1))      # f = y: every pair satisfied
     assert m.total_loss() == 0.0 and all(v.violation == 0.0 for v in m.losses())
-    m.set_gamma([0.0, 1.0, 2.0, 3.0, 4.0])
+    m.set_y([0.0, 1.0, 2.0, 3.0, 4.0])
     assert m.n_pieces == 10
 
 
@@ -92,29 +92,29 @@ def test_custom_one_based_and_errors_change_nothing():
     assert m.decomposition == "custom"
     assert [(p.A.tolist(), p.B.tolist()) for p in m.custom] == [([2], [1, 3]),
                                                                  ([1, 3], [0, 4])]
-    before = (m.gamma, m.scores, m.decomposition, m.n_pieces, m.piece_index)
-    for bad in (lambda: m.set_gamma([1.0, 1.0, 1.0, 1.0, 1.0]),
-                lambda: m.set_gamma([0.0, 1.0, 2.0, 3.0, 4.0]),   # custom does not fit
+    before = (m.y, m.scores, m.decomposition, m.n_pieces, m.piece_index)
+    for bad in (lambda: m.set_y([1.0, 1.0, 1.0, 1.0, 1.0]),
+                lambda: m.set_y([0.0, 1.0, 2.0, 3.0, 4.0]),   # custom does not fit
                 lambda: m.set_decomposition([([1], [3])], one_based=True),
                 lambda: m.set_decomposition("layers"),
                 lambda: m.set_scores([1.0, 2.0]),
                 lambda: m.select_piece(2)):
         with pytest.raises(ValueError):
             bad()
-    after = (m.gamma, m.scores, m.decomposition, m.n_pieces, m.piece_index)
+    after = (m.y, m.scores, m.decomposition, m.n_pieces, m.piece_index)
     np.testing.assert_array_equal(before[0], after[0])
     np.testing.assert_array_equal(before[1], after[1])
     assert before[2:] == after[2:]
-    with pytest.raises(ValueError, match="^gamma:"):
+    with pytest.raises(ValueError, match="^y:"):
         DecompositionModel("1, 2")
     with pytest.raises(TypeError, match="^normalize:"):
         DecompositionModel(FIG1, normalize=1)
 
 
 def test_text_parsing():
-    assert parse_numbers(" [\u22121, 0 ; 2.5] ", "gamma") == [-1.0, 0.0, 2.5]
-    with pytest.raises(ValueError, match="^gamma: could not read 'x'"):
-        parse_numbers("1, x", "gamma")
+    assert parse_numbers(" [\u22121, 0 ; 2.5] ", "y") == [-1.0, 0.0, 2.5]
+    with pytest.raises(ValueError, match="^y: could not read 'x'"):
+        parse_numbers("1, x", "y")
     with pytest.raises(ValueError, match="^scores: expected"):
         parse_numbers(" ", "scores")
     assert parse_decomposition("[([3], [2, 4]), ([2, 4], [1, 5])]") == [
@@ -131,6 +131,6 @@ def test_the_viewer_shows_its_model():
     assert isinstance(v.model, DecompositionModel)
     assert [v.piece_loss(j) for j in range(v.n_pieces)] == [
         v.model.piece_loss(j) for j in range(v.model.n_pieces)]
-    v.set_gamma([0.0, 1.0, 2.0, 3.0, 4.0])
+    v.set_y([0.0, 1.0, 2.0, 3.0, 4.0])
     assert v.model.n_pieces == v.n_pieces == 4 and v.n_edges == len(v.model.edges) == 10
     assert v.total_loss() == v.model.total_loss()

@@ -2,7 +2,7 @@
 annotations and widget values, never on pixels.
 
 Reference: ``sopopo-label-ranking.txt``, Sec. 2. Fig. 1 is the feedback graph
-of gamma = (-1, 0, 2, 0, -1) (8 edges; the edge (3, 1) has weight 3); Fig. 2
+of y = (-1, 0, 2, 0, -1) (8 edges; the edge (3, 1) has weight 3); Fig. 2
 decomposes it into all pairs (8 pieces), adjacent layers (2 pieces:
 {3} x {2, 4} and {2, 4} x {1, 5}) and top layer vs the rest (1 piece,
 {3} x {1, 2, 4, 5}). Labels are 1-based in the figure, 0-based in the API.
@@ -47,25 +47,25 @@ def labels_of(fig, name):
     return sorted(int(v) for v in trace(fig, name).text)
 
 
-def brute_pairs(gamma):
-    """1-based (r, s) with gamma_r > gamma_s, by a double loop."""
-    k = len(gamma)
-    return {(r + 1, s + 1) for r in range(k) for s in range(k) if gamma[r] > gamma[s]}
+def brute_pairs(y):
+    """1-based (r, s) with y_r > y_s, by a double loop."""
+    k = len(y)
+    return {(r + 1, s + 1) for r in range(k) for s in range(k) if y[r] > y[s]}
 
 
-def random_gamma(rng):
+def random_y(rng):
     """k in 2..9 integer targets in 0..3 (many ties), at least two distinct."""
     while True:
-        gamma = rng.integers(0, 4, size=int(rng.integers(2, 10))).astype(float)
-        if np.unique(gamma).size > 1:
-            return gamma
+        y = rng.integers(0, 4, size=int(rng.integers(2, 10))).astype(float)
+        if np.unique(y).size > 1:
+            return y
 
 
-def brute_piece_loss(gamma, f, piece):
+def brute_piece_loss(y, f, piece):
     worst = 0.0
     for r in piece.A:
         for s in piece.B:
-            worst = max(worst, (gamma[r] - gamma[s]) - (f[r] - f[s]))
+            worst = max(worst, (y[r] - y[s]) - (f[r] - f[s]))
     return piece.sigma * worst
 
 
@@ -93,7 +93,7 @@ def test_fig1_graph_is_the_papers(fig1):
         assert (t.x[-1], t.y[-1]) == pytest.approx((bg.x[s], bg.y[s]))
         assert t.marker.symbol == "arrow" and t.marker.angleref == "previous"
         assert t.marker.size[-1] > 0 and not any(t.marker.size[:-1])
-    # columns by gamma: 3 leftmost, {2, 4} in the middle, {1, 5} on the right
+    # columns by y: 3 leftmost, {2, 4} in the middle, {1, 5} on the right
     assert bg.x[2] < bg.x[1] == bg.x[3] < bg.x[0] == bg.x[4]
     assert bg.y[1] != bg.y[3] and bg.y[0] != bg.y[4]
     assert list(fig1.fig.layout.xaxis.ticktext) == ["γ = 2", "γ = 0", "γ = -1"]
@@ -136,16 +136,16 @@ def test_fig2_bottom_piece_is_everything():
     assert black_edges(v.fig) == {(3, 1), (3, 2), (3, 4), (3, 5)}
 
 
-# ---------------------------------------------------------------- random gamma
+# ---------------------------------------------------------------- random y
 @pytest.mark.parametrize("seed", range(12))
-def test_random_gamma_graph_and_pieces(seed):
+def test_random_y_graph_and_pieces(seed):
     rng = np.random.default_rng(seed)
-    gamma = random_gamma(rng)
-    k, pairs = gamma.size, brute_pairs(gamma)
-    n_distinct = np.unique(gamma).size
+    y = random_y(rng)
+    k, pairs = y.size, brute_pairs(y)
+    n_distinct = np.unique(y).size
     expected_d = {"all_pairs": len(pairs), "adjacent_layers": n_distinct - 1,
                   "top_vs_rest": 1}
-    v = DecompositionViewer(gamma, "all_pairs")
+    v = DecompositionViewer(y, "all_pairs")
     assert v.n_nodes == k == sum(len(trace(v.fig, n).x) for n in NODE_TRACES)
     assert sorted(int(t) for n in NODE_TRACES for t in trace(v.fig, n).text) \
         == list(range(1, k + 1))
@@ -169,9 +169,9 @@ def test_random_gamma_graph_and_pieces(seed):
         if kind == "all_pairs":                        # one piece per edge
             assert union == pairs
         elif kind == "adjacent_layers":                # edges between neighbouring layers
-            rank = {g: i for i, g in enumerate(np.unique(gamma)[::-1])}
+            rank = {g: i for i, g in enumerate(np.unique(y)[::-1])}
             assert union == {(r, s) for r, s in pairs
-                             if rank[gamma[s - 1]] == rank[gamma[r - 1]] + 1}
+                             if rank[y[s - 1]] == rank[y[r - 1]] + 1}
 
 
 # ---------------------------------------------------------------- loss readout
@@ -179,18 +179,18 @@ def test_random_gamma_graph_and_pieces(seed):
 @pytest.mark.parametrize("kind", ["all_pairs", "adjacent_layers", "top_vs_rest"])
 def test_loss_matches_brute_force(seed, kind):
     rng = np.random.default_rng(100 + seed)
-    gamma = random_gamma(rng)
-    W, x = rng.normal(size=(gamma.size, 4)), rng.normal(size=4)
+    y = random_y(rng)
+    W, x = rng.normal(size=(y.size, 4)), rng.normal(size=4)
     f = W @ x
-    v = DecompositionViewer(gamma, kind, W, x)
+    v = DecompositionViewer(y, kind, W, x)
     np.testing.assert_allclose(v.scores, f)
     total = 0.0
     for j, p in enumerate(v.pieces):
-        want = brute_piece_loss(gamma, f, p)
+        want = brute_piece_loss(y, f, p)
         assert v.piece_loss(j) == pytest.approx(want, abs=1e-12)
         r, s = v.worst_edge(j)
         assert r in p.A and s in p.B
-        attained = p.sigma * max((gamma[r] - gamma[s]) - (f[r] - f[s]), 0.0)
+        attained = p.sigma * max((y[r] - y[s]) - (f[r] - f[s]), 0.0)
         assert attained == pytest.approx(want, abs=1e-12)
         total += want
     assert v.total_loss() == pytest.approx(total, abs=1e-12)
@@ -205,12 +205,12 @@ def test_loss_matches_brute_force(seed, kind):
     np.testing.assert_allclose(halo.x, worst.x)
     np.testing.assert_allclose(halo.y, worst.y)
     # set_scores changes the readout, and sigma_j = 1/d scales every piece
-    v.set_scores(np.zeros(gamma.size))
+    v.set_scores(np.zeros(y.size))
     v.set_normalize(True)
     d = len(v.pieces)
     for j, p in enumerate(v.pieces):
         assert p.sigma == pytest.approx(1.0 / d)
-        assert v.piece_loss(j) == pytest.approx(brute_piece_loss(gamma, np.zeros_like(f), p))
+        assert v.piece_loss(j) == pytest.approx(brute_piece_loss(y, np.zeros_like(f), p))
 
 
 def test_default_scores_give_sigma_times_max_weight(fig1):
@@ -262,7 +262,7 @@ def test_custom_text_box_valid(fig1):
 
 
 @pytest.mark.parametrize("text, condition", [
-    ("[([1], [3])]", "condition 1"),                   # gamma_1 = -1 < gamma_3 = 2
+    ("[([1], [3])]", "condition 1"),                   # y_1 = -1 < y_3 = 2
     ("[([3], [2, 4]), ([3], [2])]", "condition 2"),     # edge (3, 2) twice
     ("[([3, 2], [2])]", "condition 3"),                 # A and B overlap
     ("[([3], [])]", "condition 3"),                     # B empty
@@ -316,25 +316,25 @@ def test_custom_dropdown_without_custom_reverts(fig1):
 
 def test_stored_custom_that_no_longer_fits_is_refused():
     v = DecompositionViewer(FIG1, "all_pairs", custom=[([2], [1, 3])])
-    v.set_gamma([-1, 0, -2, 0, -1])                    # label 3 drops to the bottom
+    v.set_y([-1, 0, -2, 0, -1])                        # label 3 drops to the bottom
     v.decomposition_dropdown.value = "custom"
     assert "condition 1" in v.status.value
     assert v.decomposition == "all_pairs" == v.decomposition_dropdown.value
     assert len(v.pieces) == len(brute_pairs([-1, 0, -2, 0, -1]))
 
 
-# ---------------------------------------------------------------- gamma
+# ---------------------------------------------------------------- y
 @pytest.mark.parametrize("bad", [
     [1.0, 1.0, 1.0], [2.0], [0.0, np.nan, 1.0], [0.0, np.inf], "1, 2, 3",
     ["a", "b"], [], [[1.0, 2.0]], np.arange(40.0),
 ])
-def test_hostile_gamma_raises_naming_gamma(fig1, bad):
+def test_hostile_y_raises_naming_y(fig1, bad):
     edges = drawn_edges(fig1.fig)
-    with pytest.raises(ValueError, match="^gamma:"):
-        fig1.set_gamma(bad)
-    np.testing.assert_array_equal(fig1.gamma, FIG1)
+    with pytest.raises(ValueError, match="^y:"):
+        fig1.set_y(bad)
+    np.testing.assert_array_equal(fig1.y, FIG1)
     assert drawn_edges(fig1.fig) == edges
-    with pytest.raises(ValueError, match="^gamma:"):
+    with pytest.raises(ValueError, match="^y:"):
         DecompositionViewer(bad)
 
 
@@ -344,47 +344,47 @@ def test_hostile_gamma_raises_naming_gamma(fig1, bad):
     ("1, two, 3", "'two'"),
     ("", "expected comma-separated numbers"),
 ])
-def test_gamma_text_box_shows_errors(fig1, text, needle):
+def test_y_text_box_shows_errors(fig1, text, needle):
     edges, title = drawn_edges(fig1.fig), fig1.fig.layout.title.text
-    fig1.gamma_text.value = text                       # must not raise
-    assert "gamma" in fig1.status.value and needle in fig1.status.value
-    np.testing.assert_array_equal(fig1.gamma, FIG1)
+    fig1.y_text.value = text                           # must not raise
+    assert "y:" in fig1.status.value and needle in fig1.status.value
+    np.testing.assert_array_equal(fig1.y, FIG1)
     assert drawn_edges(fig1.fig) == edges and fig1.fig.layout.title.text == title
-    fig1.gamma_text.value = "3, 1, 2"                  # a good value clears it
+    fig1.y_text.value = "3, 1, 2"                      # a good value clears it
     assert fig1.status.value == ""
 
 
-def test_gamma_text_box_redraws_everything(fig1):
+def test_y_text_box_redraws_everything(fig1):
     fig1.select_piece(1)
-    fig1.gamma_text.value = "1, 2, 3, 3"
-    np.testing.assert_array_equal(fig1.gamma, [1, 2, 3, 3])
+    fig1.y_text.value = "1, 2, 3, 3"
+    np.testing.assert_array_equal(fig1.y, [1, 2, 3, 3])
     assert fig1.n_nodes == 4 and fig1.n_edges == 5
     assert drawn_edges(fig1.fig) == brute_pairs([1, 2, 3, 3])
     assert len(fig1.pieces) == 2                        # adjacent layers: 3 values
     assert fig1.piece_index == 1 and fig1.piece_slider.max == 2
     assert black_edges(fig1.fig) == {(2, 1)}
-    fig1.set_gamma(np.array([0.0, 5.0]))               # fewer pieces: last one shown
+    fig1.set_y(np.array([0.0, 5.0]))                   # fewer pieces: last one shown
     assert len(fig1.pieces) == 1 and fig1.piece_index == 0
-    assert fig1.gamma_text.value == "0, 5"
+    assert fig1.y_text.value == "0, 5"
     assert "(0, 5)" in fig1.fig.layout.title.text
 
 
-def test_gamma_and_set_scores_length():
+def test_y_and_set_scores_length():
     v = DecompositionViewer(FIG1, scores=[1.0, 0, 0, 0, 0])
-    with pytest.raises(ValueError, match="^gamma:.*scores"):
-        v.set_gamma([1.0, 2.0])
-    v.set_gamma([1.0, 2.0], scores=[0.5, 0.0])
+    with pytest.raises(ValueError, match="^y:.*scores"):
+        v.set_y([1.0, 2.0])
+    v.set_y([1.0, 2.0], scores=[0.5, 0.0])
     np.testing.assert_allclose(v.scores, [0.5, 0.0])
     assert v.total_loss() == pytest.approx(1.5)        # (2 - 1) - (0 - 0.5)
 
 
-def test_custom_that_no_longer_fits_blocks_gamma():
+def test_custom_that_no_longer_fits_blocks_y():
     v = DecompositionViewer(FIG1, custom=[([2], [1, 3])])
-    with pytest.raises(ValueError, match="^gamma:.*custom.*condition 1"):
-        v.set_gamma([-1, 0, -2, 0, -1])
-    v.gamma_text.value = "-1, 0, -2, 0, -1"
+    with pytest.raises(ValueError, match="^y:.*custom.*condition 1"):
+        v.set_y([-1, 0, -2, 0, -1])
+    v.y_text.value = "-1, 0, -2, 0, -1"
     assert "condition 1" in v.status.value
-    np.testing.assert_array_equal(v.gamma, FIG1)
+    np.testing.assert_array_equal(v.y, FIG1)
 
 
 # ---------------------------------------------------------------- controls

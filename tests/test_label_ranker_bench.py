@@ -39,8 +39,8 @@ def test_crammer_singer_primal_is_the_objective_of_both_solvers():
 def test_sopopo_vs_liblinear_bench_runs(monkeypatch):
     monkeypatch.setattr(lb, "_cs_problems", lambda quick, seed: {"tiny": small_cs(seed)})
     monkeypatch.setattr(lb, "_yeast_passes", lambda quick, seed: [
-        {"setting": "stub", "shrinking": True, "passes": 3, "converged": True,
-         "rel_gap": 1e-4, "seconds": 0.1}])
+        {"setting": "stub", "shrinking": True, "passes": 3, "full_passes": 1.5,
+         "converged": True, "rel_gap": 1e-4, "seconds": 0.1}])
     assert "sopopo-vs-liblinear" in BENCHES
     res = BENCHES["sopopo-vs-liblinear"].run(quick=True, repeats=1)
     svc, ours = res.rows[0], res.rows[1]
@@ -49,6 +49,7 @@ def test_sopopo_vs_liblinear_bench_runs(monkeypatch):
     assert res.summary["ratio_liblinear_over_ours"]["tiny"] > 0
     assert "LinearSVC" in res.notes[0] and "target" not in " ".join(res.notes).lower()
     assert "tiny" in res.format_table()
+    assert "after 3 passes (1.5 passes' work" in " ".join(res.notes)
 
 
 def test_label_ranker_defaults_bench_runs(monkeypatch):

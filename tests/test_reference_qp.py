@@ -35,13 +35,13 @@ def g_half(z, v):
     return 0.5 * np.sum((a - v) ** 2)
 
 
-def primal_eq6_qp(X, gamma, pieces):
+def primal_eq6_qp(X, Y, pieces):
     """Eq. 6 / Eq. 24 with explicit W (k*n) and one xi per piece:
     min 1/2 ||W||^2 + sum_p C_p xi_p  s.t.  for every piece p = (i, A, B, C_p)
-    and edge (a, b) in A x B: w_a.x_i - w_b.x_i >= gamma_ia - gamma_ib - xi_p,
+    and edge (a, b) in A x B: w_a.x_i - w_b.x_i >= Y_ia - Y_ib - xi_p,
     xi_p >= 0. Returns (objective, W)."""
     m, n = X.shape
-    k = gamma.shape[1]
+    k = Y.shape[1]
     npc = len(pieces)
     nw = k * n
     nvar = nw + npc
@@ -57,7 +57,7 @@ def primal_eq6_qp(X, gamma, pieces):
                 row[b * n:(b + 1) * n] = X[i]
                 row[nw + p] = -1.0
                 rows.append(row)
-                h.append(-(gamma[i, a] - gamma[i, b]))
+                h.append(-(Y[i, a] - Y[i, b]))
     for p in range(npc):
         row = np.zeros(nvar)
         row[nw + p] = -1.0
@@ -74,14 +74,14 @@ def random_soft_problem(rng, consistent=True):
     q = int(rng.integers(1, k - p + 1))
     perm = rng.permutation(k)
     A, B = perm[:p], perm[p:p + q]
-    gamma = rng.normal(size=k)
-    if consistent:                       # gamma_a > gamma_b on every edge
-        gamma[A] = 1.0 + rng.uniform(0, 2, size=p)
-        gamma[B] = -rng.uniform(0, 2, size=q)
+    y = rng.normal(size=k)
+    if consistent:                       # y_a > y_b on every edge
+        y[A] = 1.0 + rng.uniform(0, 2, size=p)
+        y[B] = -rng.uniform(0, 2, size=q)
     x = rng.normal(size=n)
     U = rng.normal(size=(k, n))
     C = float(rng.choice([0.05, 0.3, 1.0, 5.0, 100.0]))
-    return x, gamma, U, A, B, C
+    return x, y, U, A, B, C
 
 
 # ------------------------------------------------------------ solve_qp
@@ -236,11 +236,11 @@ def test_soft_project_strong_duality(seed):
     and Appendix A give  min Eq. 7 = max Eq. 18 = ||x||^2 (1/2||mu||^2 +
     1/2||nu||^2 - min Eq. 19)."""
     rng = np.random.default_rng(seed)
-    x, gamma, U, A, B, C = random_soft_problem(rng, consistent=seed % 3 != 0)
+    x, y, U, A, B, C = random_soft_problem(rng, consistent=seed % 3 != 0)
     sq = x @ x
-    mu = (gamma[A] - U[A] @ x) / sq
-    nu = (U[B] @ x - gamma[B]) / sq
-    prim = soft_project_qp(x, gamma, U, A, B, C)
+    mu = (y[A] - U[A] @ x) / sq
+    nu = (U[B] @ x - y[B]) / sq
+    prim = soft_project_qp(x, y, U, A, B, C)
     red = reduced_qp(mu, nu, C)
     dual_value = sq * (0.5 * mu @ mu + 0.5 * nu @ nu - red.objective)
     assert prim.objective == pytest.approx(dual_value, rel=1e-7, abs=1e-9)
@@ -258,46 +258,46 @@ def test_soft_project_strong_duality(seed):
 
 
 def test_soft_project_qp_errors():
-    x, gamma, U = np.ones(2), np.arange(3.0), np.zeros((3, 2))
+    x, y, U = np.ones(2), np.arange(3.0), np.zeros((3, 2))
     with pytest.raises(ValueError, match="U"):
-        soft_project_qp(x, gamma, np.zeros((3, 3)), [0], [1], 1.0)
+        soft_project_qp(x, y, np.zeros((3, 3)), [0], [1], 1.0)
     with pytest.raises(ValueError, match="A, B"):
-        soft_project_qp(x, gamma, U, [0, 1], [1], 1.0)
+        soft_project_qp(x, y, U, [0, 1], [1], 1.0)
     with pytest.raises(ValueError, match="B"):
-        soft_project_qp(x, gamma, U, [0], [3], 1.0)
+        soft_project_qp(x, y, U, [0], [3], 1.0)
     with pytest.raises(TypeError, match="A"):
-        soft_project_qp(x, gamma, U, [0.5], [1], 1.0)
+        soft_project_qp(x, y, U, [0.5], [1], 1.0)
     with pytest.raises(ValueError, match="x"):
-        soft_project_qp([np.nan, 1.0], gamma, U, [0], [1], 1.0)
+        soft_project_qp([np.nan, 1.0], y, U, [0], [1], 1.0)
 
 
 # ------------------------------------------------------------ Eq. 38 vs Eq. 6
 def random_batch(rng, m, k, n, multi=False):
     X = rng.normal(size=(m, n))
     Wt = rng.normal(size=(k, n))
-    gamma = np.zeros((m, k))
+    Y = np.zeros((m, k))
     pieces = []
     for i in range(m):
         order = np.argsort(-(Wt @ X[i]))          # Sec. 5 data generation
         A, B = order[:k // 2], order[k // 2:]
-        gamma[i, A] = 1.0
+        Y[i, A] = 1.0
         Ci = float(rng.choice([0.1, 0.5, 2.0]))
         if multi:                                 # two pieces: split B
-            gamma[i, B[: len(B) // 2]] = 0.5
+            Y[i, B[: len(B) // 2]] = 0.5
             pieces.append((i, A, B[: len(B) // 2], Ci))
             pieces.append((i, np.r_[A, B[: len(B) // 2]], B[len(B) // 2:],
                            0.5 * Ci))
         else:
             pieces.append((i, A, B, Ci))
-    return X, gamma, pieces
+    return X, Y, pieces
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_batch_reduced_qp_equals_primal_eq6(seed):
     rng = np.random.default_rng(200 + seed)
-    X, gamma, pieces = random_batch(rng, m=6, k=5, n=3)
-    dual = batch_reduced_qp(X, gamma, pieces)
-    p_obj, W = primal_eq6_qp(X, gamma, pieces)
+    X, Y, pieces = random_batch(rng, m=6, k=5, n=3)
+    dual = batch_reduced_qp(X, Y, pieces)
+    p_obj, W = primal_eq6_qp(X, Y, pieces)
     assert dual.dual_objective == pytest.approx(p_obj, rel=1e-6)
     np.testing.assert_allclose(dual.W, W, atol=1e-5)
     assert abs(dual.gap) <= 1e-6 * max(1.0, abs(p_obj))
@@ -310,11 +310,11 @@ def test_batch_reduced_qp_equals_primal_eq6(seed):
 
 def test_batch_reduced_qp_multi_piece_kernel_and_gram():
     rng = np.random.default_rng(300)
-    X, gamma, pieces = random_batch(rng, m=5, k=6, n=4, multi=True)
-    p_obj, W = primal_eq6_qp(X, gamma, pieces)
-    fact = batch_reduced_qp(X, gamma, pieces)
-    gram = batch_reduced_qp(X, gamma, pieces, formulation="gram")
-    kern = batch_reduced_qp(None, gamma, pieces, K=X @ X.T)
+    X, Y, pieces = random_batch(rng, m=5, k=6, n=4, multi=True)
+    p_obj, W = primal_eq6_qp(X, Y, pieces)
+    fact = batch_reduced_qp(X, Y, pieces)
+    gram = batch_reduced_qp(X, Y, pieces, formulation="gram")
+    kern = batch_reduced_qp(None, Y, pieces, K=X @ X.T)
     for r in (fact, gram, kern):
         assert r.dual_objective == pytest.approx(p_obj, rel=1e-6)
     np.testing.assert_allclose(fact.W, W, atol=1e-5)
@@ -324,20 +324,20 @@ def test_batch_reduced_qp_multi_piece_kernel_and_gram():
 
 def test_batch_reduced_qp_default_C_and_errors():
     X = np.eye(2)
-    gamma = np.array([[1.0, 0.0], [0.0, 1.0]])
-    r1 = batch_reduced_qp(X, gamma, [(0, [0], [1]), (1, [1], [0])], C=0.2)
-    r2 = batch_reduced_qp(X, gamma, [(0, [0], [1], 0.2), (1, [1], [0], 0.2)])
+    Y = np.array([[1.0, 0.0], [0.0, 1.0]])
+    r1 = batch_reduced_qp(X, Y, [(0, [0], [1]), (1, [1], [0])], C=0.2)
+    r2 = batch_reduced_qp(X, Y, [(0, [0], [1], 0.2), (1, [1], [0], 0.2)])
     assert r1.dual_objective == pytest.approx(r2.dual_objective, abs=1e-10)
     with pytest.raises(ValueError, match="C"):
-        batch_reduced_qp(X, gamma, [(0, [0], [1])])
+        batch_reduced_qp(X, Y, [(0, [0], [1])])
     with pytest.raises(ValueError, match="example index"):
-        batch_reduced_qp(X, gamma, [(2, [0], [1])], C=1.0)
+        batch_reduced_qp(X, Y, [(2, [0], [1])], C=1.0)
     with pytest.raises(ValueError, match="K"):
-        batch_reduced_qp(X, gamma, [(0, [0], [1])], C=1.0, K=-np.eye(2))
+        batch_reduced_qp(X, Y, [(0, [0], [1])], C=1.0, K=-np.eye(2))
     with pytest.raises(ValueError, match="X"):
-        batch_reduced_qp(np.eye(3), gamma, [(0, [0], [1])], C=1.0)
+        batch_reduced_qp(np.eye(3), Y, [(0, [0], [1])], C=1.0)
     with pytest.raises(ValueError, match="formulation"):
-        batch_reduced_qp(X, gamma, [(0, [0], [1])], C=1.0, formulation="x")
+        batch_reduced_qp(X, Y, [(0, [0], [1])], C=1.0, formulation="x")
 
 
 # ------------------------------------------------------------ the SOPOPO core
@@ -352,9 +352,9 @@ VAR_TOL = 2e-5
 def test_sopopo_soft_project_matches_qp(seed):
     from polyrank.sopopo import soft_project
     rng = np.random.default_rng(1000 + seed)
-    x, gamma, U, A, B, C = random_soft_problem(rng, consistent=True)
-    ref = soft_project_qp(x, gamma, U, A, B, C)
-    got = soft_project(x, gamma, U, A, B, C)
+    x, y, U, A, B, C = random_soft_problem(rng, consistent=True)
+    ref = soft_project_qp(x, y, U, A, B, C)
+    got = soft_project(x, y, U, A, B, C)
     assert got.objective == pytest.approx(ref.objective, rel=1e-7, abs=1e-9)
     np.testing.assert_allclose(got.W, ref.W, atol=VAR_TOL)
     np.testing.assert_allclose(got.alpha, ref.alpha, atol=VAR_TOL)

@@ -92,19 +92,19 @@ def test_every_binary_loss_matches_its_reference(loss, sparse):
     for seed in (10, 11):
         X, yb, yr, _, c, _ = _problem(seed, sparse=sparse)
         y = yr if loss in ("square", "absolute") else yb
-        res = sc_sdca(X, y, loss, 0.03, c, gamma=0.1, tol=1e-10, max_iter=50000,
+        res = sc_sdca(X, y, loss, 0.03, c, smoothing=0.1, tol=1e-10, max_iter=50000,
                       random_state=seed)
         assert res.status == STATUS_CONVERGED, res.message
         if loss == "logistic":
-            ref = reference_lbfgsb(X, y, loss, 0.03, c, gamma=0.1)
+            ref = reference_lbfgsb(X, y, loss, 0.03, c, smoothing=0.1)
         else:
-            ref = reference_qp(X, y, loss, 0.03, c, gamma=0.1)
+            ref = reference_qp(X, y, loss, 0.03, c, smoothing=0.1)
         assert _rel(res.primal_objective, ref.primal_objective) < REL
         # the dual is a certified lower bound of the reference optimum
         assert res.dual_objective <= ref.primal_objective + 1e-9
         assert np.all(c * res.x >= 0)
         if loss in ("smoothed_hinge", "logistic", "square"):
-            lb = reference_lbfgsb(X, y, loss, 0.03, c, gamma=0.1)
+            lb = reference_lbfgsb(X, y, loss, 0.03, c, smoothing=0.1)
             assert _rel(res.primal_objective, lb.primal_objective) < REL
 
 
@@ -368,7 +368,7 @@ def test_dense_and_sparse_give_the_same_iterates():
 
 @pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])
 def test_loss_conjugate_matches_brute_force_sup(name):
-    loss = Loss(name, gamma=0.3)
+    loss = Loss(name, smoothing=0.3)
     y = 1.0 if name in ("hinge", "smoothed_hinge", "logistic") else 0.7
     lo, hi = (-1.0, 0.0) if name != "absolute" and name != "square" else (-1.0, 1.0)
     if name == "square":
@@ -384,7 +384,7 @@ def test_loss_conjugate_matches_brute_force_sup(name):
 
 @pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])
 def test_loss_gradient_matches_finite_differences(name):
-    loss = Loss(name, gamma=0.3)
+    loss = Loss(name, smoothing=0.3)
     rng = np.random.default_rng(0)
     s = rng.normal(size=20) * 2
     y = np.where(rng.random(20) < 0.5, -1.0, 1.0)
@@ -406,7 +406,7 @@ def test_r_loss_is_phi_of_zero():
 
 @pytest.mark.parametrize("name", ["hinge", "smoothed_hinge", "square", "absolute"])
 def test_closed_form_sdca_step_maximises_eq15(name):
-    loss = Loss(name, gamma=0.3)
+    loss = Loss(name, smoothing=0.3)
     rng = np.random.default_rng(1)
     for _ in range(20):
         y = float(rng.choice([-1.0, 1.0])) if name in ("hinge", "smoothed_hinge") else rng.normal()
@@ -433,7 +433,7 @@ def test_eq16_logistic_step_never_decreases_the_coordinate_dual():
     for _ in range(50):
         y = float(rng.choice([-1.0, 1.0]))
         a, z, qq = y * rng.random(), rng.normal() * 3, rng.random() + 0.01
-        s_lb = 1.0 / (1.0 + 0.25 * qq)           # lam n gamma / (lam n gamma + R^2), gamma = 4
+        s_lb = 1.0 / (1.0 + 0.25 * qq)           # lam n g / (lam n g + R^2), g = 4
         step = loss.sdca_step(z, a, y, qq, s_lb)
         before = loss.conjugate([-a], [y])[0]
         after = step * z + 0.5 * qq * step ** 2 + loss.conjugate([-(a + step)], [y])[0]
@@ -484,8 +484,8 @@ def test_hostile_inputs_raise_clear_errors():
         sc_sdca(X, yb[:5], "hinge", 0.1)
     with pytest.raises(ValueError, match="loss: expected one of"):
         sc_sdca(X, yb, "huber", 0.1)
-    with pytest.raises(ValueError, match="gamma"):
-        sc_sdca(X, yb, "smoothed_hinge", 0.1, gamma=2.0)
+    with pytest.raises(ValueError, match="smoothing"):
+        sc_sdca(X, yb, "smoothed_hinge", 0.1, smoothing=2.0)
     with pytest.raises(ValueError, match="batch_size"):
         sc_pegasos(X, yb, "hinge", 0.1, batch_size=11)
     with pytest.raises(ValueError, match="top_k"):
@@ -540,7 +540,7 @@ def test_shrinking_needs_fewer_coordinate_steps_when_duals_sit_at_bounds():
     y = np.where(X @ rng.normal(size=10) + 0.3 * rng.normal(size=2000) >= 0, 1.0, -1.0)
     c = np.array([1, -1, 0, 0, 1, 0, 0, -1, 0, 0], float)
     lam = 1.0 / 2000
-    kw = dict(gamma=0.05, tol=1e-7, max_iter=5000, random_state=1)
+    kw = dict(smoothing=0.05, tol=1e-7, max_iter=5000, random_state=1)
     plain = sc_sdca(X, y, "smoothed_hinge", lam, c, **kw)
     shrunk = sc_sdca(X, y, "smoothed_hinge", lam, c, shrinking=True, **kw)
     assert plain.status == shrunk.status == STATUS_CONVERGED

@@ -179,8 +179,8 @@ def test_label_ranker_view_follows_the_example_and_piece():
     i = int(np.flatnonzero(Y.sum(1) >= 2)[0])
     lab.view.example.value = i
     v = lab.view.viewer
-    # the gamma of example i: its labels, then the threshold label at 0.5
-    np.testing.assert_array_equal(v.gamma, np.r_[Y[i], 0.5])
+    # the y of example i: its labels, then the threshold label at 0.5
+    np.testing.assert_array_equal(v.y, np.r_[Y[i], 0.5])
     scores = lab.estimator_.decision_function(X[i:i + 1])[0]
     np.testing.assert_allclose(v.scores[:-1] - v.scores[-1], scores, atol=1e-10)
     piece = v.pieces[v.piece_index]

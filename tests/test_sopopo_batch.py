@@ -35,7 +35,7 @@ def test_decompositions_fig2_counts():
     assert top.A.tolist() == [2] and top.B.tolist() == [0, 1, 3, 4]
 
 
-def random_gamma(rng, k):
+def random_y(rng, k):
     return rng.integers(0, rng.integers(2, 5), size=k).astype(float)
 
 
@@ -43,13 +43,13 @@ def random_gamma(rng, k):
 def test_builtin_decompositions_satisfy_sec2(name):
     rng = np.random.default_rng(7)
     for _ in range(100):
-        gamma = random_gamma(rng, int(rng.integers(2, 9)))
-        if np.all(gamma == gamma[0]):
+        y = random_y(rng, int(rng.integers(2, 9)))
+        if np.all(y == y[0]):
             continue
-        pieces = decompose(gamma, name)
+        pieces = decompose(y, name)
         # check_decomposition re-verifies conditions 1-3 independently
-        check_decomposition(gamma, pieces)
-        all_edges = {tuple(e) for e in feedback_graph(gamma)[0].tolist()}
+        check_decomposition(y, pieces)
+        all_edges = {tuple(e) for e in feedback_graph(y)[0].tolist()}
         covered = [tuple(e) for p in pieces for e in p.edges().tolist()]
         assert len(covered) == len(set(covered))              # condition 2
         assert set(covered) <= all_edges                      # condition 1
@@ -65,7 +65,7 @@ def test_normalize_gives_average_loss_weights():
 
 
 @pytest.mark.parametrize("pieces, match", [
-    ([([0], [2])], "condition 1"),                       # gamma_0 < gamma_2
+    ([([0], [2])], "condition 1"),                       # y_0 < y_2
     ([([2], [0]), ([2], [0, 4])], "condition 2"),        # edge (2, 0) twice
     ([([2, 1], [1])], "condition 3"),                    # A and B overlap
     ([([], [1])], "condition 3"),                        # empty side
@@ -82,14 +82,14 @@ def test_custom_decomposition_accepted():
     assert [p.sigma for p in pieces] == [2.0, 1.0]
 
 
-@pytest.mark.parametrize("gamma, match", [
+@pytest.mark.parametrize("y, match", [
     ([1.0, 1.0, 1.0], "all entries are equal"),
-    ([1.0, np.nan, 0.0], "gamma: contains NaN"),
-    ([[1.0, 0.0]], "gamma: expected a 1-d"),
+    ([1.0, np.nan, 0.0], "y: contains NaN"),
+    ([[1.0, 0.0]], "y: expected a 1-d"),
 ])
-def test_hostile_gamma(gamma, match):
+def test_hostile_y(y, match):
     with pytest.raises(ValueError, match=match):
-        decompose(gamma, "all_pairs")
+        decompose(y, "all_pairs")
 
 
 def test_unknown_decomposition_name():
@@ -309,8 +309,9 @@ def weston_watkins_qp(X, y, k, C):
 
 
 def test_all_pairs_on_one_hot_targets_is_weston_watkins():
-    """Sec. 2, Related Work: E(gamma) = {(y, r)}_{r != y} with sigma = 1 is the
-    multiclass SVM of Weston and Watkins (1999)."""
+    """Sec. 2, Related Work: for the one-hot target of class c,
+    E = {(c, r)}_{r != c} with sigma = 1 is the multiclass SVM of Weston and
+    Watkins (1999)."""
     rng = np.random.default_rng(1999)
     m, n, k, C = 40, 3, 4, 0.5
     X = rng.normal(size=(m, n))
@@ -339,3 +340,34 @@ def test_top_vs_rest_builder_matches_decompose(normalize):
     for name in ("example", "C", "A_ptr", "A_idx", "B_ptr", "B_idx"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(loop, name), err_msg=name)
     assert fast.n_pieces == 38
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64, 65, 100, 257])
+def test_sort_prefix_sorts_only_the_prefix(n):
+    # insertion sort up to 64 entries, heapsort beyond (no allocation)
+    from polyrank.sopopo._kernels import sort_prefix
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n + 5)
+    a[: n // 3] = a[n // 2: n // 2 + n // 3]              # ties
+    before = a.copy()
+    sort_prefix(a, n)
+    np.testing.assert_array_equal(a[:n], np.sort(before[:n]))
+    np.testing.assert_array_equal(a[n:], before[n:])
+
+
+def test_full_passes_counts_the_active_share_of_the_pieces():
+    # the work measure of the result: the shrinking variant's passes over a
+    # shrunk active set count their share of the pieces; a plain pass counts 1
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    Y = np.eye(4)[np.argmax(X @ rng.normal(size=(4, 5)).T, axis=1)]
+    shrunk = sopopo_batch(X, Y, 1.0, decomposition="top_vs_rest", tol=1e-6,
+                          max_iter=10_000, random_state=0)
+    plain = sopopo_batch(X, Y, 1.0, decomposition="top_vs_rest", tol=1e-6,
+                         max_iter=10_000, random_state=0, shrinking=False)
+    assert shrunk.success and plain.success
+    assert 1.0 <= shrunk.full_passes < shrunk.nit
+    assert plain.full_passes == plain.nit
+    trace = shrunk.trace.to_pandas()
+    assert trace["full_passes"].is_monotonic_increasing
+    assert trace["full_passes"].iloc[-1] == pytest.approx(shrunk.full_passes)

@@ -62,15 +62,15 @@ def test_pair_step_is_fig3_with_one_label_per_side(seed):
 def test_piece_update_closed_form_equals_the_general_update(seed):
     rng = np.random.default_rng(seed)
     k = 6
-    f, gam = rng.normal(size=k), rng.normal(size=k)
-    a, b = (0, 3) if gam[0] > gam[3] else (3, 0)
+    f, y = rng.normal(size=k), rng.normal(size=k)
+    a, b = (0, 3) if y[0] > y[3] else (3, 0)
     A, B = np.array([a]), np.array([b])
     sqn, Cp = rng.uniform(0.1, 3.0), [0.05, 1.0, 10.0][seed % 3]
     old = np.array([rng.uniform(0, Cp)])
     out = []
     for update in (_kernels._piece_update, _kernels._piece_update_general):
         anew, bnew = np.empty(1), np.empty(1)
-        inc = update(f, gam, A, B, sqn, Cp, old, old.copy(), anew, bnew)
+        inc = update(f, y, A, B, sqn, Cp, old, old.copy(), anew, bnew)
         out.append((inc, anew[0], bnew[0]))
     assert out[0] == out[1]                          # bit for bit
 

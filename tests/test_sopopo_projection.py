@@ -19,18 +19,18 @@ def random_problem(rng, k=None):
     p = int(rng.integers(1, k))
     q = int(rng.integers(1, k - p + 1))
     A, B = labels[:p], labels[p:p + q]
-    gamma = rng.normal(size=k)
-    # integer-valued targets create ties; make gamma consistent with A x B
-    gamma = np.round(gamma * 2) / 2
-    gamma[A] = np.abs(gamma[A]) + 1.0 + np.round(rng.random(p))
-    gamma[B] = -np.abs(gamma[B]) + np.round(rng.random(q)) * 0.5
+    y = rng.normal(size=k)
+    # integer-valued targets create ties; make y consistent with A x B
+    y = np.round(y * 2) / 2
+    y[A] = np.abs(y[A]) + 1.0 + np.round(rng.random(p))
+    y[B] = -np.abs(y[B]) + np.round(rng.random(q)) * 0.5
     U = rng.normal(size=(k, n))
     if rng.random() < 0.5:                       # ties in u.x: repeated prototypes
         U[labels[1::2]] = U[labels[0]]
     scale = 10.0 ** rng.choice([-4, -2, 0, 0, 1])
     x = rng.normal(size=n) * scale
     C = 10.0 ** rng.uniform(-3, 3)
-    return x, gamma, U, A, B, C
+    return x, y, U, A, B, C
 
 
 def simplex_g(z, mu):
@@ -52,24 +52,24 @@ def test_soft_project_matches_clarabel_on_eq7():
     rng = np.random.default_rng(2006)
     worst = 0.0
     for trial in range(220):
-        x, gamma, U, A, B, C = random_problem(rng)
-        ours = soft_project(x, gamma, U, A, B, C)
-        ref = soft_project_qp(x, gamma, U, A, B, C)
+        x, y, U, A, B, C = random_problem(rng)
+        ours = soft_project(x, y, U, A, B, C)
+        ref = soft_project_qp(x, y, U, A, B, C)
         scale = max(1.0, abs(ref.objective))
         rel = abs(ours.objective - ref.objective) / scale
         worst = max(worst, rel)
         assert rel <= RTOL, (trial, ours.objective, ref.objective)
         # constraints of Eq. 7 hold with our slack; W only moves rows in A u B
         f = ours.W @ x
-        margins_ab = (f[A][:, None] - f[B][None, :]) - (gamma[A][:, None] - gamma[B][None, :])
-        assert np.all(margins_ab >= -ours.xi - 1e-9 * max(1.0, np.abs(gamma).max()))
-        rest = np.setdiff1d(np.arange(len(gamma)), np.concatenate([A, B]))
+        margins_ab = (f[A][:, None] - f[B][None, :]) - (y[A][:, None] - y[B][None, :])
+        assert np.all(margins_ab >= -ours.xi - 1e-9 * max(1.0, np.abs(y).max()))
+        rest = np.setdiff1d(np.arange(len(y)), np.concatenate([A, B]))
         np.testing.assert_array_equal(ours.W[rest], U[rest])
         # Eq. 17: sum alpha = sum beta = z <= C, alpha, beta >= 0
         assert ours.alpha.min() >= 0 and ours.beta.min() >= 0
         # rounding: alpha = mu - theta cancels digits when |mu| >> z (tiny x)
-        mu, nu = margins(x, gamma, U, A, B)
-        eps = 1e-14 * len(gamma) * max(np.abs(mu).max(), np.abs(nu).max(), C)
+        mu, nu = margins(x, y, U, A, B)
+        eps = 1e-14 * len(y) * max(np.abs(mu).max(), np.abs(nu).max(), C)
         np.testing.assert_allclose(ours.alpha.sum(), ours.z, rtol=1e-12, atol=eps)
         np.testing.assert_allclose(ours.beta.sum(), ours.z, rtol=1e-12, atol=eps)
         assert ours.z <= C * (1 + 1e-12)
@@ -119,7 +119,7 @@ def test_reduced_kkt_conditions():
 
 
 def test_paper_fig4_example():
-    """gamma = (1..6), u.x = (2,3,5,1,6,4), A = {4,5,6}, B = {1,2,3} (Fig. 4):
+    """y = (1..6), u.x = (2,3,5,1,6,4), A = {4,5,6}, B = {1,2,3} (Fig. 4):
     the minimum lies just below 5, between the 2nd and 3rd knots."""
     U = np.array([[2.0], [3.0], [5.0], [1.0], [6.0], [4.0]])
     res = soft_project([1.0], np.arange(1.0, 7.0), U, [3, 4, 5], [0, 1, 2], C=10.0)
@@ -186,14 +186,14 @@ def fig4():
 
 
 def test_zero_instance_returns_U():
-    x, gamma, U, A, B, C = fig4()
-    res = soft_project(np.zeros(1), gamma, U, A, B, C)
+    x, y, U, A, B, C = fig4()
+    res = soft_project(np.zeros(1), y, U, A, B, C)
     np.testing.assert_array_equal(res.W, U)
     assert res.z == 0 and np.all(res.alpha == 0) and np.all(res.beta == 0)
     assert res.xi == pytest.approx(6.0 - 1.0)
     assert np.isfinite(res.objective)
     with pytest.raises(ValueError, match="x: is the zero vector"):
-        margins(np.zeros(1), gamma, U, A, B)
+        margins(np.zeros(1), y, U, A, B)
 
 
 @pytest.mark.parametrize("change, match", [
@@ -204,8 +204,8 @@ def test_zero_instance_returns_U():
     (dict(C=-1.0), "C: must be > 0"),
     (dict(C=np.inf), "C: must be finite"),
     (dict(x=np.array([np.nan])), "x: contains NaN"),
-    (dict(gamma=np.array([1, 2, 3, 4, np.inf, 6.0])), "gamma: contains NaN"),
-    (dict(A=[0, 1, 2], B=[3, 4, 5]), "gamma: inconsistent with the edges"),
+    (dict(y=np.array([1, 2, 3, 4, np.inf, 6.0])), "y: contains NaN"),
+    (dict(A=[0, 1, 2], B=[3, 4, 5]), "y: inconsistent with the edges"),
     (dict(U=np.zeros((6, 2))), r"U: expected shape \(6, 1\)"),
     (dict(U=np.zeros((5, 1))), r"U: expected shape \(6, 1\)"),
     (dict(A=[3, 4, 9]), r"A: label indices must lie in \[0, 6\)"),
@@ -213,25 +213,25 @@ def test_zero_instance_returns_U():
     (dict(x=np.ones((1, 1))), "x: expected a 1-d array"),
 ])
 def test_hostile_input_raises_value_error(change, match):
-    x, gamma, U, A, B, C = fig4()
-    args = dict(x=x, gamma=gamma, U=U, A=A, B=B, C=C)
+    x, y, U, A, B, C = fig4()
+    args = dict(x=x, y=y, U=U, A=A, B=B, C=C)
     args.update(change)
     with pytest.raises(ValueError, match=match):
         soft_project(**args)
 
 
 def test_wrong_types_raise_type_error():
-    x, gamma, U, A, B, C = fig4()
+    x, y, U, A, B, C = fig4()
     with pytest.raises(TypeError, match="A: expected integer"):
-        soft_project(x, gamma, U, [3.0, 4.0], B, C)
+        soft_project(x, y, U, [3.0, 4.0], B, C)
     with pytest.raises(TypeError, match="C: expected a real number"):
-        soft_project(x, gamma, U, A, B, "1")
+        soft_project(x, y, U, A, B, "1")
     with pytest.raises(TypeError, match="x: expected real numbers"):
-        soft_project(["a"], gamma, U, A, B, C)
+        soft_project(["a"], y, U, A, B, C)
 
 
 def test_inputs_not_modified():
-    x, gamma, U, A, B, C = fig4()
+    x, y, U, A, B, C = fig4()
     U0 = U.copy()
-    soft_project(x, gamma, U, A, B, C)
+    soft_project(x, y, U, A, B, C)
     np.testing.assert_array_equal(U, U0)

@@ -61,7 +61,7 @@ def coefficients_from_duals(res, m, k):
 def max_kkt_violation(res, F, Y):
     """Largest violation of the optimality conditions of the soft projection of
     any piece (Eq. 23): the labels of a side with positive dual variables share
-    the largest margin u_a = gamma_a - f_a (v_b = f_b - gamma_b), and U + V is
+    the largest margin u_a = y_a - f_a (v_b = f_b - y_b), and U + V is
     <= 0 if the piece's total s = 0, = 0 if 0 < s < C_p, >= 0 if s = C_p."""
     ps = res.dual["pieces"]
     alpha, beta = res.dual["alpha"], res.dual["beta"]
@@ -266,7 +266,7 @@ def test_a_callback_does_not_change_the_shrinking_solve(kernel):
 @pytest.mark.parametrize("normalize", [False, True])
 def test_all_pairs_pieces_built_by_arrays_equal_the_decomposition(threshold_label, normalize):
     """build_pieces' array path for "all_pairs" (many labels) gives the pieces
-    of decompose(gamma, "all_pairs") in the same order: compare with the same
+    of decompose(y, "all_pairs") in the same order: compare with the same
     decomposition given as a custom callable (the per-piece path)."""
     from polyrank.sopopo import feedback_graph
 

@@ -151,11 +151,11 @@ def test_z_star_zero_when_all_margins_are_satisfied():
 def test_from_projection_uses_margins():
     rng = np.random.default_rng(0)
     x, U = rng.normal(size=4), rng.normal(size=(5, 4))
-    gamma = np.array([3.0, 2.0, 2.0, 0.0, 1.0])
-    ex = KnotExplorer.from_projection(x, gamma, U, [0, 1], [3, 4], C=2.0)
+    y = np.array([3.0, 2.0, 2.0, 0.0, 1.0])
+    ex = KnotExplorer.from_projection(x, y, U, [0, 1], [3, 4], C=2.0)
     f, sq = U @ x, x @ x
-    np.testing.assert_allclose(ex.mu, (gamma[[0, 1]] - f[[0, 1]]) / sq)
-    np.testing.assert_allclose(ex.nu, (f[[3, 4]] - gamma[[3, 4]]) / sq)
+    np.testing.assert_allclose(ex.mu, (y[[0, 1]] - f[[0, 1]]) / sq)
+    np.testing.assert_allclose(ex.nu, (f[[3, 4]] - y[[3, 4]]) / sq)
 
 
 def test_display_protocol(fig4):

@@ -33,7 +33,7 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
       a :class:`polyrank.LabelRanker` fit on the bundled yeast data
       (C = 0.1, all-pairs decomposition, bias 1, tol 1e-4).
     - ``decomposition_viewer.png``: :class:`~polyrank_widgets.DecompositionViewer`
-      on the paper's gamma = (-1, 0, 2, 0, -1), adjacent layers (Sec. 2,
+      on the paper's γ = (-1, 0, 2, 0, -1), adjacent layers (Sec. 2,
       Fig. 1-2).
     - ``reproduce_sopopo_fig8.png``: the figure ``polyrank reproduce
       sopopo-fig8 --quick`` writes as HTML (Sec. 5, Fig. 8, seed 0).
@@ -73,7 +73,7 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     monitor.fig.write_image(path, scale=scale)
     written.append(path)
 
-    viewer = DecompositionViewer(gamma=(-1, 0, 2, 0, -1), decomposition="adjacent_layers")
+    viewer = DecompositionViewer(y=(-1, 0, 2, 0, -1), decomposition="adjacent_layers")
     path = out / "decomposition_viewer.png"
     viewer.fig.write_image(path, scale=scale)
     written.append(path)

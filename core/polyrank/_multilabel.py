@@ -23,7 +23,7 @@ word for them):
     else (0, 1) -- a matrix of ones only is read as 0/1, the indicator
     convention.  ``predict`` answers in that coding and in ``y``'s dtype.
 ``"label-ranking"``
-    (LabelRanker only) any other real 2-d ``y``: target rankings gamma.
+    (LabelRanker only) any other real 2-d ``y``: target rankings (the paper's γ^i).
     ``classes_`` is ``arange(k)``; ``predict`` returns, per row, the labels
     from the most to the least preferred.
 """

@@ -6,7 +6,7 @@ change as the widget promises.  One screenshot per state is saved under
 
 Reference values: ``sopopo-label-ranking.txt``, Sec. 3.4 and Fig. 4
 (mu = (3, -1, 2), nu = (1, 1, 2): knots 0, 1, 7; z* = 4.6 for C >= 4.6, and
-z* = C below); Fig. 1-2 (gamma = (-1, 0, 2, 0, -1) and its decompositions).
+z* = C below); Fig. 1-2 (γ = (-1, 0, 2, 0, -1) and its decompositions).
 """
 
 from __future__ import annotations
@@ -178,12 +178,12 @@ def test_notebook02_decomposition_viewer(lab, page, artifacts):
     assert "total loss (Eq. 3)" in nb.html_text(fig.widget)
     nb.screenshot(artifacts / "nb02_decomposition_all_pairs_piece2.png", fig.widget)
 
-    # a new gamma typed into its box: the graph is rebuilt in the page (its
+    # a new target y typed into its γ box: the graph is rebuilt in the page (its
     # traces are replaced after display); all pairs of (2, 1, 0, 0, -1): the
-    # 9 edges r -> s with gamma_r > gamma_s, piece 2 = {1} x {3}
+    # 9 edges r -> s with y_r > y_s, piece 2 = {1} x {3}
     nb.type_text("γ", "2, 1, 0, 0, -1", within=fig.widget)
     _poll(lambda: nb.html_text(fig.widget), lambda t: "d = 9 pieces" in t,
-          "the readout of the new gamma")                  # the kernel took it
+          "the readout of the new y")                      # the kernel took it
     fig.wait_for_title(lambda t: "Feedback graph of γ = (2, 1, 0, 0, -1): all pairs, "
                        "piece 2 of d = 9" in " ".join(t.split()))
     edges = [t for t in fig.traces() if (t["name"] or "").startswith("edge ")]

@@ -62,17 +62,18 @@ def project_signs(wbar, c, out):
 # ------------------------------------------------- binary losses (Table 1)
 
 @njit(cache=True, nogil=True)
-def loss_value(code, s, y, gamma):
-    """phi_i(s) of Table 1 (gamma: smoothing of the smoothed hinge)."""
+def loss_value(code, s, y, smoothing):
+    """phi_i(s) of Table 1 (smoothing: the smoothed hinge's smoothing, the
+    paper's γ of Table 1)."""
     if code == HINGE:
         return max(0.0, 1.0 - y * s)
     if code == SMOOTH_HINGE:
         m = y * s
         if m >= 1.0:
             return 0.0
-        if m <= 1.0 - gamma:
-            return 1.0 - m - 0.5 * gamma
-        return (1.0 - m) * (1.0 - m) / (2.0 * gamma)
+        if m <= 1.0 - smoothing:
+            return 1.0 - m - 0.5 * smoothing
+        return (1.0 - m) * (1.0 - m) / (2.0 * smoothing)
     if code == LOGISTIC:
         t = -y * s
         if t > 0.0:
@@ -85,7 +86,7 @@ def loss_value(code, s, y, gamma):
 
 
 @njit(cache=True, nogil=True)
-def loss_deriv(code, s, y, gamma):
+def loss_deriv(code, s, y, smoothing):
     """A (sub)gradient phi_i'(s) of Table 1 (for the non-smooth losses the
     subgradient 0 is taken at the kink of the absolute loss and at y s = 1
     for the hinge)."""
@@ -95,9 +96,9 @@ def loss_deriv(code, s, y, gamma):
         m = y * s
         if m >= 1.0:
             return 0.0
-        if m <= 1.0 - gamma:
+        if m <= 1.0 - smoothing:
             return -y
-        return -y * (1.0 - m) / gamma
+        return -y * (1.0 - m) / smoothing
     if code == LOGISTIC:
         t = y * s
         if t >= 0.0:
@@ -115,11 +116,11 @@ def loss_deriv(code, s, y, gamma):
 
 
 @njit(cache=True, nogil=True)
-def conj_neg(code, a, y, gamma):
+def conj_neg(code, a, y, smoothing):
     """phi_i^*(-a), the convex conjugate of Table 1's loss at -a (the form in
     which it enters the dual Eq. 14); +inf outside its domain.
 
-    hinge: -b for b = a y in [0, 1]; smoothed hinge: -b + gamma b^2 / 2;
+    hinge: -b for b = a y in [0, 1]; smoothed hinge: -b + smoothing b^2 / 2;
     logistic: b log b + (1 - b) log(1 - b); square: a^2 / 2 - a y;
     absolute: -a y for |a| <= 1.
     """
@@ -136,7 +137,7 @@ def conj_neg(code, a, y, gamma):
     if code == HINGE:
         return -b
     if code == SMOOTH_HINGE:
-        return -b + 0.5 * gamma * b * b
+        return -b + 0.5 * smoothing * b * b
     # LOGISTIC: negative binary entropy
     out = 0.0
     if b > 0.0:
@@ -147,12 +148,13 @@ def conj_neg(code, a, y, gamma):
 
 
 @njit(cache=True, nogil=True)
-def smoothness_gamma(code, gamma):
-    """The gamma of a (1/gamma)-smooth loss (Table 1): gamma for the smoothed
-    hinge, 4 for the logistic loss (0.25-smooth), 1 for the square loss;
-    0 for the Lipschitz (non-smooth) losses."""
+def conj_convexity(code, smoothing):
+    """The g of a (1/g)-smooth loss, i.e. the modulus of strong convexity of
+    its conjugate phi^* (the paper's γ in "(1/γ)-smooth", Table 1): the
+    smoothing for the smoothed hinge, 4 for the logistic loss (0.25-smooth),
+    1 for the square loss; 0 for the Lipschitz (non-smooth) losses."""
     if code == SMOOTH_HINGE:
-        return gamma
+        return smoothing
     if code == LOGISTIC:
         return 4.0
     if code == SQUARE:
@@ -163,14 +165,15 @@ def smoothness_gamma(code, gamma):
 
 
 @njit(cache=True, nogil=True)
-def sdca_delta(code, z, a, y, qq, gamma, s_lb):
+def sdca_delta(code, z, a, y, qq, smoothing, s_lb):
     """The SDCA coordinate step Delta alpha of Alg. 2, step 4.
 
     Maximises D_t(Delta; w) of Eq. 15, ``-Delta z - qq Delta^2 / 2 -
     phi^*(-(a + Delta))`` (times n), with ``qq = ||x_i||^2 / (lam n)`` and
     ``z = <w, x_i>`` for the sign-corrected w, in closed form for the hinge,
     smoothed hinge, square and absolute losses; for the logistic loss by the
-    step of Eq. 16 (``s_lb = lam n gamma / (lam n gamma + R^2)``, gamma = 4).
+    step of Eq. 16 (``s_lb = lam n g / (lam n g + R^2)`` with g = 4 of
+    :func:`conj_convexity`).
     """
     # each step divides by a quantity known before z: written as a product
     # with its reciprocal, the division does not wait for <w, x_i>
@@ -182,7 +185,7 @@ def sdca_delta(code, z, a, y, qq, gamma, s_lb):
         b = min(max(b, 0.0), 1.0)
         return y * b - a
     if code == SMOOTH_HINGE:
-        b = (1.0 - y * z + y * a * qq) * (1.0 / (qq + gamma))
+        b = (1.0 - y * z + y * a * qq) * (1.0 / (qq + smoothing))
         b = min(max(b, 0.0), 1.0)
         return y * b - a
     if code == SQUARE:
@@ -195,12 +198,12 @@ def sdca_delta(code, z, a, y, qq, gamma, s_lb):
         an = min(max(an, -1.0), 1.0)
         return an - a
     # LOGISTIC: Eq. 16
-    g = smoothness_gamma(code, gamma)
-    u = -loss_deriv(code, z, y, gamma)
+    g = conj_convexity(code, smoothing)
+    u = -loss_deriv(code, z, y, smoothing)
     q = u - a
     if q == 0.0:
         return 0.0
-    gap_i = z * a + conj_neg(code, a, y, gamma) + loss_value(code, z, y, gamma)
+    gap_i = z * a + conj_neg(code, a, y, smoothing) + loss_value(code, z, y, smoothing)
     s = 0.5 + gap_i / (g * q * q)
     s = min(max(s, 0.0), 1.0 / s_lb) * s_lb
     return s * q
@@ -281,7 +284,7 @@ def _prefetch_range(arr, start, stop):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch(indptr, indices, data, y, sw, code, gamma, lam, sqnorm, s_lb,
+def sdca_epoch(indptr, indices, data, y, sw, code, smoothing, lam, sqnorm, s_lb,
                alpha, wbar, w, c, perm, wsum, last, t0, average, w_prev, z_prev, track):
     """One epoch of SC-SDCA (Alg. 2) on CSR rows: for i in ``perm``, the
     coordinate step (step 4, :func:`sdca_delta`), the update of wbar (step
@@ -319,7 +322,7 @@ def sdca_epoch(indptr, indices, data, y, sw, code, gamma, lam, sqnorm, s_lb,
         s = sw[i]
         if s == 0.0:
             continue
-        d = s * sdca_delta(code, z, alpha[i] / s, y[i], sqnorm[i] * inv_lam_n * s, gamma,
+        d = s * sdca_delta(code, z, alpha[i] / s, y[i], sqnorm[i] * inv_lam_n * s, smoothing,
                            s_lb)
         if d == 0.0:
             continue
@@ -375,7 +378,7 @@ def _axpy_project(s, x, wbar, w, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch_dense(X, y, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi,
+def sdca_epoch_dense(X, y, sw, code, smoothing, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi,
                      perm, wsum, last, t0, average, w_prev, z_prev, track):
     """:func:`sdca_epoch` for a dense, C-contiguous X (n, d): the same steps
     of Alg. 2 with vectorised inner products and updates (a step touches
@@ -403,7 +406,7 @@ def sdca_epoch_dense(X, y, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, l
         if s == 0.0:
             continue
         d_alpha = s * sdca_delta(code, z, alpha[i] / s, y[i], sqnorm[i] * inv_lam_n * s,
-                                 gamma, s_lb)
+                                 smoothing, s_lb)
         if d_alpha == 0.0:
             continue
         changed += 1
@@ -418,13 +421,13 @@ def sdca_epoch_dense(X, y, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, l
 
 
 @njit(cache=True, nogil=True)
-def loss_sum(code, z, y, gamma, sw):
+def loss_sum(code, z, y, smoothing, sw):
     """sum_i s_i phi_i(z_i) (Table 1): the loss part of the primal Eq. 1
     (times n) from the margins z_i = <w, x_i> and the weights s_i."""
     acc = 0.0
     for i in range(y.shape[0]):
         if sw[i] != 0.0:
-            acc += sw[i] * loss_value(code, z[i], y[i], gamma)
+            acc += sw[i] * loss_value(code, z[i], y[i], smoothing)
     return acc
 
 
@@ -457,7 +460,7 @@ def active_rows(code, alpha, alpha_before, y, sw):
 
 
 @njit(cache=True, nogil=True)
-def conj_sum(code, alpha, y, gamma, sw):
+def conj_sum(code, alpha, y, smoothing, sw):
     """sum_i (s_i phi_i)^*(-alpha_i) = sum_i s_i phi_i^*(-alpha_i / s_i): the
     loss part of the dual Eq. 48 (times n) for example weights s_i (rows of
     weight 0 keep alpha_i = 0 and add nothing)."""
@@ -465,7 +468,7 @@ def conj_sum(code, alpha, y, gamma, sw):
     for i in range(y.shape[0]):
         s = sw[i]
         if s != 0.0:
-            acc += s * conj_neg(code, alpha[i] / s, y[i], gamma)
+            acc += s * conj_neg(code, alpha[i] / s, y[i], smoothing)
     return acc
 
 
@@ -491,7 +494,7 @@ def flush_average(w, wsum, last, t):
 
 
 @njit(cache=True, nogil=True)
-def pegasos_steps(indptr, indices, data, y, sw, code, gamma, lam, radius, c, w,
+def pegasos_steps(indptr, indices, data, y, sw, code, smoothing, lam, radius, c, w,
                   wsum, perm, batch_size, t_first, n_steps):
     """``n_steps`` iterations of SC-Pegasos (Alg. 1), t = t_first, ...
 
@@ -516,7 +519,7 @@ def pegasos_steps(indptr, indices, data, y, sw, code, gamma, lam, radius, c, w,
             if sw[i] == 0.0:
                 continue
             z = row_dot(indptr, indices, data, i, w)
-            dphi = sw[i] * loss_deriv(code, z, y[i], gamma)
+            dphi = sw[i] * loss_deriv(code, z, y[i], smoothing)
             if dphi != 0.0:
                 for p in range(indptr[i], indptr[i + 1]):
                     g[indices[p]] += dphi * data[p]
@@ -535,7 +538,7 @@ def pegasos_steps(indptr, indices, data, y, sw, code, gamma, lam, radius, c, w,
 
 
 @njit(cache=True, nogil=True)
-def objectives(indptr, indices, data, y, sw, code, gamma, lam, w, alpha, w_dual):
+def objectives(indptr, indices, data, y, sw, code, smoothing, lam, w, alpha, w_dual):
     """Primal P(w) of Eq. 1 and dual D(alpha) of Eq. 48, each loss phi_i
     weighted by s_i (``sw``, mean 1).
 
@@ -548,14 +551,14 @@ def objectives(indptr, indices, data, y, sw, code, gamma, lam, w, alpha, w_dual)
     for i in range(n):
         if sw[i] != 0.0:
             loss += sw[i] * loss_value(code, row_dot(indptr, indices, data, i, w), y[i],
-                                       gamma)
+                                       smoothing)
     P = 0.5 * lam * np.dot(w, w) + loss / n
-    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj_sum(code, alpha, y, gamma, sw) / n
+    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj_sum(code, alpha, y, smoothing, sw) / n
     return P, D
 
 
 @njit(cache=True, nogil=True)
-def dual_from_primal(indptr, indices, data, y, sw, code, gamma, w, alpha):
+def dual_from_primal(indptr, indices, data, y, sw, code, smoothing, w, alpha):
     """alpha_i = -s_i phi_i'(<w, x_i>): the dual point that SDCA would reach
     at w (Fenchel-Young equality); used to certify Pegasos iterates."""
     for i in range(y.shape[0]):
@@ -563,7 +566,7 @@ def dual_from_primal(indptr, indices, data, y, sw, code, gamma, w, alpha):
             alpha[i] = 0.0
             continue
         z = row_dot(indptr, indices, data, i, w)
-        alpha[i] = -sw[i] * loss_deriv(code, z, y[i], gamma)
+        alpha[i] = -sw[i] * loss_deriv(code, z, y[i], smoothing)
 
 
 # ------------------------------------------------ multiclass losses (Sec. 5)
@@ -709,7 +712,7 @@ def mc_sdca_delta(code, z, a, yi, k, cq, s_lb, out):
     printed ``||x_i||^2 / (2 lam^2 n)`` is a typo of ``/(2 lam n)``).  For the
     max-hinge and top-k hinge this is a Euclidean projection onto the
     (capped) simplex, solved exactly; for the soft-max loss the step of
-    Eq. 16 with vectors (gamma = 1, the loss is 1-smooth)."""
+    Eq. 16 with vectors (g = 1, the loss is 1-smooth)."""
     m = z.shape[0]
     if code == SOFTMAX:
         g = np.empty(m)

@@ -118,7 +118,7 @@ class _SignConstrainedBase(BaseEstimator):
         seed = self.random_state
         if isinstance(seed, np.random.RandomState):
             seed = int(seed.randint(np.iinfo(np.int32).max))
-        common = dict(gamma=self.gamma, top_k=self.top_k,
+        common = dict(smoothing=self.smoothing, top_k=self.top_k,
                       callback=log_callback(callback, self.verbose, type(self).__name__),
                       callback_every=callback_every, random_state=seed, tol=self.tol,
                       sample_weight=sample_weight)
@@ -179,8 +179,8 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         ``"hinge"`` and ``"logistic"`` then mean ``"max_hinge"`` and
         ``"softmax"``.  A multiclass loss may be used with two classes.
     solver : {"sdca", "pegasos"}, default="sdca"
-    gamma : float, default=0.01
-        Smoothing of the smoothed hinge (Table 1).
+    smoothing : float, default=0.01
+        Smoothing of the smoothed hinge (the paper's γ, Table 1).
     top_k : int, default=1
         k of the top-k hinge (Eq. 22).
     tol : float, default=1e-6
@@ -256,18 +256,18 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     _parameter_constraints: dict = {
         **_SignConstrainedBase._parameter_constraints,
         "loss": [StrOptions(set(BINARY_LOSSES) | set(MULTICLASS_LOSSES))],
-        "gamma": [Interval(Real, 0, np.inf, closed="neither")],
+        "smoothing": [Interval(Real, 0, np.inf, closed="neither")],
         "top_k": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca", gamma=0.01,
-                 top_k=1, tol=1e-6, max_iter=None, average_from=None, shrinking="auto",
-                 batch_size=1, bias=0.0, random_state=None, verbose=0):
+    def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca",
+                 smoothing=0.01, top_k=1, tol=1e-6, max_iter=None, average_from=None,
+                 shrinking="auto", batch_size=1, bias=0.0, random_state=None, verbose=0):
         self.lam = lam
         self.signs = signs
         self.loss = loss
         self.solver = solver
-        self.gamma = gamma
+        self.smoothing = smoothing
         self.top_k = top_k
         self.tol = tol
         self.max_iter = max_iter
@@ -432,7 +432,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         self.random_state = random_state
         self.verbose = verbose
 
-    gamma = 0.01        # not used by the regression losses
+    smoothing = 0.01    # not used by the regression losses
     top_k = 1
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -41,12 +41,12 @@ def _check_name(loss) -> str:
     return loss
 
 
-def r_loss(loss: str, y, gamma: float = 0.01, top_k: int = 1,
+def r_loss(loss: str, y, smoothing: float = 0.01, top_k: int = 1,
            n_classes: int | None = None) -> float:
     """The constant r_loss of Table 1 (an upper bound of Phi(0)/n,
     Assumption 2.1(b)); here it equals Phi(0)/n.
 
-    hinge: 1; smoothed hinge: 1 - gamma/2; logistic: log 2; square:
+    hinge: 1; smoothed hinge: 1 - smoothing/2; logistic: log 2; square:
     ||y||^2 / (2n); absolute: ||y||_1 / n; soft-max: log m; max-hinge: 1;
     top-k hinge: min(k, m - 1) / k.
 
@@ -56,8 +56,8 @@ def r_loss(loss: str, y, gamma: float = 0.01, top_k: int = 1,
         A name of :data:`LOSSES`.
     y : array_like, shape (n,)
         Labels (used by the regression losses).
-    gamma : float
-        Smoothing of the smoothed hinge.
+    smoothing : float
+        Smoothing of the smoothed hinge (the paper's γ, Table 1).
     top_k, n_classes : int
         k of the top-k hinge and the number of classes m (multiclass only).
 
@@ -75,7 +75,7 @@ def r_loss(loss: str, y, gamma: float = 0.01, top_k: int = 1,
     if loss == "hinge":
         return 1.0
     if loss == "smoothed_hinge":
-        return 1.0 - 0.5 * gamma
+        return 1.0 - 0.5 * smoothing
     if loss == "logistic":
         return math.log(2.0)
     if loss == "square":
@@ -101,15 +101,16 @@ class Loss:
     name : str
         ``"hinge"``, ``"smoothed_hinge"``, ``"logistic"``, ``"square"`` or
         ``"absolute"``.
-    gamma : float
-        Smoothing 0 < gamma <= 1 of the smoothed hinge (ignored otherwise).
+    smoothing : float
+        Smoothing 0 < smoothing <= 1 of the smoothed hinge (the paper's γ,
+        Table 1; ignored by the other losses).
 
     Notes
     -----
     Source: ``sign-constrained-sdca-pegasos.txt``, Table 1 (definitions,
     labels, Lipschitz/smoothness, r_loss), Eq. 14-15 (the conjugate in the
     dual), Alg. 2 step 4 and Eq. 16 (the coordinate step).  The conjugates:
-    with b = a y, phi^*(-a) = -b (hinge, b in [0, 1]), -b + gamma b^2/2
+    with b = a y, phi^*(-a) = -b (hinge, b in [0, 1]), -b + smoothing b^2/2
     (smoothed hinge), b log b + (1-b) log(1-b) (logistic), a^2/2 - a y
     (square), -a y for |a| <= 1 (absolute).
 
@@ -121,16 +122,16 @@ class Loss:
     """
 
     name: str
-    gamma: float = 0.01
+    smoothing: float = 0.01
 
     def __post_init__(self):
         _check_name(self.name)
         if self.name in MULTICLASS_LOSSES:
             raise ValueError(f"loss: {self.name!r} is a multiclass loss; Loss "
                              "covers the losses of Table 1")
-        g = check_positive(self.gamma, "gamma")
+        g = check_positive(self.smoothing, "smoothing")
         if g > 1:
-            raise ValueError(f"gamma: Table 1 requires 0 < gamma <= 1, got {g}")
+            raise ValueError(f"smoothing: Table 1 requires 0 < smoothing <= 1, got {g}")
 
     @property
     def code(self) -> int:
@@ -139,8 +140,9 @@ class Loss:
 
     @property
     def smoothness(self) -> float:
-        """gamma of a (1/gamma)-smooth loss (0 for the Lipschitz ones)."""
-        return float(K.smoothness_gamma(self.code, float(self.gamma)))
+        """g of a (1/g)-smooth loss (0 for the Lipschitz ones); see
+        :func:`polyrank.sign._kernels.conj_convexity`."""
+        return float(K.conj_convexity(self.code, float(self.smoothing)))
 
     def _pairs(self, s, y):
         s = as_float_array(s, "s", ndim=1, allow_empty=True)
@@ -150,21 +152,21 @@ class Loss:
     def value(self, s, y) -> np.ndarray:
         """phi_i(s_i) for each pair (s_i, y_i); shape (n,)."""
         s, y = self._pairs(s, y)
-        return np.array([K.loss_value(self.code, a, b, self.gamma) for a, b in zip(s, y)])
+        return np.array([K.loss_value(self.code, a, b, self.smoothing) for a, b in zip(s, y)])
 
     def grad(self, s, y) -> np.ndarray:
         """A (sub)gradient phi_i'(s_i); shape (n,)."""
         s, y = self._pairs(s, y)
-        return np.array([K.loss_deriv(self.code, a, b, self.gamma) for a, b in zip(s, y)])
+        return np.array([K.loss_deriv(self.code, a, b, self.smoothing) for a, b in zip(s, y)])
 
     def conjugate(self, u, y) -> np.ndarray:
         """The convex conjugate phi_i^*(u_i) (+inf outside its domain)."""
         u, y = self._pairs(u, y)
-        return np.array([K.conj_neg(self.code, -a, b, self.gamma) for a, b in zip(u, y)])
+        return np.array([K.conj_neg(self.code, -a, b, self.smoothing) for a, b in zip(u, y)])
 
     def r_loss(self, y) -> float:
         """r_loss of Table 1 for labels ``y``."""
-        return r_loss(self.name, y, self.gamma)
+        return r_loss(self.name, y, self.smoothing)
 
     def sdca_step(self, z, alpha, y, qq, s_lb=1.0) -> float:
         """The SDCA step Delta alpha for one example (Alg. 2, step 4).
@@ -180,10 +182,11 @@ class Loss:
         qq : float
             ||x_i||^2 / (lam n) (>= 0).
         s_lb : float
-            lam n gamma / (lam n gamma + R^2) of Eq. 16 (logistic loss only).
+            lam n g / (lam n g + R^2) of Eq. 16, g = :attr:`smoothness`
+            (logistic loss only).
         """
         return float(K.sdca_delta(self.code, float(z), float(alpha), float(y),
-                                  float(qq), float(self.gamma), float(s_lb)))
+                                  float(qq), float(self.smoothing), float(s_lb)))
 
 
 def get_loss(loss: str, top_k: int = 1) -> tuple[int, bool]:

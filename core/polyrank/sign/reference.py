@@ -23,7 +23,7 @@ from .solvers import _csr, prepare_data
 __all__ = ["reference_qp", "reference_lbfgsb", "primal_objective"]
 
 
-def primal_objective(X, y, loss: str, lam: float, w, *, gamma: float = 0.01,
+def primal_objective(X, y, loss: str, lam: float, w, *, smoothing: float = 0.01,
                      top_k: int = 1, sample_weight=None) -> float:
     """P(w) of Eq. 1 (Eq. 23 for a multiclass loss, w of shape (d, m)),
     with the loss term ``1/sum(s) sum_i s_i phi_i`` when ``sample_weight``
@@ -43,7 +43,7 @@ def primal_objective(X, y, loss: str, lam: float, w, *, gamma: float = 0.01,
         P, _ = K.mc_objectives(*_csr(Xc), data["y"], data["sw"], data["code"], top_k, lam,
                                w, A, np.zeros_like(w))
     else:
-        P, _ = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], gamma, lam, w,
+        P, _ = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], smoothing, lam, w,
                             np.zeros(Xc.shape[0]), np.zeros_like(w))
     return float(P)
 
@@ -55,7 +55,7 @@ def _sign_rows(c_flat, nvar):
     return G, np.zeros(idx.size)
 
 
-def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01,
+def reference_qp(X, y, loss: str, lam: float, signs=None, *, smoothing: float = 0.01,
                  top_k: int = 1, tol: float = 1e-10) -> SolverResult:
     """Solve Eq. 5 (or Eq. 23 + 27) as a QP with Clarabel.
 
@@ -63,7 +63,7 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
 
     * hinge: xi >= 0, xi_i >= 1 - y_i <w, x_i>; objective lam/2 ||w||^2 + 1/n sum xi.
     * smoothed hinge: u, xi >= 0, xi_i >= 1 - y_i <w, x_i> - u_i; loss
-      u^2/(2 gamma) + xi (the Huber form of Table 1's definition).
+      u^2/(2 smoothing) + xi (the Huber form of Table 1's definition).
     * square: no extra variable; 1/(2n) ||X w - y||^2.
     * absolute: xi_i >= |<w, x_i> - y_i|.
     * max_hinge: xi_i >= s_j - s_yi + 1 (j != yi), xi_i >= 0.
@@ -72,7 +72,7 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
 
     Parameters
     ----------
-    X, y, loss, lam, signs, gamma, top_k
+    X, y, loss, lam, signs, smoothing, top_k
         As in :func:`polyrank.sign.sc_sdca` (X dense or sparse, small).
     tol : float
         Clarabel's tolerances.
@@ -97,7 +97,7 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
     yv = data["y"]
     c = data["c"]
     if data["multiclass"]:
-        return _reference_qp_multiclass(Xc, yv, data["m"], loss, lam, c, top_k, tol, gamma)
+        return _reference_qp_multiclass(Xc, yv, data["m"], loss, lam, c, top_k, tol, smoothing)
     Yx = sp.diags(yv) @ Xc                         # rows y_i x_i
     I_n = sp.identity(n, format="csc")
     Z = lambda r, q: sp.csc_matrix((r, q))          # noqa: E731
@@ -118,7 +118,7 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
         w = res.x[:d]
     elif loss == "smoothed_hinge":
         # variables w, u, xi
-        P = sp.block_diag([lam * sp.identity(d), sp.identity(n) / (gamma * n), Z(n, n)],
+        P = sp.block_diag([lam * sp.identity(d), sp.identity(n) / (smoothing * n), Z(n, n)],
                           format="csc")
         q = np.concatenate([np.zeros(d + n), np.full(n, 1.0 / n)])
         Gs, hs = _sign_rows(c, d)
@@ -140,11 +140,11 @@ def reference_qp(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01
         w = res.x[:d]
     w = np.where(c * w < 0, 0.0, w)              # interior-point rounding (~1e-12)
     res.x = w
-    res.primal_objective = primal_objective(Xc, yv, loss, lam, w, gamma=gamma)
+    res.primal_objective = primal_objective(Xc, yv, loss, lam, w, smoothing=smoothing)
     return res
 
 
-def _reference_qp_multiclass(Xc, yv, m, loss, lam, C, top_k, tol, gamma):
+def _reference_qp_multiclass(Xc, yv, m, loss, lam, C, top_k, tol, smoothing):
     n, d = Xc.shape
     nw = d * m                                   # w vectorised: W[h, j] at j * d + h
     # S = X W : s_ij = <x_i, W[:, j]> = (kron(e_j', X)) vec(W)
@@ -198,7 +198,7 @@ def _reference_qp_multiclass(Xc, yv, m, loss, lam, C, top_k, tol, gamma):
     return res
 
 
-def reference_lbfgsb(X, y, loss: str, lam: float, signs=None, *, gamma: float = 0.01,
+def reference_lbfgsb(X, y, loss: str, lam: float, signs=None, *, smoothing: float = 0.01,
                      top_k: int = 1, ftol: float = 1e-15, gtol: float = 1e-11,
                      maxiter: int = 100000, target: float | None = None) -> SolverResult:
     """Solve Eq. 5 for a smooth loss with scipy's L-BFGS-B, the sign
@@ -207,7 +207,7 @@ def reference_lbfgsb(X, y, loss: str, lam: float, signs=None, *, gamma: float = 
 
     Parameters
     ----------
-    X, y, loss, lam, signs, gamma
+    X, y, loss, lam, signs, smoothing
         As in :func:`polyrank.sign.sc_sdca`; ``loss`` one of
         ``"smoothed_hinge"``, ``"logistic"``, ``"square"``, ``"softmax"``.
     ftol, gtol, maxiter
@@ -266,10 +266,11 @@ def reference_lbfgsb(X, y, loss: str, lam: float, signs=None, *, gamma: float = 
                 dphi = z - yv
             else:
                 mrg = yv * z
-                f = np.where(mrg >= 1, 0.0, np.where(mrg <= 1 - gamma, 1 - mrg - 0.5 * gamma,
-                                                     (1 - mrg) ** 2 / (2 * gamma)))
-                dphi = np.where(mrg >= 1, 0.0, np.where(mrg <= 1 - gamma, -yv,
-                                                        -yv * (1 - mrg) / gamma))
+                g = smoothing
+                f = np.where(mrg >= 1, 0.0, np.where(mrg <= 1 - g, 1 - mrg - 0.5 * g,
+                                                     (1 - mrg) ** 2 / (2 * g)))
+                dphi = np.where(mrg >= 1, 0.0, np.where(mrg <= 1 - g, -yv,
+                                                        -yv * (1 - mrg) / g))
             return 0.5 * lam * w @ w + f.sum() / n, lam * w + XT @ dphi / n
         shape = (d,)
     cf = c.ravel()

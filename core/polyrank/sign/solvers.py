@@ -146,7 +146,7 @@ def _dual_point(Xc, alpha, lam, c):
     return wbar, w_dual
 
 
-def _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual=None):
+def _objectives(data, Xc, lam, smoothing, top_k, w, alpha, w_dual=None):
     """(P(w), D(alpha)) with the dual point Pi_S(X' alpha / (lam n))
     recomputed from alpha exactly unless given as ``w_dual``."""
     wbar = None
@@ -156,23 +156,23 @@ def _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual=None):
         P, D = K.mc_objectives(*_csr(Xc), data["y"], data["sw"], data["code"], top_k, lam,
                                w, alpha, w_dual)
     else:
-        P, D = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], gamma, lam, w,
+        P, D = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], smoothing, lam, w,
                             alpha, w_dual)
     return float(P), float(D), wbar, w_dual
 
 
-def _check_common(lam, gamma, top_k, tol):
+def _check_common(lam, smoothing, top_k, tol):
     lam = check_positive(lam, "lam")
-    gamma = check_positive(gamma, "gamma")
-    if gamma > 1:
-        raise ValueError(f"gamma: Table 1 requires 0 < gamma <= 1, got {gamma}")
+    smoothing = check_positive(smoothing, "smoothing")
+    if smoothing > 1:
+        raise ValueError(f"smoothing: Table 1 requires 0 < smoothing <= 1, got {smoothing}")
     top_k = check_int(top_k, "top_k", minimum=1)
     tol = check_positive(tol, "tol", strict=False)
-    return lam, gamma, top_k, tol
+    return lam, smoothing, top_k, tol
 
 
 def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
-            gamma: float = 0.01, top_k: int = 1, tol: float = 1e-6,
+            smoothing: float = 0.01, top_k: int = 1, tol: float = 1e-6,
             max_iter: int = 1000, average_from: int | None = None,
             layout: str = "auto", shrinking: bool = False, callback=None,
             callback_every: int = 1, random_state=None,
@@ -214,8 +214,9 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     signs : array_like or None
         c in {-1, 0, +1}^d (Eq. 4), or C in {-1, 0, +1}^(d x m) (Eq. 26)
         for a multiclass loss; None: unconstrained.
-    gamma : float
-        Smoothing 0 < gamma <= 1 of the smoothed hinge (Table 1).
+    smoothing : float
+        Smoothing 0 < smoothing <= 1 of the smoothed hinge (the paper's γ,
+        Table 1).
     top_k : int
         k of the top-k hinge (1 <= k <= m).
     tol : float
@@ -289,7 +290,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
         Non-numeric X, y or signs; non-int top_k / max_iter; non-bool
         ``shrinking``.
     ValueError
-        Wrong shapes, NaN/inf, signs outside {-1, 0, 1}, lam <= 0, gamma
+        Wrong shapes, NaN/inf, signs outside {-1, 0, 1}, lam <= 0, smoothing
         outside (0, 1], labels not in {-1, +1} for a classification loss,
         class indices < 0 or fewer than 2 classes, unknown loss, unknown
         ``layout``, or ``layout="dense"`` or ``shrinking=True`` with a
@@ -325,7 +326,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     >>> res.status, bool(res.x[0] >= 0 and res.x[1] <= 0), res.gap <= 1e-10
     ('converged', True, True)
     """
-    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
+    lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
@@ -341,11 +342,11 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     rng = np.random.default_rng(random_state)
     sqnorm = K.row_sqnorms(Xc.indptr, Xc.data)
     R2 = float((sqnorm * data["sw"]).max())    # the step's ||x_i||^2 is scaled by s_i
-    g = float(K.smoothness_gamma(code, gamma))
+    g = float(K.conj_convexity(code, smoothing))
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
     run = _sdca_multiclass if data["multiclass"] else _sdca_binary
     out, alpha, wbar, P, D, it, status = run(
-        data, layout, lam, gamma, top_k, tol, max_iter, average_from, runner, rng,
+        data, layout, lam, smoothing, top_k, tol, max_iter, average_from, runner, rng,
         sqnorm, s_lb, shrinking)
     return finish(
         runner, status, solver="sc-sdca", x=np.array(out), dual=alpha, primal=P,
@@ -395,7 +396,7 @@ class _Snapshot:
         self.n_active = n_active
 
 
-def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, runner,
+def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_from, runner,
                  rng, sqnorm, s_lb, shrinking):
     """Epoch loop of SC-SDCA (Alg. 2) for the losses of Table 1.
 
@@ -429,7 +430,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, r
     def exact(snap):
         wbar_x, w_x = _dual_point(Xc, snap.alpha, lam, c)
         out = snap.out if snap.averaged else w_x
-        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, out, snap.alpha, w_x)
+        P, D, _, _ = _objectives(data, Xc, lam, smoothing, top_k, out, snap.alpha, w_x)
         return out, wbar_x, P, D
 
     def record(snap, P, D):
@@ -440,10 +441,10 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, r
     def epoch(order, steps, averaging, w_prev, track):
         if layout == "dense":
             return K.sdca_epoch_dense(
-                Xd, yv, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, order,
+                Xd, yv, sw, code, smoothing, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, order,
                 wsum, last, steps, averaging, w_prev, z_prev, track)
         return K.sdca_epoch(
-            *_csr(Xc), yv, sw, code, gamma, lam, sqnorm, s_lb, alpha, wbar, w, c, order,
+            *_csr(Xc), yv, sw, code, smoothing, lam, sqnorm, s_lb, alpha, wbar, w, c, order,
             wsum, last, steps, averaging, w_prev, z_prev, track)
 
     prev = None
@@ -462,7 +463,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, r
         steps += n
         n_steps = n
         if track:                           # the gap of the previous epoch
-            loss = K.loss_sum(code, z_prev, yv, gamma, sw)
+            loss = K.loss_sum(code, z_prev, yv, smoothing, sw)
             P = 0.5 * lam * float(prev.out @ prev.out) + loss / n
             D = prev.D
             if P - D <= tol:
@@ -492,7 +493,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, r
             K.flush_average(w, wsum, last, steps)
             avg_steps += n_steps
         out = wsum / avg_steps if averaging else w.copy()
-        D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, gamma, sw) / n
+        D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, smoothing, sw) / n
         prev = _Snapshot(it, out, alpha.copy(), wbar.copy(), D, changed, steps, averaging,
                          n_active)
     else:                                   # max_iter done: evaluate the last epoch
@@ -508,7 +509,7 @@ def _sdca_binary(data, layout, lam, gamma, top_k, tol, max_iter, average_from, r
     return out, prev.alpha, wbar_x, P, D, prev.it, status
 
 
-def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_iter, average_from,
+def _sdca_multiclass(data, layout, lam, smoothing, top_k, tol, max_iter, average_from,
                      runner, rng, sqnorm, s_lb, shrinking):
     """Epoch loop of SC-SDCA for the multiclass losses (Alg. 4): after every
     epoch wbar is recomputed exactly from A and P, D (Eq. 48) evaluated."""
@@ -549,7 +550,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_iter, average_fro
         wbar[...] = wbar_new
         w[...] = w_new
         out = wsum / avg_steps if averaging else w
-        P, D, _, _ = _objectives(data, Xc, lam, gamma, top_k, out, alpha, w)
+        P, D, _, _ = _objectives(data, Xc, lam, smoothing, top_k, out, alpha, w)
         stop = runner.record(it, P, D, steps=float(steps), n_changed=float(changed),
                              sign_violation=_violation(out, c))
         if P - D <= tol:
@@ -563,7 +564,7 @@ def _sdca_multiclass(data, layout, lam, gamma, top_k, tol, max_iter, average_fro
 
 def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
                batch_size: int = 1, max_iter: int | None = None, *,
-               gamma: float = 0.01, top_k: int = 1, tol: float = 0.0,
+               smoothing: float = 0.01, top_k: int = 1, tol: float = 0.0,
                callback=None, callback_every: int = 1,
                random_state=None, sample_weight=None) -> SolverResult:
     """Sign-constrained Pegasos (Alg. 1; Alg. 3 for the multiclass losses).
@@ -584,7 +585,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
 
     Parameters
     ----------
-    X, y, loss, lam, signs, gamma, top_k
+    X, y, loss, lam, signs, smoothing, top_k
         As in :func:`sc_sdca`.
     batch_size : int
         k >= 1, at most n.
@@ -640,7 +641,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     >>> bool(np.all(res.x[:2] >= 0)), res.nit
     (True, 200)
     """
-    lam, gamma, top_k, tol = _check_common(lam, gamma, top_k, tol)
+    lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
     data = prepare_data(X, y, loss, signs, top_k, sample_weight)
     Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
@@ -654,9 +655,9 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     mc = data["multiclass"]
     m = data["m"]
     if sample_weight is None or mc:         # the multiclass phi_i(0) is one constant
-        r = r_loss(loss, yv, gamma, top_k, m)
+        r = r_loss(loss, yv, smoothing, top_k, m)
     else:
-        r = float(K.loss_sum(code, np.zeros(n), yv, gamma, sw)) / n
+        r = float(K.loss_sum(code, np.zeros(n), yv, smoothing, sw)) / n
     radius = float(np.sqrt(r / lam))
     shape = (d, m) if mc else (d,)
     w = np.zeros(shape)
@@ -675,16 +676,16 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
             K.mc_pegasos_steps(*_csr(Xc), yv, sw, code, top_k, lam, radius, c, w, wsum,
                                perm, batch_size, t + 1, n_steps)
         else:
-            K.pegasos_steps(*_csr(Xc), yv, sw, code, gamma, lam, radius, c, w, wsum, perm,
+            K.pegasos_steps(*_csr(Xc), yv, sw, code, smoothing, lam, radius, c, w, wsum, perm,
                             batch_size, t + 1, n_steps)
         t += n_steps
         avg = wsum / t
         if mc:
             K.mc_dual_from_primal(*_csr(Xc), yv, sw, code, top_k, avg, alpha)
         else:
-            K.dual_from_primal(*_csr(Xc), yv, sw, code, gamma, avg, alpha)
-        P, D, _, w_dual = _objectives(data, Xc, lam, gamma, top_k, avg, alpha)
-        P_last, _, _, _ = _objectives(data, Xc, lam, gamma, top_k, w, alpha, w_dual)
+            K.dual_from_primal(*_csr(Xc), yv, sw, code, smoothing, avg, alpha)
+        P, D, _, w_dual = _objectives(data, Xc, lam, smoothing, top_k, avg, alpha)
+        P_last, _, _, _ = _objectives(data, Xc, lam, smoothing, top_k, w, alpha, w_dual)
         stop = runner.record(epoch, P, D, steps=float(t), primal_last=P_last,
                              sign_violation=max(_violation(avg, c), _violation(w, c)))
         if tol > 0 and P - D <= tol:

@@ -206,18 +206,19 @@ def solve_sorted_n(mu_s, p, nu_s, q, C):
 
 
 @njit(cache=True, nogil=True)
-def check_piece(k, A, B, gamma, x, f):
-    """Validate one soft-projection problem in O(k + n).
+def check_piece(k, A, B, y, x, f):
+    """Validate one soft-projection problem in O(k + n) (y: the target
+    ranking, the paper's γ of Sec. 2).
 
     Returns (code, r, s): 0 ok; 1 A out of range (r); 2 B out of range (r);
     3 duplicate in A (r); 4 duplicate in B (r); 5 r in both A and B;
-    6 gamma[r] <= gamma[s] for r in A, s in B (condition 1 of Sec. 2);
-    7 x[r] not finite; 8 gamma[r] not finite; 9 f[r] = u_r . x not finite."""
+    6 y[r] <= y[s] for r in A, s in B (condition 1 of Sec. 2);
+    7 x[r] not finite; 8 y[r] not finite; 9 f[r] = u_r . x not finite."""
     for j in range(x.shape[0]):
         if not np.isfinite(x[j]):
             return 7, j, -1
     for j in range(k):
-        if not np.isfinite(gamma[j]):
+        if not np.isfinite(y[j]):
             return 8, j, -1
     for j in range(k):
         if not np.isfinite(f[j]):
@@ -231,8 +232,8 @@ def check_piece(k, A, B, gamma, x, f):
         if mark[a]:
             return 3, a, -1
         mark[a] = 1
-        if gamma[a] < amin:
-            amin = gamma[a]
+        if y[a] < amin:
+            amin = y[a]
             ra = a
     bmax = -np.inf
     sb = -1
@@ -244,8 +245,8 @@ def check_piece(k, A, B, gamma, x, f):
         if mark[b] == 2:
             return 4, b, -1
         mark[b] = 2
-        if gamma[b] > bmax:
-            bmax = gamma[b]
+        if y[b] > bmax:
+            bmax = y[b]
             sb = b
     if not amin > bmax:
         return 6, ra, sb
@@ -276,7 +277,7 @@ def project_rows(U, x, A, B, alpha, beta, W):
 def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
     """Dual variables, slack and objectives of one soft projection.
 
-    ma = gamma_A - U_A x and mb = U_B x - gamma_B are the margins scaled by
+    ma = y_A - U_A x and mb = U_B x - y_B are the margins scaled by
     ||x||^2 (the reduced problem was solved with C ||x||^2).  Writes alpha,
     beta (Eq. 14, unscaled) and returns xi (slack of Eq. 7 after the
     update), the primal value of Eq. 7 and the dual value of Eq. 16."""
@@ -295,7 +296,7 @@ def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
         half += a2 * a2
         lin += ma[t] * a2
         if ma[t] - a2 > xa:
-            xa = ma[t] - a2                 # gamma_a - w_a . x
+            xa = ma[t] - a2                 # y_a - w_a . x
     for t in range(q):
         v = (mb[t] - mean_b) + zb
         b2 = v if v > 0.0 else 0.0
@@ -303,7 +304,7 @@ def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
         half += b2 * b2
         lin += mb[t] * b2
         if mb[t] - b2 > xb:
-            xb = mb[t] - b2                 # w_b . x - gamma_b
+            xb = mb[t] - b2                 # w_b . x - y_b
     half = 0.5 * half / sq
     xi = xa + xb
     if xi < 0.0:
@@ -312,11 +313,11 @@ def finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C, alpha, beta):
 
 
 @njit(cache=True, nogil=True)
-def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha, beta):
+def soft_project_kernel(U, x, y, f, A, B, C, mu_sorted, nu_sorted, W, alpha, beta):
     """Validation and the whole of Fig. 3 for one problem.
 
     f: U x, or an empty array to compute it here.  mu_sorted / nu_sorted:
-    the margins gamma_a - f_a and f_b - gamma_b sorted ascending, or empty
+    the margins y_a - f_a and f_b - y_b sorted ascending, or empty
     arrays to sort here (numba's sort is slower than numpy's for large k,
     so the caller sorts then).  W (k, n), alpha (|A|,), beta (|B|,) are
     outputs allocated by the caller (returning fresh arrays from numba costs
@@ -326,7 +327,7 @@ def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha,
     k, n = U.shape
     if f.shape[0] == 0:
         f = np.dot(U, x)                # BLAS dgemv
-    code, r, s = check_piece(k, A, B, gamma, x, f)
+    code, r, s = check_piece(k, A, B, y, x, f)
     if code != 0:
         return code, r, s, 0.0, 0.0, 0.0, 0.0
     sq = np.dot(x, x)
@@ -337,9 +338,9 @@ def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha,
     ma = np.empty(p)
     mb = np.empty(q)
     for t in range(p):
-        ma[t] = gamma[A[t]] - f[A[t]]
+        ma[t] = y[A[t]] - f[A[t]]
     for t in range(q):
-        mb[t] = f[B[t]] - gamma[B[t]]
+        mb[t] = f[B[t]] - y[B[t]]
     # Eq. 19 scaled by ||x||^2 (margins ma, mb and bound C ||x||^2): its
     # solution is ||x||^2 (alpha, beta), with no division before the solve,
     # which keeps it exact when ||x|| is tiny.
@@ -348,9 +349,9 @@ def soft_project_kernel(U, x, gamma, f, A, B, C, mu_sorted, nu_sorted, W, alpha,
         sort_inplace(mb)
         z, mean_a, mean_b, lo, hi, R, S = solve_sorted(ma, mb, C * sq)
         for t in range(p):
-            ma[t] = gamma[A[t]] - f[A[t]]
+            ma[t] = y[A[t]] - f[A[t]]
         for t in range(q):
-            mb[t] = f[B[t]] - gamma[B[t]]
+            mb[t] = f[B[t]] - y[B[t]]
     else:
         z, mean_a, mean_b, lo, hi, R, S = solve_sorted(mu_sorted, nu_sorted, C * sq)
     xi, primal, dual = finish_projection(ma, mb, mean_a, mean_b, z, R, S, sq, C,
@@ -405,9 +406,9 @@ def pair_step(mu, nu, ao, Cs):
     Eq. 14), so Fig. 3 finds no knot inside (0, C) and its LOCAL MIN is
     z* = (mu + nu) / 2 clipped to [0, C]: the dual step is the 1-d clipped
     step along e_a - e_b,
-    alpha_new = clip(alpha + (gamma_a - gamma_b - f_a + f_b) / (2 ||x||^2),
+    alpha_new = clip(alpha + (y_a - y_b - f_a + f_b) / (2 ||x||^2),
     0, C_p).  Everything is scaled by ||x||^2 as in :func:`_piece_update`:
-    mu = gamma_a - u_a.x and nu = u_b.x - gamma_b (the piece's own
+    mu = y_a - u_a.x and nu = u_b.x - y_b (the piece's own
     contribution removed), ao = ||x||^2 alpha_old, Cs = C_p ||x||^2.  The
     arithmetic is that of :func:`solve_sorted` with p = q = 1 (same
     comparisons, same roundings), so the result equals the general path's
@@ -436,7 +437,7 @@ def pair_step(mu, nu, ao, Cs):
 
 
 @njit(cache=True, nogil=True)
-def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_new):
+def _piece_update(f, y, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_new):
     """One soft projection (Eq. 35/36) for a piece whose current predictions
     are f (k,) *including* the piece's own contribution.  Writes the new dual
     variables and returns the dual increase Delta (Sec. 4.3).  A single-edge
@@ -446,33 +447,33 @@ def _piece_update(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_ne
         a = A[0]
         b = B[0]
         ao = alpha_old[0] * sqn
-        mu = gam[a] - (f[a] - ao)
-        nu = (f[b] + beta_old[0] * sqn) - gam[b]
+        mu = y[a] - (f[a] - ao)
+        nu = (f[b] + beta_old[0] * sqn) - y[b]
         an, inc = pair_step(mu, nu, ao, Cp * sqn)
         alpha_new[0] = an / sqn
         beta_new[0] = an / sqn
         return 0.5 * inc / sqn
-    return _piece_update_general(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new,
+    return _piece_update_general(f, y, A, B, sqn, Cp, alpha_old, beta_old, alpha_new,
                                  beta_new)
 
 
 @njit(cache=True, nogil=True)
-def _piece_update_general(f, gam, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_new):
+def _piece_update_general(f, y, A, B, sqn, Cp, alpha_old, beta_old, alpha_new, beta_new):
     """:func:`_piece_update` for any piece by Fig. 3 (:func:`solve_sorted`):
     the reference of the single-edge closed form."""
     p = A.shape[0]
     q = B.shape[0]
-    # mu and nu of Eq. 19 scaled by ||x||^2 (mu' = gamma_a - u_a.x, C' = C ||x||^2),
+    # mu and nu of Eq. 19 scaled by ||x||^2 (mu' = y_a - u_a.x, C' = C ||x||^2),
     # whose solution is ||x||^2 (alpha, beta): no division before the solve.
     mu = np.empty(p)
     nu = np.empty(q)
     # remove the piece's contribution: u.x = f - (alpha - beta) ||x||^2
     for t in range(p):
         a = A[t]
-        mu[t] = gam[a] - (f[a] - alpha_old[t] * sqn)
+        mu[t] = y[a] - (f[a] - alpha_old[t] * sqn)
     for t in range(q):
         b = B[t]
-        nu[t] = (f[b] + beta_old[t] * sqn) - gam[b]
+        nu[t] = (f[b] + beta_old[t] * sqn) - y[b]
     z, ma, mb, lo, hi, R, S = solve_reduced_kernel(mu, nu, Cp * sqn)
     alpha_from(mu, ma, z, R, alpha_new)
     alpha_from(nu, mb, z, S, beta_new)
@@ -509,7 +510,7 @@ def _piece_buffers(A_ptr, B_ptr):
 
 
 @njit(cache=True, nogil=True)
-def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, A_ptr,
+def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Y, W, order, piece_ex, piece_C, A_ptr,
                 A_idx, B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 over the pieces in ``order`` with an explicit W (k, n).
 
@@ -544,7 +545,7 @@ def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Gam, W, order, piece_ex, piece_C, 
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
         anew = abuf[:A.shape[0]]
         bnew = bbuf[:B.shape[0]]
-        inc = _piece_update(f, Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
+        inc = _piece_update(f, Y[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
         changed += _apply_linear_update(W, X, Xdata, Xind, Xptr, i, A, B, aold, bold,
                                         anew, bnew)
         total += inc
@@ -603,7 +604,7 @@ def _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew):
 
 
 @njit(cache=True, nogil=True)
-def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
+def pass_kernel(K, Y, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
                 B_ptr, B_idx, alpha, beta):
     """One pass of Fig. 5 in the kernel form (end of Sec. 4.2): w_r =
     sum_i coef[i, r] phi(x_i), predictions on the training set F = K coef are
@@ -625,7 +626,7 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
         anew = abuf[:A.shape[0]]
         bnew = bbuf[:B.shape[0]]
-        inc = _piece_update(F[i], Gam[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
+        inc = _piece_update(F[i], Y[i], A, B, sqn, piece_C[pc], aold, bold, anew, bnew)
         changed += _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew)
         total += inc
         if inc > best:
@@ -634,7 +635,7 @@ def pass_kernel(K, Gam, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
 
 
 @njit(cache=True, nogil=True)
-def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr, A_idx,
+def greedy_kernel(K, Y, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr, A_idx,
                   B_ptr, B_idx, alpha, beta):
     """``n_updates`` iterations of Eq. 31 where each picks the piece with the
     largest potential dual increase max_r Delta^r (Sec. 4.3, Thm. 6).
@@ -667,7 +668,7 @@ def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr,
                 continue
             A = A_idx[A_ptr[pc]:A_ptr[pc + 1]]
             B = B_idx[B_ptr[pc]:B_ptr[pc + 1]]
-            inc = _piece_update(F[i], Gam[i], A, B, sqn, piece_C[pc],
+            inc = _piece_update(F[i], Y[i], A, B, sqn, piece_C[pc],
                                 alpha[A_ptr[pc]:A_ptr[pc + 1]],
                                 beta[B_ptr[pc]:B_ptr[pc + 1]],
                                 abuf[:A.shape[0]], bbuf[:B.shape[0]])
@@ -684,7 +685,7 @@ def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr,
         bold = beta[B_ptr[pc]:B_ptr[pc + 1]]
         anew = np.empty(A.shape[0])
         bnew = np.empty(B.shape[0])
-        inc = _piece_update(F[i], Gam[i], A, B, K[i, i], piece_C[pc], aold, bold, anew, bnew)
+        inc = _piece_update(F[i], Y[i], A, B, K[i, i], piece_C[pc], aold, bold, anew, bnew)
         _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew)
         done += 1
         total += inc
@@ -694,12 +695,12 @@ def greedy_kernel(K, Gam, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr,
 
 
 @njit(cache=True, nogil=True)
-def objectives(F, Gam, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, sqw):
+def objectives(F, Y, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, sqw):
     """Primal (Eq. 24) and dual (Eq. 30, in reduced form) objectives.
 
     F (m, k) are the predictions f_r(x_i); sqw = sum_r ||w_r||^2.
-    xi_p = max(0, max_{a in A_p}(gamma_a - f_a) + max_{b in B_p}(f_b - gamma_b)).
-    D = -1/2 sqw + sum_p (sum_a alpha_a gamma_a - sum_b beta_b gamma_b).
+    xi_p = max(0, max_{a in A_p}(y_a - f_a) + max_{b in B_p}(f_b - y_b)).
+    D = -1/2 sqw + sum_p (sum_a alpha_a y_a - sum_b beta_b y_b).
     """
     P = piece_ex.shape[0]
     loss = 0.0
@@ -709,17 +710,17 @@ def objectives(F, Gam, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, bet
         ma = -np.inf
         for t in range(A_ptr[pc], A_ptr[pc + 1]):
             a = A_idx[t]
-            v = Gam[i, a] - F[i, a]
+            v = Y[i, a] - F[i, a]
             if v > ma:
                 ma = v
-            lin += alpha[t] * Gam[i, a]
+            lin += alpha[t] * Y[i, a]
         mb = -np.inf
         for t in range(B_ptr[pc], B_ptr[pc + 1]):
             b = B_idx[t]
-            v = F[i, b] - Gam[i, b]
+            v = F[i, b] - Y[i, b]
             if v > mb:
                 mb = v
-            lin -= beta[t] * Gam[i, b]
+            lin -= beta[t] * Y[i, b]
         xi = ma + mb
         if xi > 0.0:
             loss += piece_C[pc] * xi
@@ -740,13 +741,13 @@ def objectives(F, Gam, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, bet
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+def _example_sweep(f, Y, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                    A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink):
     """One sweep over the active pieces ``piece_pos[lo:lo + n_act]`` of one
     example with predictions f (k,) (all contributions included, updated
-    here as the dual variables change), target row Gam[i] and ||x||^2 = sqn.
+    here as the dual variables change), target row Y[i] and ||x||^2 = sqn.
 
-    For each piece, with u_a = gamma_a - f_a, v_b = f_b - gamma_b over its
+    For each piece, with u_a = y_a - f_a, v_b = f_b - y_b over its
     active labels, s = sum alpha = sum beta, U = max u, V = max v:
 
     * violation of the piece's optimality conditions (the reduced problem
@@ -785,7 +786,7 @@ def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, 
         minv = np.inf
         for j in range(na):
             q = A_pos[a0 + j]
-            u = Gam[i, A_idx[q]] - f[A_idx[q]]
+            u = Y[i, A_idx[q]] - f[A_idx[q]]
             if u > U:
                 U = u
             if alpha[q] > 0.0:
@@ -794,7 +795,7 @@ def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, 
                     minu = u
         for j in range(nb):
             q = B_pos[b0 + j]
-            v = f[B_idx[q]] - Gam[i, B_idx[q]]
+            v = f[B_idx[q]] - Y[i, B_idx[q]]
             if v > V:
                 V = v
             if beta[q] > 0.0 and v < minv:
@@ -825,7 +826,7 @@ def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, 
         j = 0
         while j < na:
             q = A_pos[a0 + j]
-            if alpha[q] == 0.0 and Gam[i, A_idx[q]] - f[A_idx[q]] < ta:
+            if alpha[q] == 0.0 and Y[i, A_idx[q]] - f[A_idx[q]] < ta:
                 na -= 1
                 A_pos[a0 + j] = A_pos[a0 + na]
                 A_pos[a0 + na] = q
@@ -834,7 +835,7 @@ def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, 
         j = 0
         while j < nb:
             q = B_pos[b0 + j]
-            if beta[q] == 0.0 and f[B_idx[q]] - Gam[i, B_idx[q]] < tb:
+            if beta[q] == 0.0 and f[B_idx[q]] - Y[i, B_idx[q]] < tb:
                 nb -= 1
                 B_pos[b0 + j] = B_pos[b0 + nb]
                 B_pos[b0 + nb] = q
@@ -859,12 +860,12 @@ def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, 
         for j in range(na):
             q = A_pos[a0 + j]
             a = A_idx[q]
-            mu[j] = Gam[i, a] - (f[a] - alpha[q] * sqn)
+            mu[j] = Y[i, a] - (f[a] - alpha[q] * sqn)
             ms[j] = mu[j]
         for j in range(nb):
             q = B_pos[b0 + j]
             b = B_idx[q]
-            nu[j] = (f[b] + beta[q] * sqn) - Gam[i, b]
+            nu[j] = (f[b] + beta[q] * sqn) - Y[i, b]
             ns[j] = nu[j]
         sort_prefix(ms, na)
         sort_prefix(ns, nb)
@@ -910,9 +911,9 @@ def _example_sweep(f, Gam, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, 
 
 
 @njit(cache=True, nogil=True)
-def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc):
+def _zero_norm_piece(y, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc):
     """The soft projection of a piece whose instance is x = 0: its dual term
-    s (gamma_a - gamma_b) has no quadratic part, so the optimum puts the whole
+    s (y_a - y_b) has no quadratic part, so the optimum puts the whole
     bound C_p on the most preferred a in A and the least preferred b in B
     (without it the slack of such a piece stays in the primal and the gap
     never closes).  Writes alpha, beta and their changes into dc; returns the
@@ -921,11 +922,11 @@ def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, 
     b0 = B_ptr[pc]
     ta = a0
     for t in range(a0, A_ptr[pc + 1]):
-        if gam[A_idx[t]] > gam[A_idx[ta]]:
+        if y[A_idx[t]] > y[A_idx[ta]]:
             ta = t
     tb = b0
     for t in range(b0, B_ptr[pc + 1]):
-        if gam[B_idx[t]] < gam[B_idx[tb]]:
+        if y[B_idx[t]] < y[B_idx[tb]]:
             tb = t
     Cp = piece_C[pc]
     inc = 0.0
@@ -935,7 +936,7 @@ def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, 
         d = new - alpha[t]
         if d != 0.0:
             moved = 1
-            inc += d * gam[A_idx[t]]
+            inc += d * y[A_idx[t]]
             dc[A_idx[t]] += d
             alpha[t] = new
     for t in range(b0, B_ptr[pc + 1]):
@@ -943,7 +944,7 @@ def _zero_norm_piece(gam, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, 
         d = new - beta[t]
         if d != 0.0:
             moved = 1
-            inc -= d * gam[B_idx[t]]
+            inc -= d * y[B_idx[t]]
             dc[B_idx[t]] -= d
             beta[t] = new
     return inc, moved
@@ -970,7 +971,7 @@ def _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act, l
 
 
 @njit(cache=True, nogil=True)
-def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, piece_ex,
+def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, piece_ex,
                        piece_C, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
                        alpha, beta, kmax, skip, shrink):
     """One pass of the shrinking variant with an explicit W (k, n) over the
@@ -1008,7 +1009,7 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
                                 lab, dc)
             rows_dot(W, lab, nl, X, Xdata, Xind, Xptr, i, f)
             tot, bst, ch, viol, n_act = _example_sweep(
-                f, Gam, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                f, Y, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                 A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
             total += tot
             changed += ch
@@ -1023,7 +1024,7 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
                 rows_axpy(W, lab, nl, dc, X, Xdata, Xind, Xptr, i)
         else:
             # x_i = 0: W does not change
-            inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+            inc, ch = _zero_norm_piece(Y[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                                        alpha, beta, dc)
             total += inc
             changed += ch
@@ -1038,7 +1039,7 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Gam, W, active, n_active, p
 
 
 @njit(cache=True, nogil=True)
-def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_ptr, A_idx,
+def pass_kernel_shrink(K, Y, F, coef, active, n_active, piece_ex, piece_C, A_ptr, A_idx,
                        B_ptr, B_idx, A_pos, B_pos, A_act, B_act, alpha, beta, kmax, skip,
                        shrink):
     """:func:`pass_linear_shrink` in the kernel form (see :func:`pass_kernel`):
@@ -1073,7 +1074,7 @@ def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_p
                 f[b] = F[i, b]
                 dc[b] = 0.0
             tot, bst, ch, viol, n_act = _example_sweep(
-                f, Gam, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+                f, Y, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                 A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
             total += tot
             changed += ch
@@ -1094,7 +1095,7 @@ def pass_kernel_shrink(K, Gam, F, coef, active, n_active, piece_ex, piece_C, A_p
             # phi(x_i) = 0: K[:, i] = 0, so F does not change
             for r in range(k):
                 dc[r] = 0.0
-            inc, ch = _zero_norm_piece(Gam[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
+            inc, ch = _zero_norm_piece(Y[i], pc, piece_C, A_ptr, A_idx, B_ptr, B_idx,
                                        alpha, beta, dc)
             total += inc
             changed += ch
@@ -1188,7 +1189,7 @@ def shuffle_segments(pos, seg_ptr, n_act, seed):
 
 
 @njit(cache=True, nogil=True)
-def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, seg_order,
+def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Y, seg_order,
                       seg_ex, seg_ptr, pos, n_act, piece_C, pa, pb, alpha, beta, skip, shrink):
     """One pass of the shrinking variant over single-edge pieces, segment by
     segment (``sopopo-label-ranking.txt``, Sec. 4, Fig. 5 with Eq. 31 in the
@@ -1220,7 +1221,7 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
     largest violation, active pieces after the pass).  Work: O(active pieces
     + touched labels * nnz(x_i)) per pass; memory O(k).
     """
-    k = Gam.shape[1]
+    k = Y.shape[1]
     f = np.empty(k)
     dc = np.zeros(k)
     seen = np.full(k, -1, dtype=np.int64)
@@ -1237,7 +1238,7 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
         na = n_act[sg]
         if na == 0:
             continue
-        gam = Gam[i]
+        y = Y[i]
         sqn = sqnorm[i] if linear else K[i, i]
         if not sqn > 0.0:
             # x_i = 0: the optimum of every piece is its bound (its dual term
@@ -1249,7 +1250,7 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
                 d = piece_C[pc] - alpha[pc]
                 if d != 0.0:
                     changed += 1
-                    total += d * gam[a] - d * gam[b]
+                    total += d * y[a] - d * y[b]
                     alpha[pc] = piece_C[pc]
                     beta[pc] = piece_C[pc]
                     if not linear:
@@ -1277,8 +1278,8 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
                 nt += 1
             Cp = piece_C[pc]
             s = alpha[pc]
-            u = gam[a] - f[a]
-            v = f[b] - gam[b]
+            u = y[a] - f[a]
+            v = f[b] - y[b]
             below = s < Cp * (1.0 - 1e-12)
             viol = 0.0
             if below and u + v > viol:
@@ -1306,8 +1307,8 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Gam, 
             if viol <= skip:
                 continue
             ao = s * sqn
-            mu = gam[a] - (f[a] - ao)
-            nu = (f[b] + beta[pc] * sqn) - gam[b]
+            mu = y[a] - (f[a] - ao)
+            nu = (f[b] + beta[pc] * sqn) - y[b]
             an, inc = pair_step(mu, nu, ao, Cp * sqn)
             inc = 0.5 * inc / sqn
             an = an / sqn

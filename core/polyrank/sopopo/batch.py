@@ -110,7 +110,7 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     Minimises Eq. 6 of ``sopopo-label-ranking.txt``::
 
         1/2 sum_r ||w_r||^2 + C sum_i w_i sum_j sigma_j xi_j^i
-        s.t. w_r.x_i - w_s.x_i >= gamma^i_r - gamma^i_s - xi_j^i  for (r, s) in E_j(gamma^i)
+        s.t. w_r.x_i - w_s.x_i >= y^i_r - y^i_s - xi_j^i  for (r, s) in E_j(y^i)
 
     (w_i the sample weights, 1 by default) over w_1..w_k (or their kernel expansions).  One iteration is one pass
     over all pieces (for ``order="greedy"``: as many greedy steps as there
@@ -125,14 +125,15 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         A sparse matrix (any format; used as CSR) only with the linear
         kernel: the passes then touch only its non-zeros.
     Y : array_like, shape (m, k)
-        Target rankings gamma^i (real valued; 0/1 multilabel rows are the
-        special case of Sec. 2).  Rows with all entries equal are rejected.
+        Target rankings y^i, one per row (the paper's γ^i, Sec. 2; real
+        valued, 0/1 multilabel rows are a special case).  Rows with all
+        entries equal are rejected.
     C : float
         Slack penalty C > 0.
     decomposition : str or callable
         ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"`` (Fig. 2),
-        or ``callable(gamma) -> [(A, B[, sigma]), ...]`` checked against
-        the conditions of Sec. 2.
+        or ``callable(y) -> [(A, B[, sigma]), ...]`` for a row y of Y,
+        checked against the conditions of Sec. 2.
     normalize : bool
         Use sigma_j = 1/d_i (the average piece loss) instead of sigma_j = 1.
     kernel : {"linear", "rbf", "poly", "precomputed"}
@@ -140,8 +141,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         non-greedy order keeps W (k, n) explicitly; every other case keeps
         dual coefficients and the training predictions F = K coef.
     gamma, degree, coef0 : float, int, float
-        Kernel parameters (see :mod:`polyrank.kernels`).  ``gamma`` here is
-        the rbf/poly width, not a target ranking.
+        Kernel parameters (see :mod:`polyrank.kernels`; ``gamma`` is the
+        rbf/poly width).
     order : {"shuffle", "cyclic", "greedy"}
         Order in which pieces are visited (see :data:`ORDERS`).  "greedy"
         costs a sweep over all pieces per update; when no piece offers an
@@ -179,8 +180,11 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         coefficients (m, k) with w_r = sum_i x[i, r] phi(x_i);
         ``dual``: dict with ``alpha``, ``beta`` (concatenated per piece, see
         ``pieces``) and ``pieces`` (:class:`PieceSet`); ``coef_form``:
-        ``"primal"`` or ``"dual"``; ``primal_objective``,
-        ``dual_objective``, ``gap``, ``nit``, ``status``, ``trace``.
+        ``"primal"`` or ``"dual"``; ``full_passes``: the work done, in
+        passes over all pieces (a pass over the active set of the shrinking
+        variant counts its share of the pieces; without shrinking it is
+        ``nit``); ``primal_objective``, ``dual_objective``, ``gap``,
+        ``nit``, ``status``, ``trace``.
         ``status`` is :data:`STATUS_NUMERICAL` (``success=False``) if an
         objective is not finite or the gap is negative beyond rounding:
         never "converged".
@@ -223,8 +227,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
       active set;
     * the objectives are not evaluated after every pass: the largest
       violation of a piece's optimality conditions seen in a pass (in units
-      of gamma) is compared with a threshold that starts at the largest
-      gamma_r - gamma_s and halves at every failed check (LIBLINEAR's
+      of Y) is compared with a threshold that starts at the largest
+      y_r - y_s and halves at every failed check (LIBLINEAR's
       ``eps_shrink``); below it, or after 20 passes or the work of 10 full
       passes without a check, the
       exact primal and dual objectives are computed on the full problem.
@@ -235,7 +239,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
 
     The trace then holds only these checks (``iteration`` is the number of
     passes done; ``dual_increase`` the total since the previous check;
-    extras ``n_active_pieces``, ``max_violation``, ``eps_shrink``).  A
+    extras ``n_active_pieces``, ``max_violation``, ``eps_shrink``,
+    ``full_passes``).  A
     callback is still called after every ``callback_every``-th pass, as
     without shrinking: such a pass evaluates the objectives for it (and
     adds them to the trace) without changing the course of the solve, which
@@ -336,7 +341,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     primal = dual = np.nan
     it = 0
     if shrinking and order != "greedy":
-        # violations are in units of gamma: start at the largest preference gap
+        # violations are in units of Y: start at the largest preference gap
         scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
         scale = scale if scale > 0 else 1.0
         if _single_edge(pieces):
@@ -360,8 +365,8 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
 
             def sweep():
                 return acts.sweep_kernel(K, Y, F, coef)
-        status, it, primal, dual = _shrinking_loop(sweep, evaluate, acts, scale, rng, order,
-                                                   tol, atol, max_iter, runner)
+        status, it, primal, dual, work = _shrinking_loop(sweep, evaluate, acts, scale, rng,
+                                                         order, tol, atol, max_iter, runner)
     else:
         for it in range(1, max_iter + 1):
             changed = 0
@@ -402,19 +407,21 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             if changed == 0:
                 status = STATUS_STALLED
                 break
+        work = float(it)
     return _result(status, it, primal, dual, max_iter, W if explicit else coef,
-                   "primal" if explicit else "dual", alpha, beta, pieces, runner)
+                   "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
 
 
 def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, pieces,
-            runner) -> SolverResult:
+            runner, work) -> SolverResult:
     return finish(
         runner, status, solver="sopopo-batch", x=x,
         dual={"alpha": alpha, "beta": beta, "pieces": pieces}, primal=primal,
         dual_objective=dual, nit=it, unit="passes",
         rule=f"duality gap {primal - dual:.3g} <= max(atol, tol * P)",
         progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
-        advice="scale X (e.g. StandardScaler) or lower C", coef_form=coef_form)
+        advice="scale X (e.g. StandardScaler) or lower C", coef_form=coef_form,
+        full_passes=work)
 
 
 #: passes of the shrinking variant between two full-gap checks, at most (a
@@ -601,12 +608,14 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
     ``evaluate(sync)`` returns the exact (primal, dual) objectives of the
     full problem (``sync``: also reset the kernel form's running predictions
     to K coef).  ``scale`` is the largest preference gap (the unit of the
-    violations).  Returns (status, passes, primal, dual)."""
+    violations).  Returns (status, passes, primal, dual, work in full
+    passes)."""
     skip = 1e-12 * scale
     eps_shrink = scale
     watched = runner.callback is not None
     from_all = True         # no label, piece or example was inactive at the pass start
     since = 0
+    work = 0.0
     passes_since = 0
     last_gap = np.inf
     inc_sum = big_max = 0.0
@@ -616,7 +625,9 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
     for it in range(1, max_iter + 1):
         if order == "shuffle":
             acts.shuffle(rng)
-        since += acts.n_active / acts.size           # work in full passes
+        share = acts.n_active / acts.size           # work in full passes
+        since += share
+        work += share
         inc, big, changed, viol = sweep()
         inc_sum += inc
         big_max = max(big_max, big)
@@ -629,7 +640,8 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
         primal, dual = evaluate(due)
         stop = runner.record(it, primal, dual, dual_increase=inc_sum,
                              max_dual_increase=big_max, n_active_pieces=acts.n_active,
-                             max_violation=viol, eps_shrink=eps_shrink)
+                             max_violation=viol, eps_shrink=eps_shrink,
+                             full_passes=work)
         inc_sum = big_max = 0.0
         if not due:
             # a pass evaluated for the callback only: the solve goes on as
@@ -665,4 +677,4 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
             from_all = True
         else:
             from_all = False
-    return status, it, primal, dual
+    return status, it, primal, dual, work

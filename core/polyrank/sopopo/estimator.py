@@ -34,8 +34,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
     Learns f_r(x) = w_r . phi(x), r = 1..k, by minimising Eq. 6 of
     ``sopopo-label-ranking.txt``::
 
-        1/2 sum_r ||w_r||^2 + C sum_i w_i sum_{E_j in E(gamma^i)} sigma_j xi^i_j
-        s.t. f_r(x_i) - f_s(x_i) >= gamma^i_r - gamma^i_s - xi^i_j  for (r, s) in E_j,
+        1/2 sum_r ||w_r||^2 + C sum_i w_i sum_{E_j in E(y^i)} sigma_j xi^i_j
+        s.t. f_r(x_i) - f_s(x_i) >= y^i_r - y^i_s - xi^i_j  for (r, s) in E_j,
 
     i.e. the hinge loss of each complete bipartite piece of the feedback
     graph (Eq. 3), with the batch soft-projection procedure of Fig. 5
@@ -62,7 +62,7 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
       (what :class:`~sklearn.preprocessing.MultiLabelBinarizer` gives) or
       all in {-1, +1}: label sets.  With ``threshold_label=True`` (default)
       the ranking gets a virtual threshold label v between the relevant
-      and the irrelevant labels (gamma_v = 1/2 on the 0/1 scale), as in
+      and the irrelevant labels (y_v = 1/2 on the 0/1 scale), as in
       calibrated label ranking (Brinker, Fuernkranz and Huellermeier,
       2006): every example adds the pair pieces (r, v) for its relevant
       labels r and (v, s) for its irrelevant labels s to its decomposition
@@ -80,8 +80,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
       ``threshold_label=False`` fits the paper's model on the 0/1 rankings
       unchanged (Elisseeff-Weston's ranking SVM with ``"all_pairs"``) and
       treats them as the rankings below.
-    * **target rankings** ``(m, k)`` of any other real values: gamma^i of
-      the paper.  ``decision_function`` returns the label scores f_r(x);
+    * **target rankings** ``(m, k)`` of any other real values: rows y^i,
+      the paper's γ^i (Sec. 2).  ``decision_function`` returns the label scores f_r(x);
       ``predict`` returns, per row, the label indices from the most to the
       least preferred.
 
@@ -93,7 +93,8 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         with the number of pieces per example.
     decomposition : str or callable, default="all_pairs"
         ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"`` or a
-        callable ``gamma -> [(A, B[, sigma]), ...]`` (Sec. 2, Fig. 2).
+        callable ``y -> [(A, B[, sigma]), ...]`` on one row y of the
+        targets (Sec. 2, Fig. 2).
     normalize : bool, default=True
         sigma_j = 1/d (average loss over an example's d pieces, Sec. 2)
         instead of 1 (the paper's experiments; ``normalize=False``).
@@ -271,7 +272,7 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
             Instances (the Gram matrix (m, m) for ``kernel="precomputed"``).
             Sparse input (used as CSR) with the linear kernel only.
         y : array_like, shape (m,) or (m, k)
-            Class labels, a label indicator matrix or target rankings gamma^i
+            Class labels, a label indicator matrix or target rankings y^i
             (see the class docstring).
         sample_weight : array_like, shape (m,), optional
             Per-example weights w_i >= 0: every piece of example i gets
@@ -324,17 +325,17 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         if self.kernel == "precomputed":
             check_gram(X)
         threshold = self.threshold_label and coding.target_type == INDICATOR
-        Gam = np.hstack([T, np.full((m, 1), THRESHOLD_TARGET)]) if threshold else T
+        Y = np.hstack([T, np.full((m, 1), THRESHOLD_TARGET)]) if threshold else T
         Xa = writeable(self._augment(X))
         params = ({} if self.kernel == "precomputed" else
                   check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                       Xa.shape[1]))
-        pieces = build_pieces(Gam, self.decomposition, self.normalize, float(self.C),
+        pieces = build_pieces(Y, self.decomposition, self.normalize, float(self.C),
                               sample_weight, threshold_label=threshold)
         seed = self.random_state
         if isinstance(seed, np.random.RandomState):
             seed = int(seed.randint(np.iinfo(np.int32).max))
-        res = solve(Xa, Gam, pieces, kernel=self.kernel, kernel_params=params,
+        res = solve(Xa, Y, pieces, kernel=self.kernel, kernel_params=params,
                     order=self.order, tol=float(self.tol), atol=0.0,
                     max_iter=int(self.max_iter),
                     callback=log_callback(callback, self.verbose, "LabelRanker"),

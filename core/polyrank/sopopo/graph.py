@@ -1,12 +1,12 @@
 """Preference (feedback) graphs and their decompositions into complete
 bipartite pieces (Sec. 2, Fig. 1-2 of ``sopopo-label-ranking.txt``).
 
-A target vector gamma (k,) induces the directed graph with an edge r -> s of
-weight gamma_r - gamma_s whenever gamma_r > gamma_s (Fig. 1).  A
-decomposition E(gamma) = {E_1, ..., E_d} must satisfy the three conditions of
+A target vector y (k,) (the paper's γ) induces the directed graph with an edge r -> s of
+weight y_r - y_s whenever y_r > y_s (Fig. 1).  A
+decomposition E(y) = {E_1, ..., E_d} must satisfy the three conditions of
 Sec. 2:
 
-1. every edge (r, s) of every piece has gamma_r > gamma_s;
+1. every edge (r, s) of every piece has y_r > y_s;
 2. the pieces are pairwise edge-disjoint;
 3. every piece is a complete bipartite graph A_j x B_j with A_j, B_j disjoint.
 
@@ -57,65 +57,66 @@ class Piece:
         return np.array([(a, b) for a in self.A for b in self.B], dtype=np.int64).reshape(-1, 2)
 
 
-def _gamma(gamma) -> np.ndarray:
-    return as_float_array(gamma, "gamma", ndim=1)
+def _target(y) -> np.ndarray:
+    return as_float_array(y, "y", ndim=1)
 
 
-def feedback_graph(gamma):
+def feedback_graph(y):
     """The feedback graph of a target ranking (Sec. 2, Fig. 1).
 
     Parameters
     ----------
-    gamma : array_like, shape (k,)
-        Target ranking; finite.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2); finite.
 
     Returns
     -------
     edges : ndarray of int64, shape (E, 2)
-        All pairs (r, s) with gamma_r > gamma_s, sorted lexicographically.
+        All pairs (r, s) with y_r > y_s, sorted lexicographically.
     weights : ndarray, shape (E,)
-        gamma_r - gamma_s for each edge.
+        y_r - y_s for each edge.
 
     Raises
     ------
     ValueError
-        If gamma is empty, not 1-d or not finite.
+        If y is empty, not 1-d or not finite.
 
     Examples
     --------
-    The graph of Fig. 1, gamma = (-1, 0, 2, 0, -1), has 8 edges; the edge
+    The graph of Fig. 1, y = (-1, 0, 2, 0, -1), has 8 edges; the edge
     (3, 1) of the paper (1-based) has weight 3:
 
     >>> e, w = feedback_graph([-1, 0, 2, 0, -1])
     >>> len(e), float(w[(e[:, 0] == 2) & (e[:, 1] == 0)][0])
     (8, 3.0)
     """
-    gamma = _gamma(gamma)
-    r, s = np.nonzero(gamma[:, None] > gamma[None, :])
+    y = _target(y)
+    r, s = np.nonzero(y[:, None] > y[None, :])
     edges = np.stack([r, s], axis=1).astype(np.int64)
-    return edges, gamma[r] - gamma[s]
+    return edges, y[r] - y[s]
 
 
-def layers(gamma) -> list[np.ndarray]:
+def layers(y) -> list[np.ndarray]:
     """Group labels by equal target value, most preferred layer first.
 
     Returns
     -------
     list of ndarray of int64
-        ``layers[0]`` holds the labels with the largest gamma.
+        ``layers[0]`` holds the labels with the largest y.
     """
-    gamma = _gamma(gamma)
-    values = np.unique(gamma)[::-1]
-    return [np.flatnonzero(gamma == v).astype(np.int64) for v in values]
+    y = _target(y)
+    values = np.unique(y)[::-1]
+    return [np.flatnonzero(y == v).astype(np.int64) for v in values]
 
 
-def decompose(gamma, decomposition="all_pairs", normalize: bool = False) -> list[Piece]:
-    """Decompose the feedback graph of gamma into complete bipartite pieces.
+def decompose(y, decomposition="all_pairs", normalize: bool = False) -> list[Piece]:
+    """Decompose the feedback graph of y into complete bipartite pieces.
 
     Parameters
     ----------
-    gamma : array_like, shape (k,)
-        Target ranking with at least two distinct values.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2) with at least two distinct
+        values.
     decomposition : str or sequence of (A, B) or (A, B, sigma)
         ``"all_pairs"``: one piece {(r, s)} per edge (Fig. 2 top; with
         multiclass targets this is Weston-Watkins).
@@ -137,7 +138,7 @@ def decompose(gamma, decomposition="all_pairs", normalize: bool = False) -> list
     Raises
     ------
     ValueError
-        If gamma is invalid or has no edge (all entries equal), if the name is
+        If y is invalid or has no edge (all entries equal), if the name is
         unknown, or if a custom decomposition violates a condition of Sec. 2
         (the message names the condition).
 
@@ -146,14 +147,14 @@ def decompose(gamma, decomposition="all_pairs", normalize: bool = False) -> list
     >>> [ (p.A.tolist(), p.B.tolist()) for p in decompose([-1, 0, 2, 0, -1], "adjacent_layers")]
     [([2], [1, 3]), ([1, 3], [0, 4])]
     """
-    gamma = _gamma(gamma)
-    lay = layers(gamma)
+    y = _target(y)
+    lay = layers(y)
     if len(lay) < 2:
-        raise ValueError("gamma: all entries are equal, so the feedback graph has "
+        raise ValueError("y: all entries are equal, so the feedback graph has "
                          "no edge and there is nothing to decompose")
     if isinstance(decomposition, str):
         if decomposition == "all_pairs":
-            edges, _ = feedback_graph(gamma)
+            edges, _ = feedback_graph(y)
             pieces = [Piece(np.array([r]), np.array([s])) for r, s in edges]
         elif decomposition == "adjacent_layers":
             pieces = [Piece(lay[t], lay[t + 1]) for t in range(len(lay) - 1)]
@@ -163,7 +164,7 @@ def decompose(gamma, decomposition="all_pairs", normalize: bool = False) -> list
             raise ValueError(f"decomposition: expected one of {DECOMPOSITIONS} or a "
                              f"list of (A, B[, sigma]), got {decomposition!r}")
     else:
-        pieces = check_decomposition(gamma, decomposition)
+        pieces = check_decomposition(y, decomposition)
     if normalize:
         d = len(pieces)
         pieces = [Piece(p.A, p.B, p.sigma / d) for p in pieces]
@@ -177,12 +178,12 @@ class PieceLoss(NamedTuple):
     ----------
     loss : float
         ``sigma_j max_{(r, s) in A_j x B_j} l_rs`` (Eq. 1, 3), >= 0, in the
-        units of gamma.
+        units of y.
     edge : tuple of int
         The 0-based edge (r, s) attaining the max (the first in A_j x B_j
         order, A major, on ties).
     violation : float
-        ``(gamma_r - gamma_s) - (f_r - f_s)`` at ``edge`` before the positive
+        ``(y_r - y_s) - (f_r - f_s)`` at ``edge`` before the positive
         part of Eq. 1: <= 0 when every pair of the piece is satisfied.
     """
 
@@ -191,18 +192,18 @@ class PieceLoss(NamedTuple):
     violation: float
 
 
-def piece_loss(gamma, f, piece: Piece) -> PieceLoss:
+def piece_loss(y, f, piece: Piece) -> PieceLoss:
     """The loss of one complete bipartite piece (Eq. 1 and one term of Eq. 3).
 
     ``sigma_j max_{(r, s) in A_j x B_j} l_rs`` with the pair hinge loss
-    ``l_rs = ((gamma_r - gamma_s) - (f_r - f_s))_+``. Source:
+    ``l_rs = ((y_r - y_s) - (f_r - f_s))_+``. Source:
     ``sopopo-label-ranking.txt``, Sec. 2, Eq. 1 (pair loss) and Eq. 3 (the
     loss of a decomposition is the sum of these over its pieces).
 
     Parameters
     ----------
-    gamma : array_like, shape (k,)
-        Target ranking; finite.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2); finite.
     f : array_like, shape (k,)
         The model's scores f_1(x), ..., f_k(x) (e.g. ``W @ x``); finite.
     piece : Piece
@@ -211,47 +212,48 @@ def piece_loss(gamma, f, piece: Piece) -> PieceLoss:
     Returns
     -------
     PieceLoss
-        ``(loss, edge, violation)``: the loss (>= 0, units of gamma times
+        ``(loss, edge, violation)``: the loss (>= 0, units of y times
         sigma_j), the 0-based edge (r, s) attaining the max, and the value
         before the positive part.
 
     Raises
     ------
     ValueError
-        If gamma or f are not finite 1-d arrays of the same length k, or the
+        If y or f are not finite 1-d arrays of the same length k, or the
         piece's labels are empty, duplicated or outside 0..k-1.
     TypeError
         If ``piece`` is not a :class:`Piece` or its labels are not integers.
 
     Examples
     --------
-    Fig. 1's gamma with f = 0: the loss is the piece's largest edge weight.
+    Fig. 1's y with f = 0: the loss is the piece's largest edge weight.
 
-    >>> gamma = [-1, 0, 2, 0, -1]
-    >>> piece_loss(gamma, [0.0] * 5, Piece(np.array([2]), np.array([1, 3, 0])))
+    >>> y = [-1, 0, 2, 0, -1]
+    >>> piece_loss(y, [0.0] * 5, Piece(np.array([2]), np.array([1, 3, 0])))
     PieceLoss(loss=3.0, edge=(2, 0), violation=3.0)
     """
-    gamma = _gamma(gamma)
+    y = _target(y)
     f = as_float_array(f, "f", ndim=1)
-    k = gamma.size
+    k = y.size
     if f.size != k:
         raise ValueError(f"f: expected shape ({k},), one score per label, got {f.shape}")
     if not isinstance(piece, Piece):
         raise TypeError(f"piece: expected a Piece, got {type(piece).__name__}")
     A = check_label_set(piece.A, "piece.A", k)
     B = check_label_set(piece.B, "piece.B", k)
-    m = (gamma[A][:, None] - gamma[B][None, :]) - (f[A][:, None] - f[B][None, :])
+    m = (y[A][:, None] - y[B][None, :]) - (f[A][:, None] - f[B][None, :])
     i, j = np.unravel_index(int(np.argmax(m)), m.shape)
     v = float(m[i, j])
     return PieceLoss(float(piece.sigma) * max(v, 0.0), (int(A[i]), int(B[j])), v)
 
 
-def check_decomposition(gamma, pieces: Iterable) -> list[Piece]:
+def check_decomposition(y, pieces: Iterable) -> list[Piece]:
     """Validate a custom decomposition against the three conditions of Sec. 2.
 
     Parameters
     ----------
-    gamma : array_like, shape (k,)
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2).
     pieces : iterable of (A, B) or (A, B, sigma) or Piece
         A and B are 0-based label sets; sigma >= 0 (default 1).
 
@@ -263,13 +265,13 @@ def check_decomposition(gamma, pieces: Iterable) -> list[Piece]:
     ------
     ValueError
         Naming the violated condition: "condition 1" (an edge with
-        gamma_r <= gamma_s), "condition 2" (two pieces share an edge),
+        y_r <= y_s), "condition 2" (two pieces share an edge),
         "condition 3" (A and B overlap or one is empty); or a negative sigma.
     TypeError
         If a piece is not a tuple of 2 or 3 entries.
     """
-    gamma = _gamma(gamma)
-    k = gamma.shape[0]
+    y = _target(y)
+    k = y.shape[0]
     out = []
     seen: dict[tuple[int, int], int] = {}
     for j, item in enumerate(pieces):
@@ -290,12 +292,12 @@ def check_decomposition(gamma, pieces: Iterable) -> list[Piece]:
         if overlap.size:
             raise ValueError(f"pieces[{j}]: violates condition 3 of Sec. 2 (A and B "
                              f"must be disjoint), both contain {overlap.tolist()}")
-        bad = np.argwhere(gamma[A][:, None] <= gamma[B][None, :])
+        bad = np.argwhere(y[A][:, None] <= y[B][None, :])
         if bad.size:
             r, s = int(A[bad[0, 0]]), int(B[bad[0, 1]])
-            raise ValueError(f"pieces[{j}]: violates condition 1 of Sec. 2 (gamma_r > "
-                             f"gamma_s on every edge): edge ({r}, {s}) has gamma "
-                             f"{gamma[r]} <= {gamma[s]}")
+            raise ValueError(f"pieces[{j}]: violates condition 1 of Sec. 2 (y_r > "
+                             f"y_s on every edge): edge ({r}, {s}) has y "
+                             f"{y[r]} <= {y[s]}")
         for a in A:
             for b in B:
                 key = (int(a), int(b))
@@ -349,17 +351,17 @@ class PieceSet:
                 self.B_idx[self.B_ptr[p]:self.B_ptr[p + 1]], float(self.C[p]))
 
 
-def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
+def build_pieces(Y: np.ndarray, decomposition, normalize: bool, C: float,
                  sample_weight=None, threshold_label: bool = False) -> PieceSet:
-    """Decompose every row of Gam (m, k) and flatten the pieces.
+    """Decompose every row of Y (m, k) and flatten the pieces.
 
     ``decomposition`` is a name of :data:`DECOMPOSITIONS` or a callable
-    ``gamma -> sequence of (A, B[, sigma])`` applied to each row.
+    ``y -> sequence of (A, B[, sigma])`` applied to each row.
 
     Parameters
     ----------
-    Gam : ndarray, shape (m, k)
-        Target rankings, one row per example.
+    Y : ndarray, shape (m, k)
+        Target rankings, one row y^i per example (the paper's γ^i, Sec. 2).
     decomposition, normalize
         See :func:`decompose`.
     C : float
@@ -369,12 +371,12 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
         integer weight counts the example that many times and a zero weight
         removes it (its pieces are dropped).
     threshold_label : bool
-        The last column of Gam is the virtual threshold label v of
+        The last column of Y is the virtual threshold label v of
         calibrated label ranking (Brinker, Fuernkranz and Huellermeier
         2006): each row gets the decomposition of its first k - 1 entries
         (no pieces if they are all equal) plus one pair piece ({r}, {v})
-        for every label with gamma_r > gamma_v and ({v}, {s}) for every
-        label with gamma_s < gamma_v.  These pieces are edges of the
+        for every label with y_r > y_v and ({v}, {s}) for every
+        label with y_s < y_v.  These pieces are edges of the
         feedback graph of the whole row and share none with the others, so
         the conditions of Sec. 2 hold.
 
@@ -384,35 +386,35 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
         If a row has all targets equal (no preference to learn from: remove
         such rows), or a decomposition is invalid.
     """
-    k = Gam.shape[1]
-    body = Gam[:, :k - 1] if threshold_label else Gam
+    k = Y.shape[1]
+    body = Y[:, :k - 1] if threshold_label else Y
     constant = np.all(body == body[:, :1], axis=1)
     if not threshold_label and constant.any():
         bad = np.flatnonzero(constant)
         raise ValueError(f"Y: rows {bad[:10].tolist()}{'...' if bad.size > 10 else ''} "
                          f"({bad.size} in all) have all targets equal, so they "
                          "express no preference; remove them")
-    weight = np.ones(Gam.shape[0]) if sample_weight is None else sample_weight
+    weight = np.ones(Y.shape[0]) if sample_weight is None else sample_weight
     if isinstance(decomposition, str) and decomposition == "all_pairs":
-        return _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label)
+        return _all_pairs(Y, body, constant, weight, normalize, C, threshold_label)
     if isinstance(decomposition, str) and decomposition == "top_vs_rest" \
             and not threshold_label:
-        return _top_vs_rest(Gam, weight, C)
+        return _top_vs_rest(Y, weight, C)
     ex, cs, A_ptr, B_ptr, A_idx, B_idx = [], [], [0], [0], [], []
     v = np.array([k - 1], dtype=np.int64)
-    for i, gam in enumerate(body):
+    for i, y in enumerate(body):
         if weight[i] == 0:
             continue
         if constant[i]:
             pieces = []
         elif callable(decomposition):
-            pieces = decompose(gam, list(decomposition(gam)), False)
+            pieces = decompose(y, list(decomposition(y)), False)
         else:
-            pieces = decompose(gam, decomposition, False)
+            pieces = decompose(y, decomposition, False)
         if threshold_label:
-            t = Gam[i, k - 1]
-            pieces = pieces + [Piece(np.array([r]), v) for r in np.flatnonzero(gam > t)] \
-                + [Piece(v, np.array([s])) for s in np.flatnonzero(gam < t)]
+            t = Y[i, k - 1]
+            pieces = pieces + [Piece(np.array([r]), v) for r in np.flatnonzero(y > t)] \
+                + [Piece(v, np.array([s])) for s in np.flatnonzero(y < t)]
         scale = C * weight[i] / (len(pieces) if normalize else 1)
         for pc in pieces:
             ex.append(i)
@@ -428,7 +430,7 @@ def build_pieces(Gam: np.ndarray, decomposition, normalize: bool, C: float,
                     np.asarray(B_ptr, np.int64), np.concatenate(B_idx).astype(np.int64))
 
 
-def _top_vs_rest(Gam, weight, C) -> PieceSet:
+def _top_vs_rest(Y, weight, C) -> PieceSet:
     """:func:`build_pieces` for ``"top_vs_rest"`` (no threshold label, no
     constant row) by whole-array operations: one piece per example of
     non-zero weight, A = the labels of the row's largest target, B = the
@@ -438,7 +440,7 @@ def _top_vs_rest(Gam, weight, C) -> PieceSet:
     kept = np.flatnonzero(weight != 0)
     if kept.size == 0:
         raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
-    G = Gam[kept]
+    G = Y[kept]
     top = G == G.max(axis=1, keepdims=True)
     n_top = top.sum(axis=1)
     k = G.shape[1]
@@ -453,7 +455,7 @@ def _top_vs_rest(Gam, weight, C) -> PieceSet:
                     B_ptr, B_idx)
 
 
-def _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label) -> PieceSet:
+def _all_pairs(Y, body, constant, weight, normalize, C, threshold_label) -> PieceSet:
     """:func:`build_pieces` for ``"all_pairs"`` with array operations per row
     (one piece per edge of the feedback graph, Fig. 2 top): the same pieces in
     the same order as :func:`decompose` gives them, without a Python object
@@ -463,18 +465,18 @@ def _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label) -> Pi
     final size (no per-row lists to concatenate: the peak memory is the
     result, 5 numbers per edge); ``A_ptr`` and ``B_ptr`` are one shared array
     (every piece has one label per side)."""
-    k = Gam.shape[1]
+    k = Y.shape[1]
     v = k - 1
-    rows = [i for i in range(Gam.shape[0]) if weight[i] != 0]
+    rows = [i for i in range(Y.shape[0]) if weight[i] != 0]
     counts = np.zeros(len(rows), dtype=np.int64)
     for j, i in enumerate(rows):
-        gam = body[i]
+        y = body[i]
         if not constant[i]:
-            srt = np.sort(gam)
-            # edges r -> s with gamma_r > gamma_s: for each r, the labels below it
-            counts[j] = int(np.searchsorted(srt, gam, side="left").sum())
+            srt = np.sort(y)
+            # edges r -> s with y_r > y_s: for each r, the labels below it
+            counts[j] = int(np.searchsorted(srt, y, side="left").sum())
         if threshold_label:
-            counts[j] += int(np.count_nonzero(gam != Gam[i, v]))
+            counts[j] += int(np.count_nonzero(y != Y[i, v]))
     P = int(counts.sum())
     if P == 0:
         raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
@@ -487,17 +489,17 @@ def _all_pairs(Gam, body, constant, weight, normalize, C, threshold_label) -> Pi
         d = int(counts[j])
         if d == 0:
             continue
-        gam = body[i]
+        y = body[i]
         hi = lo
         if not constant[i]:
-            r, s = np.nonzero(gam[:, None] > gam[None, :])
+            r, s = np.nonzero(y[:, None] > y[None, :])
             hi = lo + r.size
             A_idx[lo:hi] = r
             B_idx[lo:hi] = s
         if threshold_label:
-            t = Gam[i, v]
-            up = np.flatnonzero(gam > t)
-            down = np.flatnonzero(gam < t)
+            t = Y[i, v]
+            up = np.flatnonzero(y > t)
+            down = np.flatnonzero(y < t)
             A_idx[hi:hi + up.size] = up
             B_idx[hi:hi + up.size] = v
             hi += up.size

@@ -199,10 +199,10 @@ _PIECE_ERRORS = {
     3: "A: contains duplicate labels ({r})",
     4: "B: contains duplicate labels ({r})",
     5: "A, B: must be disjoint (condition 3 of Sec. 2), both contain label {r}",
-    6: ("gamma: inconsistent with the edges A x B (condition 1 of Sec. 2 needs "
-        "gamma_r > gamma_s on every edge); gamma[{r}] = {gr} <= gamma[{s}] = {gs}"),
+    6: ("y: inconsistent with the edges A x B (condition 1 of Sec. 2 needs "
+        "y_r > y_s on every edge); y[{r}] = {gr} <= y[{s}] = {gs}"),
     7: "x: contains NaN or infinity (first at index {r})",
-    8: "gamma: contains NaN or infinity (first at index {r})",
+    8: "y: contains NaN or infinity (first at index {r})",
     9: "U: row {r} contains NaN or infinity (or U @ x overflows)",
 }
 
@@ -217,59 +217,59 @@ def _ready_labels(a) -> bool:
     return type(a) is np.ndarray and a.dtype == np.int64 and a.ndim == 1 and a.size > 0
 
 
-def _convert_problem(x, gamma, U, A, B):
+def _convert_problem(x, y, U, A, B):
     """Types and shapes of a soft-projection problem (values are checked by
     :func:`_kernels.check_piece`).  Arrays that are already C-contiguous
     float64 / int64 pass through without a copy."""
     if not _ready(x, 1):
         x = as_float_array(x, "x", ndim=1, finite=False)
-    if not _ready(gamma, 1):
-        gamma = as_float_array(gamma, "gamma", ndim=1, finite=False)
-    k = gamma.shape[0]
+    if not _ready(y, 1):
+        y = as_float_array(y, "y", ndim=1, finite=False)
+    k = y.shape[0]
     if not (_ready(U, 2) and U.shape == (k, x.shape[0])):
         U = as_float_array(U, "U", shape=(k, x.shape[0]), finite=False)
     if x.size == 0:
         raise ValueError("x: must not be empty")
     A = A if _ready_labels(A) else as_label_array(A, "A")
     B = B if _ready_labels(B) else as_label_array(B, "B")
-    return x, gamma, U, A, B
+    return x, y, U, A, B
 
 
-def _raise_piece_error(code, r, s, gamma):
+def _raise_piece_error(code, r, s, y):
     if code:
         raise ValueError(_PIECE_ERRORS[code].format(
-            k=gamma.shape[0], r=r, s=s, gr=gamma[r] if code == 6 else 0,
-            gs=gamma[s] if code == 6 else 0))
+            k=y.shape[0], r=r, s=s, gr=y[r] if code == 6 else 0,
+            gs=y[s] if code == 6 else 0))
 
 
-def _check_problem(x, gamma, U, A, B):
-    """Convert and validate; returns (x, gamma, U, A, B, f = U x).
+def _check_problem(x, y, U, A, B):
+    """Convert and validate; returns (x, y, U, A, B, f = U x).
 
     Finiteness of U is checked through f: a NaN or infinity in row r of U
     makes f_r non-finite (NaN * 0 is NaN), so O(k) work suffices."""
-    x, gamma, U, A, B = _convert_problem(x, gamma, U, A, B)
+    x, y, U, A, B = _convert_problem(x, y, U, A, B)
     f = U @ x
-    code, r, s = _kernels.check_piece(gamma.shape[0], A, B, gamma, x, f)
-    _raise_piece_error(code, r, s, gamma)
-    return x, gamma, U, A, B, f
+    code, r, s = _kernels.check_piece(y.shape[0], A, B, y, x, f)
+    _raise_piece_error(code, r, s, y)
+    return x, y, U, A, B, f
 
 
-def margins(x, gamma, U, A, B):
+def margins(x, y, U, A, B):
     """The vectors mu and nu of the reduced problem (Sec. 3.2, before Eq. 19).
 
-    ``mu_a = (gamma_a - u_a . x) / ||x||^2`` for a in A and
-    ``nu_b = (u_b . x - gamma_b) / ||x||^2`` for b in B.
+    ``mu_a = (y_a - u_a . x) / ||x||^2`` for a in A and
+    ``nu_b = (u_b . x - y_b) / ||x||^2`` for b in B.
 
     Parameters
     ----------
     x : array_like, shape (n,)
         The instance; must be non-zero.
-    gamma : array_like, shape (k,)
-        Target ranking.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2).
     U : array_like, shape (k, n)
         Current prototypes u_1..u_k (rows).
     A, B : array_like of int
-        Disjoint, non-empty sets of 0-based labels with gamma_a > gamma_b.
+        Disjoint, non-empty sets of 0-based labels with y_a > y_b.
 
     Returns
     -------
@@ -280,14 +280,14 @@ def margins(x, gamma, U, A, B):
     ------
     ValueError
         On invalid shapes, NaN, empty/overlapping/out-of-range label sets,
-        gamma inconsistent with the edges, or x = 0 (mu and nu are undefined).
+        y inconsistent with the edges, or x = 0 (mu and nu are undefined).
     """
-    x, gamma, U, A, B, f = _check_problem(x, gamma, U, A, B)
+    x, y, U, A, B, f = _check_problem(x, y, U, A, B)
     sq = float(x @ x)
     if sq == 0.0:
         raise ValueError("x: is the zero vector, so mu and nu (which divide by "
                          "||x||^2) are undefined; soft_project returns W = U")
-    return (gamma[A] - f[A]) / sq, (f[B] - gamma[B]) / sq
+    return (y[A] - f[A]) / sq, (f[B] - y[B]) / sq
 
 
 @dataclass(slots=True)
@@ -327,13 +327,13 @@ class SoftProjection:
     dual_objective: float
 
 
-def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
+def soft_project(x, y, U, A, B, C) -> SoftProjection:
     """Soft projection onto the polyhedron of a complete bipartite graph (Eq. 7).
 
     Solves exactly, in O(k log k) after the O(kn) inner products,
 
     ``min_{W, xi >= 0} 1/2 sum_y ||w_y - u_y||^2 + C xi
-    s.t. w_r . x - w_s . x >= gamma_r - gamma_s - xi  for all (r, s) in A x B``
+    s.t. w_r . x - w_s . x >= y_r - y_s - xi  for all (r, s) in A x B``
 
     by the reduction to Eq. 19 and the knot search of Fig. 3.
 
@@ -342,13 +342,13 @@ def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
     x : array_like, shape (n,)
         The instance.  ``x = 0`` is allowed: the constraints do not depend
         on W, so W = U, alpha = beta = 0 and xi = max edge weight.
-    gamma : array_like, shape (k,)
-        Target ranking vector.
+    y : array_like, shape (k,)
+        Target ranking (the paper's γ, Sec. 2).
     U : array_like, shape (k, n)
         Current prototypes (rows u_y).
     A, B : array_like of int
         Disjoint, non-empty sets of 0-based label indices with
-        gamma_a > gamma_b for all a in A, b in B.
+        y_a > y_b for all a in A, b in B.
     C : float
         The slack penalty, C > 0.
 
@@ -360,13 +360,13 @@ def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
     ------
     ValueError
         On wrong shapes, NaN or infinity, empty, out-of-range, duplicated or
-        overlapping A and B, gamma inconsistent with the edges, C <= 0.
+        overlapping A and B, y inconsistent with the edges, C <= 0.
     TypeError
         On non-numeric input or non-integer label indices.
 
     Examples
     --------
-    The example of the paper's Fig. 4 (gamma = 1..6, u.x = (2,3,5,1,6,4),
+    The example of the paper's Fig. 4 (y = 1..6, u.x = (2,3,5,1,6,4),
     A = {4,5,6}, B = {1,2,3} in 1-based labels, ||x|| = 1):
 
     >>> import numpy as np
@@ -375,23 +375,23 @@ def soft_project(x, gamma, U, A, B, C) -> SoftProjection:
     >>> round(res.z, 4), res.alpha.round(4).tolist(), res.beta.round(4).tolist()
     (4.6, [2.8, 0.0, 1.8], [1.2, 1.2, 2.2])
     """
-    x, gamma, U, A, B = _convert_problem(x, gamma, U, A, B)
+    x, y, U, A, B = _convert_problem(x, y, U, A, B)
     C = check_positive(C, "C")
     W = np.empty_like(U)
     alpha = np.empty(A.size)
     beta = np.empty(B.size)
     if A.size + B.size <= _NUMBA_SORT_MAX:
-        out = _kernels.soft_project_kernel(U, x, gamma, _EMPTY, A, B, C, _EMPTY, _EMPTY,
+        out = _kernels.soft_project_kernel(U, x, y, _EMPTY, A, B, C, _EMPTY, _EMPTY,
                                            W, alpha, beta)
     else:
         f = U @ x
-        out = _kernels.soft_project_kernel(U, x, gamma, f, A, B, C, np.sort(gamma[A] - f[A]),
-                                           np.sort(f[B] - gamma[B]), W, alpha, beta)
+        out = _kernels.soft_project_kernel(U, x, y, f, A, B, C, np.sort(y[A] - f[A]),
+                                           np.sort(f[B] - y[B]), W, alpha, beta)
     if out[0] == -1:
         # x = 0: the constraints of Eq. 7 do not involve W, so W = U and the
         # slack takes the largest edge weight.
-        xi = float(np.max(gamma[A]) - np.min(gamma[B]))
+        xi = float(np.max(y[A]) - np.min(y[B]))
         return SoftProjection(U.copy(), np.zeros(A.size), np.zeros(B.size), 0.0, xi,
                               C * xi, C * xi)
-    _raise_piece_error(out[0], out[1], out[2], gamma)
+    _raise_piece_error(out[0], out[1], out[2], y)
     return SoftProjection(W, alpha, beta, *out[3:])

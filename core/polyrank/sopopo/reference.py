@@ -59,13 +59,13 @@ def _label_pair(A, B, k: int, nameA: str, nameB: str):
 
 # ---------------------------------------------------------------- Eq. 7
 
-def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult:
+def soft_project_qp(x, y, U, A, B, C, *, tol: float = 1e-10) -> SolverResult:
     """Soft projection onto a polyhedron (Eq. 7), posed as a generic QP.
 
     Solves::
 
         min_{W, xi}  1/2 sum_y ||w_y - u_y||^2 + C xi
-        s.t.         w_r . x - w_s . x >= gamma_r - gamma_s - xi
+        s.t.         w_r . x - w_s . x >= y_r - y_s - xi
                          for every edge (r, s) in A x B
                      xi >= 0
 
@@ -76,8 +76,9 @@ def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult
     ----------
     x : array_like, shape (n,)
         The instance.
-    gamma : array_like, shape (k,)
-        The target ranking (only ``gamma[A]`` and ``gamma[B]`` are used).
+    y : array_like, shape (k,)
+        The target ranking, the paper's γ of Sec. 2 (only ``y[A]`` and
+        ``y[B]`` are used).
     U : array_like, shape (k, n)
         Current prototypes ``u_1 .. u_k``, one per row.
     A, B : array_like of int, shapes (p,) and (q,)
@@ -92,7 +93,7 @@ def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult
     -------
     SolverResult
         ``W`` (ndarray (k, n)), ``xi`` (float: the smallest feasible slack
-        for ``W``, ``max(0, max_{(r,s)} gamma_r - gamma_s - (w_r - w_s).x)``),
+        for ``W``, ``max(0, max_{(r,s)} y_r - y_s - (w_r - w_s).x)``),
         ``objective`` (float: ``1/2 sum ||w_y - u_y||^2 + C xi``),
         ``alpha`` (ndarray (p,), in the order of ``A``) and ``beta``
         (ndarray (q,), in the order of ``B``): the reduced duals of Eq. 14,
@@ -131,11 +132,11 @@ def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult
     """
     x = _float_array(x, "x", 1)
     n = x.shape[0]
-    gamma = _float_array(gamma, "gamma", 1)
-    k = gamma.shape[0]
+    y = _float_array(y, "y", 1)
+    k = y.shape[0]
     U = _float_array(U, "U", 2)
     if U.shape != (k, n):
-        raise ValueError(f"U: expected shape ({k}, {n}) = (len(gamma), "
+        raise ValueError(f"U: expected shape ({k}, {n}) = (len(y), "
                          f"len(x)), got {U.shape}")
     A, B = _label_pair(A, B, k, "A", "B")
     C = _bound(C, "C")
@@ -149,7 +150,7 @@ def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult
     qvec = np.r_[-U[V].ravel(), C]
 
     # edge (a, b), row e = ia * q + ib:
-    #   -(x . w_a) + (x . w_b) - xi <= -(gamma_a - gamma_b)
+    #   -(x . w_a) + (x . w_b) - xi <= -(y_a - y_b)
     ia, ib = np.meshgrid(np.arange(p), np.arange(q), indexing="ij")
     ia, ib = ia.ravel(), ib.ravel()
     e = np.arange(p * q)
@@ -161,7 +162,7 @@ def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult
     vals = np.concatenate([np.tile(-x, p * q), np.tile(x, p * q),
                            -np.ones(p * q)])
     G_edges = sp.csc_matrix((vals, (rows, cols)), shape=(p * q, nvar))
-    h_edges = -(gamma[A][ia] - gamma[B][ib])
+    h_edges = -(y[A][ia] - y[B][ib])
     G_xi = sp.csc_matrix(([-1.0], ([0], [nw])), shape=(1, nvar))
     G = sp.vstack([G_edges, G_xi], format="csc")
     h = np.r_[h_edges, 0.0]
@@ -170,7 +171,7 @@ def soft_project_qp(x, gamma, U, A, B, C, *, tol: float = 1e-10) -> SolverResult
     W = U.copy()
     W[V] = res.x[:nw].reshape(V.size, n)
     f = W @ x
-    viol = (gamma[A][:, None] - gamma[B][None, :]) - (f[A][:, None]
+    viol = (y[A][:, None] - y[B][None, :]) - (f[A][:, None]
                                                       - f[B][None, :])
     xi = float(max(0.0, viol.max()))
     objective = float(0.5 * np.sum((W - U) ** 2) + C * xi)
@@ -200,10 +201,10 @@ def reduced_qp(mu, nu, C, *, tol: float = 1e-10) -> SolverResult:
     Parameters
     ----------
     mu : array_like, shape (p,)
-        Margins of the labels in ``A``, ``(gamma_a - u_a.x) / ||x||^2``
+        Margins of the labels in ``A``, ``(y_a - u_a.x) / ||x||^2``
         (any order; not required to be sorted).
     nu : array_like, shape (q,)
-        Margins of the labels in ``B``, ``(u_b.x - gamma_b) / ||x||^2``.
+        Margins of the labels in ``B``, ``(u_b.x - y_b) / ||x||^2``.
     C : float
         The bound, ``C >= 0``.
     tol : float, default 1e-10
@@ -295,20 +296,20 @@ def _psd_factor(K: np.ndarray) -> np.ndarray:
     return V[:, keep] * np.sqrt(w[keep])
 
 
-def _check_qp_inputs(X, gamma, K, C, formulation):
-    """Validate the arrays of :func:`batch_reduced_qp`; return X, gamma, K
+def _check_qp_inputs(X, Y, K, C, formulation):
+    """Validate the arrays of :func:`batch_reduced_qp`; return X, Y, K
     (float64 or None) and the default bound C (or None)."""
     if formulation not in ("factored", "gram"):
         raise ValueError(f"formulation: expected 'factored' or 'gram', got "
                          f"{formulation!r}")
-    gamma = _float_array(gamma, "gamma", 2)
-    m = gamma.shape[0]
+    Y = _float_array(Y, "Y", 2)
+    m = Y.shape[0]
     if X is None and K is None:
         raise ValueError("X, K: give at least one of them")
     if X is not None:
         X = _float_array(X, "X", 2)
         if X.shape[0] != m:
-            raise ValueError(f"X: expected {m} rows (as gamma), got shape "
+            raise ValueError(f"X: expected {m} rows (as Y), got shape "
                              f"{X.shape}")
     if K is not None:
         K = _float_array(K, "K", 2)
@@ -318,7 +319,7 @@ def _check_qp_inputs(X, gamma, K, C, formulation):
             raise ValueError("K: expected a symmetric matrix")
     if C is not None:
         C = _bound(C, "C")
-    return X, gamma, K, C
+    return X, Y, K, C
 
 
 def _piece_variables(pieces, m, k, C):
@@ -362,7 +363,7 @@ def _piece_variables(pieces, m, k, C):
             np.concatenate(pid), bounds, slices)
 
 
-def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
+def batch_reduced_qp(X, Y, pieces, C=None, K=None, *,
                      formulation: str = "factored",
                      tol: float = 1e-10) -> SolverResult:
     """The reduced batch dual (Eq. 38) with weighted pieces, as a generic QP.
@@ -372,8 +373,8 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
     sigma_p`` in Eq. 6/24). Solves::
 
         max  D = -1/2 sum_r ||w_r||^2
-                 + sum_p ( sum_{a in A_p} alpha^p_a gamma[i_p, a]
-                         - sum_{b in B_p} beta^p_b gamma[i_p, b] )
+                 + sum_p ( sum_{a in A_p} alpha^p_a Y[i_p, a]
+                         - sum_{b in B_p} beta^p_b Y[i_p, b] )
         s.t. alpha^p >= 0, beta^p >= 0,
              sum(alpha^p) = sum(beta^p) <= C_p          for every piece p
 
@@ -385,8 +386,8 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
     ----------
     X : array_like, shape (m, n), or None
         Instances, one per row. May be None if ``K`` is given.
-    gamma : array_like, shape (m, k)
-        Target rankings, one per row.
+    Y : array_like, shape (m, k)
+        Target rankings, one per row (the paper's γ^i, Sec. 2).
     pieces : sequence of tuples
         ``(i, A, B)`` or ``(i, A, B, C_p)``: example index ``0 <= i < m``,
         disjoint non-empty 0-based label index arrays ``A`` and ``B``, and
@@ -447,13 +448,13 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
     --------
     >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> gamma = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> r = batch_reduced_qp(X, gamma, [(0, [0], [1]), (1, [1], [0])], C=10.0)
+    >>> Y = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> r = batch_reduced_qp(X, Y, [(0, [0], [1]), (1, [1], [0])], C=10.0)
     >>> round(r.dual_objective, 8), round(abs(r.gap), 6)
     (0.5, 0.0)
     """
-    X, gamma, K, C = _check_qp_inputs(X, gamma, K, C, formulation)
-    m, k = gamma.shape
+    X, Y, K, C = _check_qp_inputs(X, Y, K, C, formulation)
+    m, k = Y.shape
     try:
         pieces = list(pieces)
     except TypeError:
@@ -468,7 +469,7 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
 
     # M: piece variables -> vec(c), row i*k + r (row-major c)
     M = sp.csc_matrix((sgn, (ex * k + lab, idx)), shape=(m * k, nv))
-    lin = sgn * gamma[ex, lab]          # D's linear term; minimise -D
+    lin = sgn * Y[ex, lab]              # D's linear term; minimise -D
 
     # per piece: sum(alpha) - sum(beta) = 0 ; sum(alpha) <= C_p ; lambda >= 0
     A_pc = sp.csc_matrix((sgn, (pid, idx)), shape=(npieces, nv))
@@ -526,8 +527,8 @@ def batch_reduced_qp(X, gamma, pieces, C=None, K=None, *,
         i = int(piece[0])
         Aj = np.asarray(piece[1], dtype=np.int64)
         Bj = np.asarray(piece[2], dtype=np.int64)
-        xi[j] = max(0.0, float(np.max(gamma[i, Aj] - scores[i, Aj])
-                               + np.max(scores[i, Bj] - gamma[i, Bj])))
+        xi[j] = max(0.0, float(np.max(Y[i, Aj] - scores[i, Aj])
+                               + np.max(scores[i, Bj] - Y[i, Bj])))
     primal_objective = float(0.5 * sq_norm + bounds @ xi)
     out = SolverResult(
         alpha=alpha, beta=beta, c=c, scores=scores,

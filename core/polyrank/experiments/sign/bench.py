@@ -64,18 +64,18 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
     bar = progress_bar(4 * repeats + 1, "bench sign", progress)
     with threadpool_limits(limits=1):
         for _, shrink in variants:
-            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, gamma=gamma, max_iter=2,
+            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, smoothing=gamma, max_iter=2,
                     shrinking=shrink)
         bar.update(1)
         for r in range(repeats):
             for name, shrink in variants:
                 t = time.perf_counter()
-                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, gamma=gamma, tol=tol,
+                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=gamma, tol=tol,
                              max_iter=10000, shrinking=shrink, random_state=seed + r)
                 times[name][0].append(time.perf_counter() - t)
                 bar.update(1)
                 t = time.perf_counter()
-                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, gamma=gamma,
+                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=gamma,
                                       target=sd.primal_objective)
                 times[name][1].append(time.perf_counter() - t)
                 bar.update(1)

@@ -99,19 +99,19 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     rows = []
     try:
         with threadpool_limits(limits=1):
-            ref = reference_qp(X, y, "smoothed_hinge", lam, c, gamma=gamma)
+            ref = reference_qp(X, y, "smoothed_hinge", lam, c, smoothing=gamma)
             bar.update(1)
-            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, gamma=gamma)
+            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=gamma)
             bar.update(1)
             p_star = ref.primal_objective
             runs = {}
             for k in batch_sizes:
                 res = sc_pegasos(X, y, "smoothed_hinge", lam, c, batch_size=k,
-                                 max_iter=epochs * max(1, n // k), gamma=gamma,
+                                 max_iter=epochs * max(1, n // k), smoothing=gamma,
                                  random_state=seed)
                 runs[f"SC-Pega (k={k})"] = res
                 bar.update(1)
-            res = sc_sdca(X, y, "smoothed_hinge", lam, c, gamma=gamma, tol=0.0,
+            res = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=gamma, tol=0.0,
                           max_iter=epochs, random_state=seed)
             runs["SC-SDCA"] = res
             bar.update(1)
