@@ -19,7 +19,7 @@ from numba import njit
 from .validation import as_float_array
 
 __all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy",
-           "rows_dot", "rows_axpy"]
+           "label_dot", "label_axpy", "rows_dot", "rows_axpy"]
 
 _NO_ROWS = np.empty((0, 0))
 _NO_DATA = np.empty(0)
@@ -109,43 +109,46 @@ _SIMD = {"reassoc", "contract"}
 
 
 @njit(cache=True, nogil=True, fastmath=_SIMD, _nrt=False)
-def rows_dot(W, idx, n, X, Xdata, Xind, Xptr, i, f):
-    """f[a] = W[a] . x_i for the labels a = idx[:n] (W of shape (k, d)), x_i a
-    row as in :func:`row_dot`; summed in SIMD lanes (measured 7x faster than
-    a left-to-right sum over 10 rows of 64)."""
+def label_dot(W, a, X, Xdata, Xind, Xptr, i):
+    """W[a] . x_i (W of shape (k, d)), x_i a row as in :func:`row_dot`, summed
+    in SIMD lanes, without an array view of W[a] (``_nrt=False``: no
+    reference counts, whose atomic operations cost more than a short dot
+    product when called per label in a pass)."""
+    s = 0.0
     if X.shape[0] == 0:
-        for t in range(n):
-            a = idx[t]
-            s = 0.0
-            for p in range(Xptr[i], Xptr[i + 1]):
-                s += W[a, Xind[p]] * Xdata[p]
-            f[a] = s
-        return
-    d = W.shape[1]
-    for t in range(n):
-        a = idx[t]
-        s = 0.0
-        for j in range(d):
-            s += W[a, j] * X[i, j]
-        f[a] = s
+        for p in range(Xptr[i], Xptr[i + 1]):
+            s += W[a, Xind[p]] * Xdata[p]
+        return s
+    for j in range(W.shape[1]):
+        s += W[a, j] * X[i, j]
+    return s
 
 
 @njit(cache=True, nogil=True, fastmath=_SIMD, _nrt=False)
-def rows_axpy(W, idx, n, dc, X, Xdata, Xind, Xptr, i):
-    """W[a] += dc[a] x_i for the labels a = idx[:n] with dc[a] != 0, x_i a row
-    as in :func:`row_dot` (fused multiply-adds)."""
+def label_axpy(W, a, c, X, Xdata, Xind, Xptr, i):
+    """W[a] += c x_i, as :func:`label_dot` (fused multiply-adds, no view)."""
     if X.shape[0] == 0:
-        for t in range(n):
-            a = idx[t]
-            c = dc[a]
-            if c != 0.0:
-                for p in range(Xptr[i], Xptr[i + 1]):
-                    W[a, Xind[p]] += c * Xdata[p]
+        for p in range(Xptr[i], Xptr[i + 1]):
+            W[a, Xind[p]] += c * Xdata[p]
         return
-    d = W.shape[1]
+    for j in range(W.shape[1]):
+        W[a, j] += c * X[i, j]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def rows_dot(W, idx, n, X, Xdata, Xind, Xptr, i, f):
+    """f[a] = W[a] . x_i for the labels a = idx[:n] (:func:`label_dot`;
+    measured 7x faster than a left-to-right sum over 10 rows of 64)."""
     for t in range(n):
         a = idx[t]
-        c = dc[a]
-        if c != 0.0:
-            for j in range(d):
-                W[a, j] += c * X[i, j]
+        f[a] = label_dot(W, a, X, Xdata, Xind, Xptr, i)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def rows_axpy(W, idx, n, dc, X, Xdata, Xind, Xptr, i):
+    """W[a] += dc[a] x_i for the labels a = idx[:n] with dc[a] != 0
+    (:func:`label_axpy`)."""
+    for t in range(n):
+        a = idx[t]
+        if dc[a] != 0.0:
+            label_axpy(W, a, dc[a], X, Xdata, Xind, Xptr, i)

@@ -9,7 +9,7 @@ order of A and B (unsorted); sorting happens inside.
 import numpy as np
 from numba import njit
 
-from .._csr import row_axpy, row_dot, rows_axpy, rows_dot
+from .._csr import label_axpy, label_dot, row_axpy, row_dot, rows_axpy, rows_dot
 
 
 @njit(cache=True, nogil=True)
@@ -1266,13 +1266,13 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Y, se
             b = pb[pc]
             if seen[a] != o:
                 seen[a] = o
-                f[a] = row_dot(W[a], X, Xdata, Xind, Xptr, i) if linear else F[i, a]
+                f[a] = label_dot(W, a, X, Xdata, Xind, Xptr, i) if linear else F[i, a]
                 dc[a] = 0.0
                 touched[nt] = a
                 nt += 1
             if seen[b] != o:
                 seen[b] = o
-                f[b] = row_dot(W[b], X, Xdata, Xind, Xptr, i) if linear else F[i, b]
+                f[b] = label_dot(W, b, X, Xdata, Xind, Xptr, i) if linear else F[i, b]
                 dc[b] = 0.0
                 touched[nt] = b
                 nt += 1
@@ -1331,7 +1331,7 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Y, se
             d = dc[r]
             if d != 0.0:
                 if linear:
-                    row_axpy(W[r], d, X, Xdata, Xind, Xptr, i)
+                    label_axpy(W, r, d, X, Xdata, Xind, Xptr, i)
                 else:
                     coef[i, r] += d
                     for t2 in range(F.shape[0]):
