@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .._csr import label_axpy, label_dot, row_axpy, row_dot, rows_axpy, rows_dot
+from .._sort import heapsort_prefix
 
 
 @njit(cache=True, nogil=True)
@@ -63,36 +64,6 @@ def sort_inplace(a):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _heapsort_prefix(a, n):
-    """Sort a[:n] ascending in place by heapsort (no allocation, so that it
-    runs without numba's reference counting; O(n log n))."""
-    for start in range(n // 2 - 1, -1, -1):
-        _sift_down(a, start, n)
-    for end in range(n - 1, 0, -1):
-        t = a[0]
-        a[0] = a[end]
-        a[end] = t
-        _sift_down(a, 0, end)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _sift_down(a, root, n):
-    """Restore the max-heap a[:n] below root."""
-    v = a[root]
-    while True:
-        c = 2 * root + 1
-        if c >= n:
-            break
-        if c + 1 < n and a[c + 1] > a[c]:
-            c += 1
-        if a[c] <= v:
-            break
-        a[root] = a[c]
-        root = c
-    a[root] = v
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def sort_prefix(a, n):
     """Sort a[:n] ascending in place: insertion sort for short prefixes (the
     pieces of the batch solver have a handful of labels; numba's quicksort
@@ -102,7 +73,7 @@ def sort_prefix(a, n):
     shrinking pass on digits), and ``_nrt=False`` keeps the reference counts
     of the arguments out too."""
     if n > 64:
-        _heapsort_prefix(a, n)
+        heapsort_prefix(a, n)
         return
     for i in range(1, n):
         v = a[i]
