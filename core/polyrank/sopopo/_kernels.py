@@ -925,18 +925,19 @@ def _zero_norm_piece(y, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc
 def _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act, lab, dc):
     """The active labels of piece pc (its side A first) into lab, with their
     dc set to 0; returns their number."""
-    nl = 0
-    a0 = A_ptr[pc]
-    for j in range(A_act[pc]):
-        a = A_idx[A_pos[a0 + j]]
+    nl = _active_side(A_ptr[pc], A_act[pc], A_idx, A_pos, lab, 0, dc)
+    return _active_side(B_ptr[pc], B_act[pc], B_idx, B_pos, lab, nl, dc)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _active_side(start, count, idx, pos, lab, nl, dc):
+    """Append the ``count`` active labels ``idx[pos[start:start + count]]``
+    of one side of a piece to lab[nl:], zeroing their dc; returns the new
+    length."""
+    for j in range(count):
+        a = idx[pos[start + j]]
         lab[nl] = a
         dc[a] = 0.0
-        nl += 1
-    b0 = B_ptr[pc]
-    for j in range(B_act[pc]):
-        b = B_idx[B_pos[b0 + j]]
-        lab[nl] = b
-        dc[b] = 0.0
         nl += 1
     return nl
 
