@@ -15,7 +15,7 @@ import pytest
 CORE = Path(__file__).resolve().parents[1] / "core" / "polyrank"
 PAPERS = {"sopopo", "sign", "ranksvm", "ordinal", "m3l"}
 SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tron.py",
-          "_ranking_kernels.py", "_csr.py", "_jit.py", "_sklearn.py", "_multilabel.py",
+          "_ranking_kernels.py", "_csr.py", "_sort.py", "_jit.py", "_sklearn.py", "_multilabel.py",
           "io.py", "datasets"]
 
 #: function-level imports of polyrank modules that are not cycle dodges

@@ -575,3 +575,15 @@ def test_shrinking_rejects_bad_values():
         sc_sdca(X, yb, "hinge", 0.1, c, shrinking="yes")
     with pytest.raises(ValueError, match="shrinking: implemented for the binary"):
         sc_sdca(X, ym, "max_hinge", 0.1, C, shrinking=True)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7, 9])
+def test_topk_indices_is_the_stable_argsort_prefix(k):
+    # k scans for the first largest entry replace numba's merge sort: same
+    # indices in the same order, ties by lower index
+    from polyrank.sign._kernels import _topk_indices
+    rng = np.random.default_rng(k)
+    for _ in range(50):
+        v = rng.integers(-3, 4, size=7).astype(float)       # many ties
+        np.testing.assert_array_equal(_topk_indices(v, k),
+                                      np.argsort(-v, kind="stable")[:k])

@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .._csr import label_axpy, label_dot, row_axpy, row_dot, rows_axpy, rows_dot
+from .._sort import heapsort_prefix
 
 
 @njit(cache=True, nogil=True)
@@ -63,36 +64,6 @@ def sort_inplace(a):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _heapsort_prefix(a, n):
-    """Sort a[:n] ascending in place by heapsort (no allocation, so that it
-    runs without numba's reference counting; O(n log n))."""
-    for start in range(n // 2 - 1, -1, -1):
-        _sift_down(a, start, n)
-    for end in range(n - 1, 0, -1):
-        t = a[0]
-        a[0] = a[end]
-        a[end] = t
-        _sift_down(a, 0, end)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _sift_down(a, root, n):
-    """Restore the max-heap a[:n] below root."""
-    v = a[root]
-    while True:
-        c = 2 * root + 1
-        if c >= n:
-            break
-        if c + 1 < n and a[c + 1] > a[c]:
-            c += 1
-        if a[c] <= v:
-            break
-        a[root] = a[c]
-        root = c
-    a[root] = v
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def sort_prefix(a, n):
     """Sort a[:n] ascending in place: insertion sort for short prefixes (the
     pieces of the batch solver have a handful of labels; numba's quicksort
@@ -102,7 +73,7 @@ def sort_prefix(a, n):
     shrinking pass on digits), and ``_nrt=False`` keeps the reference counts
     of the arguments out too."""
     if n > 64:
-        _heapsort_prefix(a, n)
+        heapsort_prefix(a, n)
         return
     for i in range(1, n):
         v = a[i]
@@ -954,18 +925,19 @@ def _zero_norm_piece(y, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc
 def _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act, lab, dc):
     """The active labels of piece pc (its side A first) into lab, with their
     dc set to 0; returns their number."""
-    nl = 0
-    a0 = A_ptr[pc]
-    for j in range(A_act[pc]):
-        a = A_idx[A_pos[a0 + j]]
+    nl = _active_side(A_ptr[pc], A_act[pc], A_idx, A_pos, lab, 0, dc)
+    return _active_side(B_ptr[pc], B_act[pc], B_idx, B_pos, lab, nl, dc)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _active_side(start, count, idx, pos, lab, nl, dc):
+    """Append the ``count`` active labels ``idx[pos[start:start + count]]``
+    of one side of a piece to lab[nl:], zeroing their dc; returns the new
+    length."""
+    for j in range(count):
+        a = idx[pos[start + j]]
         lab[nl] = a
         dc[a] = 0.0
-        nl += 1
-    b0 = B_ptr[pc]
-    for j in range(B_act[pc]):
-        b = B_idx[B_pos[b0 + j]]
-        lab[nl] = b
-        dc[b] = 0.0
         nl += 1
     return nl
 
