@@ -105,7 +105,7 @@ def test_sign_convergence_small():
     res = sign_convergence(n_sub=400, epochs=12, seed=1)
     assert len(res.figure.data) == 3                        # SC-Pega k=10, 100, SC-SDCA
     s = res.summary
-    assert s["n"] == 400 and s["lam"] == 1 / 400 and s["gamma"] == 0.01
+    assert s["n"] == 400 and s["lam"] == 1 / 400 and s["smoothing"] == 0.01
     # the two independent references agree; SDCA certifies P(w*) from below
     assert s["reference_agreement"] < 1e-7
     sdca = [r for r in res.rows if r["solver"] == "SC-SDCA"]

@@ -40,7 +40,7 @@ def convergence(res) -> go.Figure:
     fig.update_xaxes(title_text="epochs")
     fig.update_layout(
         title={"text": (f"Fig. 2 ({FIG2_DATA[summary['data']]}) reproduced: {summary['data']} "
-                        f"(n = {summary['n']}), smoothed hinge γ = {summary['gamma']:g}, λ = 1/n"),
+                        f"(n = {summary['n']}), smoothed hinge γ = {summary['smoothing']:g}, λ = 1/n"),
                "x": 0.5},
         template="plotly_white", width=800, height=480,
         legend={"x": 0.98, "xanchor": "right", "y": 0.98})

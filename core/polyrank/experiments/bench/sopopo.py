@@ -52,15 +52,16 @@ def _per_call_times(fn: Callable[[], object], repeats: int,
 
 
 def _fig6_problem(rng: np.random.Generator, k: int, n: int):
-    """The data of Fig. 6: A = the first k/2 labels, B = the rest,
-    gamma = 1 on A and 0 on B, x and every u_y drawn from N(0, I_n)."""
+    """The data of Fig. 6: A = the first k/2 labels, B = the rest, the
+    target y = 1 (the paper's gamma) on A and 0 on B, x and every u_r drawn
+    from N(0, I_n)."""
     A = np.arange(k // 2, dtype=np.int64)
     B = np.arange(k // 2, k, dtype=np.int64)
-    gamma = np.zeros(k)
-    gamma[A] = 1.0
+    y = np.zeros(k)
+    y[A] = 1.0
     x = rng.standard_normal(n)
     U = rng.standard_normal((k, n))
-    return x, gamma, U, A, B
+    return x, y, U, A, B
 
 
 def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
@@ -72,7 +73,7 @@ def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
     For each ``k`` and each of ``trials`` random problems (Fig. 6 data: see
     Notes), times
 
-    * ``polyrank.sopopo.soft_project(x, gamma, U, A, B, C)`` -- the whole
+    * ``polyrank.sopopo.soft_project(x, y, U, A, B, C)`` -- the whole
       soft projection of Eq. 7 (margins, knot search, update of W);
     * ``polyrank.sopopo.reference.reduced_qp(mu, nu, C)`` -- Clarabel on
       the reduced problem Eq. 19 for the same ``mu``, ``nu`` (wall time,
@@ -134,9 +135,9 @@ def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
     Notes
     -----
     Source: ``sopopo-label-ranking.txt``, Sec. 5, Fig. 6 (right): ``A =
-    [k/2]``, ``B = [k] \\ [k/2]``, ``gamma_r = 1`` on A and 0 on B, x and
-    u_1..u_k from a 100-dimensional standard normal; SOPOPO is Fig. 3, the
-    reduced problem Eq. 19.
+    [k/2]``, ``B = [k] \\ [k/2]``, the target ``y_r = 1`` (the paper's
+    gamma) on A and 0 on B, x and u_1..u_k from a 100-dimensional standard
+    normal; SOPOPO is Fig. 3, the reduced problem Eq. 19.
 
     Examples
     --------
@@ -171,15 +172,15 @@ def _bench_rows(ks, repeats, seed, n, C, trials, min_time, tol):
         t_sop, t_red, t_cla, t_cla_solver, t_sort, nits = [], [], [], [], [], []
         obj_diff = z_diff = 0.0
         for _ in range(trials):
-            x, gamma, U, A, B = _fig6_problem(rng, k, n)
+            x, y, U, A, B = _fig6_problem(rng, k, n)
             sq = float(x @ x)
             f = U @ x
-            mu = (gamma[A] - f[A]) / sq
-            nu = (f[B] - gamma[B]) / sq
+            mu = (y[A] - f[A]) / sq
+            nu = (f[B] - y[B]) / sq
             values = np.r_[mu, nu]
 
             t_sop.append(statistics.median(_per_call_times(
-                lambda: soft_project(x, gamma, U, A, B, C), repeats,
+                lambda: soft_project(x, y, U, A, B, C), repeats,
                 min_time)))
             t_red.append(statistics.median(_per_call_times(
                 lambda: solve_reduced(mu, nu, C), repeats, min_time)))
@@ -196,7 +197,7 @@ def _bench_rows(ks, repeats, seed, n, C, trials, min_time, tol):
             t_sort.append(statistics.median(_per_call_times(
                 lambda: np.sort(values), repeats, min_time)))
 
-            sop = soft_project(x, gamma, U, A, B, C)
+            sop = soft_project(x, y, U, A, B, C)
             ref = reduced_qp(mu, nu, C, tol=tol)
             nits.append(ref.nit)
             sop_obj = 0.5 * (np.sum((sop.alpha - mu) ** 2)

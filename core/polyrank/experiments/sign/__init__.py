@@ -6,7 +6,7 @@ Minimization".
 
 * :func:`sign_convergence` -- Fig. 2 (c): primal objective gap P(w) - P(w*)
   against epochs for SC-Pega (mini-batch 10 and 100) and SC-SDCA on the
-  phishing data, smoothed hinge gamma = 0.01, lam = 1/n; P(w*) from an
+  phishing data, smoothed hinge γ = 0.01, lam = 1/n; P(w*) from an
   independent Clarabel QP (cross-checked by L-BFGS-B with bounds).
 * :func:`sign_small_sample` -- the protocol of the E. coli experiment
   (Sec. 6.1, Fig. 1) on the Wisconsin breast-cancer data: train SC-SVM and

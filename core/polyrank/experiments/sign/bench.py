@@ -23,7 +23,7 @@ __all__ = ["bench_sign"]
 
 @register_bench("sign", "SC-SDCA time to duality gap 1e-6 on phishing vs scipy L-BFGS-B "
                 "with bounds to the same primal value")
-def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 0.01,
+def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, smoothing: float = 0.01,
                seed: int = 0, quick: bool = False, progress: bool = False) -> ExperimentResult:
     """SC-SDCA against L-BFGS-B on phishing (smoothed hinge, lam = 1/n).
 
@@ -43,7 +43,7 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
         Timed runs of each (default 5; quick: 1).
     tol : float
         SC-SDCA's duality-gap tolerance.
-    gamma, seed, quick, progress
+    smoothing, seed, quick, progress
         As the experiments.
 
     Returns
@@ -64,18 +64,18 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
     bar = progress_bar(4 * repeats + 1, "bench sign", progress)
     with threadpool_limits(limits=1):
         for _, shrink in variants:
-            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, smoothing=gamma, max_iter=2,
+            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, smoothing=smoothing, max_iter=2,
                     shrinking=shrink)
         bar.update(1)
         for r in range(repeats):
             for name, shrink in variants:
                 t = time.perf_counter()
-                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=gamma, tol=tol,
+                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=smoothing, tol=tol,
                              max_iter=10000, shrinking=shrink, random_state=seed + r)
                 times[name][0].append(time.perf_counter() - t)
                 bar.update(1)
                 t = time.perf_counter()
-                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=gamma,
+                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=smoothing,
                                       target=sd.primal_objective)
                 times[name][1].append(time.perf_counter() - t)
                 bar.update(1)
@@ -99,7 +99,7 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
     sd, lb = runs[variants[0][0]]
     sd2, lb2 = runs[variants[1][0]]
     summary = {"bench": "sign", "data": "phishing", "n": n, "d": int(X.shape[1]),
-               "lam": lam, "gamma": gamma, "tol": tol, "repeats": repeats,
+               "lam": lam, "smoothing": smoothing, "tol": tol, "repeats": repeats,
                "layout": sd.layout,
                "sdca_time_s": ts, "lbfgsb_time_s": tl, "ratio": ratio,
                "sdca_primal": float(sd.primal_objective), "sdca_gap": float(sd.gap),
@@ -125,5 +125,5 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, gamma: float = 
              + speed_phrase(ratio2, "with shrinking (LIBLINEAR's, not in the paper; same "
                             "steps and gap certificate) it", "L-BFGS-B")]
     return ExperimentResult(name="sign", title=(
-        f"SC-SDCA vs L-BFGS-B on phishing (n = {n}), smoothed hinge gamma = {gamma:g}, "
+        f"SC-SDCA vs L-BFGS-B on phishing (n = {n}), smoothed hinge γ = {smoothing:g}, "
         "lam = 1/n"), rows=rows, summary=summary, columns=columns, notes=notes)

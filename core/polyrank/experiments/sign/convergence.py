@@ -24,14 +24,14 @@ __all__ = ["sign_convergence"]
 @register("sign-convergence", "SC-Pega (k=10, 100) vs SC-SDCA: primal gap P(w) - P(w*) "
           "vs epochs on phishing, smoothed hinge (Sec. 6.2, Fig. 2c)")
 def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
-                     gamma: float = 0.01, batch_sizes=(10, 100), seed: int = 0,
+                     smoothing: float = 0.01, batch_sizes=(10, 100), seed: int = 0,
                      quick: bool = False, progress: bool = False,
                      dataset: str = "phishing",
                      signs: str = "correlation") -> ExperimentResult:
     """Fig. 2 (c) (or (b) with ``dataset="w8a"``): convergence of SC-Pega
     and SC-SDCA on phishing (W8a).
 
-    Minimises Eq. 5 with the smoothed hinge loss (gamma = 0.01) and
+    Minimises Eq. 5 with the smoothed hinge loss (γ = 0.01) and
     lam = 1/n on the bundled phishing (W8a) data, with the sign vector
     :func:`correlation_signs` (the paper does not state its signs).  Runs
     SC-Pega (Alg. 1) with mini-batches of 10 and 100 and SC-SDCA (Alg. 2)
@@ -48,8 +48,8 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     n_sub : int, optional
         Use a random subset of this many examples (default: all 11,055;
         quick: 2,000).
-    gamma : float
-        Smoothing of the hinge (Table 1).
+    smoothing : float
+        Smoothing of the smoothed hinge (the paper's gamma, Table 1).
     batch_sizes : sequence of int
         Mini-batch sizes of SC-Pega.
     seed : int
@@ -77,7 +77,7 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     Raises
     ------
     ValueError
-        On invalid counts, gamma or dataset.
+        On invalid counts, smoothing or dataset.
 
     Notes
     -----
@@ -85,8 +85,8 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     """
     epochs = check_int(30 if quick and epochs is None else (epochs or 100), "epochs")
     batch_sizes = [check_int(k, "batch_sizes") for k in batch_sizes]
-    if not 0 < gamma <= 1:
-        raise ValueError(f"gamma: expected 0 < gamma <= 1, got {gamma!r}")
+    if not 0 < smoothing <= 1:
+        raise ValueError(f"smoothing: expected 0 < smoothing <= 1, got {smoothing!r}")
     t0 = time.perf_counter()
     X, y = _fig2_data(dataset, quick, n_sub, seed)
     panel = FIG2_DATA[dataset]
@@ -99,19 +99,19 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     rows = []
     try:
         with threadpool_limits(limits=1):
-            ref = reference_qp(X, y, "smoothed_hinge", lam, c, smoothing=gamma)
+            ref = reference_qp(X, y, "smoothed_hinge", lam, c, smoothing=smoothing)
             bar.update(1)
-            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=gamma)
+            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=smoothing)
             bar.update(1)
             p_star = ref.primal_objective
             runs = {}
             for k in batch_sizes:
                 res = sc_pegasos(X, y, "smoothed_hinge", lam, c, batch_size=k,
-                                 max_iter=epochs * max(1, n // k), smoothing=gamma,
+                                 max_iter=epochs * max(1, n // k), smoothing=smoothing,
                                  random_state=seed)
                 runs[f"SC-Pega (k={k})"] = res
                 bar.update(1)
-            res = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=gamma, tol=0.0,
+            res = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=smoothing, tol=0.0,
                           max_iter=epochs, random_state=seed)
             runs["SC-SDCA"] = res
             bar.update(1)
@@ -130,7 +130,8 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     sd = runs["SC-SDCA"]
     summary = {
         "experiment": "sign-convergence", "source": f"{_PAPER}, Sec. 6.2, Fig. 2 ({panel})",
-        "data": dataset, "signs": signs, "n": n, "d": d, "lam": lam, "gamma": gamma, "epochs": epochs,
+        "data": dataset, "signs": signs, "n": n, "d": d, "lam": lam, "smoothing": smoothing,
+        "epochs": epochs,
         "batch_sizes": batch_sizes, "seed": seed, "quick": quick,
         "n_signs_positive": int((c > 0).sum()), "n_signs_negative": int((c < 0).sum()),
         "n_signs_active": int(np.sum((sd.x == 0) & (c != 0))),
@@ -165,6 +166,6 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     return ExperimentResult(
         name="sign-convergence",
         title=(f"Fig. 2 ({panel}) ({_PAPER}, Sec. 6.2): {dataset}, n = {n}, d = {d}, smoothed "
-               f"hinge gamma = {gamma:g}, lam = 1/n"),
+               f"hinge γ = {smoothing:g}, lam = 1/n"),
         rows=rows, summary=summary, columns=columns, table_rows=table_rows,
         notes=notes)

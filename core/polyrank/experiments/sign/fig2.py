@@ -16,12 +16,12 @@ __all__ = ["sign_fig2"]
 
 @register("sign-fig2", "Fig. 2 (b, c): SC-Pega (k=10, 100) vs SC-SDCA on W8a and phishing: "
           "P(w) - P(w*) vs epochs, smoothed hinge, lam = 1/n (Sec. 6.2)")
-def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: float = 0.01,
+def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, smoothing: float = 0.01,
               batch_sizes=(10, 100), seed: int = 0, quick: bool = False,
               progress: bool = False) -> ExperimentResult:
     """Fig. 2 (b) and (c) of ``sign-constrained-sdca-pegasos.txt`` (Sec. 6.2):
     :func:`sign_convergence` on W8a and on phishing with the paper's
-    settings (smoothed hinge gamma = 0.01, lam = 1/n, SC-Pega mini-batches
+    settings (smoothed hinge γ = 0.01, lam = 1/n, SC-Pega mini-batches
     of 10 and 100, SC-SDCA), plus two measurements that test the paper's
     statements ("SC-SDCA converged faster than SC-Pega except on Phishing";
     "no significant difference between mini-batch sizes"):
@@ -34,7 +34,7 @@ def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: flo
 
     Parameters
     ----------
-    epochs, n_sub, gamma, batch_sizes, seed, quick, progress
+    epochs, n_sub, smoothing, batch_sizes, seed, quick, progress
         As :func:`sign_convergence` (``n_sub`` applies to both data sets).
 
     Returns
@@ -55,7 +55,7 @@ def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: flo
             "phishing, c = 0": dict(dataset="phishing", signs="none")}
     results, rows = {}, []
     for name, kw in runs.items():
-        res = sign_convergence(epochs=epochs, n_sub=n_sub, gamma=gamma,
+        res = sign_convergence(epochs=epochs, n_sub=n_sub, smoothing=smoothing,
                                batch_sizes=batch_sizes, seed=seed, quick=quick,
                                progress=progress, **kw)
         results[name] = res
@@ -122,5 +122,5 @@ def sign_fig2(*, epochs: int | None = None, n_sub: int | None = None, gamma: flo
     table_rows = [r for r in rows if r["epoch"] in show or r["epoch"] ==
                   results[r["data"]].summary["epochs"]]
     return ExperimentResult("sign-fig2", f"Fig. 2 (b, c) ({_PAPER}, Sec. 6.2): W8a and "
-                            f"phishing, smoothed hinge gamma = {gamma:g}, lam = 1/n", rows,
+                            f"phishing, smoothed hinge γ = {smoothing:g}, lam = 1/n", rows,
                             summary, None, columns, table_rows, notes)

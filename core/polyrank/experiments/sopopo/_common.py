@@ -82,8 +82,8 @@ def _clarabel_accuracy(objective: float, dropped_constant: float) -> float:
     return 10 * _CLARABEL_TOL * (1.0 + abs(objective - dropped_constant))
 
 
-def _clarabel_eq7(x, gamma, U, A, B, C):
-    r = soft_project_qp(x, gamma, U, A, B, C)
+def _clarabel_eq7(x, y, U, A, B, C):
+    r = soft_project_qp(x, y, U, A, B, C)
     return {"objective": r.objective, "solve_time_s": r.solve_time_s, "nit": r.nit}
 
 

@@ -126,8 +126,8 @@ def sopopo_fig6(*, ks: Sequence[int] | None = None, trials: int | None = None,
     -----
     Source: ``sopopo-label-ranking.txt``, Sec. 5, Fig. 6 (paper: LOQO,
     k from 10 to 100, ten trials).  Data: ``A = [k/2]``, ``B = [k] \\
-    [k/2]``, ``gamma = 1`` on A and 0 on B, x and u_1..u_k from
-    N(0, I_100).  Eq. 7 is the soft projection, Eq. 19 its reduced dual.
+    [k/2]``, the target ``y = 1`` (the paper's gamma) on A and 0 on B, x
+    and u_1..u_k from N(0, I_100).  Eq. 7 is the soft projection, Eq. 19 its reduced dual.
 
     The QP references give Clarabel the objectives without their constant
     terms (1/2 sum_y ||u_y||^2 for Eq. 7, about 50 k here), and Clarabel
@@ -195,11 +195,11 @@ def sopopo_fig6(*, ks: Sequence[int] | None = None, trials: int | None = None,
 def _fig6_rows(ks, trials, budget_s, n, C, repeats, min_time, seed, bar):
     rng = np.random.default_rng(seed)
     # warm up numba here and Clarabel in the worker
-    x, gamma, U, A, B = _fig6_problem(np.random.default_rng(12345), 4, n)
+    x, y, U, A, B = _fig6_problem(np.random.default_rng(12345), 4, n)
     mu, nu = np.array([0.5, -0.1]), np.array([0.2, 0.3])
-    soft_project(x, gamma, U, A, B, C)
+    soft_project(x, y, U, A, B, C)
     solve_reduced(mu, nu, C)
-    warmup = [("eq7", (x, gamma, U, A, B, C)), ("eq19", (mu, nu, C))]
+    warmup = [("eq7", (x, y, U, A, B, C)), ("eq19", (mu, nu, C))]
     with BaselineRunner(CLARABEL_TASKS, warmup) as worker:
         return _fig6_loop(ks, trials, budget_s, n, C, repeats, min_time, rng, bar, worker)
 
@@ -212,20 +212,20 @@ def _fig6_loop(ks, trials, budget_s, n, C, repeats, min_time, rng, bar, worker):
         problems = [_fig6_problem(rng, k, n) for _ in range(trials)]
         rec = {p: {"sop": [], "cl": [], "cl_solver": [], "nit": [], "rel": [], "abs": [],
                    "acc": [], "agree": [], "cert": [], "status": "ok"} for p in solvers}
-        for x, gamma, U, A, B in problems:
+        for x, y, U, A, B in problems:
             sq = float(x @ x)
             f = U @ x
-            mu = (gamma[A] - f[A]) / sq
-            nu = (f[B] - gamma[B]) / sq
-            sop7 = soft_project(x, gamma, U, A, B, C)
+            mu = (y[A] - f[A]) / sq
+            nu = (f[B] - y[B]) / sq
+            sop7 = soft_project(x, y, U, A, B, C)
             sop19 = solve_reduced(mu, nu, C)
             # SOPOPO's own optimality certificate on Eq. 7: primal - dual (Eq. 16)
             rec["eq7"]["cert"].append(abs(sop7.objective - sop7.dual_objective))
             rec["eq7"]["sop"].append(statistics.median(_per_call_times(
-                lambda: soft_project(x, gamma, U, A, B, C), repeats, min_time)))
+                lambda: soft_project(x, y, U, A, B, C), repeats, min_time)))
             rec["eq19"]["sop"].append(statistics.median(_per_call_times(
                 lambda: solve_reduced(mu, nu, C), repeats, min_time)))
-            calls = {"eq7": ((x, gamma, U, A, B, C), sop7.objective,
+            calls = {"eq7": ((x, y, U, A, B, C), sop7.objective,
                              0.5 * float(np.sum(U[np.r_[A, B]] ** 2))),
                      "eq19": ((mu, nu, C), sop19.objective, 0.5 * float(mu @ mu + nu @ nu))}
             for p, solver in solvers.items():
