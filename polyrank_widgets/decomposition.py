@@ -415,27 +415,9 @@ class DecompositionViewer(WidgetDisplay):
         return sum(1 for t in self.fig.data if t.name.startswith("edge "))
 
     def piece_loss(self, j: int) -> float:
-        """Loss of piece j: ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` with
-        ``l_rs = ((y_r - y_s) - (f_r - f_s))_+`` (Eq. 1, 3), computed
-        by :func:`polyrank.sopopo.piece_loss`.
-
-        Parameters
-        ----------
-        j : int
-            0-based piece index, ``0 <= j < d``.
-
-        Returns
-        -------
-        float
-            In the units of y (times sigma_j).
-
-        Raises
-        ------
-        TypeError
-            If ``j`` is not an int.
-        ValueError
-            If ``j`` is out of range.
-        """
+        """Loss of piece j, ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` (Eq. 1,
+        3): :meth:`DecompositionModel.piece_loss` of :attr:`model` (parameters,
+        return value and errors as there)."""
         return self.model.piece_loss(j)
 
     def worst_edge(self, j: int) -> tuple[int, int]:
@@ -478,80 +460,31 @@ class DecompositionViewer(WidgetDisplay):
 
     def set_decomposition(self, decomposition, *, one_based: bool = False) -> None:
         """Choose the decomposition and redraw (what the dropdown and the
-        custom text box call). The piece index is kept when it exists, else
-        the last piece is shown.
-
-        Parameters
-        ----------
-        decomposition : str or sequence of (A, B) or (A, B, sigma)
-            A name of :data:`polyrank.sopopo.DECOMPOSITIONS`, ``"custom"``
-            (the stored custom decomposition), or a custom list, checked
-            against the three conditions of Sec. 2 and stored.
-        one_based : bool, optional
-            Whether a custom list uses the paper's 1-based labels.
-
-        Raises
-        ------
-        ValueError
-            Starting ``"decomposition:"``: an unknown name, ``"custom"`` with
-            none stored, labels out of range, or a custom list violating a
-            condition of Sec. 2 (the message names "condition 1", "2" or "3").
-        TypeError
-            If a custom piece is not a tuple of 2 or 3 entries or its labels
-            are not integers.
-        """
+        custom text box call): :meth:`DecompositionModel.set_decomposition`
+        (parameters and errors as there), then the figure and the controls
+        follow."""
         self.model.set_decomposition(decomposition, one_based=one_based)
         self._render()
         self._sync_controls()
 
     def set_normalize(self, normalize: bool) -> None:
-        """Use sigma_j = 1/d (True, the "average" loss of Sec. 2) or the
-        decomposition's own sigmas (False, 1 for the built-in kinds).
-
-        Raises
-        ------
-        TypeError
-            If ``normalize`` is not a bool.
-        """
+        """Use sigma_j = 1/d or the decomposition's own sigmas, and redraw:
+        :meth:`DecompositionModel.set_normalize` (errors as there)."""
         self.model.set_normalize(normalize)
         self._render()
         self._sync_controls()
 
     def select_piece(self, j: int) -> None:
-        """Highlight piece j (0-based; the slider shows j + 1) and redraw.
-
-        Raises
-        ------
-        TypeError
-            If ``j`` is not an int.
-        ValueError
-            If ``j`` is not in ``0 .. d - 1``.
-        """
+        """Highlight piece j (0-based; the slider shows j + 1) and redraw:
+        :meth:`DecompositionModel.select_piece` (errors as there)."""
         self.model.select_piece(j)
         self._render()
         self._sync_controls()
 
     def set_scores(self, f=None, *, W=None, x=None) -> None:
-        """Set the model's scores f (k,), or f = W x, and update the loss
-        readout (Eq. 1, 3).
-
-        Parameters
-        ----------
-        f : array_like, shape (k,), optional
-            Scores f_1(x), ..., f_k(x).
-        W : array_like, shape (k, n), optional
-            Prototypes, one per row; with ``x``.
-        x : array_like, shape (n,), optional
-            The instance.
-
-        Raises
-        ------
-        ValueError
-            Naming ``scores``, ``W`` or ``x``: wrong shapes, NaN or infinity,
-            both ``f`` and ``W, x`` given, or neither.
-        TypeError
-            If an argument is not a real array.
-        """
+        """Set the scores f (k,), or f = W x, and update the loss readout
+        (Eq. 1, 3): :meth:`DecompositionModel.set_scores` (parameters and
+        errors as there)."""
         self.model.set_scores(f, W=W, x=x)
         self._render()
         self._sync_controls()
