@@ -25,10 +25,8 @@ LAZY_ALLOWED = {
     # so that `polyrank --help` and `polyrank train` start fast
     "cli.py",
 }
-#: folders not held to the rule yet: the benchmarks of experiments/bench/ still
-#: load the paper subpackages inside their functions (they were moved as they
-#: are while being edited elsewhere; hoist their imports next)
-LAZY_NOT_YET = ("experiments/bench/",)
+#: folders not held to the rule yet (none: every module imports at its top)
+LAZY_NOT_YET = ()
 
 
 def _polyrank_imports(path, module_parts):

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from tqdm.auto import tqdm
 
-__all__ = ["progress_bar", "mean_sd", "median_times", "fmt"]
+__all__ = ["progress_bar", "mean_sd", "median_times", "fmt", "cpu_time"]
 
 
 def progress_bar(total: int, desc: str, enabled: bool, leave: bool = True):
@@ -50,6 +50,14 @@ def median_times(fn: Callable[[], object], repeats: int,
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     return statistics.median(wall), statistics.median(cpu)
+
+
+def cpu_time(fn: Callable[[], object]) -> float:
+    """CPU (process) seconds of one call of ``fn`` (for benches that
+    interleave single calls of two peers)."""
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
 
 
 def fmt(v: float | None, digits: int = 3) -> str:

@@ -26,7 +26,19 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.datasets import load_digits, make_multilabel_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import label_ranking_loss
+from sklearn.model_selection import train_test_split
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+from threadpoolctl import threadpool_limits
 
+from ... import LabelRanker
+from ...datasets import load_yeast
+from ...sopopo import sopopo_batch
 from ..registry import ExperimentResult, register_bench, speed_phrase
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
@@ -83,9 +95,6 @@ def crammer_singer_primal(W, X, y, C: float) -> float:
 
 
 def _cs_problems(quick: bool, seed: int) -> dict:
-    from sklearn.datasets import load_digits
-    from sklearn.preprocessing import StandardScaler
-
     digits = load_digits()
     X = StandardScaler().fit_transform(digits.data)
     y = digits.target.astype(np.int64)
@@ -112,11 +121,6 @@ def _interleaved(fns: dict, repeats: int) -> dict:
 
 def _yeast_passes(quick: bool, seed: int) -> list[dict]:
     """Passes of LabelRanker to relative gap 1e-3 at C = 1 on yeast (scaled)."""
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.preprocessing import StandardScaler
-
-    from ... import LabelRanker
-    from ...datasets import load_yeast
 
     data = load_yeast()
     X = StandardScaler().fit_transform(data.X_train)
@@ -181,11 +185,6 @@ def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: b
         summary: the ratios LinearSVC time / ours per problem (> 1: ours is
         faster) and the yeast passes.
     """
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import LinearSVC
-    from threadpoolctl import threadpool_limits
-
-    from ...sopopo import sopopo_batch
 
     repeats = 3 if repeats is None else int(repeats)
     rows, ratios, notes = [], {}, []
@@ -252,10 +251,6 @@ def multilabel_sets(quick: bool = False) -> dict:
     two ``make_multilabel_classification`` sets (60/40 split), as
     ``{name: (X_train, Y_train, X_test, Y_test)}``.  ``quick`` keeps yeast and
     the first synthetic set."""
-    from sklearn.datasets import make_multilabel_classification
-    from sklearn.model_selection import train_test_split
-
-    from ...datasets import load_yeast
 
     d = load_yeast()
     sets = {"yeast": (d.X_train, d.Y_train, d.X_test, d.Y_test)}
@@ -305,14 +300,6 @@ def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
         ``rank_loss``, ``fit_s``, ``passes``, ``warnings``); summary: the
         same and whether LabelRanker's loss is lower on every set.
     """
-    from sklearn.metrics import label_ranking_loss
-    from sklearn.multiclass import OneVsRestClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import LinearSVC
-    from threadpoolctl import threadpool_limits
-
-    from ... import LabelRanker
 
     repeats = (1 if quick else 3) if repeats is None else int(repeats)
     rows, notes, wins = [], [], {}

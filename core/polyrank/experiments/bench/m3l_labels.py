@@ -15,13 +15,21 @@ tests.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from typing import Sequence
 
 import numpy as np
+from sklearn.datasets import make_multilabel_classification
+from sklearn.model_selection import train_test_split
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
+from ...kernels import kernel_matrix
+from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
+from .._harness import cpu_time, progress_bar
 from ..registry import ExperimentResult, register_bench, speed_phrase
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal"]
@@ -58,9 +66,6 @@ def labels_problem(N: int, L: int, seed: int = 0, n_features: int = N_FEATURES):
     >>> Xtr.shape, Xte.shape, Ytr.shape
     ((40, 50), (10, 50), (40, 3))
     """
-    from sklearn.datasets import make_multilabel_classification
-    from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
 
     N = check_int(N, "N", minimum=8)
     L = check_int(L, "L", minimum=1)
@@ -105,18 +110,6 @@ def svc_primal(K, Y, models, C_svm: float) -> float:
         b[lab] = m.intercept_[0]
     F = K @ B
     return float(0.5 * np.sum(B * F) + C_svm * np.maximum(0.0, 1.0 - Y * (F + b)).sum())
-
-
-def _bar(total: int, desc: str, enabled: bool):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, disable=not enabled, file=sys.stderr, leave=False)
-
-
-def _cpu(fn) -> float:
-    t = time.process_time()
-    fn()
-    return time.process_time() - t
 
 
 @register_bench("m3l-labels", "kernel M3L (R = I, rbf) vs OneVsRestClassifier(SVC) on "
@@ -204,12 +197,6 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         Bad ``repeats``, ``Ls``, ``N``, ``C``, ``gamma``, ``tol``,
         ``cache_mb``.
     """
-    from sklearn.multiclass import OneVsRestClassifier
-    from sklearn.svm import SVC
-    from threadpoolctl import threadpool_limits
-
-    from ...kernels import kernel_matrix
-    from ...m3l import M3LClassifier
 
     N = check_int(N if N is not None else (1000 if quick else 4000), "N", minimum=8)
     Ls = [check_int(L, "Ls", minimum=1) for L in (Ls or ((10, 20) if quick
@@ -226,7 +213,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Xw, _, Yw, _ = labels_problem(40, 3, seed, n_features)
     M3LClassifier(kernel="rbf", gamma=gamma, C=C).fit(Xw, Yw)
     rows = []
-    bar = _bar(len(Ls) * repeats, "bench m3l-labels", progress)
+    bar = progress_bar(len(Ls) * repeats, "bench m3l-labels", progress, leave=False)
     try:
         with threadpool_limits(limits=1):
             for L in Ls:
@@ -240,10 +227,10 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                                                 cache_size=cache_mb))
                 t_m3l, t_svc, t_svc_k = [], [], []
                 for _ in range(repeats):
-                    t_m3l.append(_cpu(lambda: m3l.fit(Xtr, Ytr)))
-                    t_svc.append(_cpu(lambda: svc.fit(Xtr, Ytr)))
+                    t_m3l.append(cpu_time(lambda: m3l.fit(Xtr, Ytr)))
+                    t_svc.append(cpu_time(lambda: svc.fit(Xtr, Ytr)))
                     if precomputed:
-                        t_svc_k.append(_cpu(lambda: svc_k.fit(K, Ytr)))
+                        t_svc_k.append(cpu_time(lambda: svc_k.fit(K, Ytr)))
                     bar.update()
                 ham_m3l = 100 * float(np.mean(m3l.predict(Xte) != Yte))
                 ham_svc = 100 * float(np.mean(svc.predict(Xte) != Yte))

@@ -19,12 +19,20 @@ from __future__ import annotations
 
 import statistics
 import time
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+from threadpoolctl import threadpool_limits
 
+from ...datasets import load_yeast
+from ...m3l import m3l_dca
 from ...validation import check_int, check_positive
-from .m3l_labels import _bar, _cpu, labels_problem
+from .._harness import cpu_time, progress_bar
 from ..registry import ExperimentResult, register_bench, speed_phrase
+from .m3l_labels import labels_problem
 
 __all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal"]
 
@@ -49,9 +57,6 @@ def linear_problems(quick: bool = False, seed: int = 0):
     list of (name, X_train, X_test, Y_train, Y_test)
         Y in {0, 1}, shapes (N, L) and (N_test, L).
     """
-    from sklearn.preprocessing import StandardScaler
-
-    from ...datasets import load_yeast
 
     out = [("emotions-like",) + tuple(labels_problem(400 if quick else 500, 6, seed, 72))]
     d = load_yeast()
@@ -162,13 +167,6 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     ``m3l-multilabel-zero-shot.txt``, Sec. 3.1 (R = I is 1-vs-All) and
     Sec. 6 (linear M3L).
     """
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import LinearSVC
-    from threadpoolctl import threadpool_limits
-
-    from ...m3l import m3l_dca
 
     repeats = check_int(repeats if repeats is not None else (1 if quick else 5), "repeats",
                         minimum=1)
@@ -179,7 +177,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     # compile the kernels outside the timings
     m3l_dca(problems[0][1][:20], problems[0][3][:20], None, C, tol=tol, random_state=seed)
     rows = []
-    bar = _bar(len(problems) * repeats, "bench m3l-linear", progress)
+    bar = progress_bar(len(problems) * repeats, "bench m3l-linear", progress, leave=False)
     try:
         with threadpool_limits(limits=1), warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -198,8 +196,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
 
                 t_m3l, t_svc = [], []
                 for _ in range(repeats):
-                    t_m3l.append(_cpu(fit_m3l))
-                    t_svc.append(_cpu(fit_svc))
+                    t_m3l.append(cpu_time(fit_m3l))
+                    t_svc.append(cpu_time(fit_svc))
                     bar.update()
                 res = out["m3l"]
                 W = np.column_stack([m.coef_.ravel() for m in out["svc"]])

@@ -30,7 +30,9 @@ import time
 import tracemalloc
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
+from ...sopopo import sopopo_batch
 from ..registry import ExperimentResult, register_bench
 
 __all__ = ["many_labels_problem", "bench_sopopo_many_labels"]
@@ -82,8 +84,6 @@ def many_labels_problem(k: int, m: int = 24, n: int = 50, seed: int = 0):
 
 
 def _timed_solve(X, Y, decomposition, passes, seed, C):
-    from ...sopopo import sopopo_batch
-
     t0 = time.perf_counter()
     res = sopopo_batch(X, Y, C, decomposition=decomposition, tol=1e-15, max_iter=passes,
                        random_state=seed)
@@ -106,7 +106,6 @@ def _per_pass(X, Y, passes, repeats, seed, C):
 def _peak_memory(X, Y, seed, C):
     """Peak bytes of numpy arrays during a solve of all_pairs (two passes: the
     arrays are all allocated before the first pass ends)."""
-    from ...sopopo import sopopo_batch
 
     tracemalloc.start()
     try:
@@ -169,9 +168,6 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
     ValueError
         If a size or ``passes`` is below 1 (k below 2).
     """
-    from threadpoolctl import threadpool_limits
-
-    from ...sopopo import sopopo_batch
 
     if passes < 1:
         raise ValueError(f"passes: expected >= 1, got {passes}")

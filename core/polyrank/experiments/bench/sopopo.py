@@ -20,6 +20,9 @@ from typing import Callable, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from polyrank.sopopo import soft_project, solve_reduced
+from polyrank.sopopo.reference import reduced_qp
+
 from ..registry import format_rows
 
 __all__ = ["bench_sopopo", "format_table"]
@@ -163,9 +166,6 @@ def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
 
 
 def _bench_rows(ks, repeats, seed, n, C, trials, min_time, tol):
-    from polyrank.sopopo import soft_project, solve_reduced
-    from polyrank.sopopo.reference import reduced_qp
-
     rng = np.random.default_rng(seed)
     rows = []
     for k in ks:
