@@ -187,6 +187,20 @@ def _finish(runner, status, it, alpha, G, C, max_pg, tol, solver, extra):
         max_projected_gradient=float(max_pg), **extra)
 
 
+def _ending(primal: float, dual: float, max_pg: float, tol: float, stop: bool):
+    """The status that ends an M3L solve after a recorded iteration, or
+    None to go on: a non-finite or inverted objective first, then the
+    paper's stopping rule (every projected gradient below ``tol``), then a
+    callback's request."""
+    if _failed(primal, dual):
+        return STATUS_NUMERICAL
+    if max_pg < tol:
+        return STATUS_CONVERGED
+    if stop:
+        return STATUS_CALLBACK
+    return None
+
+
 def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
             degree: int = 3, coef0: float = 1.0, tol: float = 1e-3,
             cache_mb: float = 200.0, ridge: float = 0.0, max_iter: int = 10000,
@@ -422,14 +436,9 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
                              rounds=rounds_total,
                              cache_hits=int(state[1]), cache_misses=int(state[2]))
-        if _failed(primal, dual):
-            status = STATUS_NUMERICAL
-            break
-        if max_pg < tol:
-            status = STATUS_CONVERGED
-            break
-        if stop:
-            status = STATUS_CALLBACK
+        ending = _ending(primal, dual, max_pg, tol, stop)
+        if ending is not None:
+            status = ending
             break
     alpha = np.ascontiguousarray(At.T)
     G = np.ascontiguousarray(Gt.T)
@@ -488,14 +497,9 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
                              rounds=pushes_total,
                              cache_hits=pushes_total, cache_misses=N)
-        if _failed(primal, dual):
-            status = STATUS_NUMERICAL
-            break
-        if max_pg < tol:
-            status = STATUS_CONVERGED
-            break
-        if stop:
-            status = STATUS_CALLBACK
+        ending = _ending(primal, dual, max_pg, tol, stop)
+        if ending is not None:
+            status = ending
             break
         if pg_active < tol or n_active[0] == 0 or steps == 0:
             # the shrunk problem looks solved, the whole one is not: visit all again
@@ -674,14 +678,9 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
         primal, dual = m3l_objectives(alpha, G, Cv)
         stop = runner.record(it, primal, dual, max_pg=max_pg, visited=float(visited),
                              epochs=float(epochs), labelwise=float(flags[0]))
-        if _failed(primal, dual):
-            status = STATUS_NUMERICAL
-            break
-        if max_pg < tol:
-            status = STATUS_CONVERGED
-            break
-        if stop:
-            status = STATUS_CALLBACK
+        ending = _ending(primal, dual, max_pg, tol, stop)
+        if ending is not None:
+            status = ending
             break
         # a group is an independent sub-problem: one whose exact projected
         # gradients are all below tol is done; any other starts again from
