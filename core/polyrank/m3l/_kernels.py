@@ -947,6 +947,23 @@ def _push_row(Ut, K, i, c, moved, n_moved):
             Ut[l1, j] += c1 * K[i, j]
 
 
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _decisions(Ut, i, R, rdiag, h):
+    """h = R u_i, the decisions / 2 of example i from column i of Ut =
+    (Y alpha)' K (L, N); O(L) for a diagonal R (``rdiag``), else O(L^2).
+    Shared by :func:`cd_epoch` (at a visit) and :func:`cd_state`."""
+    L = h.shape[0]
+    if rdiag:
+        for l in range(L):
+            h[l] = R[l, l] * Ut[l, i]
+        return
+    for l in range(L):
+        v = 0.0
+        for k in range(L):
+            v += R[l, k] * Ut[k, i]
+        h[l] = v
+
+
 @numba.njit(cache=True, nogil=True)
 def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed, shrink,
              omega, skip, skip_example):
@@ -1010,15 +1027,7 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
         Kii = Kdiag[i]
         C = Cv[i]
         # the example's decisions / 2: h = R u_i
-        if rdiag:
-            for l in range(L):
-                h[l] = R[l, l] * Ut[l, i]
-        else:
-            for l in range(L):
-                v = 0.0
-                for k in range(L):
-                    v += R[l, k] * Ut[k, i]
-                h[l] = v
+        _decisions(Ut, i, R, rdiag, h)
         n_moved = 0
         skipped = 0
         # the example moves only if one of its variables has a projected
@@ -1113,15 +1122,7 @@ def cd_state(Ut, Yt, R, rdiag, At, Cv, G):
     max_pg = 0.0
     for i in range(N):
         C = Cv[i]
-        if rdiag:
-            for l in range(L):
-                h[l] = R[l, l] * Ut[l, i]
-        else:
-            for l in range(L):
-                s = 0.0
-                for k in range(L):
-                    s += R[l, k] * Ut[k, i]
-                h[l] = s
+        _decisions(Ut, i, R, rdiag, h)
         for l in range(L):
             g = 2.0 - 4.0 * Yt[l, i] * h[l]
             G[i, l] = g
