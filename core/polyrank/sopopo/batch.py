@@ -426,14 +426,16 @@ def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, piece
         full_passes=work)
 
 
-#: passes of the shrinking variant between two full-gap checks, at most (a
-#: check costs about m k n, less than a pass over the pieces)
+#: passes of the shrinking variant between two full-gap checks, at most, early
+#: in a solve (later :data:`_CHECK_SHARE` of the passes done; a check costs
+#: about m k n, less than a pass over the pieces)
 _CHECK_PASSES = 20
 #: a full-gap check whose gap is above this fraction of the previous one
 #: un-shrinks (the shrunk problem no longer drives the full gap down)
 _STAGNANT = 0.8
-#: work of the shrinking variant between two full-gap checks, at most, in
-#: passes over all pieces (a check costs about one such pass)
+#: work of the shrinking variant between two full-gap checks, at most, early
+#: in a solve, in passes over all pieces (later :data:`_CHECK_SHARE` of the
+#: work done; a check costs about one such pass)
 _CHECK_EVERY = 10
 #: ... or, later in a solve, this share of the passes (and work) done so far,
 #: so that a solve runs at most about 5 % more passes than the check that
