@@ -6,8 +6,11 @@ at a time.  They take four arguments ``(X, Xdata, Xind, Xptr)``: a dense X
 (m, n) with empty CSR arrays, or an empty X (0, 0) with the ``data``,
 ``indices`` and ``indptr`` of a CSR matrix (:func:`row_arrays` builds
 them), so that one compiled specialization serves both and a sparse pass
-touches only the non-zeros.  The functions here are the sparse halves of
-the kernels' row operations.
+touches only the non-zeros.  The functions here are the kernels' row
+operations: on a vector w (:func:`row_dot`, :func:`row_axpy`, inlined) or on
+rows of a label matrix W in place (:func:`label_dot`, :func:`label_axpy`,
+:func:`rows_dot`, :func:`rows_axpy`: no array views, no reference counts,
+SIMD sums).
 """
 
 from __future__ import annotations
