@@ -24,13 +24,14 @@ level, O(l k)).  The margin test is always the same floating-point
 expression ``1 - z_pref + z_other > 0``, so the integer counts agree
 exactly between methods.
 
-Document weights ``sw`` (``None`` = all ones): a pair (i, j) weighs
-``sw[i] * sw[j]`` (what duplicating documents does to the pairs), the
-counts become weighted (``lplus[i] = sum_{j in SV_i^+} sw[j]``,
-``gplus[i] = sum_{j in SV_i^+} sw[j] u_j``, float arrays) and the terms
-of Eq. 2.11-2.13 take a factor ``sw[i]``.  ``sw is None`` is resolved when
-numba compiles (a separate specialisation), so the unweighted path keeps
-its integer counts and costs nothing extra.
+Document weights ``sw`` (float64, shape (l,); all ones without weights):
+a pair (i, j) weighs ``sw[i] * sw[j]`` (what duplicating documents does
+to the pairs), the counts are weighted (``lplus[i] = sum_{j in SV_i^+}
+sw[j]``, ``gplus[i] = sum_{j in SV_i^+} sw[j] u_j``, float64 arrays) and
+the terms of Eq. 2.11-2.13 take a factor ``sw[i]``.  Weights are always an
+array, so numba compiles each kernel once: with unit weights every product
+``1.0 * x`` is exact and the counts are whole numbers held exactly in
+float64, so the results equal those of integer counting bit for bit.
 """
 
 from __future__ import annotations
@@ -127,10 +128,7 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
         zi = z[i]
         while j < e and 1.0 - z[order[j]] + zi > 0.0:
             jj = order[j]
-            if sw is None:
-                _tree_insert(L, level[jj], 1, u[jj], size, xv)
-            else:
-                _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
+            _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j += 1
         node = L + level[i]
         c = size[0]                             # 0 of the tree's type
@@ -151,10 +149,7 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
         zi = z[i]
         while j >= s and 1.0 - zi + z[order[j]] > 0.0:
             jj = order[j]
-            if sw is None:
-                _tree_insert(L, level[jj], 1, u[jj], size, xv)
-            else:
-                _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
+            _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j -= 1
         node = L + level[i]
         c = size[0]
@@ -257,10 +252,7 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
         zi = z[i]
         while j < e and 1.0 - z[order[j]] + zi > 0.0:
             jj = order[j]
-            if sw is None:
-                _ytree_insert(k, level[jj], 1, u[jj], size, xv)
-            else:
-                _ytree_insert(k, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
+            _ytree_insert(k, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j += 1
         c, g = _ytree_larger(k, level[i], size, xv)
         lplus[i] = c
@@ -274,10 +266,7 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
         zi = z[i]
         while j >= s and 1.0 - zi + z[order[j]] > 0.0:
             jj = order[j]
-            if sw is None:
-                _ytree_insert(k, level[jj], 1, u[jj], size, xv)
-            else:
-                _ytree_insert(k, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
+            _ytree_insert(k, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j -= 1
         c, g = _ytree_smaller(k, level[i], size, xv)
         lminus[i] = c
@@ -300,12 +289,8 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
         zi = z[i]
         while j < e and 1.0 - z[order[j]] + zi > 0.0:
             jj = order[j]
-            if sw is None:
-                cnt[level[jj]] += 1
-                sm[level[jj]] += u[jj]
-            else:
-                cnt[level[jj]] += sw[jj]
-                sm[level[jj]] += sw[jj] * u[jj]
+            cnt[level[jj]] += sw[jj]
+            sm[level[jj]] += sw[jj] * u[jj]
             j += 1
         c = cnt[k]                              # 0 of the counts' type (cnt[k] is unused)
         g = 0.0
@@ -328,12 +313,8 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
         zi = z[i]
         while j >= s and 1.0 - zi + z[order[j]] > 0.0:
             jj = order[j]
-            if sw is None:
-                cnt[level[jj]] += 1
-                sm[level[jj]] += u[jj]
-            else:
-                cnt[level[jj]] += sw[jj]
-                sm[level[jj]] += sw[jj] * u[jj]
+            cnt[level[jj]] += sw[jj]
+            sm[level[jj]] += sw[jj] * u[jj]
             j -= 1
         c = cnt[k]
         g = 0.0
@@ -373,12 +354,8 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
             while jp < e and 1.0 - z[order[jp]] + zi > 0.0:
                 jj = order[jp]
                 if level[jj] > r:
-                    if sw is None:
-                        c += 1
-                        g += u[jj]
-                    else:
-                        c += sw[jj]
-                        g += sw[jj] * u[jj]
+                    c += sw[jj]
+                    g += sw[jj] * u[jj]
                 jp += 1
             lplus[i] = c
             gplus[i] = g
@@ -394,12 +371,8 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
             while jp >= s and 1.0 - zi + z[order[jp]] > 0.0:
                 jj = order[jp]
                 if level[jj] == r:
-                    if sw is None:
-                        c += 1
-                        g += u[jj]
-                    else:
-                        c += sw[jj]
-                        g += sw[jj] * u[jj]
+                    c += sw[jj]
+                    g += sw[jj] * u[jj]
                 jp -= 1
             lminus[i] += c
             gminus[i] += g
@@ -416,8 +389,8 @@ def count_pairs(z, u, order, start, level, kq, method,
                 lplus, lminus, gplus, gminus, sw):
     """Fill ``lplus, lminus, gplus, gminus`` (length l, indexed by
     document) for all queries with the chosen method (see the module
-    docstring).  ``sw``: document weights or None; with weights ``lplus``
-    and ``lminus`` are float arrays of weighted counts.  Returns nothing;
+    docstring).  ``sw``: document weights (ones: unweighted); ``lplus``
+    and ``lminus`` are float64 arrays of (weighted) counts.  Returns nothing;
     O(l log k) for the trees, O(l k) for the direct method and PRSVM+."""
     kmax = 1
     for q in range(kq.size):
@@ -478,12 +451,9 @@ def l2_terms(z, lplus, lminus, gplus, gminus, sw):
     for i in range(l):
         a = (lplus[i] + lminus[i]) * z[i] - (gplus[i] + gminus[i])
         b = lminus[i] - lplus[i]
-        if sw is None:
-            pw += lplus[i]
-        else:
-            a *= sw[i]
-            b *= sw[i]
-            pw += sw[i] * lplus[i]
+        a *= sw[i]
+        b *= sw[i]
+        pw += sw[i] * lplus[i]
         r[i] = a - b
         quad += z[i] * a
         lin += z[i] * b
@@ -499,9 +469,7 @@ def hv_terms(u, lplus, lminus, gplus, gminus, sw):
     l = u.size
     out = np.empty(l)
     for i in range(l):
-        out[i] = (lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])
-        if sw is not None:
-            out[i] *= sw[i]
+        out[i] = ((lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])) * sw[i]
     return out
 
 

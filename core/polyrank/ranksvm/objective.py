@@ -163,8 +163,9 @@ class Workspace:
         X w.
     order : ndarray of int64, shape (l,)
         Documents sorted by query then ascending z (Alg. 2, step 2).
-    lplus, lminus : ndarray of int64 (float64 with weights), shape (l,)
-        l_i^+(w), l_i^-(w) (weighted: sums of the partners' weights).
+    lplus, lminus : ndarray of float64, shape (l,)
+        l_i^+(w), l_i^-(w): whole numbers without weights, sums of the
+        partners' weights with weights.
     gplus, gminus : ndarray, shape (l,)
         gamma_i^+(w, w), gamma_i^-(w, w).
     r : ndarray, shape (l,)
@@ -300,10 +301,13 @@ class RankSVMObjective:
             if not keep.all():                  # weight 0: the document is absent
                 X, y, qid, sw = X[keep], y[keep], qid[keep], sw[keep]
             if np.all(sw == 1.0):
-                sw = None                       # the unweighted kernels
+                sw = None                       # unweighted: p_w is an int
             else:
                 sw = np.ascontiguousarray(sw, dtype=np.float64)
         self.X, self.y, self.qid, self.sample_weight = X, y, qid, sw
+        # the kernels always take weights (one numba specialisation; unit
+        # weights give the unweighted results bit for bit)
+        self._weights = np.ones(X.shape[0]) if sw is None else sw
         self.groups = group_queries(self.y, self.qid, adjacent=self.partial_pairs)
         self.n_pairs = self.groups.n_pairs
         self.n_features = self.X.shape[1]
@@ -329,14 +333,13 @@ class RankSVMObjective:
 
     def _count(self, z, u, order):
         l = z.size
-        counts = np.int64 if self.sample_weight is None else np.float64
-        lp = np.empty(l, dtype=counts)
-        lm = np.empty(l, dtype=counts)
+        lp = np.empty(l)
+        lm = np.empty(l)
         gp = np.empty(l)
         gm = np.empty(l)
         g = self.groups
         _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
-                             lp, lm, gp, gm, self.sample_weight)
+                             lp, lm, gp, gm, self._weights)
         return lp, lm, gp, gm
 
     def _check_w(self, w, name="w"):
@@ -365,7 +368,7 @@ class RankSVMObjective:
         g = self.groups
         order = _kernels.sort_within_queries(z, g.perm, g.start)
         lp, lm, gp, gm = self._count(z, z, order)
-        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self.sample_weight)
+        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self._weights)
         f = 0.5 * float(w @ w) + self.C * loss
         self._finite(f, "f(w)")
         ws = Workspace(w.copy(), z, order, lp, lm, gp, gm, r, f,
@@ -398,7 +401,7 @@ class RankSVMObjective:
         self.n_hv += 1
         u = self._matvec(v)
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
-        t = _kernels.hv_terms(u, lp, lm, gp, gm, self.sample_weight)
+        t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
         out = v + 2.0 * self.C * self._rmatvec(t)
         self._finite_norm(out, "||H v||^2")
         return out
