@@ -585,7 +585,7 @@ def _flush(Zt, R, nzk, n_nz, l, v):
     for j in range(n_nz[l]):
         k = nzk[l, j]
         if k != l:
-            _daxpy(Zt, k, 2.0 * R[k, l], v, 0)
+            _daxpy(Zt, k, 2.0 * R[k, l], v, np.int64(0))
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
@@ -811,7 +811,7 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
         labelwise = flags[0] == 1
         total = _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos,
                                  n_vis, keep, seq, labelwise)
-        l = 0
+        l = np.int64(0)
         b = L
         for m in range(total):
             if labelwise:
@@ -866,10 +866,10 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
                 # z_l now, the other columns at the end of the batch (Eq. 41-43)
                 if dense:
                     _daxpy(Zt, l, 2.0 * R[l, l] * c, X, p)
-                    _daxpy(v, 0, c, X, p)
+                    _daxpy(v, np.int64(0), c, X, p)
                 else:
                     _saxpy(Zt, l, 2.0 * R[l, l] * c, Xdata, Xind, Xptr, p)
-                    _saxpy(v, 0, c, Xdata, Xind, Xptr, p)
+                    _saxpy(v, np.int64(0), c, Xdata, Xind, Xptr, p)
             else:
                 for j in range(n_nz[l]):
                     k = nzk[l, j]
@@ -1028,7 +1028,7 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
         C = Cv[i]
         # the example's decisions / 2: h = R u_i
         _decisions(Ut, i, R, rdiag, h)
-        n_moved = 0
+        n_moved = np.int64(0)
         skipped = 0
         # the example moves only if one of its variables has a projected
         # gradient above skip_example (then one Gram row serves its labels)

@@ -205,7 +205,7 @@ def select_violated(v_lo, v_up, add_per_iter, tol, out):
             return 0
         out[0] = best
         return 1
-    m = _top(v_lo, (add_per_iter + 1) // 2, tol, taken, out, 0)
+    m = _top(v_lo, (add_per_iter + 1) // 2, tol, taken, out, np.int64(0))
     m = _top(v_up, add_per_iter // 2, tol, taken, out, m)
     return m
 

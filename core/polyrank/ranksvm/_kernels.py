@@ -421,12 +421,10 @@ def count_pairs(z, u, order, start, level, kq, method,
         elif method == Y_TREE:
             _ytree_query(z, u, order, s, e, level, k, isize, fsum,
                          lplus, lminus, gplus, gminus, sw)
-        elif method == DIRECT:
+        elif method == DIRECT or method == ADJACENT:
+            # a run-time flag, not a literal: one specialisation
             _direct_query(z, u, order, s, e, level, k, isize, fsum,
-                          lplus, lminus, gplus, gminus, False, sw)
-        elif method == ADJACENT:
-            _direct_query(z, u, order, s, e, level, k, isize, fsum,
-                          lplus, lminus, gplus, gminus, True, sw)
+                          lplus, lminus, gplus, gminus, method == ADJACENT, sw)
         else:
             _prsvm_plus_query(z, u, order, s, e, level, k,
                               lplus, lminus, gplus, gminus, sw)

@@ -925,7 +925,7 @@ def _zero_norm_piece(y, pc, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, dc
 def _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act, lab, dc):
     """The active labels of piece pc (its side A first) into lab, with their
     dc set to 0; returns their number."""
-    nl = _active_side(A_ptr[pc], A_act[pc], A_idx, A_pos, lab, 0, dc)
+    nl = _active_side(A_ptr[pc], A_act[pc], A_idx, A_pos, lab, np.int64(0), dc)
     return _active_side(B_ptr[pc], B_act[pc], B_idx, B_pos, lab, nl, dc)
 
 
@@ -970,7 +970,7 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, pie
     best = 0.0
     changed = 0
     vmax = 0.0
-    o = 0
+    o = np.int64(0)   # not a literal 0: see the module docstring
     while o < n_active:
         pc = active[o]
         i = piece_ex[pc]
@@ -1028,7 +1028,7 @@ def pass_kernel_shrink(K, Y, F, coef, active, n_active, piece_ex, piece_C, A_ptr
     best = 0.0
     changed = 0
     vmax = 0.0
-    o = 0
+    o = np.int64(0)   # not a literal 0: see the module docstring
     while o < n_active:
         pc = active[o]
         i = piece_ex[pc]
