@@ -14,6 +14,8 @@ import math
 import numba
 import numpy as np
 
+from ._sort import argsort_stable, heapsort_prefix
+
 __all__ = ["pairwise_counts", "ndcg_kernel"]
 
 
@@ -47,7 +49,7 @@ def pairwise_counts(y, s, perm, start):
         seg = perm[b:e]
         # dense levels of y inside the query
         ys = y[seg]
-        yo = np.argsort(ys, kind="mergesort")
+        yo = argsort_stable(ys)
         lev = np.empty(m, dtype=np.int64)
         cur = 0
         for t in range(m):
@@ -72,7 +74,7 @@ def pairwise_counts(y, s, perm, start):
             Lq *= 2
         for t in range(2 * Lq):
             tree[t] = 0
-        so = np.argsort(s[seg], kind="mergesort")
+        so = argsort_stable(s[seg])
         ss = s[seg]
         t = 0
         c_ok = 0
@@ -94,7 +96,8 @@ def pairwise_counts(y, s, perm, start):
             if g > 1:
                 for a in range(g):
                     grp[a] = lev[so[t + a]]
-                gs = np.sort(grp[:g])
+                heapsort_prefix(grp, g)        # the levels of the group, sorted
+                gs = grp
                 same = 0
                 run = 1
                 for a in range(1, g + 1):
@@ -155,7 +158,7 @@ def ndcg_kernel(y, s, perm, start, m, yahoo, mean_over_positions, no_relevant):
         neg = np.empty(lq)
         for t in range(lq):
             neg[t] = -s[seg[t]]
-        ranked = np.argsort(neg, kind="mergesort")
+        ranked = argsort_stable(neg)
         gain = np.empty(lq)                     # gains in ranked order, ties averaged
         t = 0
         while t < lq:
@@ -169,7 +172,9 @@ def ndcg_kernel(y, s, perm, start, m, yahoo, mean_over_positions, no_relevant):
             for a in range(t, t2):
                 gain[a] = acc
             t = t2
-        ideal = np.sort(ys)[::-1]
+        ideal = ys.copy()                       # relevances, descending
+        heapsort_prefix(ideal, lq)
+        ideal = ideal[::-1]
         cut = lq if (m <= 0 or m > lq) else m
         dcg = 0.0
         idcg = 0.0

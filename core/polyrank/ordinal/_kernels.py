@@ -23,6 +23,8 @@ import math
 import numba
 import numpy as np
 
+from .._sort import argsort_stable
+
 #: kernel codes of :func:`kappa` (the names of :mod:`polyrank.kernels`)
 LINEAR, RBF, POLY = 0, 1, 2
 
@@ -52,7 +54,7 @@ def initial_working_set(scores, labels, n_labels, out):
         The number of indices written to ``out``.
     """
     n = scores.shape[0]
-    order = np.argsort(scores, kind="mergesort")
+    order = argsort_stable(scores)
     counts = np.zeros(n_labels, dtype=np.int64)
     for i in range(n):
         counts[labels[i]] += 1

@@ -39,6 +39,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._sort import argsort_stable
+
 # method codes used by the drivers
 SELECTION_TREE = 0
 Y_TREE = 1
@@ -55,7 +57,7 @@ def sort_within_queries(z, perm, start):
     for q in range(start.size - 1):
         s, e = start[q], start[q + 1]
         seg = perm[s:e]
-        idx = np.argsort(z[seg], kind="mergesort")
+        idx = argsort_stable(z[seg])
         for t in range(e - s):
             order[s + t] = seg[idx[t]]
     return order
@@ -79,7 +81,7 @@ def query_levels(y, perm, start):
         s, e = start[q], start[q + 1]
         seg = perm[s:e]
         ys = y[seg]
-        o = np.argsort(ys, kind="mergesort")
+        o = argsort_stable(ys)
         m = e - s
         cur = 0
         run = 0
