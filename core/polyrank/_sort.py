@@ -87,7 +87,7 @@ def heapsort_prefix(a, n):
         t = a[0]
         a[0] = a[end]
         a[end] = t
-        sift_down(a, 0, end)
+        sift_down(a, np.int64(0), end)     # not a literal 0: one specialisation
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -814,7 +814,7 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
         labelwise = flags[0] == 1
         total = _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos,
                                  n_vis, keep, seq, labelwise)
-        l = np.int64(0)
+        l = np.int64(0)            # not a literal: one specialisation of _flush
         b = L
         for m in range(total):
             if labelwise:
@@ -1031,7 +1031,7 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
         C = Cv[i]
         # the example's decisions / 2: h = R u_i
         _decisions(Ut, i, R, rdiag, h)
-        n_moved = np.int64(0)
+        n_moved = np.int64(0)      # not a literal: one specialisation of _push_row
         skipped = 0
         # the example moves only if one of its variables has a projected
         # gradient above skip_example (then one Gram row serves its labels)

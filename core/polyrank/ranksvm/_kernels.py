@@ -415,7 +415,7 @@ def count_pairs(z, u, order, start, level, kq, method,
                 gminus[i] = 0.0
             continue
         if method == SELECTION_TREE:
-            Lq = 1
+            Lq = np.int64(1)                    # not a literal: one specialisation
             while Lq < k:
                 Lq *= 2
             _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum,

@@ -970,7 +970,7 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, pie
     best = 0.0
     changed = 0
     vmax = 0.0
-    o = np.int64(0)   # not a literal 0: see the module docstring
+    o = np.int64(0)   # not a literal: one specialisation of the callees
     while o < n_active:
         pc = active[o]
         i = piece_ex[pc]
@@ -1028,7 +1028,7 @@ def pass_kernel_shrink(K, Y, F, coef, active, n_active, piece_ex, piece_C, A_ptr
     best = 0.0
     changed = 0
     vmax = 0.0
-    o = np.int64(0)   # not a literal 0: see the module docstring
+    o = np.int64(0)   # not a literal: one specialisation of the callees
     while o < n_active:
         pc = active[o]
         i = piece_ex[pc]
