@@ -51,21 +51,22 @@ def test_warmup_leaves_no_kernel_to_compile():
         assert compile_state(package).needs_compiling is not True
 
 
-def test_parallel_compile_fills_the_cache_for_this_process(tmp_path):
-    """On an empty cache, warmup() compiles in worker processes: afterwards this
-    process finds every kernel of the package in numba's on-disk cache and has
-    compiled none itself."""
-    code = textwrap.dedent("""
+@pytest.mark.parametrize("fork", [True, False])
+def test_parallel_compile_fills_the_cache_for_this_process(tmp_path, fork):
+    """On an empty cache, warmup() compiles in worker processes (forked, or
+    spawned by loky): afterwards this process finds every kernel of the
+    package in numba's on-disk cache and has compiled none itself."""
+    code = textwrap.dedent(f"""
         import json
-        from tqdm import tqdm
         import polyrank
         from polyrank._jit import compile_state
+        assert polyrank._fork_is_safe()          # one thread here: fork is allowed
         before = compile_state("ordinal")
-        polyrank._compile_in_workers(["ordinal"], 2, tqdm(disable=True))
+        polyrank._compile_in_workers(["ordinal", "sign"], 2, fork={fork})
         after = compile_state("ordinal")
-        print(json.dumps({"before": before.n_to_compile, "kernels": after.n_kernels,
+        print(json.dumps({{"before": before.n_to_compile, "kernels": after.n_kernels,
                           "after": after.n_to_compile, "loaded": after.n_loaded,
-                          "cached": after.n_cached}))
+                          "cached": after.n_cached}}))
         """)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -74,6 +75,23 @@ def test_parallel_compile_fills_the_cache_for_this_process(tmp_path):
     assert r["before"] == r["kernels"] > 0               # the empty cache: all to compile
     assert r["after"] == 0 and r["loaded"] == 0          # the worker compiled them, not us
     assert r["cached"] == r["kernels"]
+
+
+def test_fork_is_not_used_beside_other_threads():
+    """A process running a second thread (a notebook's kernel does) is not
+    forked: the workers are spawned instead."""
+    import threading
+
+    import polyrank
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, daemon=True)
+    t.start()
+    try:
+        assert not polyrank._fork_is_safe()
+    finally:
+        stop.set()
+        t.join()
 
 
 @pytest.mark.parametrize("bad", [0, 1.5, True, "2"])

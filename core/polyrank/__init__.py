@@ -48,9 +48,11 @@ __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
-#: Their compile times on an empty cache relative to each other (``polyrank
-#: bench first-fit``: sopopo 12 s, sign 11 s, ranksvm 11 s, m3l 8 s, ordinal 4 s),
-#: so that a parallel warm-up starts the longest first.
+#: The order in which a parallel warm-up hands the packages to its workers.
+#: Compile seconds on an empty cache (CPU, one process each): sopopo 10.5,
+#: m3l 9.0, ranksvm 8.1, sign 7.3, ordinal 4.1; in this order two workers
+#: end together (sopopo + m3l against sign + ranksvm + ordinal, 19.5 s each),
+#: where longest-first would leave one worker 2 s behind the other.
 _COMPILE_ORDER = ("sopopo", "sign", "ranksvm", "m3l", "ordinal")
 
 
@@ -80,19 +82,73 @@ def _resolve_n_jobs(n_jobs) -> int:
     return os.cpu_count() or 1 if n_jobs < 0 else int(n_jobs)
 
 
-def _compile_in_workers(packages, n_jobs: int, bar) -> dict:
-    """Compile the kernels of ``packages`` in ``n_jobs`` worker processes
-    (joblib's loky backend); numba writes them to its on-disk cache, from
-    which this process then loads them.  Returns the seconds per package."""
-    from joblib import Parallel, delayed
+def _fork_is_safe() -> bool:
+    """True on Linux when this process runs a single Python thread: then
+    worker processes can be forked, and start with polyrank already
+    imported (a spawned worker first spends 2-5 s importing it)."""
+    import multiprocessing
+    import sys
+    import threading
 
-    order = sorted(packages, key=_COMPILE_ORDER.index)
+    return (sys.platform.startswith("linux") and threading.active_count() == 1
+            and "fork" in multiprocessing.get_all_start_methods())
+
+
+class _CompilePool:
+    """Worker processes that compile packages into numba's on-disk cache.
+
+    Forked (``multiprocessing``'s fork context) when ``fork`` is true, so
+    that the workers start with polyrank imported; spawned by joblib's
+    loky backend otherwise.  The fork happens on entering the ``with``
+    block: enter it before anything starts a thread (a tqdm bar does)."""
+
+    def __init__(self, n_jobs: int, fork: bool) -> None:
+        self.n_jobs = n_jobs
+        self.fork = fork
+        self._pool = None
+
+    def __enter__(self) -> "_CompilePool":
+        if self.fork:
+            import multiprocessing
+
+            # the workers are forked here, before the pool starts its threads
+            self._pool = multiprocessing.get_context("fork").Pool(self.n_jobs)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+
+    def run(self, order):
+        """(package, seconds) as the workers finish the packages of ``order``."""
+        if self._pool is not None:
+            return self._pool.imap_unordered(_warm_package_task, order, chunksize=1)
+        from joblib import Parallel, delayed
+
+        run = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator_unordered")
+        return run(delayed(_warm_package_task)(p) for p in order)
+
+
+def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = None) -> dict:
+    """Compile the kernels of ``packages`` in ``n_jobs`` worker processes
+    (forked if ``fork``; None: if :func:`_fork_is_safe`); numba writes them
+    to its on-disk cache, from which this process then loads them.  ``bar``
+    (tqdm or None) advances as packages finish.  Returns the seconds per
+    package."""
+    fork = _fork_is_safe() if fork is None else fork
+    with _CompilePool(n_jobs, fork) as pool:
+        return _collect(pool, packages, bar)
+
+
+def _collect(pool: _CompilePool, packages, bar) -> dict:
+    """Run ``packages`` on ``pool`` longest-first (:data:`_COMPILE_ORDER`)."""
     out = {}
-    run = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    for name, seconds in run(delayed(_warm_package_task)(p) for p in order):
+    for name, seconds in pool.run(sorted(packages, key=_COMPILE_ORDER.index)):
         out[name] = seconds
-        bar.set_postfix_str(name, refresh=False)
-        bar.update(1)
+        if bar is not None:
+            bar.set_postfix_str(name, refresh=False)
+            bar.update(1)
     return out
 
 
@@ -106,8 +162,11 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
     it on your machine; the README's benchmark table shows one run); the
     packages whose kernels are not in the cache are then compiled in
     ``n_jobs`` worker processes at once (numba compiles on one core), and
-    this process loads the result from the cache.  Later processes load the
-    cache (``cache=True``) in about a second.
+    this process loads the result from the cache.  On Linux, when this
+    process runs a single thread (the ``polyrank warmup`` command), the
+    workers are forked and start with polyrank imported; otherwise (a
+    notebook's kernel runs threads) joblib's loky backend spawns them.
+    Later processes load the cache (``cache=True``) in about a second.
 
     Parameters
     ----------
@@ -149,10 +208,14 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
     cold = [p for p in _WARMUP_PACKAGES if compile_state(p).needs_compiling]
     workers = min(n_jobs, len(cold))
     timings: dict = {}
-    bar = tqdm(total=len(_WARMUP_PACKAGES) + (len(cold) if workers > 1 else 0),
-               desc="compiling polyrank's numba kernels (first use only)",
-               unit="solver", delay=2.0, disable=not progress, leave=False)
-    compiled = _compile_in_workers(cold, workers, bar) if workers > 1 else {}
+    compiled: dict = {}
+    # the pool forks (when this process runs one thread) before the bar starts its thread
+    with _CompilePool(workers, workers > 1 and _fork_is_safe()) as pool:
+        bar = tqdm(total=len(_WARMUP_PACKAGES) + (len(cold) if workers > 1 else 0),
+                   desc="compiling polyrank's numba kernels (first use only)",
+                   unit="solver", delay=2.0, disable=not progress, leave=False)
+        if workers > 1:
+            compiled = _collect(pool, cold, bar)
     for name in _WARMUP_PACKAGES:
         bar.set_postfix_str(name, refresh=False)
         timings[name] = _warm_package(name)
