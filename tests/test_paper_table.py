@@ -52,12 +52,12 @@ def test_every_experiment_has_rows_written_by_its_full_size_run():
 
 def test_rows_of_a_run_have_the_table_fields():
     res = m3l_awa_prior()
-    assert res.summary["paper"]
-    for row in res.summary["paper"]:
+    assert res.summary.paper
+    for row in res.summary_record()["paper"]:
         assert set(row) == set(FIELDS) and all(isinstance(row[k], str) and row[k] for k in FIELDS)
     # the prior entry of Fig. 5's pair is the number the row prints
-    r = res.summary["R_black_weak"]
-    assert f"{r:+.2f}" in res.summary["paper"][0]["ours"]
+    r = res.summary.R_black_weak
+    assert f"{r:+.2f}" in res.summary.paper[0].ours
 
 
 def test_fig7_rows_report_measured_and_budget_bounded_ratios():
