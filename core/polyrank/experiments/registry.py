@@ -34,8 +34,8 @@ from typing import Any, Callable, Sequence
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
-           "figure_builders", "PaperItem", "column", "table_columns", "as_record",
-           "record_keys", "fmt_time"]
+           "figure_builders", "PaperItem", "RunInfo", "column", "table_columns", "as_record",
+           "record_keys", "fmt_time", "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
 #: dict mapping an experiment's name to ``builder(result) -> figure``
@@ -104,6 +104,18 @@ def fmt_time(s: float) -> str:
     if s >= 1e-6:
         return f"{s * 1e6:.3g} us"
     return f"{s * 1e9:.3g} ns"
+
+
+def fmt_spec(spec: str) -> Callable[[Any], str]:
+    """A cell formatter: the value formatted by the format spec ``spec``
+    (``".3f"``, ``".2e"``, ``".6g"``, ``","`` ...).
+
+    Examples
+    --------
+    >>> fmt_spec(".2f")(3.14159), fmt_spec(".1e")(0.000123), fmt_spec(",")(12345)
+    ('3.14', '1.2e-04', '12,345')
+    """
+    return lambda v: format(v, spec)
 
 
 def column(header: str | None = None, fmt: Callable[[Any], str] | None = None, *,
@@ -203,6 +215,26 @@ def table_columns(cls, headers: dict | None = None) -> list[tuple]:
 
 
 @dataclass(frozen=True)
+class RunInfo:
+    """The first fields of many experiments' summaries: which experiment,
+    at which size, from which seed.
+
+    Attributes
+    ----------
+    experiment : str
+        The registered name.
+    quick : bool
+        Run at the reduced sizes.
+    seed : int
+        Seed of the data and of the solvers' random orders.
+    """
+
+    experiment: str
+    quick: bool
+    seed: int
+
+
+@dataclass(frozen=True)
 class PaperItem:
     """One row of the README's generated "paper vs polyrank" table: an item
     of a paper's figure or table, the paper's value and ours.
@@ -286,8 +318,9 @@ class ExperimentResult:
     rows : tuple of dataclass
         Tidy rows, one frozen dataclass per measurement (each experiment
         defines its row class; fields are str, int, float, bool or ``None``,
-        not measured).  Written to CSV by :meth:`write_csv`.  Experiments
-        not yet converted still return a list of dicts with the same keys.
+        not measured).  Written to CSV by :meth:`write_csv`.  (Dicts are
+        read too, as by :func:`format_rows`: a stand-in result needs no
+        class.)
     summary : dataclass
         The key figures, a frozen dataclass of the experiment (nested
         dataclasses, tuples, and dicts keyed by a str such as k); as plain
@@ -430,7 +463,9 @@ class ExperimentResult:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A registered experiment.
+    """A registered experiment: the line ``polyrank reproduce --list``
+    shows and the function :func:`run_experiment` calls (or ``polyrank
+    bench NAME``, for the entries of :data:`BENCHES`).
 
     Attributes
     ----------

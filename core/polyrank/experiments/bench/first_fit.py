@@ -25,7 +25,7 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 
-from ..registry import ExperimentResult, column, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 
 __all__ = ["bench_first_fit", "FirstFitRow", "FirstFitSummary"]
 
@@ -47,8 +47,8 @@ class FirstFitRow:
 
     what: str = column("what")
     cache: str = column("numba cache")
-    seconds: float = column("seconds (process)", lambda v: f"{v:.2f}")
-    fit_s: float | None = column("of which fit", lambda v: "-" if v is None else f"{v:.2f}")
+    seconds: float = column("seconds (process)", fmt_spec(".2f"))
+    fit_s: float | None = column("of which fit", fmt_spec(".2f"))
 
 
 @dataclass(frozen=True)

@@ -40,15 +40,12 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, column, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
            "bench_label_ranker_defaults", "multilabel_sets", "CrammerSingerRow", "YeastPasses",
            "SopopoVsLiblinearSummary", "DefaultsRow", "DefaultsSummary"]
 
-
-def _dash(fmt):
-    return lambda v: "-" if v is None else fmt(v)
 
 
 @dataclass(frozen=True)
@@ -71,9 +68,9 @@ class CrammerSingerRow:
 
     problem: str = column("problem")
     solver: str = column("solver")
-    seconds: float = column("seconds", lambda v: f"{v:.3f}", order=3)
-    objective: float | None = column("primal", _dash(lambda v: f"{v:.6f}"), order=2)
-    tol: float | None = column("tol", _dash(lambda v: f"{v:g}"), order=1)
+    seconds: float = column("seconds", fmt_spec(".3f"), order=3)
+    objective: float | None = column("primal", (fmt_spec(".6f")), order=2)
+    tol: float | None = column("tol", (lambda v: f"{v:g}"), order=1)
     passes: int = column("passes/iter", order=1)
 
 
@@ -149,10 +146,10 @@ class DefaultsRow:
 
     dataset: str = column("dataset")
     model: str = column("model")
-    rank_loss: float = column("test rank loss", lambda v: f"{v:.4f}")
-    fit_s: float = column("fit s", lambda v: f"{v:.2f}")
-    passes: int | None = column("passes", _dash(str))
-    warnings: int | None = column("warnings", _dash(str))
+    rank_loss: float = column("test rank loss", fmt_spec(".4f"))
+    fit_s: float = column("fit s", fmt_spec(".2f"))
+    passes: int | None = column("passes", (str))
+    warnings: int | None = column("warnings", (str))
 
 
 @dataclass(frozen=True)
@@ -313,7 +310,8 @@ def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: b
     ExperimentResult
         rows: a :class:`CrammerSingerRow` per problem and solver (``problem``, ``solver``,
         ``seconds``, ``objective``, ``tol``, ``passes``) and the yeast rows;
-        summary: a :class:`SopopoVsLiblinearSummary`, the ratios LinearSVC time / ours per problem (> 1: ours is
+        summary: a :class:`SopopoVsLiblinearSummary`, the ratios LinearSVC
+        time / ours per problem (> 1: ours is
         faster) and the yeast passes.
     """
 

@@ -32,22 +32,13 @@ from ...kernels import kernel_matrix
 from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import ExperimentResult, column, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal",
            "M3LLabelsRow", "M3LLabelsSummary"]
 
 
-def _f3(v) -> str:
-    return f"{v:.3f}"
 
-
-def _f2(v) -> str:
-    return f"{v:.2f}"
-
-
-def _g6(v) -> str:
-    return f"{v:.6g}"
 
 
 @dataclass(frozen=True)
@@ -83,19 +74,19 @@ class M3LLabelsRow:
 
     L: int = column("L", str)
     N: int = column()
-    m3l_s: float = column("M3L s", _f3)
-    svc_s: float = column("1-vs-All SVC s", _f3)
-    speedup: float = column("SVC/M3L", _f2)
-    hamming_m3l_pct: float = column("Hamming M3L %", _f2)
-    hamming_svc_pct: float = column("Hamming SVC %", _f2)
+    m3l_s: float = column("M3L s", fmt_spec(".3f"))
+    svc_s: float = column("1-vs-All SVC s", fmt_spec(".3f"))
+    speedup: float = column("SVC/M3L", fmt_spec(".2f"))
+    hamming_m3l_pct: float = column("Hamming M3L %", fmt_spec(".2f"))
+    hamming_svc_pct: float = column("Hamming SVC %", fmt_spec(".2f"))
     hamming_diff_pp: float = column()
-    primal_m3l: float = column("P M3L", _g6)
-    primal_svc: float = column("P SVC (+b)", _g6)
-    m3l_gap_rel: float = column("M3L gap/P", lambda v: f"{v:.1e}")
+    primal_m3l: float = column("P M3L", fmt_spec(".6g"))
+    primal_svc: float = column("P SVC (+b)", fmt_spec(".6g"))
+    m3l_gap_rel: float = column("M3L gap/P", fmt_spec(".1e"))
     m3l_steps: int = column("M3L steps", str)
     m3l_solver: str = column()
     cache_misses: int = column()
-    svc_gram_s: float | None = column("SVC given K s", _f3)
+    svc_gram_s: float | None = column("SVC given K s", fmt_spec(".3f"))
 
 
 @dataclass(frozen=True)
@@ -295,7 +286,8 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         (variable updates), ``m3l_solver`` (``result_.solver``: "m3l-cd" or
         "m3l-smo"), ``cache_misses`` (kernel rows computed),
         ``svc_gram_s`` (the precomputed-kernel SVC, or None);
-        ``summary``: a :class:`M3LLabelsSummary`, the speed-ups, whether they grow with L, whether the
+        ``summary``: a :class:`M3LLabelsSummary`, the speed-ups, whether
+        they grow with L, whether the
         speed-up is >= 10x at L = 40 and the Hamming losses agree within
         0.5 points.
 

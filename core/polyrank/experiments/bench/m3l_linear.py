@@ -32,23 +32,14 @@ from ...datasets import load_yeast
 from ...m3l import m3l_dca
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import ExperimentResult, column, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 from .m3l_labels import labels_problem
 
 __all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal", "M3LLinearRow",
            "M3LLinearSummary"]
 
 
-def _f4(v) -> str:
-    return f"{v:.4f}"
 
-
-def _g8(v) -> str:
-    return f"{v:.8g}"
-
-
-def _f2(v) -> str:
-    return f"{v:.2f}"
 
 
 @dataclass(frozen=True)
@@ -85,20 +76,20 @@ class M3LLinearRow:
     N: int = column("N", str)
     D: int = column("D", str)
     L: int = column("L", str)
-    m3l_s: float = column("M3L s", _f4)
-    svc_s: float = column("LinearSVC s", _f4)
-    time_ratio: float = column("M3L/SVC", _f2)
-    primal_m3l: float = column("P M3L", _g8)
-    primal_svc: float = column("P SVC", _g8)
+    m3l_s: float = column("M3L s", fmt_spec(".4f"))
+    svc_s: float = column("LinearSVC s", fmt_spec(".4f"))
+    time_ratio: float = column("M3L/SVC", fmt_spec(".2f"))
+    primal_m3l: float = column("P M3L", fmt_spec(".8g"))
+    primal_svc: float = column("P SVC", fmt_spec(".8g"))
     primal_rel_diff: float = column()
-    m3l_gap_rel: float = column("M3L gap/P", lambda v: f"{v:.1e}")
+    m3l_gap_rel: float = column("M3L gap/P", fmt_spec(".1e"))
     m3l_status: str = column()
     m3l_epochs: int = column("M3L epochs", str)
     m3l_checks: int = column("checks", str)
-    m3l_ns_per_visit: float = column("ns/visit", lambda v: f"{v:.0f}")
+    m3l_ns_per_visit: float = column("ns/visit", fmt_spec(".0f"))
     svc_epochs: int = column("SVC epochs", str)
-    hamming_m3l_pct: float = column("Hamming M3L %", _f2)
-    hamming_svc_pct: float = column("Hamming SVC %", _f2)
+    hamming_m3l_pct: float = column("Hamming M3L %", fmt_spec(".2f"))
+    hamming_svc_pct: float = column("Hamming SVC %", fmt_spec(".2f"))
 
 
 @dataclass(frozen=True)

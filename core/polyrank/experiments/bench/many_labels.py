@@ -34,7 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, column, register_bench
+from ..registry import ExperimentResult, column, fmt_spec, register_bench
 
 __all__ = ["many_labels_problem", "bench_sopopo_many_labels", "ManyLabelsRow",
            "ManyLabelsSummary"]
@@ -75,10 +75,10 @@ class ManyLabelsRow:
     pieces: int = column("pieces", _thousands)
     edges: int = column("edges", _thousands)
     passes: int = column("passes")
-    seconds: float = column("seconds", lambda v: f"{v:.3f}")
-    s_per_pass: float = column("s per pass", lambda v: f"{v:.5f}")
-    ns_per_edge_pass: float = column("ns per edge-pass", lambda v: f"{v:.1f}")
-    rel_gap: float = column("rel. gap", lambda v: f"{v:.2g}")
+    seconds: float = column("seconds", fmt_spec(".3f"))
+    s_per_pass: float = column("s per pass", fmt_spec(".5f"))
+    ns_per_edge_pass: float = column("ns per edge-pass", fmt_spec(".1f"))
+    rel_gap: float = column("rel. gap", fmt_spec(".2g"))
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def many_labels_problem(k: int, m: int = 24, n: int = 50, seed: int = 0):
     Raises
     ------
     ValueError
-        If k < 2, m < 1 or n < 1.
+        If k < 2, m < 1 or n < 1; one message names the three values.
 
     Examples
     --------

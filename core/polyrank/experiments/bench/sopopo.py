@@ -24,13 +24,10 @@ from threadpoolctl import threadpool_limits
 from polyrank.sopopo import soft_project, solve_reduced
 from polyrank.sopopo.reference import reduced_qp
 
-from ..registry import column, fmt_time, format_rows, table_columns
+from ..registry import column, fmt_spec, fmt_time, format_rows, table_columns
 
 __all__ = ["bench_sopopo", "format_table", "SopopoBenchRow"]
 
-
-def _f1(v) -> str:
-    return f"{v:.1f}"
 
 
 @dataclass(frozen=True)
@@ -77,11 +74,11 @@ class SopopoBenchRow:
     clarabel_s: float = column("clarabel", fmt_time)
     clarabel_solver_s: float = column("cl.solve", fmt_time)
     sort_s: float = column("sort", fmt_time)
-    ratio_clarabel: float = column("cl/sop", _f1)
-    ratio_sort: float = column("sop/sort", _f1)
-    ratio_clarabel_reduced: float = column("cl/sop19", _f1)
-    ratio_sort_reduced: float = column("sop19/sort", _f1)
-    obj_diff: float = column("obj_diff", lambda v: f"{v:.1e}")
+    ratio_clarabel: float = column("cl/sop", fmt_spec(".1f"))
+    ratio_sort: float = column("sop/sort", fmt_spec(".1f"))
+    ratio_clarabel_reduced: float = column("cl/sop19", fmt_spec(".1f"))
+    ratio_sort_reduced: float = column("sop19/sort", fmt_spec(".1f"))
+    obj_diff: float = column("obj_diff", fmt_spec(".1e"))
     z_diff: float = column()
     clarabel_nit: int = column()
     trials: int = column()

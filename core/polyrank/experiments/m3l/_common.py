@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import column
+from ..registry import column, fmt_spec
 
 __all__ = ["LINEAR", "RBF", "Table1Row"]
 
@@ -17,12 +17,6 @@ LINEAR = {"kernel": "linear", "C": 0.5}
 RBF = {"kernel": "rbf", "gamma": 1.0, "C": 1.0}
 
 
-def _f3(v) -> str:
-    return f"{v:.3f}"
-
-
-def _f2(v) -> str:
-    return f"{v:.2f}"
 
 
 @dataclass(frozen=True)
@@ -51,13 +45,13 @@ class Table1Row:
     """
 
     N: int = column("N", str)
-    linear_m3l_s: float = column("LM3L s", _f3)
-    liblinear_1vsall_s: float = column("1-vs-All LibLinear s", _f3)
-    linear_ratio: float = column("LibLinear/LM3L", _f2)
-    rbf_m3l_s: float = column("KM3L rbf s", _f3)
-    libsvm_1vsall_s: float = column("1-vs-All LibSVM s", _f3)
-    rbf_ratio: float = column("LibSVM/KM3L", _f2)
-    linear_primal_rel_diff: float = column("lin. P rel.diff", lambda v: f"{v:.1e}")
+    linear_m3l_s: float = column("LM3L s", fmt_spec(".3f"))
+    liblinear_1vsall_s: float = column("1-vs-All LibLinear s", fmt_spec(".3f"))
+    linear_ratio: float = column("LibLinear/LM3L", fmt_spec(".2f"))
+    rbf_m3l_s: float = column("KM3L rbf s", fmt_spec(".3f"))
+    libsvm_1vsall_s: float = column("1-vs-All LibSVM s", fmt_spec(".3f"))
+    rbf_ratio: float = column("LibSVM/KM3L", fmt_spec(".2f"))
+    linear_primal_rel_diff: float = column("lin. P rel.diff", fmt_spec(".1e"))
     rbf_test_hamming_m3l_pct: float = column()
     rbf_test_hamming_libsvm_pct: float = column()
     rbf_cache_misses: int = column()

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...datasets import load_awa_classes
 from ...m3l import prior_from_classes
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, register
 from ._common import _PAPER
 
 __all__ = ["m3l_awa_prior", "AwaPriorRow", "AwaPriorSummary"]
@@ -34,14 +34,13 @@ class AwaPriorRow:
 
 
 @dataclass(frozen=True)
-class AwaPriorSummary:
+class AwaPriorSummary(RunInfo):
     """The key figures of :func:`m3l_awa_prior`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed : int
     test_classes : tuple of str
         The 10 AwA test classes.
     R_black_weak : float
@@ -54,9 +53,6 @@ class AwaPriorSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
     test_classes: tuple
     R_black_weak: float
     rank: int

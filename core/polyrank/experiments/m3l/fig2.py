@@ -19,7 +19,7 @@ from ...kernels import kernel_matrix
 from ...m3l import m3l_smo
 from ...validation import check_int, check_positive
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _PAPER
 
 __all__ = ["m3l_fig2", "Fig2Row", "Fig2Method", "Fig2Summary"]
@@ -46,9 +46,9 @@ class Fig2Row:
 
     method: str = column("method")
     updates: int = column("pair updates", lambda v: f"{v:,}")
-    seconds: float = column("seconds", lambda v: f"{v:.3f}")
-    dual: float = column("dual", lambda v: f"{v:.6g}")
-    dual_rel: float = column("dual / final", lambda v: f"{v:.4f}")
+    seconds: float = column("seconds", fmt_spec(".3f"))
+    dual: float = column("dual", fmt_spec(".6g"))
+    dual_rel: float = column("dual / final", fmt_spec(".4f"))
 
 
 @dataclass(frozen=True)

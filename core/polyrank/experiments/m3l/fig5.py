@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
 from ._common import _PAPER, LINEAR, RBF
 from ...m3l import fig5_curve, fig5_setup
 
@@ -35,7 +35,7 @@ class Fig5Row:
 
     kernel: str = column("kernel")
     r: float = column("r", lambda v: f"{v:+.3f}")
-    test_hamming_pct: float = column("test Hamming loss %", lambda v: f"{v:.2f}")
+    test_hamming_pct: float = column("test Hamming loss %", fmt_spec(".2f"))
 
 
 @dataclass(frozen=True)
@@ -63,14 +63,13 @@ class Fig5Kernel:
 
 
 @dataclass(frozen=True)
-class Fig5Summary:
+class Fig5Summary(RunInfo):
     """The key figures of :func:`m3l_fig5`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed : int
     pair : tuple of str
         The two label names.
     pair_index : tuple of int
@@ -88,9 +87,6 @@ class Fig5Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
     pair: tuple
     pair_index: tuple
     n_train: int

@@ -17,21 +17,20 @@ from ...datasets import load_yeast
 from ...m3l import M3LClassifier
 from ...validation import check_int
 from .._harness import median_times, progress_bar
-from ..registry import ExperimentResult, PaperItem, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, register
 from ._common import _PAPER, LINEAR, RBF, Table1Row
 
 __all__ = ["m3l_table1", "Table1Summary"]
 
 
 @dataclass(frozen=True)
-class Table1Summary:
+class Table1Summary(RunInfo):
     """The key figures of :func:`m3l_table1` (rows: :class:`Table1Row`).
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed : int
     Ns : tuple of int
         Training set sizes.
     repeats : int
@@ -43,9 +42,6 @@ class Table1Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
     Ns: tuple
     repeats: int
     linear_ratio_liblinear_over_m3l: tuple

@@ -19,15 +19,12 @@ from ...datasets import load_yeast
 from ...m3l import empirical_prior, M3LClassifier
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
 from ._common import _PAPER, LINEAR, RBF
 from ...m3l import shifted_subset
 
 __all__ = ["m3l_table3", "Table3Row", "Table3Summary"]
 
-
-def _f2(v) -> str:
-    return f"{v:.2f}"
 
 
 @dataclass(frozen=True)
@@ -47,22 +44,21 @@ class Table3Row:
     """
 
     method: str = column("method")
-    test_hamming_pct: float = column("test Hamming loss %", _f2)
-    sd: float | None = column("sd", _f2)
+    test_hamming_pct: float = column("test Hamming loss %", fmt_spec(".2f"))
+    sd: float | None = column("sd", fmt_spec(".2f"))
     trials: int = column()
     per_trial: str = column("per trial")
 
 
 @dataclass(frozen=True)
-class Table3Summary:
+class Table3Summary(RunInfo):
     """The key figures of :func:`m3l_table3` (losses in percent, 3
     decimals; dicts keyed by method or by kernel, ``"linear"``/``"rbf"``).
 
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
+
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed : int
     trials, n_train : int
     beta : float
         Strength of the correlation shift.
@@ -82,9 +78,6 @@ class Table3Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
     trials: int
     n_train: int
     beta: float

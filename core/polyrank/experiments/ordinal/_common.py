@@ -18,9 +18,50 @@ from ...ordinal.instances import instance_name
 from ...ordinal.prank import prank_decision
 from .._baseline import BaselineError, BaselineRunner
 from .._harness import mean_sd, progress_bar
-from ..registry import column
+from ..registry import column, RunInfo
 
-__all__ = ["POLY4", "FULL_QP_MAX_N", "TABLE1_FULL_QP_MAX_N", "FULL_QP_TASKS", "InstanceRow"]
+__all__ = ["POLY4", "FULL_QP_MAX_N", "TABLE1_FULL_QP_MAX_N", "FULL_QP_TASKS", "InstanceRow",
+           "GroupRow", "TableSettings"]
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """The first fields of a row of means over data sets (Tables 1 and 2).
+
+    Attributes
+    ----------
+    instances : str
+        ``"S.n.1-S.n.k"`` or ``"NS.n.1-NS.n.k"``.
+    type : str
+        ``"S"`` or ``"NS"``.
+    n : int
+        Objects.
+    sets : int
+        Data sets averaged.
+    """
+
+    instances: str = column("instances")
+    type: str = column()
+    n: int = column("n")
+    sets: int = column()
+
+
+@dataclass(frozen=True)
+class TableSettings(RunInfo):
+    """The settings that open the summaries of Tables 1 and 2 (after those
+    of :class:`~polyrank.experiments.registry.RunInfo`).
+
+    Attributes
+    ----------
+    n_sets : int
+        Data sets per (type, n).
+    s_sizes, ns_sizes : tuple of int
+        The n of the S and of the NS instances.
+    """
+
+    n_sets: int
+    s_sizes: tuple
+    ns_sizes: tuple
 
 
 @dataclass(frozen=True)

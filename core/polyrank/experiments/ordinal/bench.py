@@ -25,7 +25,7 @@ from ...datasets import load_winequality_red
 from ...ordinal import _warmup, make_instance, OrdinalMarginRanker, solve_ordinal
 from ...ordinal.instances import instance_name
 from .._harness import fmt
-from ..registry import ExperimentResult, column, register_bench
+from ..registry import ExperimentResult, column, fmt_spec, register_bench
 from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
@@ -125,7 +125,7 @@ class WineRow:
 
     estimator: str = column("estimator")
     seconds: float = column("5-fold CV s", fmt)
-    test_mae: float = column("test MAE", lambda v: f"{v:.4f}")
+    test_mae: float = column("test MAE", fmt_spec(".4f"))
 
 
 @dataclass(frozen=True)
@@ -219,8 +219,8 @@ def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
     columns = [("instance", "instance", None), ("iterations", "# iter", None),
                ("added", "# added", None), ("time_s", "RC(H~) s", fmt),
                ("full_time_s", "full QP s", fmt), ("full_status", "full QP", None),
-               ("ratio", "full/RC", lambda v: f"{v:.0f}"),
-               ("obj_rel_diff", "obj diff", lambda v: f"{v:.1e}")]
+               ("ratio", "full/RC", fmt_spec(".0f")),
+               ("obj_rel_diff", "obj diff", fmt_spec(".1e"))]
     return ExperimentResult("ordinal", "RC(H~) vs the whole QP (Sec. 10, Table 1 'GRB')",
                             rows, summary, columns=columns, notes=notes)
 
@@ -738,11 +738,11 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                                longest_run_s=longest, s_sizes=tuple(s_sizes),
                                ns_sizes=tuple(ns_sizes), full_max_n=full_max_n)
     columns = [("instance", "instance", None), ("peer", "peer / algorithm", None),
-               ("seconds", "s", lambda v: f"{v:.4f}"),
-               ("ratio_to_svc", "/SVC", lambda v: f"{v:.1f}"),
+               ("seconds", "s", fmt_spec(".4f")),
+               ("ratio_to_svc", "/SVC", fmt_spec(".1f")),
                ("dual_cd_s", "dual_cd s", fmt), ("clarabel_s", "clarabel s", fmt),
                ("full_s", "whole QP s", fmt),
-               ("dual_cd_obj_rel_diff", "obj diff", lambda v: f"{v:.1e}")]
+               ("dual_cd_obj_rel_diff", "obj diff", fmt_spec(".1e"))]
     # printed: the Table 1 rows show their algorithm in the peer column
     table = [dict(r, peer=r.get("peer", r.get("algorithm"))) for r in rows]
     return ExperimentResult("ordinal-rc", "Row and column generation with warm-started SMO "

@@ -18,7 +18,7 @@ from ...ordinal import prank, rank_loss, solve_ordinal
 from ...ordinal.generation import predict_labels
 from ...ordinal.prank import prank_decision
 from .._harness import fmt, progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, register
 from ._common import POLY4
 
 __all__ = ["WINE_FEATURES", "CURVE_MODELS", "wine_two_features", "ordinal_curves", "CurveRow",
@@ -94,14 +94,13 @@ class CurveModel:
 
 
 @dataclass(frozen=True)
-class CurvesSummary:
+class CurvesSummary(RunInfo):
     """The key figures of :func:`ordinal_curves`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed : int
     features : tuple of str
         The two attributes of the contour plots.
     n_train, n_test, n_train_full, add_per_iter : int
@@ -114,9 +113,6 @@ class CurvesSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
     features: tuple
     n_train: int
     n_test: int

@@ -11,14 +11,11 @@ from dataclasses import dataclass
 
 from ...ordinal import _warmup, make_instance, solve_ordinal
 from ...ordinal.instances import instance_name
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import POLY4
 
 __all__ = ["ordinal_fig4", "OrdinalFig4Row", "OrdinalFig4Summary"]
 
-
-def _f4(v) -> str:
-    return f"{v:.4f}"
 
 
 @dataclass(frozen=True)
@@ -40,9 +37,9 @@ class OrdinalFig4Row:
 
     iteration: int = column("sub-problem")
     W: int = column("|W|")
-    gen_s: float = column("GenTime s", _f4)
-    solve_s: float = column("RunTime s", _f4)
-    feas_s: float = column("FeasTime s", _f4)
+    gen_s: float = column("GenTime s", fmt_spec(".4f"))
+    solve_s: float = column("RunTime s", fmt_spec(".4f"))
+    feas_s: float = column("FeasTime s", fmt_spec(".4f"))
 
 
 @dataclass(frozen=True)

@@ -12,22 +12,20 @@ from dataclasses import dataclass
 from ...datasets import ORDINAL_PAPER_TABLE1
 from .._harness import fmt
 from ..registry import ExperimentResult, PaperItem, column, register
-from ._common import _group_rows, _instance_runs, _paper_rows, FULL_QP_MAX_N, TABLE1_FULL_QP_MAX_N
+from ._common import (_group_rows, _instance_runs, _paper_rows, FULL_QP_MAX_N, GroupRow,
+                      TABLE1_FULL_QP_MAX_N, TableSettings)
 
 __all__ = ["ordinal_table1", "OrdinalTable1Group", "OrdinalTable1Summary"]
 
 
 @dataclass(frozen=True)
-class OrdinalTable1Group:
+class OrdinalTable1Group(GroupRow):
     """Mean and sd over the data sets of one (type, n) of :func:`ordinal_table1`.
+
+    The fields of :class:`~polyrank.experiments.ordinal.GroupRow`, then:
 
     Attributes
     ----------
-    instances : str
-        ``"S.n.1-S.n.k"`` or ``"NS.n.1-NS.n.k"``.
-    type : str
-    n, sets : int
-        Objects, and data sets averaged.
     iterations_mean, iterations_sd, added_mean, added_sd : float
         Sub-problems and added objects.
     time_s_mean, time_s_sd, full_time_s_mean, full_time_s_sd : float or None
@@ -38,10 +36,6 @@ class OrdinalTable1Group:
         Relative objective difference to the whole QP.
     """
 
-    instances: str = column("instances")
-    type: str = column()
-    n: int = column("n")
-    sets: int = column()
     iterations_mean: float = column("# iter", fmt)
     iterations_sd: float | None = column("sd", fmt)
     added_mean: float = column("# added", fmt)
@@ -57,16 +51,14 @@ class OrdinalTable1Group:
 
 
 @dataclass(frozen=True)
-class OrdinalTable1Summary:
+class OrdinalTable1Summary(TableSettings):
     """The key figures of :func:`ordinal_table1` (rows:
     :class:`~polyrank.experiments.ordinal.InstanceRow`).
 
+    The fields of :class:`~polyrank.experiments.ordinal.TableSettings`, then:
+
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed, n_sets : int
-    s_sizes, ns_sizes : tuple of int
     budget_s : float
         The whole QP's budget, seconds.
     kernel : str
@@ -80,12 +72,6 @@ class OrdinalTable1Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
-    n_sets: int
-    s_sizes: tuple
-    ns_sizes: tuple
     budget_s: float
     kernel: str
     c_soft: float
@@ -133,7 +119,8 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
     Returns
     -------
     ExperimentResult
-        ``rows``: an :class:`~polyrank.experiments.ordinal.InstanceRow` per instance (``iterations``, ``added``, ``time_s``,
+        ``rows``: an :class:`~polyrank.experiments.ordinal.InstanceRow` per
+        instance (``iterations``, ``added``, ``time_s``,
         ``full_time_s``, ``full_status``, ``obj_rel_diff`` between the
         algorithm's and the whole QP's objective, ``prank_time_s`` ...);
         ``table_rows``: an :class:`OrdinalTable1Group` (mean and sd) per
@@ -176,7 +163,7 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
         f"RC(H~) on S and RC(S~) (c = 10) on NS with (1 + x.y)^4; whole QP by Clarabel "
         f"(budget {budget_s:g} s, not above n = {max_full_n}); PRank one on-line pass.",
         f"{len(solved)} whole-QP solves; largest relative objective difference "
-        f"{fmt(summary.max_obj_rel_diff, 1) if summary.max_obj_rel_diff is None else format(summary.max_obj_rel_diff, '.1e')}"
+        f"{'-' if summary.max_obj_rel_diff is None else format(summary.max_obj_rel_diff, '.1e')}"
         f" (Lemmas 5.1 / 7.2: the same optimum).",
         "Paper (Gurobi, Python 2.7): S.10000 RC(H~) 287 s vs GRB 10,639 s; NS.1000 RC(S~) 494 s "
         "vs GRB 15 s (sub-problem generation dominated, Fig. 4).",

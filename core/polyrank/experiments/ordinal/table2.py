@@ -11,30 +11,25 @@ from dataclasses import dataclass
 from ...datasets import ORDINAL_PAPER_TABLE2
 from .._harness import fmt
 from ..registry import ExperimentResult, PaperItem, column, register
-from ._common import _group_rows, _instance_runs, _paper_rows
+from ._common import _group_rows, _instance_runs, _paper_rows, GroupRow, TableSettings
 
 __all__ = ["ordinal_table2", "OrdinalTable2Group", "OrdinalTable2Summary"]
 
 
 @dataclass(frozen=True)
-class OrdinalTable2Group:
+class OrdinalTable2Group(GroupRow):
     """Mean and sd over the data sets of one (type, n) of :func:`ordinal_table2`.
+
+    The fields of :class:`~polyrank.experiments.ordinal.GroupRow`, then:
 
     Attributes
     ----------
-    instances : str
-    type : str
-    n, sets : int
     rank_loss_mean, rank_loss_sd : float
         Training rank loss of row and column generation (sd: None for one set).
     prank_rank_loss_mean, prank_rank_loss_sd : float
         The same of PRank.
     """
 
-    instances: str = column("instances")
-    type: str = column()
-    n: int = column("n")
-    sets: int = column()
     rank_loss_mean: float = column("ours", fmt)
     rank_loss_sd: float | None = column("sd", fmt)
     prank_rank_loss_mean: float = column("PRank", fmt)
@@ -42,15 +37,13 @@ class OrdinalTable2Group:
 
 
 @dataclass(frozen=True)
-class OrdinalTable2Summary:
+class OrdinalTable2Summary(TableSettings):
     """The key figures of :func:`ordinal_table2`.
+
+    The fields of :class:`~polyrank.experiments.ordinal.TableSettings`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed, n_sets : int
-    s_sizes, ns_sizes : tuple of int
     max_rank_loss_separable : float or None
     algorithm_beats_prank_everywhere : bool
     groups : tuple of OrdinalTable2Group
@@ -58,12 +51,6 @@ class OrdinalTable2Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
-    n_sets: int
-    s_sizes: tuple
-    ns_sizes: tuple
     max_rank_loss_separable: float | None
     algorithm_beats_prank_everywhere: bool
     groups: tuple

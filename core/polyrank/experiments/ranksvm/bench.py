@@ -22,15 +22,12 @@ from ...datasets import load_mq2008
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from ...ranksvm.reference import brute_force_fun, brute_force_l1, preference_pairs
 from .._harness import median_times, progress_bar
-from ..registry import ExperimentResult, column, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 from ._common import _datasets
 
 __all__ = ["bench_ranksvm", "bench_ranksvm_l1", "RankBenchRow", "RankBenchSummary",
            "RankL1Row", "RankL1Summary"]
 
-
-def _f4(v) -> str:
-    return f"{v:.4f}"
 
 
 def _ratio(v) -> str:
@@ -56,11 +53,11 @@ class RankBenchRow:
 
     dataset: str = column("dataset")
     method: str = column("method")
-    seconds: float = column("s / solve", _f4, order=1)
-    cpu_s: float = column("CPU s", _f4, order=3)
+    seconds: float = column("s / solve", fmt_spec(".4f"), order=1)
+    cpu_s: float = column("CPU s", fmt_spec(".4f"), order=3)
     steps: int | None = column("Newton steps")
     n_hv: int | None = column("Hv")
-    f: float = column("f(w)", _f4, order=1)
+    f: float = column("f(w)", fmt_spec(".4f"), order=1)
     ratio_to_tree: float | None = column("/ tree", _ratio, order=2, default=None)
     cpu_ratio_to_tree: float | None = column("CPU / tree", _ratio, order=3, default=None)
 
@@ -111,8 +108,8 @@ class RankL1Row:
 
     task: str = column("task")
     solver: str = column("solver")
-    seconds: float = column("seconds", lambda v: f"{v:.3f}")
-    f: float | None = column("f(w) (Eq. 1.2)", lambda v: "-" if v is None else f"{v:.4f}")
+    seconds: float = column("seconds", fmt_spec(".3f"))
+    f: float | None = column("f(w) (Eq. 1.2)", fmt_spec(".4f"))
     status: str = column("status")
 
 

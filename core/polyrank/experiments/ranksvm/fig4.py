@@ -13,15 +13,12 @@ import numpy as np
 
 from ...ranksvm import ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
 from ._common import _datasets, _PAPER, METHOD_LABELS
 
 __all__ = ["ranksvm_fig4", "RankFig4Row", "RankFig4Method", "RankFig4Dataset",
            "RankFig4TableRow", "RankFig4Summary"]
 
-
-def _g3(v) -> str:
-    return f"{v:.3g}"
 
 
 @dataclass(frozen=True)
@@ -71,13 +68,13 @@ class RankFig4Method:
         selection-tree run).
     """
 
-    time_s: float = column("seconds", _g3, order=1)
+    time_s: float = column("seconds", fmt_spec(".3g"), order=1)
     steps: int = column("Newton steps")
     n_hv: int = column("Hv")
-    time_to_default_s: float | None = column("s to tol=1e-3 line", _g3, order=1)
+    time_to_default_s: float | None = column("s to tol=1e-3 line", fmt_spec(".3g"), order=1)
     final_rel_f: float = column()
     ratio_to_selection_tree: float | None = column("time / selection tree",
-                                                   lambda v: f"{v:.2f}", order=1,
+                                                   fmt_spec(".2f"), order=1,
                                                    omit_none=True, default=None)
 
 
@@ -126,22 +123,18 @@ class RankFig4Dataset:
 
 
 @dataclass(frozen=True)
-class RankFig4Summary:
+class RankFig4Summary(RunInfo):
     """The key figures of :func:`ranksvm_fig4`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
-    seed : int
     tol, C : float
     datasets : dict of str to RankFig4Dataset
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
-    seed: int
     tol: float
     C: float
     datasets: dict

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, register
+from ..registry import ExperimentResult, PaperItem, fmt_spec, register
 from ._common import _method_runs, _PAPER, _path_rows
 
 __all__ = ["ranksvm_fig7", "RankFig7Summary"]
@@ -113,8 +113,8 @@ def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
         data="MQ2008 Fold1"),))
     columns = [("C", "C", lambda v: f"{v:g}"), ("solver", "solver", None),
                ("steps", "steps", None), ("work", "Hv / passes / planes", None),
-               ("time_s", "seconds", lambda v: f"{v:.3g}"), ("status", "status", None),
-               ("f", "f", lambda v: f"{v:.6g}"), ("gap", "gap", lambda v: f"{v:.2g}")]
+               ("time_s", "seconds", fmt_spec(".3g")), ("status", "status", None),
+               ("f", "f", fmt_spec(".6g")), ("gap", "gap", fmt_spec(".2g"))]
     return ExperimentResult("ranksvm-fig7", f"Fig. 7 of {_PAPER} on MQ2008: every method at "
                             "the same C", rows, summary, columns=columns, table_rows=table,
                             notes=notes)

@@ -14,7 +14,7 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, register
+from ..registry import ExperimentResult, PaperItem, fmt_spec, register
 from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C, SelectionRow
 
 __all__ = ["ranksvm_methods", "MethodsSelectionRow", "SelectedC", "MethodsSummary"]
@@ -195,9 +195,9 @@ def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = Fals
              f"{t_l2:.2f} s of Tree-TRON's L2 grid (validation scoring included in both)"]
     columns = [("solver", "solver", None), ("log2_C", "log2 C", lambda v: f"{v:g}"),
                ("steps", "steps", None), ("work", "Hv / planes", None),
-               ("time_s", "seconds", lambda v: f"{v:.3g}"), ("status", "status", None),
+               ("time_s", "seconds", fmt_spec(".3g")), ("status", "status", None),
                ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%"),
-               ("test_mean_ndcg", "test mean NDCG", lambda v: f"{v:.4f}")]
+               ("test_mean_ndcg", "test mean NDCG", fmt_spec(".4f"))]
     return ExperimentResult("ranksvm-methods", f"Fig. 5 / Table 3 of {_PAPER} on MQ2008: "
                             "Tree-TRON, PRSVM+ and two L1 methods",
                             rows, summary, columns=columns, table_rows=table, notes=notes)

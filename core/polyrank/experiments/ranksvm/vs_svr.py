@@ -17,7 +17,7 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, register
+from ..registry import ExperimentResult, PaperItem, fmt_spec, register
 from ._common import _c_grid, _PAPER, _select_C, SelectionRow
 
 __all__ = ["ranksvm_vs_svr", "SvrSelectionRow", "SvrResult", "SvrResultRow", "SvrSummary"]
@@ -234,8 +234,8 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
              "L1-loss SVR with epsilon = 0 gives erratic models, the paper's weakest row"]
     columns = [("model", "model", None), ("selected_by", "C selected by", None),
                ("log2_C", "log2 C", lambda v: f"{v:g}"),
-               ("time_s", "train s", lambda v: f"{v:.3g}"), ("status", "status", None),
-               ("test_mean_ndcg", "test mean NDCG", lambda v: f"{v:.4f}"),
+               ("time_s", "train s", fmt_spec(".3g")), ("status", "status", None),
+               ("test_mean_ndcg", "test mean NDCG", fmt_spec(".4f")),
                ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%")]
     return ExperimentResult("ranksvm-vs-svr", f"Tables 4-5 of {_PAPER} on MQ2008: RankSVM vs "
                             "L1- and L2-loss linear SVR", rows, summary, columns=columns,

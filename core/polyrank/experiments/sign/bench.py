@@ -16,14 +16,11 @@ from ...sign import sc_sdca
 from ...sign.reference import reference_lbfgsb
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, column, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 from ._common import correlation_signs
 
 __all__ = ["bench_sign", "SignBenchRow", "SignBenchSummary"]
 
-
-def _dash(fmt):
-    return lambda v: "-" if v is None else fmt(v)
 
 
 @dataclass(frozen=True)
@@ -52,13 +49,13 @@ class SignBenchRow:
     """
 
     solver: str = column("solver")
-    time_s: float = column("time [s]", lambda v: f"{v:.3f}")
+    time_s: float = column("time [s]", fmt_spec(".3f"))
     primal: float = column("P(w)", lambda v: f"{v:.10f}")
     iterations: int = column("iters", str)
     unit: str = column("of")
-    steps_per_n: float | None = column("steps / n", _dash(lambda v: f"{v:.1f}"))
-    gap: float | None = column("duality gap", _dash(lambda v: f"{v:.1e}"))
-    ratio: float | None = column("t(L-BFGS-B)/t(SC-SDCA)", _dash(lambda v: f"{v:.2f}"))
+    steps_per_n: float | None = column("steps / n", (fmt_spec(".1f")))
+    gap: float | None = column("duality gap", (fmt_spec(".1e")))
+    ratio: float | None = column("t(L-BFGS-B)/t(SC-SDCA)", (fmt_spec(".2f")))
     reached: bool | None = column(default=None)
 
 

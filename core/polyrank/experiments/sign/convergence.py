@@ -16,14 +16,11 @@ from ...sign import sc_pegasos, sc_sdca
 from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER
 
 __all__ = ["sign_convergence", "ConvergenceRow", "ConvergenceSummary"]
 
-
-def _e3(v) -> str:
-    return f"{v:.3e}"
 
 
 @dataclass(frozen=True)
@@ -47,8 +44,8 @@ class ConvergenceRow:
     solver: str = column("solver")
     epoch: int = column("epoch", str)
     primal: float = column("P(w)", lambda v: f"{v:.10f}")
-    primal_gap: float = column("P(w) - P(w*)", _e3)
-    duality_gap: float = column("duality gap", _e3)
+    primal_gap: float = column("P(w) - P(w*)", fmt_spec(".3e"))
+    duality_gap: float = column("duality gap", fmt_spec(".3e"))
 
 
 @dataclass(frozen=True)

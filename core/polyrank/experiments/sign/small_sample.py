@@ -21,7 +21,7 @@ from ...metrics import prbep
 from ...sign import sc_sdca
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _PAPER
 
 __all__ = ["sign_small_sample", "SmallSampleRow", "SmallSampleMean", "SmallSampleMeans",
@@ -68,8 +68,8 @@ class SmallSampleMean:
     """
 
     method: str = column("method")
-    roc: float = column("mean ROC AUC", lambda v: f"{v:.4f}")
-    prbep: float = column("mean PRBEP", lambda v: f"{v:.4f}")
+    roc: float = column("mean ROC AUC", fmt_spec(".4f"))
+    prbep: float = column("mean PRBEP", fmt_spec(".4f"))
 
 
 @dataclass(frozen=True)

@@ -21,15 +21,12 @@ from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import mean_sd, progress_bar
 from ..bench.sopopo import _fig6_problem, _per_call_times
-from ..registry import ExperimentResult, PaperItem, column, fmt_time, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, fmt_time, register
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _clarabel_accuracy, _loglog_slope,
                       _OBJ_RTOL, _PAPER, _rel, CLARABEL_TASKS)
 
 __all__ = ["sopopo_fig6", "Fig6Row", "Fig6Problem", "Fig6Summary"]
 
-
-def _f0(v) -> str:
-    return f"{v:.0f}"
 
 
 @dataclass(frozen=True)
@@ -93,10 +90,10 @@ class Fig6Row:
     clarabel_trials: int = column("done", str)
     clarabel_solver_s: float | None = column()
     clarabel_nit: int | None = column("nit", str)
-    ratio: float | None = column("cl/sop", _f0)
-    ratio_solver: float | None = column("cl.solve/sop", _f0)
-    ratio_lower_bound: float | None = column("cl/sop>=", _f0)
-    max_rel_obj_diff: float | None = column("rel.obj.diff", lambda v: f"{v:.1e}")
+    ratio: float | None = column("cl/sop", fmt_spec(".0f"))
+    ratio_solver: float | None = column("cl.solve/sop", fmt_spec(".0f"))
+    ratio_lower_bound: float | None = column("cl/sop>=", fmt_spec(".0f"))
+    max_rel_obj_diff: float | None = column("rel.obj.diff", fmt_spec(".1e"))
     max_abs_obj_diff: float | None = column()
     clarabel_accuracy: float | None = column()
     n_rel_above_1e_6: int | None = column(key="n_rel_above_1e-6")
@@ -123,7 +120,8 @@ class Fig6Problem:
         it did not.
     max_rel_obj_diff : float or None
         Max relative difference of the optimal objectives.
-    slope_sopopo_vs_k, slope_clarabel_vs_k, slope_ratio_vs_k, slope_ratio_solver_vs_k : float or None
+    slope_sopopo_vs_k, slope_clarabel_vs_k : float or None
+    slope_ratio_vs_k, slope_ratio_solver_vs_k : float or None
         Log-log slopes against k (None: fewer than two points).
     ratio_nondecreasing : bool or None
         The ratio never decreases with k.

@@ -20,7 +20,7 @@ from ...sopopo import sopopo_batch
 from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_time, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, fmt_time, register
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _loglog_slope, _PAPER,
                       CLARABEL_TASKS)
 
@@ -71,18 +71,18 @@ class Fig7Row:
     sopopo_passes: int = column("passes", str)
     sopopo_primal: float = column()
     sopopo_dual: float = column()
-    sopopo_gap: float = column("sop.gap", lambda v: f"{v:.2e}")
+    sopopo_gap: float = column("sop.gap", fmt_spec(".2e"))
     sopopo_status: str = column()
     clarabel_s: float | None = column("clarabel", fmt_time, default=None)
     clarabel_solver_s: float | None = column(default=None)
     clarabel_nit: int | None = column("nit", str, default=None)
     clarabel_primal: float | None = column(default=None)
     clarabel_dual: float | None = column(default=None)
-    clarabel_gap: float | None = column("cl.gap", lambda v: f"{v:.1e}", default=None)
+    clarabel_gap: float | None = column("cl.gap", fmt_spec(".1e"), default=None)
     clarabel_status: str | None = column("clarabel status", str, order=1, default=None)
-    ratio: float | None = column("cl/sop", lambda v: f"{v:.0f}", default=None)
-    ratio_lower_bound: float | None = column("cl/sop>=", lambda v: f"{v:.0f}", default=None)
-    sopopo_primal_minus_opt: float | None = column("P_sop-opt", lambda v: f"{v:.2e}",
+    ratio: float | None = column("cl/sop", fmt_spec(".0f"), default=None)
+    ratio_lower_bound: float | None = column("cl/sop>=", fmt_spec(".0f"), default=None)
+    sopopo_primal_minus_opt: float | None = column("P_sop-opt", fmt_spec(".2e"),
                                                    default=None)
     optimum_check: bool | None = column("opt.ok", default=None)
 

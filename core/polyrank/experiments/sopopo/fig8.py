@@ -16,7 +16,7 @@ from ..._csr import row_arrays
 from ...sopopo import _kernels, build_pieces
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, register, table_columns
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register, table_columns
 from ._common import _PAPER
 from .fig7 import fig7_data
 
@@ -47,10 +47,10 @@ class Fig8Row:
     iteration: int = column("iteration", str)
     pass_: int = column("pass", str, key="pass")
     example: int | None = column()
-    dual_increase: float | None = column("dual increase", lambda v: f"{v:.3e}")
-    dual: float = column("dual D", lambda v: f"{v:.6f}", order=1)
-    primal: float | None = column("primal P", lambda v: f"{v:.6f}", order=1)
-    gap: float | None = column("gap P-D", lambda v: f"{v:.3e}", order=1)
+    dual_increase: float | None = column("dual increase", fmt_spec(".3e"))
+    dual: float = column("dual D", fmt_spec(".6f"), order=1)
+    primal: float | None = column("primal P", fmt_spec(".6f"), order=1)
+    gap: float | None = column("gap P-D", fmt_spec(".3e"), order=1)
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Fig8TableRow(Fig8Row):
     """
 
     window_median_increase: float | None = column("median of last window",
-                                                  lambda v: f"{v:.3e}", default=None)
+                                                  fmt_spec(".3e"), default=None)
 
 
 @dataclass(frozen=True)
