@@ -25,11 +25,11 @@ def test_first_fit_bench_runs_in_fresh_processes(monkeypatch):
     monkeypatch.setattr(ff, "_OURS", _TINY)
     monkeypatch.setattr(ff, "_PEER", "pass")
     res = ff.bench_first_fit(quick=True)
-    assert [r["cache"] for r in res.rows] == ["cold", "warm", "-"]
+    assert [r.cache for r in res.rows] == ["cold", "warm", "-"]
     s = res.summary
     # the cold process compiled the sign kernels; the warm one loaded them
-    assert s["cold_fit_s"] > s["warm_fit_s"] and s["compile_s"] > 0
-    assert s["warmup_cold_s"] is None            # quick: no full warmup
+    assert s.cold_fit_s > s.warm_fit_s and s.compile_s > 0
+    assert s.warmup_cold_s is None            # quick: no full warmup
     assert "first LabelRanker fit in a fresh install" in res.notes[0]
     assert "target" not in " ".join(res.notes).lower()
 

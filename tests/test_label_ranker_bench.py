@@ -39,14 +39,14 @@ def test_crammer_singer_primal_is_the_objective_of_both_solvers():
 def test_sopopo_vs_liblinear_bench_runs(monkeypatch):
     monkeypatch.setattr(lb, "_cs_problems", lambda quick, seed: {"tiny": small_cs(seed)})
     monkeypatch.setattr(lb, "_yeast_passes", lambda quick, seed: [
-        {"setting": "stub", "shrinking": True, "passes": 3, "full_passes": 1.5,
-         "converged": True, "rel_gap": 1e-4, "seconds": 0.1}])
+        lb.YeastPasses(setting="stub", shrinking=True, passes=3, full_passes=1.5,
+                       converged=True, rel_gap=1e-4, seconds=0.1)])
     assert "sopopo-vs-liblinear" in BENCHES
     res = BENCHES["sopopo-vs-liblinear"].run(quick=True, repeats=1)
     svc, ours = res.rows[0], res.rows[1]
     # ours is timed at a tolerance whose objective is no worse than LinearSVC's
-    assert ours["objective"] <= svc["objective"] * (1 + 1e-12)
-    assert res.summary["ratio_liblinear_over_ours"]["tiny"] > 0
+    assert ours.objective <= svc.objective * (1 + 1e-12)
+    assert res.summary.ratio_liblinear_over_ours["tiny"] > 0
     assert "LinearSVC" in res.notes[0] and "target" not in " ".join(res.notes).lower()
     assert "tiny" in res.format_table()
     assert "after 3 passes (1.5 passes' work" in " ".join(res.notes)
@@ -61,6 +61,6 @@ def test_label_ranker_defaults_bench_runs(monkeypatch):
         "tiny": (X[:100].astype(float), Y[:100], X[100:].astype(float), Y[100:])})
     res = BENCHES["label-ranker-defaults"].run(quick=True)
     ours, peer = res.rows
-    assert ours["warnings"] == 0 and ours["passes"] >= 1
-    assert 0 <= ours["rank_loss"] <= 1 and 0 <= peer["rank_loss"] <= 1
-    assert res.summary["lower_rank_loss_everywhere"] == (ours["rank_loss"] < peer["rank_loss"])
+    assert ours.warnings == 0 and ours.passes >= 1
+    assert 0 <= ours.rank_loss <= 1 and 0 <= peer.rank_loss <= 1
+    assert res.summary.lower_rank_loss_everywhere == (ours.rank_loss < peer.rank_loss)

@@ -60,10 +60,10 @@ def test_fig5_negative_prior_helps_on_the_reversed_pair():
     assert len(res.figure.data) == 2                        # linear and rbf curves
     assert len(res.rows) == 6                               # r = 0 is always added
     s = res.summary
-    assert s["pair"] == ["Class2", "Class4"] and s["n_train"] == 200
-    assert s["train_subset_corr"] > 0.5 and s["test_corr"] < -0.3
+    assert s.pair == ("Class2", "Class4") and s.n_train == 200
+    assert s.train_subset_corr > 0.5 and s.test_corr < -0.3
     for kernel in ("linear", "rbf"):
-        hl = {r["r"]: r["test_hamming_pct"] for r in res.rows if r["kernel"] == kernel}
+        hl = {r.r: r.test_hamming_pct for r in res.rows if r.kernel == kernel}
         # the test correlation is negative: r < 0 beats 1-vs-All beats r > 0
         assert hl[-0.75] < hl[0.0] < hl[0.75]
 
@@ -72,21 +72,21 @@ def test_table3_m3l_beats_one_vs_all_with_the_estimated_prior():
     res = m3l_table3(trials=1, full_data=False)
     assert len(res.figure.data[0].y) == len(res.rows)       # one bar per method
     s = res.summary
-    assert s["mean_abs_second_moment_shift_subset_vs_test"] > \
-        3 * s["mean_abs_second_moment_shift_rest_vs_test"]
-    assert s["m3l_gain_pct_points"]["rbf"] > 0 and s["m3l_gain_pct_points"]["linear"] > 0
-    assert s["full_train_1vsall_pct"] == {}      # full_data=False
-    methods = {r["method"] for r in res.rows}
+    assert s.mean_abs_second_moment_shift_subset_vs_test > \
+        3 * s.mean_abs_second_moment_shift_rest_vs_test
+    assert s.m3l_gain_pct_points["rbf"] > 0 and s.m3l_gain_pct_points["linear"] > 0
+    assert s.full_train_1vsall_pct == {}      # full_data=False
+    methods = {r.method for r in res.rows}
     assert {"5-NN", "Power set (logistic)", "1-vs-All SVC rbf (libsvm)"} <= methods
-    assert all(0 < r["test_hamming_pct"] < 100 for r in res.rows)
+    assert all(0 < r.test_hamming_pct < 100 for r in res.rows)
 
 
 def test_table1_same_problems_as_liblinear():
     res = m3l_table1(Ns=(100, 150), repeats=1)
     assert len(res.figure.data) == 4                        # two M3L, two 1-vs-All
-    assert [r["N"] for r in res.rows] == [100, 150]
-    assert res.summary["max_linear_primal_rel_diff"] < 1e-3
-    assert all(r["linear_ratio"] > 0 and r["rbf_ratio"] > 0 for r in res.rows)
+    assert [r.N for r in res.rows] == [100, 150]
+    assert res.summary.max_linear_primal_rel_diff < 1e-3
+    assert all(r.linear_ratio > 0 and r.rbf_ratio > 0 for r in res.rows)
     with pytest.raises(ValueError, match="Ns"):
         m3l_table1(Ns=(5000,))
 
@@ -94,10 +94,10 @@ def test_table1_same_problems_as_liblinear():
 def test_awa_prior_heat_map():
     res = m3l_awa_prior()
     s = res.summary
-    assert s["R_black_weak"] < 0 and s["rank"] == 10 and s["min_eigenvalue"] > -1e-12
+    assert s.R_black_weak < 0 and s.rank == 10 and s.min_eigenvalue > -1e-12
     heat = res.figure.data[0]
     assert np.asarray(heat.z).shape == (85, 85)
-    assert len(res.rows) == 20 and res.rows[0]["R"] <= res.rows[-1]["R"]
+    assert len(res.rows) == 20 and res.rows[0].R <= res.rows[-1].R
 
 
 def test_cli_reproduce_and_bench_json(tmp_path, capsys):
@@ -121,15 +121,15 @@ def test_m3l_fig2_small():
 
     res = m3l_fig2(n_train=150, seed=1)
     s = res.summary
-    assert s["m3l_status"] == "converged" and s["N"] == 150
-    m3l = [r for r in res.rows if r["method"] == "M3L"]
-    svm = [r for r in res.rows if r["method"] == "1-vs-All LIBSVM"]
+    assert s.m3l_status == "converged" and s.N == 150
+    m3l = [r for r in res.rows if r.method == "M3L"]
+    svm = [r for r in res.rows if r.method == "1-vs-All LIBSVM"]
     assert len(m3l) >= 2 and len(svm) >= 3
     # M3L's dual only rises (coordinate ascent); LIBSVM's budgets only grow
-    assert np.all(np.diff([r["dual"] for r in m3l]) >= -1e-9)
-    assert np.all(np.diff([r["updates"] for r in svm]) > 0)
-    assert m3l[-1]["dual_rel"] == svm[-1]["dual_rel"] == 1.0
-    for method in s["methods"].values():
-        assert method["updates_to_99pct"] <= method["updates"]
+    assert np.all(np.diff([r.dual for r in m3l]) >= -1e-9)
+    assert np.all(np.diff([r.updates for r in svm]) > 0)
+    assert m3l[-1].dual_rel == svm[-1].dual_rel == 1.0
+    for method in s.methods.values():
+        assert method.updates_to_99pct <= method.updates
     assert len(res.figure.data) == 4
-    json.dumps(s, allow_nan=False)
+    json.dumps(res.summary_record(), allow_nan=False)

@@ -171,18 +171,18 @@ def test_gains_and_update_match_plain_formulas():
 def test_bench_m3l_labels_quick_run():
     assert "m3l-labels" in BENCHES and "m3l-labels-wide" in BENCHES
     res = bench_m3l_labels(quick=True, N=80, Ls=(3, 5), repeats=1, tol=1e-6, n_features=7)
-    assert res.summary["n_features"] == 7 and "80 x 7" in res.title
-    assert res.summary["gamma"] == pytest.approx(1 / 7)
-    assert all(r["svc_gram_s"] > 0 for r in res.rows)
-    assert [r["L"] for r in res.rows] == [3, 5]
+    assert res.summary.n_features == 7 and "80 x 7" in res.title
+    assert res.summary.gamma == pytest.approx(1 / 7)
+    assert all(r.svc_gram_s > 0 for r in res.rows)
+    assert [r.L for r in res.rows] == [3, 5]
     for r in res.rows:
-        assert r["m3l_s"] > 0 and r["svc_s"] > 0
-        assert r["speedup"] == pytest.approx(r["svc_s"] / r["m3l_s"])
-        assert 0 <= r["hamming_m3l_pct"] <= 100 and 0 <= r["hamming_svc_pct"] <= 100
+        assert r.m3l_s > 0 and r.svc_s > 0
+        assert r.speedup == pytest.approx(r.svc_s / r.m3l_s)
+        assert 0 <= r.hamming_m3l_pct <= 100 and 0 <= r.hamming_svc_pct <= 100
         # SVC's free intercept can only lower the (common) primal objective
-        assert r["primal_svc"] <= r["primal_m3l"] * (1 + 1e-4)
-        assert 0 <= r["m3l_gap_rel"] < 1e-5
-    assert res.summary["speedup_at_40"] is None and len(res.notes) >= 4
+        assert r.primal_svc <= r.primal_m3l * (1 + 1e-4)
+        assert 0 <= r.m3l_gap_rel < 1e-5
+    assert res.summary.speedup_at_40 is None and len(res.notes) >= 4
     assert "Hamming" in res.format_table()
 
 

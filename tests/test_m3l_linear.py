@@ -157,17 +157,17 @@ def test_groups_stop_on_their_own_and_match_separate_solves():
 def test_bench_m3l_linear_quick_run():
     assert BENCHES["m3l-linear"].func is bench_m3l_linear
     res = bench_m3l_linear(quick=True, tol=1e-2)
-    assert [r["problem"] for r in res.rows] == ["emotions-like", "yeast"]
+    assert [r.problem for r in res.rows] == ["emotions-like", "yeast"]
     for r in res.rows:
-        assert r["m3l_status"] == STATUS_CONVERGED
-        assert r["m3l_s"] > 0 and r["svc_s"] > 0
-        assert r["time_ratio"] == pytest.approx(r["m3l_s"] / r["svc_s"])
+        assert r.m3l_status == STATUS_CONVERGED
+        assert r.m3l_s > 0 and r.svc_s > 0
+        assert r.time_ratio == pytest.approx(r.m3l_s / r.svc_s)
         # the same problem: primal objectives within the tolerances' reach
-        assert abs(r["primal_rel_diff"]) < 1e-3
-        assert 0 <= r["m3l_gap_rel"] < 1e-2
-        assert abs(r["hamming_m3l_pct"] - r["hamming_svc_pct"]) < 2.0
-    assert set(res.summary["target_met"]) == {"emotions-like", "yeast"}
-    assert res.summary["target_time_ratio"] == 1.5
+        assert abs(r.primal_rel_diff) < 1e-3
+        assert 0 <= r.m3l_gap_rel < 1e-2
+        assert abs(r.hamming_m3l_pct - r.hamming_svc_pct) < 2.0
+    assert set(res.summary.target_met) == {"emotions-like", "yeast"}
+    assert res.summary.target_time_ratio == 1.5
     assert any("M3L / LinearSVC" in n and "target" not in n for n in res.notes)
     # README rows built from the notes never speak of targets (tests/test_cli.py)
     assert not any("target" in n.lower() for n in res.notes)

@@ -31,12 +31,12 @@ def test_table1_small_agrees_with_the_whole_qp():
     res = ordinal_table1(n_sets=1, s_sizes=(60,), ns_sizes=(60,), budget_s=60.0)
     assert len(res.rows) == 2 and len(res.table_rows) == 2
     s = res.summary
-    assert s["all_converged"] and s["full_qp_solved"] == 2
-    assert s["max_obj_rel_diff"] <= 1e-6 and s["all_same_predictions"]
+    assert s.all_converged and s.full_qp_solved == 2
+    assert s.max_obj_rel_diff <= 1e-6 and s.all_same_predictions
     for r in res.rows:
-        assert r["full_status"] == "solved" and r["W"] < r["n"]
-        assert r["added"] == r["W"] - 12        # W^0: 3 objects for each of 4 labels
-    json.dumps(s, allow_nan=False)
+        assert r.full_status == "solved" and r.W < r.n
+        assert r.added == r.W - 12        # W^0: 3 objects for each of 4 labels
+    json.dumps(res.summary_record(), allow_nan=False)
     assert {t.name for t in res.figure.data} >= {"row and column generation",
                                                  "whole QP (Clarabel)"}
     assert "Table 1" in res.format_table() or "# iter" in res.format_table()
@@ -45,35 +45,35 @@ def test_table1_small_agrees_with_the_whole_qp():
 def test_table1_budget_and_memory_guard(monkeypatch):
     monkeypatch.setattr(table1, "FULL_QP_MAX_N", 70)
     res = ordinal_table1(n_sets=1, s_sizes=(60, 65, 80), ns_sizes=(), budget_s=1e-4)
-    status = {r["instance"]: r["full_status"] for r in res.rows}
+    status = {r.instance: r.full_status for r in res.rows}
     assert status["S.60.1"] == "over budget"          # the worker was killed
     assert status["S.65.1"].startswith("skipped")     # larger n after a kill
     assert status["S.80.1"].startswith("not run")
-    assert all(r["full_time_s"] is None for r in res.rows)
+    assert all(r.full_time_s is None for r in res.rows)
 
 
 def test_table2_zero_loss_on_separable_and_below_prank():
     res = ordinal_table2(n_sets=2, s_sizes=(100,), ns_sizes=(100,))
     s = res.summary
-    assert s["max_rank_loss_separable"] == 0.0          # Table 2: 0.000 on S
+    assert s.max_rank_loss_separable == 0.0          # Table 2: 0.000 on S
     for r in res.rows:
-        assert 0.0 <= r["rank_loss"] <= 3.0 and 0.0 <= r["prank_rank_loss"] <= 3.0
-    ns = [r for r in res.rows if r["type"] == "NS"]
-    assert all(r["rank_loss"] < 0.2 for r in ns)
+        assert 0.0 <= r.rank_loss <= 3.0 and 0.0 <= r.prank_rank_loss <= 3.0
+    ns = [r for r in res.rows if r.type == "NS"]
+    assert all(r.rank_loss < 0.2 for r in ns)
     assert len(res.figure.data) == 4
 
 
 def test_curves_small():
     res = ordinal_curves(n_train=120, n_train_full=150, grid=15)
     s = res.summary
-    assert s["features"] == ["alcohol", "volatile acidity"] and s["all_converged"]
+    assert s.features == ("alcohol", "volatile acidity") and s.all_converged
     assert len(res.rows) == 6
     for r in res.rows:
-        assert 0.0 <= r["test_accuracy"] <= 1.0 and r["test_mae"] >= 0.0
+        assert 0.0 <= r.test_accuracy <= 1.0 and r.test_mae >= 0.0
     # a contour per threshold (5 for labels 0..5) per model, at the threshold value
     contours = [t for t in res.figure.data if t.type == "contour"]
     assert len(contours) == 3 * 5
-    first = [float(p) for p in res.rows[0]["thresholds"].split()]
+    first = [float(p) for p in res.rows[0].thresholds.split()]
     assert [c.contours.start for c in contours[:5]] == pytest.approx(first, abs=1e-3)
     data = wine_two_features(120)
     assert data["X_train"].min() == 0.0 and data["X_train"].max() == 1.0
@@ -83,10 +83,10 @@ def test_curves_small():
 def test_bench_small():
     res = bench_ordinal(sizes=(80,), budget_s=60.0)
     (row,) = res.rows
-    assert row["full_status"] == "solved" and row["obj_rel_diff"] <= 1e-6
-    assert row["ratio"] > 0 and row["ratio_is_lower_bound"] is False
+    assert row.full_status == "solved" and row.obj_rel_diff <= 1e-6
+    assert row.ratio > 0 and row.ratio_is_lower_bound is False
     assert any("at least 20x faster than the whole QP" in line for line in res.notes)
-    json.dumps(res.summary, allow_nan=False)
+    json.dumps(res.summary_record(), allow_nan=False)
 
 
 def test_fig4_breakdown_small():
@@ -95,14 +95,14 @@ def test_fig4_breakdown_small():
 
     res = ordinal_fig4(n=100, q=1)
     s = res.summary
-    assert s["instance"] == "NS.100.1" and s["status"] == "converged"
-    assert len(res.rows) == s["iterations"] >= 2
-    assert all(r["gen_s"] >= 0 and r["solve_s"] > 0 and r["feas_s"] >= 0 for r in res.rows)
+    assert s.instance == "NS.100.1" and s.status == "converged"
+    assert len(res.rows) == s.iterations >= 2
+    assert all(r.gen_s >= 0 and r.solve_s > 0 and r.feas_s >= 0 for r in res.rows)
     # the timed parts are parts of the whole solve
-    assert s["gen_s"] + s["solve_s"] + s["feas_s"] <= s["total_s"]
-    assert sum(s["shares"].values()) == pytest.approx(1.0)
+    assert s.gen_s + s.solve_s + s.feas_s <= s.total_s
+    assert sum(s.shares.values()) == pytest.approx(1.0)
     # |W| grows by at most two objects per sub-problem (add_per_iter = 2)
-    W = [r["W"] for r in res.rows]
+    W = [r.W for r in res.rows]
     assert all(0 <= b - a <= 2 for a, b in zip(W, W[1:]))
     assert len(res.figure.data) == 3
 
@@ -111,15 +111,15 @@ def test_bench_ordinal_rc_small():
     assert BENCHES["ordinal-rc"].func is bench_ordinal_rc
     res = bench_ordinal_rc(quick=True, repeats=1, s_sizes=(60,), ns_sizes=(80,), svc_n=150,
                            full_max_n=100, budget_s=60.0)
-    svc = [r for r in res.rows if r["part"] == "svc"]
-    rc = [r for r in svc if r["peer"].startswith("RC(S~)")]
-    assert len(rc) == 3 and all(r["obj_rel_diff"] <= 1e-6 for r in rc)
-    assert sum(r["peer"].startswith("libsvm") for r in svc) == 4
-    t1 = [r for r in res.rows if r["part"] == "table1"]
-    assert [r["instance"] for r in t1] == ["S.60.1", "NS.80.1"]
+    svc = [r for r in res.rows if r.part == "svc"]
+    rc = [r for r in svc if r.peer.startswith("RC(S~)")]
+    assert len(rc) == 3 and all(r.obj_rel_diff <= 1e-6 for r in rc)
+    assert sum(r.peer.startswith("libsvm") for r in svc) == 4
+    t1 = [r for r in res.rows if r.part == "table1"]
+    assert [r.instance for r in t1] == ["S.60.1", "NS.80.1"]
     for r in t1:
-        assert r["dual_cd_status"] == r["clarabel_status"] == "converged"
-        assert r["dual_cd_obj_rel_diff"] <= 1e-6 and r["clarabel_obj_rel_diff"] <= 1e-6
-    assert res.summary["table1_target_met"] and res.summary["max_obj_rel_diff"] <= 1e-6
+        assert r.dual_cd_status == r.clarabel_status == "converged"
+        assert r.dual_cd_obj_rel_diff <= 1e-6 and r.clarabel_obj_rel_diff <= 1e-6
+    assert res.summary.table1_target_met and res.summary.max_obj_rel_diff <= 1e-6
     assert any("the time of the faster SVC" in line and "target" not in line
                for line in res.notes)

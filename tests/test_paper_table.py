@@ -52,33 +52,33 @@ def test_every_experiment_has_rows_written_by_its_full_size_run():
 
 def test_rows_of_a_run_have_the_table_fields():
     res = m3l_awa_prior()
-    assert res.summary["paper"]
-    for row in res.summary["paper"]:
+    assert res.summary.paper
+    for row in res.summary_record()["paper"]:
         assert set(row) == set(FIELDS) and all(isinstance(row[k], str) and row[k] for k in FIELDS)
     # the prior entry of Fig. 5's pair is the number the row prints
-    r = res.summary["R_black_weak"]
-    assert f"{r:+.2f}" in res.summary["paper"][0]["ours"]
+    r = res.summary.R_black_weak
+    assert f"{r:+.2f}" in res.summary.paper[0].ours
 
 
 def test_fig7_rows_report_measured_and_budget_bounded_ratios():
     res = sopopo_fig7(ks=(4, 6), m_per_k=5, n=10, repeats=1, budget_s=1e-4)
     s = res.summary
-    rows = {r["item"].split(":")[0]: r for r in s["paper"]}
-    assert set(rows) == {"Fig. 7"} and len(s["paper"]) == 2
-    ip = s["paper"][1]
+    rows = {r.item.split(":")[0]: r for r in s.paper}
+    assert set(rows) == {"Fig. 7"} and len(s.paper) == 2
+    ip = s.paper[1]
     # the first solve exceeds the (absurd) budget, the next k is not run: a bound only
-    assert s["clarabel_status"]["6"].startswith("skipped")
-    assert ">= " in ip["ours"] and "(k = 6, not run)" in ip["ours"]
-    assert s["clarabel_slope_vs_k"] is None and s["clarabel_extrapolated_s"] == {}
+    assert s.clarabel_status["6"].startswith("skipped")
+    assert ">= " in ip.ours and "(k = 6, not run)" in ip.ours
+    assert s.clarabel_slope_vs_k is None and s.clarabel_extrapolated_s == {}
 
 
 def test_fig7_extrapolates_only_past_the_measured_points():
     res = sopopo_fig7(ks=(4, 6, 8), m_per_k=5, n=10, repeats=1, budget_s=60.0)
     s = res.summary
-    assert len(s["clarabel_s"]) == 3                   # tiny problems: all solved
-    assert s["clarabel_extrapolated_s"] == {}           # every k measured: nothing to guess
-    slope = s["clarabel_slope_vs_k"]
+    assert len(s.clarabel_s) == 3                   # tiny problems: all solved
+    assert s.clarabel_extrapolated_s == {}           # every k measured: nothing to guess
+    slope = s.clarabel_slope_vs_k
     ks = np.log([4, 6, 8])
-    ts = np.log([s["clarabel_s"][k] for k in ("4", "6", "8")])
+    ts = np.log([s.clarabel_s[k] for k in ("4", "6", "8")])
     assert slope == pytest.approx(np.polyfit(ks, ts, 1)[0])
-    assert "Clarabel" in s["paper"][1]["ours"] and ">=" not in s["paper"][1]["ours"]
+    assert "Clarabel" in s.paper[1].ours and ">=" not in s.paper[1].ours

@@ -131,23 +131,23 @@ def test_cli_without_the_widgets_writes_the_table_and_says_why_no_figure(
 def test_fig6_tiny_objectives_agree():
     res = sopopo_fig6(ks=(6, 12), trials=2, repeats=1, min_time=0.0, budget_s=120.0,
                       seed=1)
-    assert [(r["problem"], r["k"]) for r in res.rows] == [
+    assert [(r.problem, r.k) for r in res.rows] == [
         ("eq7", 6), ("eq19", 6), ("eq7", 12), ("eq19", 12)]
     for r in res.rows:
-        assert r["clarabel_status"] == "ok" and r["clarabel_trials"] == 2
+        assert r.clarabel_status == "ok" and r.clarabel_trials == 2
         # SOPOPO's optimum = Clarabel's, to a relative 1e-6 or, where the optimum is
         # small against the constant Clarabel drops, to Clarabel's own accuracy
-        assert r["objectives_agree"] is True
-        assert (r["max_rel_obj_diff"] <= 1e-6
-                or r["max_abs_obj_diff"] <= r["clarabel_accuracy"] < 1e-6)
-        if r["problem"] == "eq7":                       # SOPOPO certifies itself: P = D
-            assert r["sopopo_pd_gap"] <= 1e-12
-        assert r["sopopo_s"] > 0 and r["clarabel_s"] > 0
-        assert r["ratio"] == pytest.approx(r["clarabel_s"] / r["sopopo_s"])
+        assert r.objectives_agree is True
+        assert (r.max_rel_obj_diff <= 1e-6
+                or r.max_abs_obj_diff <= r.clarabel_accuracy < 1e-6)
+        if r.problem == "eq7":                       # SOPOPO certifies itself: P = D
+            assert r.sopopo_pd_gap <= 1e-12
+        assert r.sopopo_s > 0 and r.clarabel_s > 0
+        assert r.ratio == pytest.approx(r.clarabel_s / r.sopopo_s)
     s = res.summary
-    json.dumps(s, allow_nan=False)
-    assert s["C"] == 1.0 and "does not state" in s["C_note"]
-    assert s["objectives_agree"] is True and s["eq7"]["largest_k_within_budget"] == 12
+    json.dumps(res.summary_record(), allow_nan=False)
+    assert s.C == 1.0 and "does not state" in s.C_note
+    assert s.objectives_agree is True and s.eq7.largest_k_within_budget == 12
     # two log-log panels, like the paper's Fig. 6
     fig = res.figure
     assert len(fig.layout.annotations) >= 2 and "Eq. 7" in fig.layout.annotations[0].text
@@ -160,14 +160,14 @@ def test_fig6_budget_stops_growing_k():
     # every Clarabel solve exceeds a 0.1 ms budget: it runs once, at the first k
     res = sopopo_fig6(ks=(4, 8, 16), trials=2, repeats=1, min_time=0.0, budget_s=1e-4)
     for p in ("eq7", "eq19"):
-        rows = [r for r in res.rows if r["problem"] == p]
-        assert rows[0]["clarabel_status"] in ("over budget", "stopped at budget")
-        assert rows[0]["clarabel_trials"] <= 1
-        assert [r["clarabel_status"] for r in rows[1:]] == [
+        rows = [r for r in res.rows if r.problem == p]
+        assert rows[0].clarabel_status in ("over budget", "stopped at budget")
+        assert rows[0].clarabel_trials <= 1
+        assert [r.clarabel_status for r in rows[1:]] == [
             "skipped (budget exceeded at k=4)"] * 2
-        assert all(r["clarabel_s"] is None and r["ratio_lower_bound"] > 0 for r in rows[1:])
-        assert res.summary[p]["clarabel_stopped_at_k"] == 4
-        assert all(r["sopopo_s"] > 0 for r in rows)      # SOPOPO runs at every k
+        assert all(r.clarabel_s is None and r.ratio_lower_bound > 0 for r in rows[1:])
+        assert getattr(res.summary, p).clarabel_stopped_at_k == 4
+        assert all(r.sopopo_s > 0 for r in rows)      # SOPOPO runs at every k
 
 
 def test_worker_budget_kill_restart_and_errors(monkeypatch):
@@ -215,21 +215,21 @@ def test_fig7_data_matches_the_paper():
 
 def test_fig7_tiny_both_reach_the_optimum():
     res = sopopo_fig7(ks=(4, 6), m_per_k=5, n=8, repeats=1, budget_s=120.0, seed=2)
-    assert [r["k"] for r in res.rows] == [4, 6]
+    assert [r.k for r in res.rows] == [4, 6]
     for r in res.rows:
-        assert r["m"] == 5 * r["k"] and r["C"] == pytest.approx(1 / r["m"])
-        assert r["clarabel_status"] == "ok"
-        opt = r["clarabel_dual"]
-        tiny = abs(r["clarabel_gap"]) + 1e-9
-        assert abs(r["clarabel_gap"]) < 1e-6           # Clarabel solved Eq. 38
-        assert r["sopopo_dual"] <= opt + tiny           # weak duality
-        assert r["sopopo_primal"] >= opt - tiny
-        assert r["sopopo_primal"] - r["sopopo_dual"] <= 0.01
-        assert r["optimum_check"] is True
-        assert r["ratio"] == pytest.approx(r["clarabel_s"] / r["sopopo_s"])
+        assert r.m == 5 * r.k and r.C == pytest.approx(1 / r.m)
+        assert r.clarabel_status == "ok"
+        opt = r.clarabel_dual
+        tiny = abs(r.clarabel_gap) + 1e-9
+        assert abs(r.clarabel_gap) < 1e-6           # Clarabel solved Eq. 38
+        assert r.sopopo_dual <= opt + tiny           # weak duality
+        assert r.sopopo_primal >= opt - tiny
+        assert r.sopopo_primal - r.sopopo_dual <= 0.01
+        assert r.optimum_check is True
+        assert r.ratio == pytest.approx(r.clarabel_s / r.sopopo_s)
     s = res.summary
-    json.dumps(s, allow_nan=False)
-    assert s["all_optimum_checks_pass"] is True and s["all_sopopo_converged"] is True
+    json.dumps(res.summary_record(), allow_nan=False)
+    assert s.all_optimum_checks_pass is True and s.all_sopopo_converged is True
     fig = res.figure
     assert fig.layout.yaxis.type == "log" and len(fig.data) >= 2
     assert "k" in fig.layout.xaxis.title.text and "(s" in fig.layout.yaxis.title.text
@@ -241,26 +241,26 @@ def test_fig8_tiny_increases_and_gap():
     k, m, n, passes, seed = 6, 30, 5, 3, 4
     res = sopopo_fig8(k=k, m=m, n=n, passes=passes, gap_every=5, seed=seed)
     rows = res.rows
-    assert [r["iteration"] for r in rows] == list(range(passes * m + 1))
-    inc = [r["dual_increase"] for r in rows[1:]]
+    assert [r.iteration for r in rows] == list(range(passes * m + 1))
+    inc = [r.dual_increase for r in rows[1:]]
     assert min(inc) >= -1e-12                          # each update is an exact block maximisation
-    gaps = [r["gap"] for r in rows if r["gap"] is not None]
+    gaps = [r.gap for r in rows if r.gap is not None]
     assert len(gaps) >= passes * m // 5 and gaps[0] > gaps[-1]
     assert all(g >= -1e-12 for g in gaps)              # weak duality
     # the increases are the true changes of the dual
-    assert res.summary["dual_drift"] < 1e-10
-    assert rows[-1]["dual"] == pytest.approx(rows[0]["dual"] + sum(inc), abs=1e-12)
+    assert res.summary.dual_drift < 1e-10
+    assert rows[-1].dual == pytest.approx(rows[0].dual + sum(inc), abs=1e-12)
     # driving the kernel update by update is the solver itself: same order, same dual
     X, Y = fig7_data(np.random.default_rng(seed), k, m, n)
     ref = sopopo_batch(X, Y, C=1 / m, decomposition="top_vs_rest", tol=0.0, atol=1e-300,
                        max_iter=passes, random_state=seed, shrinking=False)
     assert ref.nit == passes
-    assert rows[-1]["dual"] == pytest.approx(ref.dual_objective, rel=1e-12)
-    assert rows[-1]["gap"] == pytest.approx(ref.gap, rel=1e-9)
+    assert rows[-1].dual == pytest.approx(ref.dual_objective, rel=1e-12)
+    assert rows[-1].gap == pytest.approx(ref.gap, rel=1e-9)
     s = res.summary
-    json.dumps(s, allow_nan=False)
-    assert s["iterations"] == passes * m and str(passes * m) in s["gap_at_iteration"]
-    assert len(s["median_increase_per_pass"]) == passes
+    json.dumps(res.summary_record(), allow_nan=False)
+    assert s.iterations == passes * m and str(passes * m) in s.gap_at_iteration
+    assert len(s.median_increase_per_pass) == passes
     fig = res.figure
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert "iteration" in fig.layout.xaxis.title.text
@@ -268,7 +268,7 @@ def test_fig8_tiny_increases_and_gap():
 
 def test_fig8_table_rows_are_a_readable_selection():
     res = sopopo_fig8(k=4, m=40, n=3, passes=2)
-    its = [r["iteration"] for r in res.table_rows]
+    its = [r.iteration for r in res.table_rows]
     assert its[0] == 0 and its[-1] == 80 and 40 in its and len(its) < 15
-    assert all(r["gap"] is not None for r in res.table_rows)
+    assert all(r.gap is not None for r in res.table_rows)
     assert "iteration" in res.format_table().splitlines()[0]

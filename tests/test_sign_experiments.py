@@ -77,19 +77,19 @@ def test_sign_fig2_small():
     the per-update comparison of the mini-batch sizes."""
     res = sign_fig2(n_sub=300, epochs=10, seed=2)
     s = res.summary
-    assert set(s["runs"]) == {"w8a", "phishing", "phishing, c = 0"}
-    assert {r["data"] for r in res.rows} == set(s["runs"])
-    assert s["runs"]["w8a"]["n"] == 300 and s["runs"]["phishing, c = 0"]["signs"] == "none"
-    assert s["runs"]["phishing, c = 0"]["n_signs_active"] == 0
-    for name, run in s["runs"].items():
-        assert run["reference_agreement"] < 1e-7
-        pu = s["per_update"][name]
-        assert pu["updates"] == 10 * 300 // 100 and pu["epochs_small"] == 1
+    assert set(s.runs) == {"w8a", "phishing", "phishing, c = 0"}
+    assert {r.data for r in res.rows} == set(s.runs)
+    assert s.runs["w8a"].n == 300 and s.runs["phishing, c = 0"].signs == "none"
+    assert s.runs["phishing, c = 0"].n_signs_active == 0
+    for name, run in s.runs.items():
+        assert run.reference_agreement < 1e-7
+        pu = s.per_update[name]
+        assert pu.updates == 10 * 300 // 100 and pu.epochs_small == 1
         # the same updates from different batch sizes: both are real gaps
-        assert pu["gap_small"] >= -1e-9 and pu["gap_big"] >= -1e-9
+        assert pu.gap_small >= -1e-9 and pu.gap_big >= -1e-9
     assert len(res.figure.data) == 9                         # 3 solvers x 3 panels
     assert any("mini-batch size" in n for n in res.notes)
-    json.dumps(s, allow_nan=False)
+    json.dumps(res.summary_record(), allow_nan=False)
     with pytest.raises(ValueError, match="^dataset"):
         sign_convergence(dataset="covtype")
     with pytest.raises(ValueError, match="^signs"):
@@ -105,17 +105,17 @@ def test_sign_convergence_small():
     res = sign_convergence(n_sub=400, epochs=12, seed=1)
     assert len(res.figure.data) == 3                        # SC-Pega k=10, 100, SC-SDCA
     s = res.summary
-    assert s["n"] == 400 and s["lam"] == 1 / 400 and s["smoothing"] == 0.01
+    assert s.n == 400 and s.lam == 1 / 400 and s.smoothing == 0.01
     # the two independent references agree; SDCA certifies P(w*) from below
-    assert s["reference_agreement"] < 1e-7
-    sdca = [r for r in res.rows if r["solver"] == "SC-SDCA"]
+    assert s.reference_agreement < 1e-7
+    sdca = [r for r in res.rows if r.solver == "SC-SDCA"]
     assert len(sdca) == 12 and len(res.rows) == 36
-    assert all(r["primal_gap"] >= -1e-9 for r in res.rows)        # nobody beats P(w*)
-    assert sdca[-1]["primal"] - sdca[-1]["duality_gap"] <= s["p_star"] + 1e-9
-    assert sdca[-1]["duality_gap"] < sdca[0]["duality_gap"]
-    fin = s["final_primal_gap"]
+    assert all(r.primal_gap >= -1e-9 for r in res.rows)        # nobody beats P(w*)
+    assert sdca[-1].primal - sdca[-1].duality_gap <= s.p_star + 1e-9
+    assert sdca[-1].duality_gap < sdca[0].duality_gap
+    fin = s.final_primal_gap
     assert fin["SC-SDCA"] < fin["SC-Pega (k=10)"] and fin["SC-SDCA"] < fin["SC-Pega (k=100)"]
-    assert s["n_signs_active"] > 0                                  # the signs bind
+    assert s.n_signs_active > 0                                  # the signs bind
 
 
 def test_breast_cancer_signs_come_from_names_only():
@@ -132,14 +132,14 @@ def test_sign_small_sample_small():
     res = sign_small_sample(trials=6, n_jobs=1, seed=2)
     assert [t.type for t in res.figure.data] == ["histogram"] * 2
     s = res.summary
-    assert len(res.rows) == 6 and s["trials"] == 6 and len(s["signs"]) == 14
+    assert len(res.rows) == 6 and s.trials == 6 and len(s.signs) == 14
     for r in res.rows:
         for k in ("roc_sc", "roc_svm", "prbep_sc", "prbep_svm"):
-            assert 0.0 <= r[k] <= 1.0
-        assert r["roc_diff"] == pytest.approx(r["roc_sc"] - r["roc_svm"])
-        assert max(r["gap_sc"], r["gap_svm"]) <= 1e-6
+            assert 0.0 <= getattr(r, k) <= 1.0
+        assert r.roc_diff == pytest.approx(r.roc_sc - r.roc_svm)
+        assert max(r.gap_sc, r.gap_svm) <= 1e-6
     for key in ("roc_counts", "prbep_counts"):
-        assert sum(s[key].values()) == 6
+        assert sum(vars(getattr(s, key)).values()) == 6
     # the same seeds give the same trials with two workers
     par = sign_small_sample(trials=6, n_jobs=2, seed=2)
     assert par.rows == res.rows

@@ -228,9 +228,10 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
         The experiment's registered name.
     command : str
         The command that produced ``items`` (shown in each row).
-    items : list of dict
-        ``summary["paper"]`` of the experiment: dicts with ``item``,
-        ``paper``, ``ours`` and ``data`` (strings or numbers).
+    items : sequence of PaperItem or dict
+        ``summary.paper`` of the experiment
+        (:class:`~polyrank.experiments.registry.PaperItem`, or dicts with
+        its keys ``item``, ``paper``, ``ours`` and ``data``).
 
     Returns
     -------
@@ -242,6 +243,7 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
         If the README has no such block.
     """
     from .experiments import EXPERIMENTS
+    from .experiments.registry import as_record
 
     def cell(text):
         return " ".join(str(text).split()).replace("|", "\\|")
@@ -258,6 +260,7 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
         if line.startswith("| `") and "` |" in line:
             rows.setdefault(line[3:line.index("` |")], []).append(line)
     run = f"{time.strftime('%Y-%m-%d')}, `{command}`"
+    items = as_record(items)
     rows[name] = [f"| `{name}` | {cell(it['item'])} | {cell(it['paper'])} | "
                   f"{cell(it['ours'])} | {cell(it['data'])} | {run} |" for it in items]
     order = [n for n in EXPERIMENTS if n in rows] + [n for n in rows if n not in EXPERIMENTS]
@@ -269,6 +272,7 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
 
 def _cmd_bench(args) -> int:
     from .experiments import BENCHES, bench_sopopo, format_table
+    from .experiments.registry import as_record
 
     command = f"polyrank bench {args.name}{' --quick' if args.quick else ''}"
     if args.readme is not None and not Path(args.readme).is_file():
@@ -285,7 +289,7 @@ def _cmd_bench(args) -> int:
         for line in res.notes:
             print(line, file=text)
         if args.json:
-            print(json.dumps(res.summary, indent=2, allow_nan=False))
+            print(json.dumps(res.summary_record(), indent=2, allow_nan=False))
         if args.readme is not None:
             with _user_errors("--readme", args.readme):
                 update_readme_bench(args.readme, command, res.title, res.notes)
@@ -294,7 +298,7 @@ def _cmd_bench(args) -> int:
     ks = tuple(args.k) if args.k else ((10, 100, 1000) if args.quick else (10, 100, 1000, 10000))
     rows = bench_sopopo(ks=ks, seed=args.seed, **({"repeats": 3} if args.quick else {}))
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(as_record(rows), indent=2))
         return 0
     print("SOPOPO vs Clarabel vs np.sort on the data of the paper's Fig. 6 (n = 100, "
           "C = 1); seconds per call (median), single-threaded")
@@ -303,17 +307,17 @@ def _cmd_bench(args) -> int:
     print("  clarabel = Clarabel on Eq. 19 (wall time of the call); cl.solve = its own solve time")
     print("  sort     = np.sort of the k margins")
     print(format_table(rows))
-    by_k = {r["k"]: r for r in rows}
+    by_k = {r.k: r for r in rows}
     notes = []
     if 100 in by_k:
         r = by_k[100]
-        notes.append(f"k = 100: Fig. 3 on Eq. 19 is {r['ratio_clarabel_reduced']:.0f}x faster "
+        notes.append(f"k = 100: Fig. 3 on Eq. 19 is {r.ratio_clarabel_reduced:.0f}x faster "
                      f"than Clarabel on the same problem; soft_project (all of Eq. 7) "
-                     f"{r['ratio_clarabel']:.0f}x")
+                     f"{r.ratio_clarabel:.0f}x")
     if 10000 in by_k:
         r = by_k[10000]
-        notes.append(f"k = 10000: Fig. 3 on Eq. 19 takes {r['ratio_sort_reduced']:.1f}x the "
-                     f"time of np.sort of the k margins; soft_project {r['ratio_sort']:.0f}x "
+        notes.append(f"k = 10000: Fig. 3 on Eq. 19 takes {r.ratio_sort_reduced:.1f}x the "
+                     f"time of np.sort of the k margins; soft_project {r.ratio_sort:.0f}x "
                      f"(it also writes W, k x n = {10000 * 100:,} numbers)")
     for line in notes:
         print(line)
@@ -379,12 +383,13 @@ def _cmd_reproduce(args) -> int:
                 status = 1
                 print(f"could not write {name}.png: {type(exc).__name__}: {exc}", file=text)
         print("wrote " + ", ".join(map(str, written)), file=text, flush=True)
-        summaries[name] = res.summary
+        summaries[name] = res.summary_record()
         index.append((name, res, [p.name for p in written]))
-        if args.readme is not None and res.summary.get("paper"):
+        paper = summaries[name].get("paper")
+        if args.readme is not None and paper:
             command = f"polyrank reproduce {name}{' --quick' if args.quick else ''}"
             with _user_errors("--readme", args.readme):
-                update_readme_paper(args.readme, name, command, res.summary["paper"])
+                update_readme_paper(args.readme, name, command, paper)
             print(f"updated the rows of {name} in {args.readme}", file=text)
     if len(names) > 1:
         with _user_errors("--out"):

@@ -23,13 +23,13 @@ def fig4(res) -> go.Figure:
 
     Draws the result of ``ordinal-fig4`` (``row-column-generation-ordinal.txt``).
     """
-    rows, name = res.rows, res.summary["instance"]
-    x = [r["iteration"] for r in rows]
+    rows, name = res.rows, res.summary.instance
+    x = [r.iteration for r in rows]
     fig = go.Figure()
     for key, label, color in (("gen_s", "GenTime (generate)", "#1f77b4"),
                               ("solve_s", "RunTime (solve)", "#ff7f0e"),
                               ("feas_s", "FeasTime (violated search)", "#2ca02c")):
-        fig.add_trace(go.Bar(x=x, y=[r[key] for r in rows], name=label,
+        fig.add_trace(go.Bar(x=x, y=[getattr(r, key) for r in rows], name=label,
                              marker={"color": color}))
     fig.update_layout(barmode="stack", title=f"Breakdown of the time per sub-problem, {name} "
                       "(Fig. 4)", xaxis_title="sub-problem", yaxis_title="seconds",
@@ -50,9 +50,10 @@ def table1(res) -> go.Figure:
     names = {"time_s": "row and column generation", "full_time_s": "whole QP (Clarabel)",
              "prank_time_s": "PRank (one pass)"}
     for col, typ in ((1, "S"), (2, "NS")):
-        sel = [t for t in table if t["type"] == typ]
+        sel = [t for t in table if t.type == typ]
         for key in ("time_s", "full_time_s", "prank_time_s"):
-            pts = [(t["n"], t[key + "_mean"]) for t in sel if t[key + "_mean"] is not None]
+            pts = [(t.n, getattr(t, key + "_mean")) for t in sel
+                   if getattr(t, key + "_mean") is not None]
             if not pts:
                 continue
             fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts],
@@ -74,12 +75,12 @@ def table2(res) -> go.Figure:
     table = res.table_rows
     fig = go.Figure()
     for typ, dash in (("S", "solid"), ("NS", "dot")):
-        sel = [t for t in table if t["type"] == typ]
+        sel = [t for t in table if t.type == typ]
         for key, name, color in (("rank_loss", "RC(H~) / RC(S~)", "#1f77b4"),
                                  ("prank_rank_loss", "PRank", "#2ca02c")):
             fig.add_trace(go.Scatter(
-                x=[t["n"] for t in sel], y=[t[key + "_mean"] for t in sel],
-                error_y={"type": "data", "array": [t[key + "_sd"] for t in sel]},
+                x=[t.n for t in sel], y=[getattr(t, key + "_mean") for t in sel],
+                error_y={"type": "data", "array": [getattr(t, key + "_sd") for t in sel]},
                 mode="lines+markers", name=f"{name}, {typ}",
                 line={"color": color, "dash": dash}))
     fig.update_xaxes(type="log", title_text="n")

@@ -27,20 +27,20 @@ def fig4(res) -> go.Figure:
     Draws the result of ``ranksvm-fig4`` (``large-scale-linear-ranksvm.txt``).
     """
     rows, summary = res.rows, res.summary
-    names = list(summary["datasets"])
+    names = list(summary.datasets)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
                         horizontal_spacing=0.1)
     for c, name in enumerate(names, start=1):
-        info = summary["datasets"][name]
-        for method in info["methods"]:
-            pts = [r for r in rows if r["dataset"] == name and r["method"] == method
-                   and r["rel_f"] > 0 and r["step"] > 0]
+        info = summary.datasets[name]
+        for method in info.methods:
+            pts = [r for r in rows if r.dataset == name and r.method == method
+                   and r.rel_f > 0 and r.step > 0]
             fig.add_trace(go.Scatter(
-                x=[r["time_s"] for r in pts], y=[r["rel_f"] for r in pts],
+                x=[r.time_s for r in pts], y=[r.rel_f for r in pts],
                 mode="lines+markers", name=METHOD_LABELS.get(method, method),
                 legendgroup=method, showlegend=c == 1,
                 line={"color": _COLORS.get(method)}), row=1, col=c)
-        fig.add_hline(y=info["default_line"], line_dash="dot", line_color="grey",
+        fig.add_hline(y=info.default_line, line_dash="dot", line_color="grey",
                       row=1, col=c)
         fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)
         fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
@@ -57,18 +57,18 @@ def methods(res) -> go.Figure:
     Draws the result of ``ranksvm-methods`` (``large-scale-linear-ranksvm.txt``).
     """
     rows = res.rows
-    path = [r for r in rows if r["kind"] == "path"]
-    solvers = list(dict.fromkeys(r["solver"] for r in path))
+    path = [r for r in rows if r.kind == "path"]
+    solvers = list(dict.fromkeys(r.solver for r in path))
     colors = {"tree-tron": _COLORS["selection_tree"], "prsvm+": _COLORS["prsvm_plus"],
               "l1-cutting-plane": _COLORS["l1_cutting_plane"], "l1-dcd": _COLORS["l1_dcd"]}
     fig = make_subplots(rows=1, cols=3, subplot_titles=(
         "relative function value", "test pairwise accuracy", "test mean NDCG"),
         horizontal_spacing=0.08)
     for s in solvers:
-        pts = [r for r in path if r["solver"] == s]
-        x = [r["time_s"] for r in pts]
+        pts = [r for r in path if r.solver == s]
+        x = [r.time_s for r in pts]
         for c, key in enumerate(("rel_f", "test_pairwise_accuracy", "test_mean_ndcg"), 1):
-            ys = [r[key] if (key != "rel_f" or r[key] > 0) else None for r in pts]
+            ys = [getattr(r, key) if (key != "rel_f" or r.rel_f > 0) else None for r in pts]
             fig.add_trace(go.Scatter(x=x, y=ys, mode="lines+markers", name=s, legendgroup=s,
                                      showlegend=c == 1, line={"color": colors.get(s)},
                                      marker={"size": 4}), row=1, col=c)
@@ -86,16 +86,16 @@ def fig7(res) -> go.Figure:
 
     Draws the result of ``ranksvm-fig7`` (``large-scale-linear-ranksvm.txt``).
     """
-    rows, Cs = res.rows, res.summary["C"]
+    rows, Cs = res.rows, res.summary.C
     colors = {"tree-tron": _COLORS["selection_tree"], "prsvm+": _COLORS["prsvm_plus"],
               "l1-cutting-plane": _COLORS["l1_cutting_plane"], "l1-dcd": _COLORS["l1_dcd"]}
     fig = make_subplots(rows=1, cols=len(Cs), subplot_titles=[f"C = {C:g}" for C in Cs],
                         horizontal_spacing=0.07)
     for c, C in enumerate(Cs, 1):
-        pts = [r for r in rows if r["C"] == C]
-        for s in dict.fromkeys(r["solver"] for r in pts):
-            mine = [r for r in pts if r["solver"] == s and r["rel_f"] > 0]
-            fig.add_trace(go.Scatter(x=[r["time_s"] for r in mine], y=[r["rel_f"] for r in mine],
+        pts = [r for r in rows if r.C == C]
+        for s in dict.fromkeys(r.solver for r in pts):
+            mine = [r for r in pts if r.solver == s and r.rel_f > 0]
+            fig.add_trace(go.Scatter(x=[r.time_s for r in mine], y=[r.rel_f for r in mine],
                                      mode="lines+markers", name=s, legendgroup=s,
                                      showlegend=c == 1, line={"color": colors.get(s)},
                                      marker={"size": 4}), row=1, col=c)
@@ -114,16 +114,16 @@ def vs_svr(res) -> go.Figure:
     Draws the result of ``ranksvm-vs-svr`` (``large-scale-linear-ranksvm.txt``).
     """
     rows = res.rows
-    sel = [r for r in rows if r["kind"] == "selection"]
+    sel = [r for r in rows if r.kind == "selection"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("validation pairwise accuracy",
                                                         "validation mean NDCG"))
     for model, color, dash in (("ranksvm-l2", _COLORS["selection_tree"], None),
                                ("svr-l2", _COLORS["svr"], None),
                                ("svr-l1", _COLORS["svr"], "dot"),
                                ("ranksvm-l1", _COLORS["l1_dcd"], "dot")):
-        pts = [r for r in sel if r["model"] == model]
+        pts = [r for r in sel if r.model == model]
         for c, key in enumerate(("val_pairwise_accuracy", "val_mean_ndcg"), 1):
-            fig.add_trace(go.Scatter(x=[r["log2_C"] for r in pts], y=[r[key] for r in pts],
+            fig.add_trace(go.Scatter(x=[r.log2_C for r in pts], y=[getattr(r, key) for r in pts],
                                      mode="lines+markers", name=model, legendgroup=model,
                                      showlegend=c == 1, line={"color": color, "dash": dash}),
                           row=1, col=c)

@@ -28,10 +28,10 @@ def convergence(res) -> go.Figure:
     rows, summary = res.rows, res.summary
     fig = go.Figure()
     floor = 1e-14
-    for name in summary["final_primal_gap"]:
-        rs = [r for r in rows if r["solver"] == name]
+    for name in summary.final_primal_gap:
+        rs = [r for r in rows if r.solver == name]
         fig.add_trace(go.Scatter(
-            x=[r["epoch"] for r in rs], y=[max(r["primal_gap"], floor) for r in rs],
+            x=[r.epoch for r in rs], y=[max(r.primal_gap, floor) for r in rs],
             mode="lines+markers", name=name, marker={"size": 4},
             line={"color": _COLORS.get(name)},
             hovertemplate="epoch %{x}<br>P - P* %{y:.3e}<extra>" + name + "</extra>"))
@@ -39,8 +39,8 @@ def convergence(res) -> go.Figure:
                      title_text="primal objective gap P(w) - P(w*) (log scale)")
     fig.update_xaxes(title_text="epochs")
     fig.update_layout(
-        title={"text": (f"Fig. 2 ({FIG2_DATA[summary['data']]}) reproduced: {summary['data']} "
-                        f"(n = {summary['n']}), smoothed hinge γ = {summary['smoothing']:g}, λ = 1/n"),
+        title={"text": (f"Fig. 2 ({FIG2_DATA[summary.data]}) reproduced: {summary.data} "
+                        f"(n = {summary.n}), smoothed hinge γ = {summary.smoothing:g}, λ = 1/n"),
                "x": 0.5},
         template="plotly_white", width=800, height=480,
         legend={"x": 0.98, "xanchor": "right", "y": 0.98})
@@ -52,16 +52,16 @@ def fig2(res) -> go.Figure:
 
     Draws the result of ``sign-fig2`` (``sign-constrained-sdca-pegasos.txt``).
     """
-    rows, runs = res.rows, res.summary["runs"]
+    rows, runs = res.rows, res.summary.runs
     names = list(runs)
     fig = make_subplots(rows=1, cols=len(names), horizontal_spacing=0.07, subplot_titles=[
-        f"({FIG2_DATA[runs[n]['data']]}) {n}, n = {runs[n]['n']}"
+        f"({FIG2_DATA[runs[n].data]}) {n}, n = {runs[n].n}"
         for n in names])
     for c, name in enumerate(names, 1):
-        for solver in runs[name]["final_primal_gap"]:
-            rs = [r for r in rows if r["data"] == name and r["solver"] == solver]
+        for solver in runs[name].final_primal_gap:
+            rs = [r for r in rows if r.data == name and r.solver == solver]
             fig.add_trace(go.Scatter(
-                x=[r["epoch"] for r in rs], y=[max(r["primal_gap"], 1e-14) for r in rs],
+                x=[r.epoch for r in rs], y=[max(r.primal_gap, 1e-14) for r in rs],
                 mode="lines", name=solver, legendgroup=solver, showlegend=c == 1,
                 line={"color": _COLORS.get(solver)}), row=1, col=c)
         fig.update_xaxes(title_text="epochs", row=1, col=c)
@@ -82,18 +82,18 @@ def small_sample(res) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, subplot_titles=(
         "(a) PRBEP: SC-SVM minus SVM", "(b) ROC score: SC-SVM minus SVM"))
     for col, key in ((1, "prbep_diff"), (2, "roc_diff")):
-        v = [r[key] for r in rows]
+        v = [getattr(r, key) for r in rows]
         fig.add_trace(go.Histogram(x=v, nbinsx=40, marker={"color": "#1f77b4"},
                                    name=key, showlegend=False), row=1, col=col)
         fig.add_vline(x=0, line={"color": "grey", "dash": "dot"}, row=1, col=col)
         fig.update_xaxes(title_text="improvement per trial", row=1, col=col)
         fig.update_yaxes(title_text="trials", row=1, col=col)
-    m = summary["mean"]
+    m = summary.mean
     fig.update_layout(
-        title={"text": (f"Sign constraints from domain knowledge, {summary['n_train']} "
-                        f"training examples, {summary['trials']} trials: mean ROC "
-                        f"{m['roc_sc']:.3f} vs {m['roc_svm']:.3f}, PRBEP "
-                        f"{m['prbep_sc']:.3f} vs {m['prbep_svm']:.3f}"), "x": 0.5,
+        title={"text": (f"Sign constraints from domain knowledge, {summary.n_train} "
+                        f"training examples, {summary.trials} trials: mean ROC "
+                        f"{m.roc_sc:.3f} vs {m.roc_svm:.3f}, PRBEP "
+                        f"{m.prbep_sc:.3f} vs {m.prbep_svm:.3f}"), "x": 0.5,
                "font": {"size": 14}},
         template="plotly_white", width=1000, height=420, bargap=0.05)
     return fig

@@ -1,5 +1,7 @@
 """Reproductions of the papers' figures and tables, as functions returning
-tidy tables (lists of dict rows); notebooks and the ``polyrank`` CLI call them.
+typed tidy tables (an :class:`ExperimentResult` whose rows are frozen row
+dataclasses and whose summary is a dataclass, each experiment defining its
+own); notebooks and the ``polyrank`` CLI call them.
 
 - :func:`bench_sopopo`, :func:`format_table`: run-time of a single soft
   projection, SOPOPO vs Clarabel vs ``np.sort``

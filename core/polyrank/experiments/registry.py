@@ -5,9 +5,14 @@ here under a short name (``"sopopo-fig6"`` ...) with a one-line
 description; ``polyrank reproduce --list`` prints them and ``polyrank
 reproduce NAME`` runs one through :func:`run_experiment`.
 
-An experiment returns an :class:`ExperimentResult`: tidy rows (a list of
-dicts, one per measurement), a JSON-serialisable ``summary`` of the key
-figures, and the arrays a figure needs beyond the rows (``data``).  The core
+An experiment returns an :class:`ExperimentResult`: tidy rows (a tuple of
+frozen dataclasses, one per measurement, each experiment defining its row
+class), a ``summary`` dataclass of the key figures, and the arrays a figure
+needs beyond the rows (``data``).  A row class names its printed columns in
+its fields' metadata (:func:`column`), so one helper (:func:`table_columns`)
+builds every table; :func:`as_record` turns rows and summaries into the
+plain dicts written as CSV and JSON (the keys are the field names, or
+``metadata["key"]`` where the written name is no identifier).  The core
 computes; it never draws (``DESIGN.md``: it imports no plotting library).
 The drawing lives in ``polyrank_widgets.figures``, one function per
 experiment, found through the entry-point group ``polyrank.figures``
@@ -18,6 +23,7 @@ read, as scikit-learn's Display classes compute first and plot after.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -28,7 +34,8 @@ from typing import Any, Callable, Sequence
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
-           "figure_builders"]
+           "figure_builders", "PaperItem", "RunInfo", "column", "table_columns", "as_record",
+           "record_keys", "fmt_time", "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
 #: dict mapping an experiment's name to ``builder(result) -> figure``
@@ -81,17 +88,189 @@ def _fmt_default(v: Any) -> str:
     return str(v)
 
 
+def fmt_time(s: float) -> str:
+    """A duration in seconds as text with 3 significant digits and a unit
+    (s, ms, us or ns).
+
+    Examples
+    --------
+    >>> fmt_time(2.5e-6), fmt_time(0.0123), fmt_time(4.0)
+    ('2.5 us', '12.3 ms', '4 s')
+    """
+    if s >= 1.0:
+        return f"{s:.3g} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    if s >= 1e-6:
+        return f"{s * 1e6:.3g} us"
+    return f"{s * 1e9:.3g} ns"
+
+
+def fmt_spec(spec: str) -> Callable[[Any], str]:
+    """A cell formatter: the value formatted by the format spec ``spec``
+    (``".3f"``, ``".2e"``, ``".6g"``, ``","`` ...).
+
+    Examples
+    --------
+    >>> fmt_spec(".2f")(3.14159), fmt_spec(".1e")(0.000123), fmt_spec(",")(12345)
+    ('3.14', '1.2e-04', '12,345')
+    """
+    return lambda v: format(v, spec)
+
+
+def column(header: str | None = None, fmt: Callable[[Any], str] | None = None, *,
+           key: str | None = None, omit_none: bool = False, order: int = 0, **kwargs):
+    """A dataclass field of a row or summary class, with how it is printed
+    and written.
+
+    Parameters
+    ----------
+    header : str, optional
+        The field's header in the printed table (:func:`table_columns`);
+        None: the field is written (CSV, JSON) but not printed.
+    fmt : callable, optional
+        Turns a value (never None) into the printed cell; None: 4
+        significant digits for floats, ``yes``/``no`` for bools.
+    key : str, optional
+        The name written to CSV and JSON when it is no Python identifier
+        (``"n_rel_above_1e-6"``, ``"pass"``); default: the field's name.
+    omit_none : bool, default False
+        Leave the key out of :func:`as_record` when the value is None (a
+        summary entry that exists only for some settings).
+    order : int, default 0
+        Printed columns are sorted by it, stably (1: after the others).
+    **kwargs
+        Passed to :func:`dataclasses.field` (``default`` ...).
+
+    Returns
+    -------
+    dataclasses.Field
+    """
+    meta = {"header": header, "fmt": fmt, "key": key, "omit_none": omit_none, "order": order}
+    return field(metadata=meta, **kwargs)
+
+
+def _key(f: dataclasses.Field) -> str:
+    return f.metadata.get("key") or f.name
+
+
+def record_keys(cls) -> list[str]:
+    """The keys :func:`as_record` writes for instances of the dataclass
+    ``cls`` (field names, or their ``key`` metadata), in field order; the
+    CSV header of rows of ``cls``."""
+    return [_key(f) for f in dataclasses.fields(cls)]
+
+
+def as_record(obj: Any) -> Any:
+    """``obj`` as plain JSON-ready data: a dataclass becomes a dict keyed by
+    :func:`record_keys` (fields marked ``omit_none`` left out when None),
+    recursively through dicts, lists and tuples (tuples become lists);
+    other values are returned as they are.
+
+    Examples
+    --------
+    >>> @dataclass(frozen=True)
+    ... class Row:
+    ...     k: int
+    ...     n_big: int = column(key="n_above_1e-6")
+    >>> as_record((Row(10, 2),))
+    [{'k': 10, 'n_above_1e-6': 2}]
+    """
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {}
+        for f in dataclasses.fields(obj):
+            v = getattr(obj, f.name)
+            if v is None and f.metadata.get("omit_none"):
+                continue
+            out[_key(f)] = as_record(v)
+        return out
+    if isinstance(obj, dict):
+        return {k: as_record(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [as_record(v) for v in obj]
+    return obj
+
+
+def table_columns(cls, headers: dict | None = None) -> list[tuple]:
+    """The printed columns of the row dataclass ``cls``: (key, header,
+    formatter) for every field given a ``header`` by :func:`column`, in
+    field order (stably sorted by ``order``; see :func:`format_rows`).
+
+    Parameters
+    ----------
+    cls : dataclass type
+    headers : dict, optional
+        Field name -> header overriding the field's own (a header that
+        depends on the run, e.g. a window length).
+
+    Returns
+    -------
+    list of (str, str, callable or None)
+    """
+    headers = headers or {}
+    shown = sorted((f for f in dataclasses.fields(cls) if f.metadata.get("header") is not None),
+                   key=lambda f: f.metadata.get("order", 0))
+    return [(_key(f), headers.get(f.name, f.metadata["header"]), f.metadata.get("fmt"))
+            for f in shown]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The first fields of many experiments' summaries: which experiment,
+    at which size, from which seed.
+
+    Attributes
+    ----------
+    experiment : str
+        The registered name.
+    quick : bool
+        Run at the reduced sizes.
+    seed : int
+        Seed of the data and of the solvers' random orders.
+    """
+
+    experiment: str
+    quick: bool
+    seed: int
+
+
+@dataclass(frozen=True)
+class PaperItem:
+    """One row of the README's generated "paper vs polyrank" table: an item
+    of a paper's figure or table, the paper's value and ours.
+
+    Attributes
+    ----------
+    item : str
+        What is compared (figure or table, and the quantity).
+    paper : str
+        The paper's statement or value.
+    ours : str
+        The value measured by polyrank (with its unit).
+    data : str
+        The data it was measured on.
+    """
+
+    item: str
+    paper: str
+    ours: str
+    data: str
+
+
 def format_rows(rows: Sequence[dict], columns: Sequence[tuple] | None = None) -> str:
     """Format rows as a plain-text table.
 
     Parameters
     ----------
-    rows : sequence of dict
-        The rows; a missing key or a ``None`` value is shown as ``-``.
+    rows : sequence of dataclass or dict
+        The rows (dataclasses are read through :func:`as_record`); a
+        missing key or a ``None`` value is shown as ``-``.
     columns : sequence of (key, header, formatter), optional
         Which columns to show, their headers, and a callable turning a
         value into a string (``None``: a default, 4 significant digits for
-        floats).  Default: every key of the first row, in order.
+        floats).  Default: the columns of the first row's class
+        (:func:`table_columns`) if it names any, else every key of the
+        first row, in order.
 
     Returns
     -------
@@ -106,6 +285,9 @@ def format_rows(rows: Sequence[dict], columns: Sequence[tuple] | None = None) ->
     10  0.5
     20    -
     """
+    if columns is None and rows and dataclasses.is_dataclass(rows[0]):
+        columns = table_columns(type(rows[0])) or None
+    rows = [as_record(r) if dataclasses.is_dataclass(r) else r for r in rows]
     if columns is None:
         columns = [(key, key, None) for key in (rows[0] if rows else {})]
     header = [title for _, title, _ in columns]
@@ -133,19 +315,24 @@ class ExperimentResult:
         The registered name, e.g. ``"sopopo-fig6"``.
     title : str
         One line saying what was measured and what it reproduces.
-    rows : list of dict
-        Tidy rows, one per measurement; values are str, int, float, bool or
-        ``None`` (not measured).  Written to CSV by :meth:`write_csv`.
-    summary : dict
-        The key figures (JSON-serialisable: str, int, float, bool, None,
-        lists and dicts with str keys; never NaN).
+    rows : tuple of dataclass
+        Tidy rows, one frozen dataclass per measurement (each experiment
+        defines its row class; fields are str, int, float, bool or ``None``,
+        not measured).  Written to CSV by :meth:`write_csv`.  (Dicts are
+        read too, as by :func:`format_rows`: a stand-in result needs no
+        class.)
+    summary : dataclass
+        The key figures, a frozen dataclass of the experiment (nested
+        dataclasses, tuples, and dicts keyed by a str such as k); as plain
+        data by :meth:`summary_record` (JSON-serialisable, never NaN).
     data : dict or None
         What the figure needs beyond ``rows`` and ``summary`` (arrays such
         as a contour grid or a correlation matrix); not written to CSV or
         JSON.  None: nothing.
     columns : list of (key, header, formatter)
-        The columns of the printed table (see :func:`format_rows`).
-    table_rows : list of dict or None
+        The columns of the printed table (see :func:`format_rows`); empty:
+        those the row class names (:func:`table_columns`).
+    table_rows : tuple of dataclass or None
         The rows to print when ``rows`` is too long to read (Fig. 8 has one
         row per update); None: print ``rows``.
     notes : list of str
@@ -167,13 +354,17 @@ class ExperimentResult:
 
     name: str
     title: str
-    rows: list
-    summary: dict
+    rows: Sequence[Any]
+    summary: Any
     data: dict | None = None
     columns: list = field(default_factory=list)
     table_rows: list | None = None
     notes: list = field(default_factory=list)
     _figure: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.rows and dataclasses.is_dataclass(self.rows[0]):
+            self.rows = tuple(self.rows)
 
     @property
     def figure(self):
@@ -188,18 +379,42 @@ class ExperimentResult:
         rows = self.rows if self.table_rows is None else self.table_rows
         return format_rows(rows, self.columns or None)
 
+    def row_records(self) -> list[dict]:
+        """``rows`` as a list of plain dicts (:func:`as_record`), the form
+        written to CSV."""
+        return [as_record(row) for row in self.rows]
+
+    def summary_record(self) -> Any:
+        """``summary`` as plain JSON-ready data (:func:`as_record`), the
+        document ``polyrank reproduce --json`` prints."""
+        return as_record(self.summary)
+
+    def to_frame(self):
+        """``rows`` as a pandas DataFrame, one column per CSV column.
+
+        Raises
+        ------
+        ImportError
+            If pandas (the ``jupyter`` extra) is not installed.
+        """
+        import pandas as pd      # optional: the jupyter extra, as Trace.to_pandas
+
+        return pd.DataFrame(self.row_records())
+
     def write_csv(self, path) -> Path:
         """Write ``rows`` to ``path`` as CSV (csv module; the header is the
-        union of the rows' keys in order of first appearance; ``None`` is
-        an empty cell, floats keep full precision).  Returns the path."""
+        keys of the row class, :func:`record_keys`, or for dict rows their
+        union in order of first appearance; ``None`` is an empty cell,
+        floats keep full precision).  Returns the path."""
         path = Path(path)
+        records = self.row_records()
         fields: dict[str, None] = {}
-        for row in self.rows:
+        for row in records:
             fields.update(dict.fromkeys(row))
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=list(fields), restval="")
             writer.writeheader()
-            for row in self.rows:
+            for row in records:
                 writer.writerow({k: ("" if v is None else repr(v) if isinstance(v, float) else v)
                                  for k, v in row.items()})
         return path
@@ -248,7 +463,9 @@ class ExperimentResult:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A registered experiment.
+    """A registered experiment: the line ``polyrank reproduce --list``
+    shows and the function :func:`run_experiment` calls (or ``polyrank
+    bench NAME``, for the entries of :data:`BENCHES`).
 
     Attributes
     ----------
@@ -294,9 +511,13 @@ def register(name: str, description: str):
     """
     if name in EXPERIMENTS or name == "all":
         raise ValueError(f"name: {name!r} is already registered or reserved")
+    return _registrar(EXPERIMENTS, name, description)
 
+
+def _registrar(table: dict, name: str, description: str):
+    """The decorator adding ``func`` to ``table`` as ``Experiment(name, ...)``."""
     def deco(func):
-        EXPERIMENTS[name] = Experiment(name, description, func)
+        table[name] = Experiment(name, description, func)
         return func
     return deco
 
@@ -373,8 +594,4 @@ def register_bench(name: str, description: str):
     """
     if name in BENCHES or name == "sopopo":
         raise ValueError(f"name: benchmark {name!r} is already registered")
-
-    def deco(func):
-        BENCHES[name] = Experiment(name, description, func)
-        return func
-    return deco
+    return _registrar(BENCHES, name, description)

@@ -23,10 +23,63 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from dataclasses import dataclass
 
-from ..registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 
-__all__ = ["bench_first_fit"]
+__all__ = ["bench_first_fit", "FirstFitRow", "FirstFitSummary"]
+
+
+@dataclass(frozen=True)
+class FirstFitRow:
+    """One measurement of :func:`bench_first_fit`.
+
+    Attributes
+    ----------
+    what : str
+    cache : str
+        The numba cache: ``"cold"``, ``"warm"`` or ``"-"`` (none used).
+    seconds : float
+        Wall seconds of the whole process body (imports, data, fit).
+    fit_s : float or None
+        Of which the fit, seconds (None: not a fit).
+    """
+
+    what: str = column("what")
+    cache: str = column("numba cache")
+    seconds: float = column("seconds (process)", fmt_spec(".2f"))
+    fit_s: float | None = column("of which fit", fmt_spec(".2f"))
+
+
+@dataclass(frozen=True)
+class FirstFitSummary:
+    """The key figures of :func:`bench_first_fit` (seconds).
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    cold_fit_s, warm_fit_s, peer_s : float
+        The first LabelRanker process with an empty and a filled cache, and
+        the LinearSVC one.
+    compile_s : float
+        cold_fit_s - warm_fit_s.
+    warmup_cold_s, warmup_cold_one_process_s : float or None
+        ``polyrank.warmup()`` on an empty cache, in worker processes and in
+        one process (None: quick).
+    warmup_per_package_s : dict of str to float, or None
+        Seconds per solver package.
+    """
+
+    bench: str
+    quick: bool
+    cold_fit_s: float
+    warm_fit_s: float
+    peer_s: float
+    compile_s: float
+    warmup_cold_s: float | None
+    warmup_cold_one_process_s: float | None
+    warmup_per_package_s: dict | None
 
 _FIT = """
 import json, time
@@ -82,9 +135,11 @@ def bench_first_fit(*, quick: bool = False, seed: int = 0,
     Returns
     -------
     ExperimentResult
-        One row per measurement: ``what``, ``cache`` (cold / warm / none),
+        One :class:`FirstFitRow` per measurement: ``what``, ``cache``
+        (cold / warm / none),
         ``seconds`` (wall time of the whole process body: imports, data,
-        fit); ``summary`` holds the same numbers and the per-package warmup
+        fit); ``summary`` (:class:`FirstFitSummary`) holds the same
+        numbers and the per-package warmup
         seconds.
     """
     rows = []
@@ -92,24 +147,24 @@ def bench_first_fit(*, quick: bool = False, seed: int = 0,
         cold = _run(_FIT.format(fit=_OURS), cache)
         warm = _run(_FIT.format(fit=_OURS), cache)
         peer = _run(_FIT.format(fit=_PEER), cache)
-        rows += [{"what": "import polyrank + make_pipeline(StandardScaler(), LabelRanker())"
-                          ".fit on yeast", "cache": "cold", "seconds": cold["total_s"],
-                  "fit_s": cold["fit_s"]},
-                 {"what": "the same, next process", "cache": "warm",
-                  "seconds": warm["total_s"], "fit_s": warm["fit_s"]},
-                 {"what": "one-vs-rest LinearSVC in the same pipeline", "cache": "-",
-                  "seconds": peer["total_s"], "fit_s": peer["fit_s"]}]
+        rows += [FirstFitRow(what="import polyrank + make_pipeline(StandardScaler(), "
+                                  "LabelRanker()).fit on yeast", cache="cold",
+                             seconds=cold["total_s"], fit_s=cold["fit_s"]),
+                 FirstFitRow(what="the same, next process", cache="warm",
+                             seconds=warm["total_s"], fit_s=warm["fit_s"]),
+                 FirstFitRow(what="one-vs-rest LinearSVC in the same pipeline", cache="-",
+                             seconds=peer["total_s"], fit_s=peer["fit_s"])]
     wu = wu1 = None
     if not quick:
         with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
             wu = _run(_WARMUP.format(n_jobs="None"), cache)
         with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
             wu1 = _run(_WARMUP.format(n_jobs=1), cache)
-        rows.append({"what": "polyrank.warmup() (every solver's kernels; compiled in up to "
-                             "two worker processes)", "cache": "cold",
-                     "seconds": wu["total_s"], "fit_s": None})
-        rows.append({"what": "polyrank.warmup(n_jobs=1) (compiled in this process)",
-                     "cache": "cold", "seconds": wu1["total_s"], "fit_s": None})
+        rows.append(FirstFitRow(what="polyrank.warmup() (every solver's kernels; compiled in "
+                                     "up to two worker processes)", cache="cold",
+                                seconds=wu["total_s"], fit_s=None))
+        rows.append(FirstFitRow(what="polyrank.warmup(n_jobs=1) (compiled in this process)",
+                                cache="cold", seconds=wu1["total_s"], fit_s=None))
     compile_s = cold["total_s"] - warm["total_s"]
     notes = [f"first LabelRanker fit in a fresh install: {cold['total_s']:.1f} s, of which "
              f"about {compile_s:.1f} s compile numba kernels (cached on disk afterwards: "
@@ -124,15 +179,11 @@ def bench_first_fit(*, quick: bool = False, seed: int = 0,
                          f"{k} {v:.0f} s" for k, v in wu["per_package"].items()) + "); "
                      f"in one process (n_jobs=1): {wu1['total_s']:.0f} s, "
                      f"{wu1['total_s'] / wu['total_s']:.2f}x as long")
-    summary = {"bench": "first-fit", "quick": quick, "cold_fit_s": cold["total_s"],
-               "warm_fit_s": warm["total_s"], "peer_s": peer["total_s"],
-               "compile_s": compile_s,
-               "warmup_cold_s": None if wu is None else wu["total_s"],
-               "warmup_cold_one_process_s": None if wu1 is None else wu1["total_s"],
-               "warmup_per_package_s": None if wu is None else wu["per_package"]}
-    columns = [("what", "what", None), ("cache", "numba cache", None),
-               ("seconds", "seconds (process)", lambda v: f"{v:.2f}"),
-               ("fit_s", "of which fit", lambda v: "-" if v is None else f"{v:.2f}")]
+    summary = FirstFitSummary(
+        bench="first-fit", quick=quick, cold_fit_s=cold["total_s"],
+        warm_fit_s=warm["total_s"], peer_s=peer["total_s"], compile_s=compile_s,
+        warmup_cold_s=None if wu is None else wu["total_s"],
+        warmup_cold_one_process_s=None if wu1 is None else wu1["total_s"],
+        warmup_per_package_s=None if wu is None else wu["per_package"])
     return ExperimentResult("first-fit", "First use: a fresh process, numba cache empty "
-                            "(cold) or filled (warm)", rows, summary, None, columns, None,
-                            notes)
+                            "(cold) or filled (warm)", rows, summary, notes=notes)

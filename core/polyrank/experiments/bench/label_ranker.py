@@ -24,6 +24,7 @@ from __future__ import annotations
 import statistics
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.datasets import load_digits, make_multilabel_classification
@@ -39,10 +40,137 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
-           "bench_label_ranker_defaults", "multilabel_sets"]
+           "bench_label_ranker_defaults", "multilabel_sets", "CrammerSingerRow", "YeastPasses",
+           "SopopoVsLiblinearSummary", "DefaultsRow", "DefaultsSummary"]
+
+
+
+@dataclass(frozen=True)
+class CrammerSingerRow:
+    """One solver on one problem of :func:`bench_sopopo_vs_liblinear`.
+
+    Attributes
+    ----------
+    problem : str
+    solver : str
+    seconds : float
+        Median wall seconds of a fit.
+    objective : float or None
+        The Crammer-Singer primal objective reached (None: not computed).
+    tol : float or None
+        Our tolerance (None: LinearSVC's default).
+    passes : int
+        Passes (LinearSVC: its iterations).
+    """
+
+    problem: str = column("problem")
+    solver: str = column("solver")
+    seconds: float = column("seconds", fmt_spec(".3f"), order=3)
+    objective: float | None = column("primal", (fmt_spec(".6f")), order=2)
+    tol: float | None = column("tol", (lambda v: f"{v:g}"), order=1)
+    passes: int = column("passes/iter", order=1)
+
+
+@dataclass(frozen=True)
+class YeastPasses:
+    """LabelRanker's passes to a relative duality gap of 1e-3 on yeast
+    (:func:`bench_sopopo_vs_liblinear`).
+
+    Attributes
+    ----------
+    setting : str
+    shrinking : bool
+    passes : int
+    full_passes : float
+        The active set's share of the pieces, summed over passes.
+    converged : bool
+    rel_gap : float
+        Duality gap / primal at the end.
+    seconds : float
+        Wall seconds.
+    """
+
+    setting: str
+    shrinking: bool
+    passes: int
+    full_passes: float
+    converged: bool
+    rel_gap: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SopopoVsLiblinearSummary:
+    """The key figures of :func:`bench_sopopo_vs_liblinear`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    repeats : int
+    C : float
+    ratio_liblinear_over_ours : dict of str to float
+        LinearSVC's time over ours per problem (> 1: ours faster).
+    yeast : tuple of YeastPasses
+    rows : tuple of CrammerSingerRow
+    """
+
+    bench: str
+    quick: bool
+    repeats: int
+    C: float
+    ratio_liblinear_over_ours: dict
+    yeast: tuple
+    rows: tuple
+
+
+@dataclass(frozen=True)
+class DefaultsRow:
+    """One model on one set of :func:`bench_label_ranker_defaults`.
+
+    Attributes
+    ----------
+    dataset, model : str
+    rank_loss : float
+        Test label ranking loss (lower is better).
+    fit_s : float
+        Median fit seconds.
+    passes : int or None
+        LabelRanker's passes (None for the peer).
+    warnings : int or None
+        LabelRanker's warnings (None for the peer).
+    """
+
+    dataset: str = column("dataset")
+    model: str = column("model")
+    rank_loss: float = column("test rank loss", fmt_spec(".4f"))
+    fit_s: float = column("fit s", fmt_spec(".2f"))
+    passes: int | None = column("passes", (str))
+    warnings: int | None = column("warnings", (str))
+
+
+@dataclass(frozen=True)
+class DefaultsSummary:
+    """The key figures of :func:`bench_label_ranker_defaults`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    repeats : int
+    lower_rank_loss_everywhere : bool
+        LabelRanker's test loss is lower on every set.
+    rows : tuple of DefaultsRow
+    """
+
+    bench: str
+    quick: bool
+    repeats: int
+    lower_rank_loss_everywhere: bool
+    rows: tuple
 
 #: tolerances tried, loosest first, until our primal is no worse than LinearSVC's:
 #: four per decade (a factor 1.78), so that the one timed is at most that
@@ -119,7 +247,7 @@ def _interleaved(fns: dict, repeats: int) -> dict:
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def _yeast_passes(quick: bool, seed: int) -> list[dict]:
+def _yeast_passes(quick: bool, seed: int) -> list[YeastPasses]:
     """Passes of LabelRanker to relative gap 1e-3 at C = 1 on yeast (scaled)."""
 
     data = load_yeast()
@@ -137,11 +265,11 @@ def _yeast_passes(quick: bool, seed: int) -> list[dict]:
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model.fit(X, data.Y_train)
             res = model.result_
-            rows.append({"setting": label, "shrinking": shrinking, "passes": int(res.nit),
-                         "full_passes": float(res.full_passes),
-                         "converged": bool(res.success),
-                         "rel_gap": float(res.gap / res.primal_objective),
-                         "seconds": time.perf_counter() - t0})
+            rows.append(YeastPasses(setting=label, shrinking=shrinking, passes=int(res.nit),
+                                    full_passes=float(res.full_passes),
+                                    converged=bool(res.success),
+                                    rel_gap=float(res.gap / res.primal_objective),
+                                    seconds=time.perf_counter() - t0))
     return rows
 
 
@@ -180,9 +308,10 @@ def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: b
     Returns
     -------
     ExperimentResult
-        rows: one per problem and solver (``problem``, ``solver``,
+        rows: a :class:`CrammerSingerRow` per problem and solver (``problem``, ``solver``,
         ``seconds``, ``objective``, ``tol``, ``passes``) and the yeast rows;
-        summary: the ratios LinearSVC time / ours per problem (> 1: ours is
+        summary: a :class:`SopopoVsLiblinearSummary`, the ratios LinearSVC
+        time / ours per problem (> 1: ours is
         faster) and the yeast passes.
     """
 
@@ -210,40 +339,36 @@ def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: b
                 repeats)
             ratio = t["svc"] / t["ours"]
             ratios[name] = ratio
-            rows.append({"problem": name, "solver": "LinearSVC(crammer_singer), default tol",
-                         "seconds": t["svc"], "objective": f_svc, "tol": None,
-                         "passes": int(np.max(svc.n_iter_))})
-            rows.append({"problem": name, "solver": "SOPOPO top_vs_rest, shrinking",
-                         "seconds": t["ours"], "objective": f_ours, "tol": tol,
-                         "passes": int(res.nit)})
+            rows.append(CrammerSingerRow(
+                problem=name, solver="LinearSVC(crammer_singer), default tol",
+                seconds=t["svc"], objective=f_svc, tol=None, passes=int(np.max(svc.n_iter_))))
+            rows.append(CrammerSingerRow(
+                problem=name, solver="SOPOPO top_vs_rest, shrinking", seconds=t["ours"],
+                objective=f_ours, tol=tol, passes=int(res.nit)))
             reached = "no worse than" if f_ours <= f_svc * (1 + 1e-12) else "still above"
             notes.append(f"{name}: at tol={tol:.3g} our primal {f_ours:.6f} is {reached} "
                          f"LinearSVC's {f_svc:.6f}; " + speed_phrase(ratio, "SOPOPO",
                                                                       "LinearSVC"))
     yeast = _yeast_passes(quick, seed)
     for r in yeast:
-        rows.append({"problem": "yeast, C=1, gap 1e-3", "solver":
-                     f"LabelRanker {r['setting']}, shrinking={r['shrinking']}",
-                     "seconds": r["seconds"], "objective": None, "tol": 1e-3,
-                     "passes": r["passes"]})
-        work = (f" ({r['full_passes']:.1f} passes' work: the active set's share of the "
-                "pieces, summed)" if r["shrinking"] else "")
-        notes.append(f"yeast C=1, {r['setting']}, shrinking={r['shrinking']}: "
-                     + (f"relative gap 1e-3 after {r['passes']} passes{work}"
-                        if r["converged"] else
-                        f"relative gap {r['rel_gap']:.2g} after {r['passes']} passes{work} "
-                        "(not yet 1e-3)") + f", {r['seconds']:.1f} s")
+        rows.append(CrammerSingerRow(
+            problem="yeast, C=1, gap 1e-3",
+            solver=f"LabelRanker {r.setting}, shrinking={r.shrinking}", seconds=r.seconds,
+            objective=None, tol=1e-3, passes=r.passes))
+        work = (f" ({r.full_passes:.1f} passes' work: the active set's share of the "
+                "pieces, summed)" if r.shrinking else "")
+        notes.append(f"yeast C=1, {r.setting}, shrinking={r.shrinking}: "
+                     + (f"relative gap 1e-3 after {r.passes} passes{work}"
+                        if r.converged else
+                        f"relative gap {r.rel_gap:.2g} after {r.passes} passes{work} "
+                        "(not yet 1e-3)") + f", {r.seconds:.1f} s")
     notes.append("one thread; seconds = median wall time over alternating repeats")
-    summary = {"bench": "sopopo-vs-liblinear", "quick": quick, "repeats": repeats,
-               "C": C, "ratio_liblinear_over_ours": ratios, "yeast": yeast, "rows": rows}
-    columns = [("problem", "problem", None), ("solver", "solver", None),
-               ("tol", "tol", lambda v: "-" if v is None else f"{v:g}"),
-               ("passes", "passes/iter", None),
-               ("objective", "primal", lambda v: "-" if v is None else f"{v:.6f}"),
-               ("seconds", "seconds", lambda v: f"{v:.3f}")]
+    summary = SopopoVsLiblinearSummary(
+        bench="sopopo-vs-liblinear", quick=quick, repeats=repeats, C=C,
+        ratio_liblinear_over_ours=ratios, yeast=tuple(yeast), rows=tuple(rows))
     return ExperimentResult("sopopo-vs-liblinear", "Crammer-Singer SVM: SOPOPO batch with "
                             "shrinking vs LIBLINEAR (LinearSVC) to the same primal objective",
-                            rows, summary, None, columns, None, notes)
+                            rows, summary, notes=notes)
 
 
 def multilabel_sets(quick: bool = False) -> dict:
@@ -296,9 +421,9 @@ def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
     Returns
     -------
     ExperimentResult
-        rows: one per set and model (``dataset``, ``model``,
-        ``rank_loss``, ``fit_s``, ``passes``, ``warnings``); summary: the
-        same and whether LabelRanker's loss is lower on every set.
+        rows: a :class:`DefaultsRow` per set and model (``dataset``, ``model``,
+        ``rank_loss``, ``fit_s``, ``passes``, ``warnings``); summary: a
+        :class:`DefaultsSummary`, the same and whether LabelRanker's loss is lower on every set.
     """
 
     repeats = (1 if quick else 3) if repeats is None else int(repeats)
@@ -320,12 +445,14 @@ def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
             loss_ours = float(label_ranking_loss(Yte, ours.decision_function(Xte)))
             loss_peer = float(label_ranking_loss(Yte, peer.decision_function(Xte)))
             wins[name] = loss_ours < loss_peer
-            rows.append({"dataset": name, "model": "StandardScaler + LabelRanker()",
-                         "rank_loss": loss_ours, "fit_s": t["ours"],
-                         "passes": int(ours[-1].n_iter_), "warnings": len(ours_warnings)})
-            rows.append({"dataset": name, "model": "StandardScaler + one-vs-rest LinearSVC()",
-                         "rank_loss": loss_peer, "fit_s": t["peer"], "passes": None,
-                         "warnings": None})
+            rows.append(DefaultsRow(dataset=name, model="StandardScaler + LabelRanker()",
+                                    rank_loss=loss_ours, fit_s=t["ours"],
+                                    passes=int(ours[-1].n_iter_),
+                                    warnings=len(ours_warnings)))
+            rows.append(DefaultsRow(dataset=name,
+                                    model="StandardScaler + one-vs-rest LinearSVC()",
+                                    rank_loss=loss_peer, fit_s=t["peer"], passes=None,
+                                    warnings=None))
             notes.append(f"{name}: test rank loss {loss_ours:.4f} (LabelRanker) vs "
                          f"{loss_peer:.4f} (one-vs-rest LinearSVC), "
                          + ("lower" if wins[name] else "NOT lower")
@@ -336,13 +463,8 @@ def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
                             f"; LabelRanker warned: {ours_warnings[0]}"))
     notes.append("LabelRanker() defaults: C=0.3, decomposition='all_pairs', normalize=True, "
                  "bias=1 (None), tol=1e-3, shrinking=True; one thread")
-    summary = {"bench": "label-ranker-defaults", "quick": quick, "repeats": repeats,
-               "lower_rank_loss_everywhere": all(wins.values()), "rows": rows}
-    columns = [("dataset", "dataset", None), ("model", "model", None),
-               ("rank_loss", "test rank loss", lambda v: f"{v:.4f}"),
-               ("fit_s", "fit s", lambda v: f"{v:.2f}"),
-               ("passes", "passes", lambda v: "-" if v is None else str(v)),
-               ("warnings", "warnings", lambda v: "-" if v is None else str(v))]
+    summary = DefaultsSummary(bench="label-ranker-defaults", quick=quick, repeats=repeats,
+                              lower_rank_loss_everywhere=all(wins.values()), rows=tuple(rows))
     return ExperimentResult("label-ranker-defaults", "LabelRanker() vs one-vs-rest LinearSVC() "
                             "after StandardScaler: test label ranking loss and fit time",
-                            rows, summary, None, columns, None, notes)
+                            rows, summary, notes=notes)

@@ -14,8 +14,10 @@ tests.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -30,9 +32,106 @@ from ...kernels import kernel_matrix
 from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 
-__all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal"]
+__all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal",
+           "M3LLabelsRow", "M3LLabelsSummary"]
+
+
+
+
+
+@dataclass(frozen=True)
+class M3LLabelsRow:
+    """One number of labels of :func:`bench_m3l_labels`.
+
+    Attributes
+    ----------
+    L, N : int
+        Labels and training points.
+    m3l_s, svc_s : float
+        Median CPU seconds of kernel M3L and of 1-vs-All SVC.
+    speedup : float
+        svc_s / m3l_s.
+    hamming_m3l_pct, hamming_svc_pct : float
+        Test Hamming losses, percent.
+    hamming_diff_pp : float
+        M3L - SVC, percentage points.
+    primal_m3l, primal_svc : float
+        Sums over labels of the binary SVM primals (SVC's with its
+        intercepts).
+    m3l_gap_rel : float
+        M3L's duality gap / primal.
+    m3l_steps : int
+        M3L's variable updates.
+    m3l_solver : str
+        ``"m3l-cd"`` or ``"m3l-smo"``.
+    cache_misses : int
+        Kernel rows M3L computed.
+    svc_gram_s : float or None
+        Median CPU seconds of SVC given the Gram matrix (None: not run).
+    """
+
+    L: int = column("L", str)
+    N: int = column()
+    m3l_s: float = column("M3L s", fmt_spec(".3f"))
+    svc_s: float = column("1-vs-All SVC s", fmt_spec(".3f"))
+    speedup: float = column("SVC/M3L", fmt_spec(".2f"))
+    hamming_m3l_pct: float = column("Hamming M3L %", fmt_spec(".2f"))
+    hamming_svc_pct: float = column("Hamming SVC %", fmt_spec(".2f"))
+    hamming_diff_pp: float = column()
+    primal_m3l: float = column("P M3L", fmt_spec(".6g"))
+    primal_svc: float = column("P SVC (+b)", fmt_spec(".6g"))
+    m3l_gap_rel: float = column("M3L gap/P", fmt_spec(".1e"))
+    m3l_steps: int = column("M3L steps", str)
+    m3l_solver: str = column()
+    cache_misses: int = column()
+    svc_gram_s: float | None = column("SVC given K s", fmt_spec(".3f"))
+
+
+@dataclass(frozen=True)
+class M3LLabelsSummary:
+    """The key figures of :func:`bench_m3l_labels`.
+
+    Attributes
+    ----------
+    bench : str
+        ``"m3l-labels"`` or ``"m3l-labels-wide"``.
+    quick : bool
+    seed, N : int
+    Ls : tuple of int
+    n_features, repeats : int
+    C_m3l, C_svc, gamma, tol : float
+    speedups : tuple of float
+        svc_s / m3l_s per L (3 decimals).
+    speedup_grows_with_L : bool
+    speedup_at_40 : float or None
+    speedup_at_40_ge_10 : bool or None
+    hamming_within_half_point : bool
+    max_abs_hamming_diff_pp : float
+        Percentage points.
+    elapsed_s : float
+        Seconds (2 decimals).
+    """
+
+    bench: str
+    quick: bool
+    seed: int
+    N: int
+    Ls: tuple
+    n_features: int
+    repeats: int
+    C_m3l: float
+    C_svc: float
+    gamma: float
+    tol: float
+    speedups: tuple
+    speedup_grows_with_L: bool
+    speedup_at_40: float | None
+    speedup_at_40_ge_10: bool | None
+    hamming_within_half_point: bool
+    max_abs_hamming_diff_pp: float
+    elapsed_s: float
 
 #: number of features of the synthetic problems
 N_FEATURES = 50
@@ -178,7 +277,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Returns
     -------
     ExperimentResult
-        ``rows``: one per L with ``m3l_s``, ``svc_s`` (median CPU seconds),
+        ``rows``: one :class:`M3LLabelsRow` per L with ``m3l_s``, ``svc_s`` (median CPU seconds),
         ``speedup`` (svc_s / m3l_s), ``hamming_m3l_pct``,
         ``hamming_svc_pct`` (test Hamming loss, %), ``hamming_diff_pp``
         (M3L - SVC, percentage points), ``primal_m3l``, ``primal_svc``
@@ -187,7 +286,8 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         (variable updates), ``m3l_solver`` (``result_.solver``: "m3l-cd" or
         "m3l-smo"), ``cache_misses`` (kernel rows computed),
         ``svc_gram_s`` (the precomputed-kernel SVC, or None);
-        ``summary``: the speed-ups, whether they grow with L, whether the
+        ``summary``: a :class:`M3LLabelsSummary`, the speed-ups, whether
+        they grow with L, whether the
         speed-up is >= 10x at L = 40 and the Hamming losses agree within
         0.5 points.
 
@@ -238,45 +338,42 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                 res = m3l.result_
                 m3l_s = statistics.median(t_m3l)
                 svc_s = statistics.median(t_svc)
-                rows.append({
-                    "L": L, "N": N, "m3l_s": m3l_s, "svc_s": svc_s,
-                    "speedup": svc_s / m3l_s,
-                    "hamming_m3l_pct": ham_m3l, "hamming_svc_pct": ham_svc,
-                    "hamming_diff_pp": ham_m3l - ham_svc,
-                    "primal_m3l": float(res.primal_objective), "primal_svc": p_svc,
-                    "m3l_gap_rel": float(res.gap / res.primal_objective),
-                    "m3l_steps": int(res.trace.steps[-1]), "m3l_solver": res.solver,
-                    "cache_misses": int(res.cache_misses),
-                    "svc_gram_s": statistics.median(t_svc_k) if precomputed else None,
-                })
+                rows.append(M3LLabelsRow(
+                    L=L, N=N, m3l_s=m3l_s, svc_s=svc_s, speedup=svc_s / m3l_s,
+                    hamming_m3l_pct=ham_m3l, hamming_svc_pct=ham_svc,
+                    hamming_diff_pp=ham_m3l - ham_svc,
+                    primal_m3l=float(res.primal_objective), primal_svc=p_svc,
+                    m3l_gap_rel=float(res.gap / res.primal_objective),
+                    m3l_steps=int(res.trace.steps[-1]), m3l_solver=res.solver,
+                    cache_misses=int(res.cache_misses),
+                    svc_gram_s=statistics.median(t_svc_k) if precomputed else None))
     finally:
         bar.close()
-    speedups = [r["speedup"] for r in rows]
+    speedups = [r.speedup for r in rows]
     grows = all(b >= a for a, b in zip(speedups, speedups[1:]))
-    at40 = next((r for r in rows if r["L"] == 40), None)
-    ham_ok = all(abs(r["hamming_diff_pp"]) <= 0.5 for r in rows)
-    summary = {"bench": "m3l-labels", "quick": quick, "seed": seed, "N": N, "Ls": Ls,
-               "n_features": n_features,
-               "repeats": repeats, "C_m3l": C, "C_svc": 2 * C, "gamma": gamma, "tol": tol,
-               "speedups": [round(s, 3) for s in speedups],
-               "speedup_grows_with_L": bool(grows),
-               "speedup_at_40": None if at40 is None else round(at40["speedup"], 3),
-               "speedup_at_40_ge_10": None if at40 is None else bool(at40["speedup"] >= 10),
-               "hamming_within_half_point": bool(ham_ok),
-               "max_abs_hamming_diff_pp": max(abs(r["hamming_diff_pp"]) for r in rows),
-               "elapsed_s": round(time.perf_counter() - t0, 2)}
-    notes = [f"L = {r['L']}: " + speed_phrase(r["speedup"], "kernel M3L",
+    at40 = next((r for r in rows if r.L == 40), None)
+    ham_ok = all(abs(r.hamming_diff_pp) <= 0.5 for r in rows)
+    summary = M3LLabelsSummary(
+        bench="m3l-labels", quick=quick, seed=seed, N=N, Ls=tuple(Ls), n_features=n_features,
+        repeats=repeats, C_m3l=C, C_svc=2 * C, gamma=gamma, tol=tol,
+        speedups=tuple(round(s, 3) for s in speedups), speedup_grows_with_L=bool(grows),
+        speedup_at_40=None if at40 is None else round(at40.speedup, 3),
+        speedup_at_40_ge_10=None if at40 is None else bool(at40.speedup >= 10),
+        hamming_within_half_point=bool(ham_ok),
+        max_abs_hamming_diff_pp=max(abs(r.hamming_diff_pp) for r in rows),
+        elapsed_s=round(time.perf_counter() - t0, 2))
+    notes = [f"L = {r.L}: " + speed_phrase(r.speedup, "kernel M3L",
                                                "1-vs-All SVC (libsvm)")
-             + f" (M3L {r['m3l_s']:.2f} s, SVC {r['svc_s']:.2f} s"
-             + (f", SVC given K {r['svc_gram_s']:.2f} s" if r["svc_gram_s"] is not None
+             + f" (M3L {r.m3l_s:.2f} s, SVC {r.svc_s:.2f} s"
+             + (f", SVC given K {r.svc_gram_s:.2f} s" if r.svc_gram_s is not None
                 else "")
-             + f"; primal M3L {r['primal_m3l']:.6g}, SVC (+b) {r['primal_svc']:.6g})"
+             + f"; primal M3L {r.primal_m3l:.6g}, SVC (+b) {r.primal_svc:.6g})"
              for r in rows]
     notes.append("speed-up grows with L: " + ("yes" if grows else "no")
-                 + (f"; at L = 40 it is {at40['speedup']:.2f}x" if at40 is not None else ""))
+                 + (f"; at L = 40 it is {at40.speedup:.2f}x" if at40 is not None else ""))
     notes.append(f"test Hamming loss M3L vs SVC within 0.5 points for every L: "
                  f"{'yes' if ham_ok else 'no'} (largest difference "
-                 f"{summary['max_abs_hamming_diff_pp']:.2f} points)")
+                 f"{summary.max_abs_hamming_diff_pp:.2f} points)")
     notes.append(f"same problem up to the intercept: M3L(C={C:g}, R = I) is L SVMs "
                  f"without bias and penalty {2 * C:g} (Sec. 3.1); SVC(C={2 * C:g}) adds a "
                  "free intercept per label, so its primal is at most M3L's (columns P)")
@@ -284,29 +381,17 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         notes.append("SVC given K = 1-vs-All SVC on the precomputed Gram matrix (no kernel "
                      "evaluations; K computed outside the timing): the time that sharing "
                      "kernel rows cannot remove from 1-vs-All")
-    solvers = sorted({r["m3l_solver"] for r in rows})
+    solvers = sorted({r.m3l_solver for r in rows})
     notes.append(f"M3L solver: {', '.join(solvers)} (m3l-cd: example-major coordinate ascent "
                  "on the whole Gram matrix, one Gram row per example serving all its "
                  "labels; m3l-smo: Alg. 1)")
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded, "
                  f"gamma = {gamma:g}, tol = {tol:g} (both), {cache_mb:g} MB kernel caches")
-    columns = [
-        ("L", "L", str), ("m3l_s", "M3L s", lambda v: f"{v:.3f}"),
-        ("svc_s", "1-vs-All SVC s", lambda v: f"{v:.3f}"),
-        ("speedup", "SVC/M3L", lambda v: f"{v:.2f}"),
-        ("hamming_m3l_pct", "Hamming M3L %", lambda v: f"{v:.2f}"),
-        ("hamming_svc_pct", "Hamming SVC %", lambda v: f"{v:.2f}"),
-        ("primal_m3l", "P M3L", lambda v: f"{v:.6g}"),
-        ("primal_svc", "P SVC (+b)", lambda v: f"{v:.6g}"),
-        ("m3l_gap_rel", "M3L gap/P", lambda v: f"{v:.1e}"),
-        ("m3l_steps", "M3L steps", str),
-        ("svc_gram_s", "SVC given K s", lambda v: f"{v:.3f}"),
-    ]
     return ExperimentResult(
         name="m3l-labels",
         title=f"kernel M3L (R = I) vs 1-vs-All SVC, synthetic N = {N} x {n_features}, rbf, "
               f"L = {', '.join(map(str, Ls))}",
-        rows=rows, summary=summary, columns=columns, notes=notes)
+        rows=rows, summary=summary, notes=notes)
 
 
 @register_bench("m3l-labels-wide", "as m3l-labels with 500 features (kernel rows 10x "
@@ -332,5 +417,5 @@ def bench_m3l_labels_wide(*, quick: bool = False, seed: int = 0, progress: bool 
                            repeats=repeats if repeats is not None else 1,
                            Ls=(10, 20) if quick else (10, 40), n_features=500)
     res.name = "m3l-labels-wide"
-    res.summary["bench"] = "m3l-labels-wide"
+    res.summary = dataclasses.replace(res.summary, bench="m3l-labels-wide")
     return res

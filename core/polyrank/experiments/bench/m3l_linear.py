@@ -20,6 +20,7 @@ from __future__ import annotations
 import statistics
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -31,10 +32,97 @@ from ...datasets import load_yeast
 from ...m3l import m3l_dca
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 from .m3l_labels import labels_problem
 
-__all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal"]
+__all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal", "M3LLinearRow",
+           "M3LLinearSummary"]
+
+
+
+
+
+@dataclass(frozen=True)
+class M3LLinearRow:
+    """One problem of :func:`bench_m3l_linear`.
+
+    Attributes
+    ----------
+    problem : str
+    N, D, L : int
+        Training points, features, labels.
+    m3l_s, svc_s : float
+        Median CPU seconds of linear M3L and of 1-vs-All LinearSVC.
+    time_ratio : float
+        m3l_s / svc_s.
+    primal_m3l, primal_svc : float
+        Both primal objectives (the same problem).
+    primal_rel_diff : float
+        (primal_m3l - primal_svc) / primal_svc.
+    m3l_gap_rel : float
+        M3L's duality gap / primal.
+    m3l_status : str
+    m3l_epochs, m3l_checks : int
+        M3L's epochs and its stopping checks.
+    m3l_ns_per_visit : float
+        Nanoseconds per visited variable.
+    svc_epochs : int
+        LinearSVC's iterations summed over labels.
+    hamming_m3l_pct, hamming_svc_pct : float
+        Test Hamming losses, percent.
+    """
+
+    problem: str = column("problem", str)
+    N: int = column("N", str)
+    D: int = column("D", str)
+    L: int = column("L", str)
+    m3l_s: float = column("M3L s", fmt_spec(".4f"))
+    svc_s: float = column("LinearSVC s", fmt_spec(".4f"))
+    time_ratio: float = column("M3L/SVC", fmt_spec(".2f"))
+    primal_m3l: float = column("P M3L", fmt_spec(".8g"))
+    primal_svc: float = column("P SVC", fmt_spec(".8g"))
+    primal_rel_diff: float = column()
+    m3l_gap_rel: float = column("M3L gap/P", fmt_spec(".1e"))
+    m3l_status: str = column()
+    m3l_epochs: int = column("M3L epochs", str)
+    m3l_checks: int = column("checks", str)
+    m3l_ns_per_visit: float = column("ns/visit", fmt_spec(".0f"))
+    svc_epochs: int = column("SVC epochs", str)
+    hamming_m3l_pct: float = column("Hamming M3L %", fmt_spec(".2f"))
+    hamming_svc_pct: float = column("Hamming SVC %", fmt_spec(".2f"))
+
+
+@dataclass(frozen=True)
+class M3LLinearSummary:
+    """The key figures of :func:`bench_m3l_linear` (dicts keyed by problem).
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    seed, repeats : int
+    C_m3l, C_svc, tol : float
+    time_ratio_m3l_over_svc : dict of str to float
+        3 decimals.
+    target_time_ratio : float
+    target_met : dict of str to bool
+    primal_rel_diff : dict of str to float
+    elapsed_s : float
+        Seconds (2 decimals).
+    """
+
+    bench: str
+    quick: bool
+    seed: int
+    repeats: int
+    C_m3l: float
+    C_svc: float
+    tol: float
+    time_ratio_m3l_over_svc: dict
+    target_time_ratio: float
+    target_met: dict
+    primal_rel_diff: dict
+    elapsed_s: float
 
 #: the target: linear M3L takes at most this many times LinearSVC's time
 TARGET_TIME_RATIO = 1.5
@@ -147,7 +235,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Returns
     -------
     ExperimentResult
-        ``rows``: one per problem with ``N``, ``D``, ``L``, ``m3l_s``,
+        ``rows``: one :class:`M3LLinearRow` per problem with ``N``, ``D``, ``L``, ``m3l_s``,
         ``svc_s`` (median CPU seconds), ``time_ratio`` (m3l_s / svc_s),
         ``primal_m3l``, ``primal_svc``, ``primal_rel_diff``,
         ``m3l_gap_rel`` (duality gap / primal), ``m3l_epochs``,
@@ -206,32 +294,30 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                 m3l_s = statistics.median(t_m3l)
                 svc_s = statistics.median(t_svc)
                 Yte_b = Yte > 0
-                rows.append({
-                    "problem": name, "N": N, "D": Xtr.shape[1], "L": L,
-                    "m3l_s": m3l_s, "svc_s": svc_s, "time_ratio": m3l_s / svc_s,
-                    "primal_m3l": p_m3l, "primal_svc": p_svc,
-                    "primal_rel_diff": (p_m3l - p_svc) / p_svc,
-                    "m3l_gap_rel": float(res.gap / res.primal_objective),
-                    "m3l_status": res.status,
-                    "m3l_epochs": int(res.epochs), "m3l_checks": int(res.nit),
-                    "m3l_ns_per_visit": 1e9 * m3l_s / max(1, res.visits),
-                    "svc_epochs": int(sum(int(m.n_iter_) for m in out["svc"])),
-                    "hamming_m3l_pct": 100 * float(np.mean((Xte @ res.x > 0) != Yte_b)),
-                    "hamming_svc_pct": 100 * float(np.mean((Xte @ W > 0) != Yte_b)),
-                })
+                rows.append(M3LLinearRow(
+                    problem=name, N=N, D=Xtr.shape[1], L=L,
+                    m3l_s=m3l_s, svc_s=svc_s, time_ratio=m3l_s / svc_s,
+                    primal_m3l=p_m3l, primal_svc=p_svc,
+                    primal_rel_diff=(p_m3l - p_svc) / p_svc,
+                    m3l_gap_rel=float(res.gap / res.primal_objective),
+                    m3l_status=res.status,
+                    m3l_epochs=int(res.epochs), m3l_checks=int(res.nit),
+                    m3l_ns_per_visit=1e9 * m3l_s / max(1, res.visits),
+                    svc_epochs=int(sum(int(m.n_iter_) for m in out["svc"])),
+                    hamming_m3l_pct=100 * float(np.mean((Xte @ res.x > 0) != Yte_b)),
+                    hamming_svc_pct=100 * float(np.mean((Xte @ W > 0) != Yte_b))))
     finally:
         bar.close()
-    met = {r["problem"]: bool(r["time_ratio"] <= TARGET_TIME_RATIO) for r in rows}
-    summary = {"bench": "m3l-linear", "quick": quick, "seed": seed, "repeats": repeats,
-               "C_m3l": C, "C_svc": 2 * C, "tol": tol,
-               "time_ratio_m3l_over_svc": {r["problem"]: round(r["time_ratio"], 3)
-                                           for r in rows},
-               "target_time_ratio": TARGET_TIME_RATIO, "target_met": met,
-               "primal_rel_diff": {r["problem"]: r["primal_rel_diff"] for r in rows},
-               "elapsed_s": round(time.perf_counter() - t0, 2)}
-    notes = [f"{r['problem']}: " + speed_phrase(1.0 / r["time_ratio"], "linear M3L",
+    met = {r.problem: bool(r.time_ratio <= TARGET_TIME_RATIO) for r in rows}
+    summary = M3LLinearSummary(
+        bench="m3l-linear", quick=quick, seed=seed, repeats=repeats, C_m3l=C, C_svc=2 * C,
+        tol=tol, time_ratio_m3l_over_svc={r.problem: round(r.time_ratio, 3) for r in rows},
+        target_time_ratio=TARGET_TIME_RATIO, target_met=met,
+        primal_rel_diff={r.problem: r.primal_rel_diff for r in rows},
+        elapsed_s=round(time.perf_counter() - t0, 2))
+    notes = [f"{r.problem}: " + speed_phrase(1.0 / r.time_ratio, "linear M3L",
                                                  "1-vs-All LinearSVC (LIBLINEAR)")
-             + f" (time ratio M3L / LinearSVC {r['time_ratio']:.2f})"
+             + f" (time ratio M3L / LinearSVC {r.time_ratio:.2f})"
              for r in rows]
     notes.append(f"same problem: M3L(C={C:g}, R = I) is L SVMs without bias and penalty "
                  f"{2 * C:g} (Sec. 3.1) = LinearSVC(hinge, fit_intercept=False, "
@@ -239,23 +325,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded; "
                  f"M3L tol = {tol:g} on max |PG| of G = 2 - 2yf (exact, all variables), "
                  f"LinearSVC tol = {tol:g} on its PG spread (half M3L's gradient scale)")
-    columns = [
-        ("problem", "problem", str), ("N", "N", str), ("D", "D", str), ("L", "L", str),
-        ("m3l_s", "M3L s", lambda v: f"{v:.4f}"),
-        ("svc_s", "LinearSVC s", lambda v: f"{v:.4f}"),
-        ("time_ratio", "M3L/SVC", lambda v: f"{v:.2f}"),
-        ("primal_m3l", "P M3L", lambda v: f"{v:.8g}"),
-        ("primal_svc", "P SVC", lambda v: f"{v:.8g}"),
-        ("m3l_gap_rel", "M3L gap/P", lambda v: f"{v:.1e}"),
-        ("m3l_epochs", "M3L epochs", str),
-        ("m3l_checks", "checks", str),
-        ("m3l_ns_per_visit", "ns/visit", lambda v: f"{v:.0f}"),
-        ("svc_epochs", "SVC epochs", str),
-        ("hamming_m3l_pct", "Hamming M3L %", lambda v: f"{v:.2f}"),
-        ("hamming_svc_pct", "Hamming SVC %", lambda v: f"{v:.2f}"),
-    ]
     return ExperimentResult(
         name="m3l-linear",
         title=f"linear M3L (R = I) vs 1-vs-All LinearSVC, standardised data, C = {C:g} "
               f"(SVC C = {2 * C:g}), tol = {tol:g} (both)",
-        rows=rows, summary=summary, columns=columns, notes=notes)
+        rows=rows, summary=summary, notes=notes)

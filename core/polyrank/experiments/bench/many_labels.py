@@ -28,14 +28,103 @@ from __future__ import annotations
 import statistics
 import time
 import tracemalloc
+from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, register_bench
+from ..registry import ExperimentResult, column, fmt_spec, register_bench
 
-__all__ = ["many_labels_problem", "bench_sopopo_many_labels"]
+__all__ = ["many_labels_problem", "bench_sopopo_many_labels", "ManyLabelsRow",
+           "ManyLabelsSummary"]
+
+
+def _thousands(v) -> str:
+    return f"{v:,}"
+
+
+@dataclass(frozen=True)
+class ManyLabelsRow:
+    """One (k, decomposition) of :func:`bench_sopopo_many_labels`.
+
+    Attributes
+    ----------
+    k : int
+        Labels.
+    decomposition : str
+        ``"all_pairs"`` or ``"top_vs_rest"``.
+    pieces : int
+        Pieces of the decomposition.
+    edges : int
+        Edges of the preference graphs.
+    passes : int
+        Passes done.
+    seconds : float
+        Wall seconds of ``sopopo_batch``.
+    s_per_pass : float
+        Seconds per pass.
+    ns_per_edge_pass : float
+        Nanoseconds per edge and pass.
+    rel_gap : float
+        Duality gap / primal at the end.
+    """
+
+    k: int = column("k")
+    decomposition: str = column("decomposition")
+    pieces: int = column("pieces", _thousands)
+    edges: int = column("edges", _thousands)
+    passes: int = column("passes")
+    seconds: float = column("seconds", fmt_spec(".3f"))
+    s_per_pass: float = column("s per pass", fmt_spec(".5f"))
+    ns_per_edge_pass: float = column("ns per edge-pass", fmt_spec(".1f"))
+    rel_gap: float = column("rel. gap", fmt_spec(".2g"))
+
+
+@dataclass(frozen=True)
+class ManyLabelsSummary:
+    """The key figures of :func:`bench_sopopo_many_labels`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    repeats : int
+    C : float
+    passes, k_small, k_large : int
+    ratio_k_small, ratio_k_large : float
+        all_pairs / top_vs_rest seconds per pass.
+    large_seconds : float
+        Seconds of all_pairs at k_large.
+    peak_bytes : int
+        Peak numpy memory of the all_pairs solve at k_large, bytes.
+    tol_1e_3_passes : int
+        Passes of all_pairs at k_small to a relative gap of 1e-3 (written
+        as ``tol_1e-3_passes``, as the two next).
+    tol_1e_3_seconds : float
+        Their seconds.
+    tol_1e_3_converged : bool
+    bytes_per_edge : float
+        peak_bytes / edges at k_large.
+    rows : tuple of ManyLabelsRow
+    """
+
+    bench: str
+    quick: bool
+    repeats: int
+    C: float
+    passes: int
+    k_small: int
+    k_large: int
+    ratio_k_small: float
+    ratio_k_large: float
+    large_seconds: float
+    peak_bytes: int
+    tol_1e_3_passes: int = column(key="tol_1e-3_passes")
+    tol_1e_3_seconds: float = column(key="tol_1e-3_seconds")
+    tol_1e_3_converged: bool = column(key="tol_1e-3_converged")
+    bytes_per_edge: float = column()
+    rows: tuple = column()
 
 
 def many_labels_problem(k: int, m: int = 24, n: int = 50, seed: int = 0):
@@ -66,7 +155,7 @@ def many_labels_problem(k: int, m: int = 24, n: int = 50, seed: int = 0):
     Raises
     ------
     ValueError
-        If k < 2, m < 1 or n < 1.
+        If k < 2, m < 1 or n < 1; one message names the three values.
 
     Examples
     --------
@@ -155,9 +244,10 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
     Returns
     -------
     ExperimentResult
-        rows: one per (k, decomposition): ``k``, ``decomposition``,
+        rows: a :class:`ManyLabelsRow` per (k, decomposition): ``k``, ``decomposition``,
         ``edges`` (pieces), ``passes``, ``seconds``, ``s_per_pass``,
-        ``ns_per_edge_pass``, ``rel_gap``; summary: ``ratio_k_small``
+        ``ns_per_edge_pass``, ``rel_gap``; summary: a
+        :class:`ManyLabelsSummary`, ``ratio_k_small``
         (all_pairs / top_vs_rest seconds per pass), ``large_seconds``,
         ``peak_bytes``, ``bytes_per_edge``, the passes and seconds of
         ``all_pairs`` at ``k_small`` to a relative gap of 1e-3
@@ -193,27 +283,28 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
         rel = Y.sum(axis=1)
         E = int(np.sum(rel * (k - rel)))        # edges of the preference graphs
         for dec, (t, res) in runs.items():
-            rows.append({"k": k, "decomposition": dec, "pieces": res.dual["pieces"].n_pieces,
-                         "edges": E, "passes": int(res.nit), "seconds": t,
-                         "s_per_pass": t / res.nit, "ns_per_edge_pass": 1e9 * t / res.nit / E,
-                         "rel_gap": float(res.gap / res.primal_objective)})
-    by = {(r["k"], r["decomposition"]): r for r in rows}
-    ratio = by[k_small, "all_pairs"]["s_per_pass"] / by[k_small, "top_vs_rest"]["s_per_pass"]
-    ratio_large = by[k_large, "all_pairs"]["s_per_pass"] / by[k_large, "top_vs_rest"]["s_per_pass"]
+            rows.append(ManyLabelsRow(
+                k=k, decomposition=dec, pieces=res.dual["pieces"].n_pieces, edges=E,
+                passes=int(res.nit), seconds=t, s_per_pass=t / res.nit,
+                ns_per_edge_pass=1e9 * t / res.nit / E,
+                rel_gap=float(res.gap / res.primal_objective)))
+    by = {(r.k, r.decomposition): r for r in rows}
+    ratio = by[k_small, "all_pairs"].s_per_pass / by[k_small, "top_vs_rest"].s_per_pass
+    ratio_large = by[k_large, "all_pairs"].s_per_pass / by[k_large, "top_vs_rest"].s_per_pass
     big = by[k_large, "all_pairs"]
     notes = [
-        f"k = {k_small}: a pass of all_pairs ({by[k_small, 'all_pairs']['edges']:,} "
-        f"single-edge pieces) takes {by[k_small, 'all_pairs']['s_per_pass'] * 1e3:.2f} ms, "
-        f"{ratio:.1f}x the {by[k_small, 'top_vs_rest']['s_per_pass'] * 1e3:.2f} ms of "
+        f"k = {k_small}: a pass of all_pairs ({by[k_small, 'all_pairs'].edges:,} "
+        f"single-edge pieces) takes {by[k_small, 'all_pairs'].s_per_pass * 1e3:.2f} ms, "
+        f"{ratio:.1f}x the {by[k_small, 'top_vs_rest'].s_per_pass * 1e3:.2f} ms of "
         f"top_vs_rest (24 pieces) on the same data (within 20x: "
         f"{'yes' if ratio <= 20 else 'no'}); "
-        f"{by[k_small, 'all_pairs']['ns_per_edge_pass']:.0f} ns per edge and pass; "
+        f"{by[k_small, 'all_pairs'].ns_per_edge_pass:.0f} ns per edge and pass; "
         f"to a relative duality gap of 1e-3 (tol=1e-3): {conv.nit} passes, {conv_s:.2f} s"
         + ("" if conv.success else f" (stopped: {conv.status})"),
-        f"k = {k_large}: {big['passes']} passes of all_pairs over {big['edges']:,} edges in "
-        f"{big['seconds']:.1f} s (under a minute: {'yes' if big['seconds'] < 60 else 'no'}; "
-        f"{big['ns_per_edge_pass']:.0f} ns per edge and pass, relative gap "
-        f"{big['rel_gap']:.2g}); top_vs_rest {by[k_large, 'top_vs_rest']['seconds']:.1f} s "
+        f"k = {k_large}: {big.passes} passes of all_pairs over {big.edges:,} edges in "
+        f"{big.seconds:.1f} s (under a minute: {'yes' if big.seconds < 60 else 'no'}; "
+        f"{big.ns_per_edge_pass:.0f} ns per edge and pass, relative gap "
+        f"{big.rel_gap:.2g}); top_vs_rest {by[k_large, 'top_vs_rest'].seconds:.1f} s "
         f"({ratio_large:.1f}x per pass)",
         f"k = {k_large}: peak memory of the all_pairs solve {peak / 1e6:.0f} MB of numpy "
         f"arrays = {peak / edges_large:.0f} bytes per edge (pieces, alpha, beta, active "
@@ -223,20 +314,13 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
         f"sopopo_batch (building the pieces and the gap checks included) / passes, "
         f"median of {repeats} alternating repeat(s) at k = {k_small}; one thread",
     ]
-    summary = {"bench": "sopopo-many-labels", "quick": quick, "repeats": repeats, "C": C,
-               "passes": passes, "k_small": k_small, "k_large": k_large,
-               "ratio_k_small": ratio, "ratio_k_large": ratio_large,
-               "large_seconds": big["seconds"], "peak_bytes": int(peak),
-               "tol_1e-3_passes": int(conv.nit), "tol_1e-3_seconds": conv_s,
-               "tol_1e-3_converged": bool(conv.success),
-               "bytes_per_edge": peak / edges_large, "rows": rows}
-    columns = [("k", "k", None), ("decomposition", "decomposition", None),
-               ("pieces", "pieces", lambda v: f"{v:,}"), ("edges", "edges", lambda v: f"{v:,}"),
-               ("passes", "passes", None), ("seconds", "seconds", lambda v: f"{v:.3f}"),
-               ("s_per_pass", "s per pass", lambda v: f"{v:.5f}"),
-               ("ns_per_edge_pass", "ns per edge-pass", lambda v: f"{v:.1f}"),
-               ("rel_gap", "rel. gap", lambda v: f"{v:.2g}")]
+    summary = ManyLabelsSummary(
+        bench="sopopo-many-labels", quick=quick, repeats=repeats, C=C, passes=passes,
+        k_small=k_small, k_large=k_large, ratio_k_small=ratio, ratio_k_large=ratio_large,
+        large_seconds=big.seconds, peak_bytes=int(peak), tol_1e_3_passes=int(conv.nit),
+        tol_1e_3_seconds=conv_s, tol_1e_3_converged=bool(conv.success),
+        bytes_per_edge=peak / edges_large, rows=tuple(rows))
     return ExperimentResult("sopopo-many-labels", "SOPOPO all_pairs with many labels: "
                             "closed-form single-edge pieces, visited in segments of one "
-                            "example, vs top_vs_rest on the same data", rows, summary, None, columns,
-                            None, notes)
+                            "example, vs top_vs_rest on the same data", rows, summary,
+                            notes=notes)

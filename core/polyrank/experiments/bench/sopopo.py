@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -23,9 +24,64 @@ from threadpoolctl import threadpool_limits
 from polyrank.sopopo import soft_project, solve_reduced
 from polyrank.sopopo.reference import reduced_qp
 
-from ..registry import format_rows
+from ..registry import column, fmt_spec, fmt_time, format_rows, table_columns
 
-__all__ = ["bench_sopopo", "format_table"]
+__all__ = ["bench_sopopo", "format_table", "SopopoBenchRow"]
+
+
+
+@dataclass(frozen=True)
+class SopopoBenchRow:
+    """One row of :func:`bench_sopopo`: the times at one k (medians over
+    trials of seconds per call) and their ratios.
+
+    Attributes
+    ----------
+    k : int
+        Number of labels.
+    sopopo_s : float
+        ``soft_project`` (all of Eq. 7: the O(k n) inner products, Fig. 3
+        and the update of W), seconds.
+    sopopo_reduced_s : float
+        ``solve_reduced`` (Fig. 3 on Eq. 19), seconds.
+    clarabel_s : float
+        Clarabel on Eq. 19, wall seconds.
+    clarabel_solver_s : float
+        Clarabel's own solve time, seconds.
+    sort_s : float
+        ``np.sort`` of the k margins, seconds.
+    ratio_clarabel : float
+        clarabel_s / sopopo_s.
+    ratio_sort : float
+        sopopo_s / sort_s.
+    ratio_clarabel_reduced : float
+        clarabel_s / sopopo_reduced_s (both on Eq. 19).
+    ratio_sort_reduced : float
+        sopopo_reduced_s / sort_s.
+    obj_diff : float
+        Max over trials of |SOPOPO's objective of Eq. 19 - Clarabel's|.
+    z_diff : float
+        Max |z_SOPOPO - z_Clarabel|.
+    clarabel_nit : int
+        Median interior-point iterations.
+    trials : int
+        Random problems per k.
+    """
+
+    k: int = column("k", str)
+    sopopo_s: float = column("sopopo", fmt_time)
+    sopopo_reduced_s: float = column("sopopo19", fmt_time)
+    clarabel_s: float = column("clarabel", fmt_time)
+    clarabel_solver_s: float = column("cl.solve", fmt_time)
+    sort_s: float = column("sort", fmt_time)
+    ratio_clarabel: float = column("cl/sop", fmt_spec(".1f"))
+    ratio_sort: float = column("sop/sort", fmt_spec(".1f"))
+    ratio_clarabel_reduced: float = column("cl/sop19", fmt_spec(".1f"))
+    ratio_sort_reduced: float = column("sop19/sort", fmt_spec(".1f"))
+    obj_diff: float = column("obj_diff", fmt_spec(".1e"))
+    z_diff: float = column()
+    clarabel_nit: int = column()
+    trials: int = column()
 
 
 def _per_call_times(fn: Callable[[], object], repeats: int,
@@ -70,7 +126,7 @@ def _fig6_problem(rng: np.random.Generator, k: int, n: int):
 def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
                  seed: int = 0, *, n: int = 100, C: float = 1.0,
                  trials: int = 3, min_time: float = 0.02,
-                 tol: float = 1e-8) -> list[dict]:
+                 tol: float = 1e-8) -> tuple[SopopoBenchRow, ...]:
     """Time SOPOPO's soft projection against Clarabel and ``np.sort``.
 
     For each ``k`` and each of ``trials`` random problems (Fig. 6 data: see
@@ -112,20 +168,13 @@ def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
 
     Returns
     -------
-    list of dict
-        One row per k with keys ``k``; ``sopopo_s`` (``soft_project``:
-        includes the O(k n) inner products and the update of W),
-        ``sopopo_reduced_s`` (``solve_reduced``), ``clarabel_s`` (wall),
-        ``clarabel_solver_s`` (Clarabel's reported solve time), ``sort_s``
-        (seconds per call); ``ratio_clarabel`` = clarabel_s / sopopo_s;
-        ``ratio_sort`` = sopopo_s / sort_s; ``ratio_clarabel_reduced`` =
-        clarabel_s / sopopo_reduced_s (both on Eq. 19);
-        ``ratio_sort_reduced`` = sopopo_reduced_s / sort_s (Fig. 3 against
-        sorting, its dominant cost); ``obj_diff`` = max
-        over trials of |SOPOPO's reduced objective - Clarabel's| (the objective of
-        Eq. 19, ``1/2||alpha - mu||^2 + 1/2||beta - nu||^2``, evaluated at
-        each solver's alpha, beta); ``z_diff`` = max |z_SOPOPO - z_Clarabel|;
-        ``clarabel_nit`` (median interior-point iterations); ``trials``.
+    tuple of SopopoBenchRow
+        One row per k: the times of ``soft_project``, ``solve_reduced``,
+        Clarabel (wall and its own solve time) and ``np.sort``, their
+        ratios, ``obj_diff`` = max over trials of |SOPOPO's reduced
+        objective - Clarabel's| (the objective of Eq. 19, ``1/2||alpha -
+        mu||^2 + 1/2||beta - nu||^2``, at each solver's alpha, beta),
+        ``z_diff`` and Clarabel's iterations (see :class:`SopopoBenchRow`).
 
     Raises
     ------
@@ -145,7 +194,7 @@ def bench_sopopo(ks: Sequence[int] = (10, 100, 1000, 10000), repeats: int = 7,
     Examples
     --------
     >>> rows = bench_sopopo(ks=(10,), repeats=1, trials=1, min_time=0.0)
-    >>> rows[0]["k"], rows[0]["obj_diff"] < 1e-6
+    >>> rows[0].k, rows[0].obj_diff < 1e-6
     (10, True)
     """
     ks = [int(k) for k in ks]
@@ -208,48 +257,14 @@ def _bench_rows(ks, repeats, seed, n, C, trials, min_time, tol):
         clarabel_s = statistics.median(t_cla)
         sort_s = statistics.median(t_sort)
         reduced_s = statistics.median(t_red)
-        rows.append({
-            "k": k,
-            "sopopo_s": sopopo_s,
-            "sopopo_reduced_s": reduced_s,
-            "clarabel_s": clarabel_s,
-            "clarabel_solver_s": statistics.median(t_cla_solver),
-            "sort_s": sort_s,
-            "ratio_clarabel": clarabel_s / sopopo_s,
-            "ratio_sort": sopopo_s / sort_s,
-            "ratio_clarabel_reduced": clarabel_s / reduced_s,
-            "ratio_sort_reduced": reduced_s / sort_s,
-            "obj_diff": obj_diff,
-            "z_diff": z_diff,
-            "clarabel_nit": int(statistics.median(nits)),
-            "trials": trials,
-        })
-    return rows
-
-
-def _fmt_time(s: float) -> str:
-    if s >= 1.0:
-        return f"{s:.3g} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.3g} ms"
-    if s >= 1e-6:
-        return f"{s * 1e6:.3g} us"
-    return f"{s * 1e9:.3g} ns"
-
-
-_COLUMNS = [
-    ("k", "k", str),
-    ("sopopo_s", "sopopo", _fmt_time),
-    ("sopopo_reduced_s", "sopopo19", _fmt_time),
-    ("clarabel_s", "clarabel", _fmt_time),
-    ("clarabel_solver_s", "cl.solve", _fmt_time),
-    ("sort_s", "sort", _fmt_time),
-    ("ratio_clarabel", "cl/sop", lambda v: f"{v:.1f}"),
-    ("ratio_sort", "sop/sort", lambda v: f"{v:.1f}"),
-    ("ratio_clarabel_reduced", "cl/sop19", lambda v: f"{v:.1f}"),
-    ("ratio_sort_reduced", "sop19/sort", lambda v: f"{v:.1f}"),
-    ("obj_diff", "obj_diff", lambda v: f"{v:.1e}"),
-]
+        rows.append(SopopoBenchRow(
+            k=k, sopopo_s=sopopo_s, sopopo_reduced_s=reduced_s, clarabel_s=clarabel_s,
+            clarabel_solver_s=statistics.median(t_cla_solver), sort_s=sort_s,
+            ratio_clarabel=clarabel_s / sopopo_s, ratio_sort=sopopo_s / sort_s,
+            ratio_clarabel_reduced=clarabel_s / reduced_s,
+            ratio_sort_reduced=reduced_s / sort_s, obj_diff=obj_diff, z_diff=z_diff,
+            clarabel_nit=int(statistics.median(nits)), trials=trials))
+    return tuple(rows)
 
 
 def format_table(rows: Sequence[dict]) -> str:
@@ -257,9 +272,9 @@ def format_table(rows: Sequence[dict]) -> str:
 
     Parameters
     ----------
-    rows : sequence of dict
-        As returned by :func:`bench_sopopo` (columns missing from a row are
-        shown as ``-``).
+    rows : sequence of SopopoBenchRow or dict
+        As returned by :func:`bench_sopopo` (or dicts with its keys;
+        columns missing from a row are shown as ``-``).
 
     Returns
     -------
@@ -280,4 +295,4 @@ def format_table(rows: Sequence[dict]) -> str:
     --  ------  --------  --------  --------  ----  ------  --------  --------  ----------  --------
     10    2 us         -    100 us         -     -    50.0         -         -           -         -
     """
-    return format_rows(rows, _COLUMNS)
+    return format_rows(rows, table_columns(SopopoBenchRow))

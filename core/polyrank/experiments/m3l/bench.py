@@ -4,15 +4,45 @@ LinearSVC and rbf M3L against 1-vs-All SVC (``m3l-multilabel-zero-shot.txt``).
 
 from __future__ import annotations
 
-
+from dataclasses import dataclass
 
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, register_bench, speed_phrase
-from ._common import _T1_COLUMNS
 from .table1 import _timing_rows
 
-__all__ = ["bench_m3l"]
+__all__ = ["bench_m3l", "M3LBenchSummary"]
+
+
+@dataclass(frozen=True)
+class M3LBenchSummary:
+    """The key figures of :func:`bench_m3l` (its one row:
+    :class:`~polyrank.experiments.m3l.Table1Row`).
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    N : int
+        Training points.
+    repeats : int
+    linear_ratio_liblinear_over_m3l, rbf_ratio_libsvm_over_m3l : float
+        Baseline time over M3L's (3 decimals; > 1: M3L faster).
+    target_rbf_met, target_linear_met : bool
+        rbf ratio > 1; linear ratio >= 0.5.
+    linear_primal_rel_diff : float
+        Relative difference of the linear primal objectives.
+    """
+
+    bench: str
+    quick: bool
+    N: int
+    repeats: int
+    linear_ratio_liblinear_over_m3l: float
+    rbf_ratio_libsvm_over_m3l: float
+    target_rbf_met: bool
+    target_linear_met: bool
+    linear_primal_rel_diff: float
 
 
 @register_bench("m3l", "R = I on yeast: linear M3L vs 1-vs-All LinearSVC, rbf M3L vs "
@@ -41,16 +71,15 @@ def bench_m3l(*, seed: int = 0, quick: bool = False, progress: bool = False,
     finally:
         bar.close()
     r = rows[0]
-    met_rbf = r["rbf_ratio"] > 1
-    met_lin = r["linear_ratio"] >= 0.5
-    summary = {"bench": "m3l", "quick": quick, "N": N, "repeats": repeats,
-               "linear_ratio_liblinear_over_m3l": round(r["linear_ratio"], 3),
-               "rbf_ratio_libsvm_over_m3l": round(r["rbf_ratio"], 3),
-               "target_rbf_met": bool(met_rbf), "target_linear_met": bool(met_lin),
-               "linear_primal_rel_diff": r["linear_primal_rel_diff"]}
-    notes = ["RBF: " + speed_phrase(r["rbf_ratio"], "kernel M3L", "1-vs-All SVC (libsvm)"),
-             "linear: " + speed_phrase(r["linear_ratio"], "linear M3L",
+    summary = M3LBenchSummary(
+        bench="m3l", quick=quick, N=N, repeats=repeats,
+        linear_ratio_liblinear_over_m3l=round(r.linear_ratio, 3),
+        rbf_ratio_libsvm_over_m3l=round(r.rbf_ratio, 3),
+        target_rbf_met=bool(r.rbf_ratio > 1), target_linear_met=bool(r.linear_ratio >= 0.5),
+        linear_primal_rel_diff=r.linear_primal_rel_diff)
+    notes = ["RBF: " + speed_phrase(r.rbf_ratio, "kernel M3L", "1-vs-All SVC (libsvm)"),
+             "linear: " + speed_phrase(r.linear_ratio, "linear M3L",
                                        "1-vs-All LinearSVC (LIBLINEAR)"),
              "ratios > 1 mean M3L is faster; median CPU seconds, single-threaded, same process"]
     return ExperimentResult(name="m3l", title=f"M3L vs 1-vs-All on yeast, N = {N}, R = I",
-                            rows=rows, summary=summary, columns=_T1_COLUMNS, notes=notes)
+                            rows=rows, summary=summary, notes=notes)

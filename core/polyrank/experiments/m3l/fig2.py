@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -18,10 +19,90 @@ from ...kernels import kernel_matrix
 from ...m3l import m3l_smo
 from ...validation import check_int, check_positive
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _PAPER
 
-__all__ = ["m3l_fig2"]
+__all__ = ["m3l_fig2", "Fig2Row", "Fig2Method", "Fig2Summary"]
+
+
+@dataclass(frozen=True)
+class Fig2Row:
+    """One point of :func:`m3l_fig2`'s dual-progress curves.
+
+    Attributes
+    ----------
+    method : str
+        ``"M3L"`` or ``"1-vs-All LIBSVM"``.
+    updates : int
+        Pair updates so far (LIBSVM: summed over the labels).
+    seconds : float
+        Time so far, seconds (M3L: wall time of its trace; LIBSVM: CPU
+        time of its fits).
+    dual : float
+        The dual objective (LIBSVM: summed over the labels).
+    dual_rel : float
+        dual / the method's final dual.
+    """
+
+    method: str = column("method")
+    updates: int = column("pair updates", lambda v: f"{v:,}")
+    seconds: float = column("seconds", fmt_spec(".3f"))
+    dual: float = column("dual", fmt_spec(".6g"))
+    dual_rel: float = column("dual / final", fmt_spec(".4f"))
+
+
+@dataclass(frozen=True)
+class Fig2Method:
+    """The progress of one method in :func:`m3l_fig2`.
+
+    Attributes
+    ----------
+    final_dual : float
+    updates : int
+        Pair updates to convergence.
+    seconds : float
+        Seconds to convergence.
+    updates_to_99pct : int
+        Pair updates to within 1 % of the final dual.
+    seconds_to_99pct : float
+        Seconds to within 1 % of the final dual.
+    """
+
+    final_dual: float
+    updates: int
+    seconds: float
+    updates_to_99pct: int
+    seconds_to_99pct: float
+
+
+@dataclass(frozen=True)
+class Fig2Summary:
+    """The key figures of :func:`m3l_fig2`.
+
+    Attributes
+    ----------
+    experiment : str
+    quick : bool
+    N, L : int
+        Training genes and labels (with both classes).
+    C, gamma, tol : float
+        M3L's C, the rbf gamma (1/D), the stopping tolerance.
+    m3l_status : str
+    methods : dict of str to Fig2Method
+        Keyed ``"M3L"`` and ``"1-vs-All LIBSVM"``.
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    quick: bool
+    N: int
+    L: int
+    C: float
+    gamma: float
+    tol: float
+    m3l_status: str
+    methods: dict
+    paper: tuple
 
 
 def _svc_dual(K, y, model) -> float:
@@ -70,7 +151,8 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
     Returns
     -------
     ExperimentResult
-        rows: (method, updates, seconds, dual, dual_rel); summary: final
+        rows: :class:`Fig2Row` (method, updates, seconds, dual, dual_rel);
+        summary: a :class:`Fig2Summary`, final
         duals, total updates and seconds of both, and the updates and
         seconds each needs to come within 1 % of its final dual.
     """
@@ -123,45 +205,47 @@ def m3l_fig2(*, quick: bool = False, seed: int = 0, progress: bool = False,
             k *= 2
         bar.update()
     bar.close()
-    summary = {"experiment": "m3l-fig2", "quick": quick, "N": N, "L": L, "C": C,
-               "gamma": gamma, "tol": tol, "m3l_status": res.status, "methods": {}}
-    for method in ("M3L", "1-vs-All LIBSVM"):
-        mine = [r for r in rows if r["method"] == method]
-        final = mine[-1]["dual"]
-        for r in mine:
-            r["dual_rel"] = r["dual"] / final
-        near = next(r for r in mine if r["dual_rel"] >= 0.99)
-        summary["methods"][method] = {"final_dual": final, "updates": mine[-1]["updates"],
-                                      "seconds": mine[-1]["seconds"],
-                                      "updates_to_99pct": near["updates"],
-                                      "seconds_to_99pct": near["seconds"]}
-    mm, sv = summary["methods"]["M3L"], summary["methods"]["1-vs-All LIBSVM"]
-    summary["paper"] = [
-        {"item": "Figs. 2-3: pair updates to within 1 % of the final dual, M3L vs 1-vs-All "
-                 "LIBSVM", "paper": "M3L fewer (10,000 points, 4 data sets)",
-         "ours": f"{mm['updates_to_99pct']:,} vs {sv['updates_to_99pct']:,}",
-         "data": f"yeast, N = {N}, L = {L}, RBF"},
-        {"item": "Figs. 2-3: seconds to within 1 % of the final dual, M3L vs 1-vs-All LIBSVM",
-         "paper": "M3L faster still (kernel caching)",
-         "ours": f"{mm['seconds_to_99pct']:.2f} vs {sv['seconds_to_99pct']:.2f}",
-         "data": f"yeast, N = {N}, L = {L}, RBF"}]
+    rows, summary = _fig2_summary(rows, quick, N, L, C, gamma, tol, res.status)
+    mm, sv = summary.methods["M3L"], summary.methods["1-vs-All LIBSVM"]
     notes = [f"yeast, N = {N}, L = {L}, RBF gamma = 1/D, M3L C = {C:g} (SVC C = {2 * C:g}), "
              f"tol = {tol:g}; M3L {res.status}",
-             f"within 1 % of the final dual: M3L after {mm['updates_to_99pct']:,} pair updates "
-             f"({mm['seconds_to_99pct']:.2f} s), 1-vs-All LIBSVM after "
-             f"{sv['updates_to_99pct']:,} ({sv['seconds_to_99pct']:.2f} s; each LIBSVM point: "
+             f"within 1 % of the final dual: M3L after {mm.updates_to_99pct:,} pair updates "
+             f"({mm.seconds_to_99pct:.2f} s), 1-vs-All LIBSVM after "
+             f"{sv.updates_to_99pct:,} ({sv.seconds_to_99pct:.2f} s; each LIBSVM point: "
              f"every label's SVC from scratch with max_iter = k, k = 2 .. {budgets[-1]}, "
              "updates and seconds summed over the labels)",
-             f"to convergence: M3L {mm['updates']:,} updates, {mm['seconds']:.2f} s; LIBSVM "
-             f"{sv['updates']:,} updates, {sv['seconds']:.2f} s (one thread; M3L: wall time "
+             f"to convergence: M3L {mm.updates:,} updates, {mm.seconds:.2f} s; LIBSVM "
+             f"{sv.updates:,} updates, {sv.seconds:.2f} s (one thread; M3L: wall time "
              "of its trace, LIBSVM: CPU time of its fits)",
              "paper (Figs. 2-3, 10,000 points): M3L reaches the vicinity of the optimum in "
              "fewer iterations, and faster still in time (kernel caching across labels)"]
-    columns = [("method", "method", None), ("updates", "pair updates", lambda v: f"{v:,}"),
-               ("seconds", "seconds", lambda v: f"{v:.3f}"),
-               ("dual", "dual", lambda v: f"{v:.6g}"),
-               ("dual_rel", "dual / final", lambda v: f"{v:.4f}")]
     table = rows[:: max(1, len(rows) // 25)]
     return ExperimentResult("m3l-fig2", f"Figs. 2-3 of {_PAPER} on yeast: dual progress of "
-                            "kernel M3L vs 1-vs-All LIBSVM", rows, summary, None, columns,
-                            table, notes)
+                            "kernel M3L vs 1-vs-All LIBSVM", rows, summary,
+                            table_rows=table, notes=notes)
+
+
+def _fig2_summary(raw, quick, N, L, C, gamma, tol, status):
+    """The typed rows (with dual / final dual) and the summary of Fig. 2."""
+    rows, methods = [], {}
+    for method in ("M3L", "1-vs-All LIBSVM"):
+        final = [r for r in raw if r["method"] == method][-1]["dual"]
+        mine = [Fig2Row(**r, dual_rel=r["dual"] / final) for r in raw if r["method"] == method]
+        rows += mine
+        near = next(r for r in mine if r.dual_rel >= 0.99)
+        methods[method] = Fig2Method(final_dual=final, updates=mine[-1].updates,
+                                     seconds=mine[-1].seconds, updates_to_99pct=near.updates,
+                                     seconds_to_99pct=near.seconds)
+    mm, sv = methods["M3L"], methods["1-vs-All LIBSVM"]
+    paper = (
+        PaperItem(item="Figs. 2-3: pair updates to within 1 % of the final dual, M3L vs "
+                       "1-vs-All LIBSVM", paper="M3L fewer (10,000 points, 4 data sets)",
+                  ours=f"{mm.updates_to_99pct:,} vs {sv.updates_to_99pct:,}",
+                  data=f"yeast, N = {N}, L = {L}, RBF"),
+        PaperItem(item="Figs. 2-3: seconds to within 1 % of the final dual, M3L vs 1-vs-All "
+                       "LIBSVM",
+                  paper="M3L faster still (kernel caching)",
+                  ours=f"{mm.seconds_to_99pct:.2f} vs {sv.seconds_to_99pct:.2f}",
+                  data=f"yeast, N = {N}, L = {L}, RBF"))
+    return rows, Fig2Summary(experiment="m3l-fig2", quick=quick, N=N, L=L, C=C, gamma=gamma,
+                             tol=tol, m3l_status=status, methods=methods, paper=paper)

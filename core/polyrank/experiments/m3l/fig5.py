@@ -6,16 +6,98 @@ correlation is reversed.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
 from ._common import _PAPER, LINEAR, RBF
 from ...m3l import fig5_curve, fig5_setup
 
-__all__ = ["m3l_fig5"]
+__all__ = ["m3l_fig5", "Fig5Row", "Fig5Kernel", "Fig5Summary"]
+
+
+@dataclass(frozen=True)
+class Fig5Row:
+    """One point of :func:`m3l_fig5`'s curves.
+
+    Attributes
+    ----------
+    kernel : str
+        ``"linear"`` or ``"rbf"``.
+    r : float
+        The off-diagonal entry of R = [[1, r], [r, 1]].
+    test_hamming_pct : float
+        Test Hamming loss on the pair, percent.
+    """
+
+    kernel: str = column("kernel")
+    r: float = column("r", lambda v: f"{v:+.3f}")
+    test_hamming_pct: float = column("test Hamming loss %", fmt_spec(".2f"))
+
+
+@dataclass(frozen=True)
+class Fig5Kernel:
+    """The curve of one kernel in :func:`m3l_fig5` (Hamming losses in
+    percent, rounded to 3 decimals).
+
+    Attributes
+    ----------
+    hamming_at_r0 : float
+        At r = 0 (1-vs-All).
+    best_r : float
+        The r of the smallest loss.
+    best_hamming : float
+        That loss.
+    hamming_at_r_min, hamming_at_r_max : float
+        At the smallest and the largest r.
+    """
+
+    hamming_at_r0: float
+    best_r: float
+    best_hamming: float
+    hamming_at_r_min: float
+    hamming_at_r_max: float
+
+
+@dataclass(frozen=True)
+class Fig5Summary(RunInfo):
+    """The key figures of :func:`m3l_fig5`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
+
+    Attributes
+    ----------
+    pair : tuple of str
+        The two label names.
+    pair_index : tuple of int
+        Their columns in yeast.
+    n_train : int
+        Training points of the subset.
+    train_subset_corr, full_train_corr, test_corr : float
+        The pair's correlation on the subset, the full training split and
+        the test split (4 decimals).
+    rs : tuple of float
+    linear, rbf : Fig5Kernel
+        The two curves.
+    elapsed_s : float
+        Seconds (2 decimals).
+    paper : tuple of PaperItem
+    """
+
+    pair: tuple
+    pair_index: tuple
+    n_train: int
+    train_subset_corr: float
+    full_train_corr: float
+    test_corr: float
+    rs: tuple
+    linear: Fig5Kernel
+    rbf: Fig5Kernel
+    elapsed_s: float
+    paper: tuple
 
 
 _FIG5_FULL = {"rs": tuple(np.round(np.linspace(-0.95, 0.95, 39), 3))}
@@ -50,7 +132,8 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
     Returns
     -------
     ExperimentResult
-        ``rows``: ``kernel``, ``r``, ``test_hamming_pct``; ``summary``:
+        ``rows``: :class:`Fig5Row` (``kernel``, ``r``,
+        ``test_hamming_pct``); ``summary``: a :class:`Fig5Summary`,
         ``pair``, correlations, loss at r = 0 (1-vs-All), best r and loss
         per kernel.
 
@@ -74,49 +157,49 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
             hl = fig5_curve(s["X"], s["Y2"], s["X_test"], s["Y2_test"], rs,
                             kernel=params["kernel"], C=params["C"],
                             gamma=params.get("gamma"), bar=bar)
-            rows += [{"kernel": name, "r": r, "test_hamming_pct": float(h)}
+            rows += [Fig5Row(kernel=name, r=r, test_hamming_pct=float(h))
                      for r, h in zip(rs, hl)]
             i0 = rs.index(0.0)
             ib = int(np.argmin(hl))
-            summary_k[name] = {"hamming_at_r0": round(float(hl[i0]), 3),
-                               "best_r": rs[ib], "best_hamming": round(float(hl[ib]), 3),
-                               "hamming_at_r_min": round(float(hl[0]), 3),
-                               "hamming_at_r_max": round(float(hl[-1]), 3)}
+            summary_k[name] = Fig5Kernel(hamming_at_r0=round(float(hl[i0]), 3),
+                                         best_r=rs[ib], best_hamming=round(float(hl[ib]), 3),
+                                         hamming_at_r_min=round(float(hl[0]), 3),
+                                         hamming_at_r_max=round(float(hl[-1]), 3))
     finally:
         bar.close()
-    summary = {"experiment": "m3l-fig5", "quick": quick, "seed": seed,
-               "pair": list(s["names"]), "pair_index": list(s["pair"]),
-               "n_train": int(len(s["index"])), "train_subset_corr": round(s["train_corr"], 4),
-               "full_train_corr": round(s["full_train_corr"], 4),
-               "test_corr": round(s["test_corr"], 4), "rs": list(rs), **summary_k,
-               "elapsed_s": round(time.perf_counter() - t0, 2)}
+    elapsed = round(time.perf_counter() - t0, 2)
     notes = [f"pair {s['names'][0]} / {s['names'][1]}: correlation {s['test_corr']:+.2f} on "
              f"test, {s['full_train_corr']:+.2f} on the full training split, "
              f"{s['train_corr']:+.2f} on the {len(s['index'])}-point training subset"]
     for name, v in summary_k.items():
-        notes.append(f"{name}: test Hamming loss {v['hamming_at_r0']:.2f} % at r = 0 "
-                     f"(1-vs-All), best {v['best_hamming']:.2f} % at r = {v['best_r']:+.2f}")
+        notes.append(f"{name}: test Hamming loss {v.hamming_at_r0:.2f} % at r = 0 "
+                     f"(1-vs-All), best {v.best_hamming:.2f} % at r = {v.best_r:+.2f}")
     data = (f"yeast {s['names'][0]} / {s['names'][1]}, {len(s['index'])} training points "
             f"(correlation {s['train_corr']:+.2f}; test {s['test_corr']:+.2f}); AwA images "
             "not available")
-    summary["paper"] = [
-        {"item": f"Fig. 5: test Hamming loss at r = 0 (independent) / best r, {name}",
-         "paper": "25 % / lower for negative r (AwA, test correlation -0.76)",
-         "ours": f"{v['hamming_at_r0']:.2f} % / {v['best_hamming']:.2f} % at r = "
-                 f"{v['best_r']:+.2f}",
-         "data": data} for name, v in summary_k.items()]
-    summary["paper"] += [
-        {"item": f"Fig. 5: a prior of the wrong sign (r = {rs[-1]:+g}), {name}",
-         "paper": "worse than r = 0",
-         "ours": f"{v['hamming_at_r_max']:.2f} % (r = 0: {v['hamming_at_r0']:.2f} %)",
-         "data": data} for name, v in summary_k.items()]
+    paper = [
+        PaperItem(item=f"Fig. 5: test Hamming loss at r = 0 (independent) / best r, {name}",
+                  paper="25 % / lower for negative r (AwA, test correlation -0.76)",
+                  ours=f"{v.hamming_at_r0:.2f} % / {v.best_hamming:.2f} % at r = "
+                       f"{v.best_r:+.2f}",
+                  data=data) for name, v in summary_k.items()]
+    paper += [
+        PaperItem(item=f"Fig. 5: a prior of the wrong sign (r = {rs[-1]:+g}), {name}",
+                  paper="worse than r = 0",
+                  ours=f"{v.hamming_at_r_max:.2f} % (r = 0: {v.hamming_at_r0:.2f} %)",
+                  data=data) for name, v in summary_k.items()]
+    summary = Fig5Summary(
+        experiment="m3l-fig5", quick=quick, seed=seed,
+        pair=tuple(s["names"]), pair_index=tuple(s["pair"]),
+        n_train=int(len(s["index"])), train_subset_corr=round(s["train_corr"], 4),
+        full_train_corr=round(s["full_train_corr"], 4),
+        test_corr=round(s["test_corr"], 4), rs=tuple(rs), linear=summary_k["linear"],
+        rbf=summary_k["rbf"], elapsed_s=elapsed, paper=tuple(paper))
     return ExperimentResult(
         name="m3l-fig5",
         title=(f"Fig. 5 ({_PAPER}, Sec. 7.2.1) on yeast {s['names'][0]}/{s['names'][1]}: "
                "test Hamming loss vs r"),
         rows=rows, summary=summary,
-        columns=[("kernel", "kernel", None), ("r", "r", lambda v: f"{v:+.3f}"),
-                 ("test_hamming_pct", "test Hamming loss %", lambda v: f"{v:.2f}")],
-        table_rows=[r for r in rows if r["r"] in (rs[0], rs[-1], 0.0)
-                    or r["r"] == summary_k[r["kernel"]]["best_r"]],
+        table_rows=tuple(r for r in rows if r.r in (rs[0], rs[-1], 0.0)
+                         or r.r == summary_k[r.kernel].best_r),
         notes=notes)

@@ -5,6 +5,7 @@ linear and rbf M3L (R = I) against 1-vs-All LIBLINEAR and LIBSVM, single-threade
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -16,10 +17,38 @@ from ...datasets import load_yeast
 from ...m3l import M3LClassifier
 from ...validation import check_int
 from .._harness import median_times, progress_bar
-from ..registry import ExperimentResult, register
-from ._common import _PAPER, _T1_COLUMNS, LINEAR, RBF
+from ..registry import ExperimentResult, PaperItem, RunInfo, register
+from ._common import _PAPER, LINEAR, RBF, Table1Row
 
-__all__ = ["m3l_table1"]
+__all__ = ["m3l_table1", "Table1Summary"]
+
+
+@dataclass(frozen=True)
+class Table1Summary(RunInfo):
+    """The key figures of :func:`m3l_table1` (rows: :class:`Table1Row`).
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
+
+    Attributes
+    ----------
+    Ns : tuple of int
+        Training set sizes.
+    repeats : int
+    linear_ratio_liblinear_over_m3l, rbf_ratio_libsvm_over_m3l : tuple of float
+        The ratios per N (3 decimals; > 1: M3L faster).
+    max_linear_primal_rel_diff : float
+    elapsed_s : float
+        Seconds (2 decimals).
+    paper : tuple of PaperItem
+    """
+
+    Ns: tuple
+    repeats: int
+    linear_ratio_liblinear_over_m3l: tuple
+    rbf_ratio_libsvm_over_m3l: tuple
+    max_linear_primal_rel_diff: float
+    elapsed_s: float
+    paper: tuple
 
 
 def _one_vs_all_linear(Xa, Y, C, tol):
@@ -60,16 +89,16 @@ def _timing_rows(Ns, repeats, seed, bar, tol=1e-3, cache_mb=200.0):
             p_ll = 0.5 * np.sum(W * W) + 2 * LINEAR["C"] * np.maximum(
                 0, 1 - Ypm * (Xa @ W)).sum()
             P_svm = np.column_stack([m.predict(d.X_test) for m in out["svm"]])
-            rows.append({
-                "N": int(N), "linear_m3l_s": t_lin, "liblinear_1vsall_s": t_ll,
-                "linear_ratio": t_ll / t_lin,
-                "rbf_m3l_s": t_rbf, "libsvm_1vsall_s": t_svm, "rbf_ratio": t_svm / t_rbf,
-                "linear_primal_rel_diff": abs(lin.result_.primal_objective - p_ll) / p_ll,
-                "rbf_test_hamming_m3l_pct": 100 * hamming_loss(2 * d.Y_test - 1,
-                                                               2 * rbf.predict(d.X_test) - 1),
-                "rbf_test_hamming_libsvm_pct": 100 * hamming_loss(2 * d.Y_test - 1, P_svm),
-                "rbf_cache_misses": int(rbf.result_.cache_misses),
-            })
+            rows.append(Table1Row(
+                N=int(N), linear_m3l_s=t_lin, liblinear_1vsall_s=t_ll,
+                linear_ratio=t_ll / t_lin,
+                rbf_m3l_s=t_rbf, libsvm_1vsall_s=t_svm, rbf_ratio=t_svm / t_rbf,
+                linear_primal_rel_diff=abs(lin.result_.primal_objective - p_ll) / p_ll,
+                rbf_test_hamming_m3l_pct=100 * hamming_loss(2 * d.Y_test - 1,
+                                                            2 * rbf.predict(d.X_test) - 1),
+                rbf_test_hamming_libsvm_pct=100 * hamming_loss(2 * d.Y_test - 1, P_svm),
+                rbf_cache_misses=int(rbf.result_.cache_misses),
+            ))
             if bar is not None:
                 bar.update()
     return rows
@@ -103,7 +132,7 @@ def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, s
     Returns
     -------
     ExperimentResult
-        ``rows``: per N the times, ratios (baseline / M3L: > 1 means M3L is
+        ``rows``: a :class:`Table1Row` per N, the times, ratios (baseline / M3L: > 1 means M3L is
         faster), the relative difference of the linear primal objectives,
         and the test Hamming losses of the rbf models.
 
@@ -125,28 +154,28 @@ def m3l_table1(*, Ns: Sequence[int] | None = None, repeats: int | None = None, s
     finally:
         bar.close()
     last = rows[-1]
-    summary = {"experiment": "m3l-table1", "quick": quick, "seed": seed, "Ns": Ns,
-               "repeats": repeats,
-               "linear_ratio_liblinear_over_m3l": [round(r["linear_ratio"], 3) for r in rows],
-               "rbf_ratio_libsvm_over_m3l": [round(r["rbf_ratio"], 3) for r in rows],
-               "max_linear_primal_rel_diff": max(r["linear_primal_rel_diff"] for r in rows),
-               "elapsed_s": round(time.perf_counter() - t0, 2)}
-    notes = [f"N = {last['N']}: LibLinear / linear M3L = {last['linear_ratio']:.2f}x, "
-             f"LibSVM / rbf M3L = {last['rbf_ratio']:.2f}x (> 1: M3L faster)",
+    max_diff = max(r.linear_primal_rel_diff for r in rows)
+    elapsed = round(time.perf_counter() - t0, 2)
+    notes = [f"N = {last.N}: LibLinear / linear M3L = {last.linear_ratio:.2f}x, "
+             f"LibSVM / rbf M3L = {last.rbf_ratio:.2f}x (> 1: M3L faster)",
              f"same problems (linear): primal objectives agree to "
-             f"{summary['max_linear_primal_rel_diff']:.1e} (relative)",
+             f"{max_diff:.1e} (relative)",
              "the paper (AwA, N = 2,000 .. 24,292): LM3L about as fast as LibLinear; "
              "KM3L 10-30x faster than LibSVM"]
-    data = (f"yeast (D = 103, L = 14), N = {last['N']}; AwA, RCV1 and Siam features not "
+    data = (f"yeast (D = 103, L = 14), N = {last.N}; AwA, RCV1 and Siam features not "
             "bundled")
-    summary["paper"] = [
-        {"item": "Table 1: 1-vs-All LibLinear time over linear M3L's",
-         "paper": "0.4-1.8x (about as fast)",
-         "ours": f"{last['linear_ratio']:.2f}x", "data": data},
-        {"item": "Table 1: 1-vs-All LibSVM (RBF) time over kernel M3L's",
-         "paper": "3.8-15x (AwA, RCV1, Siam)",
-         "ours": f"{last['rbf_ratio']:.2f}x", "data": data}]
+    summary = Table1Summary(
+        experiment="m3l-table1", quick=quick, seed=seed, Ns=tuple(Ns), repeats=repeats,
+        linear_ratio_liblinear_over_m3l=tuple(round(r.linear_ratio, 3) for r in rows),
+        rbf_ratio_libsvm_over_m3l=tuple(round(r.rbf_ratio, 3) for r in rows),
+        max_linear_primal_rel_diff=max_diff, elapsed_s=elapsed,
+        paper=(PaperItem(item="Table 1: 1-vs-All LibLinear time over linear M3L's",
+                         paper="0.4-1.8x (about as fast)",
+                         ours=f"{last.linear_ratio:.2f}x", data=data),
+               PaperItem(item="Table 1: 1-vs-All LibSVM (RBF) time over kernel M3L's",
+                         paper="3.8-15x (AwA, RCV1, Siam)",
+                         ours=f"{last.rbf_ratio:.2f}x", data=data)))
     return ExperimentResult(
         name="m3l-table1",
         title=f"Table 1 ({_PAPER}, Sec. 7.1) on yeast: training time vs N, R = I",
-        rows=rows, summary=summary, columns=_T1_COLUMNS, notes=notes)
+        rows=rows, summary=summary, notes=notes)

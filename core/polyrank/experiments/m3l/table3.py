@@ -6,6 +6,7 @@ against 1-vs-All and other baselines.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -18,11 +19,76 @@ from ...datasets import load_yeast
 from ...m3l import empirical_prior, M3LClassifier
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
 from ._common import _PAPER, LINEAR, RBF
 from ...m3l import shifted_subset
 
-__all__ = ["m3l_table3"]
+__all__ = ["m3l_table3", "Table3Row", "Table3Summary"]
+
+
+
+@dataclass(frozen=True)
+class Table3Row:
+    """One method of :func:`m3l_table3`.
+
+    Attributes
+    ----------
+    method : str
+    test_hamming_pct : float
+        Mean test Hamming loss over trials, percent.
+    sd : float or None
+        Its standard deviation, percentage points (None: one trial).
+    trials : int
+    per_trial : str
+        The loss of every trial, percent, comma separated.
+    """
+
+    method: str = column("method")
+    test_hamming_pct: float = column("test Hamming loss %", fmt_spec(".2f"))
+    sd: float | None = column("sd", fmt_spec(".2f"))
+    trials: int = column()
+    per_trial: str = column("per trial")
+
+
+@dataclass(frozen=True)
+class Table3Summary(RunInfo):
+    """The key figures of :func:`m3l_table3` (losses in percent, 3
+    decimals; dicts keyed by method or by kernel, ``"linear"``/``"rbf"``).
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
+
+    Attributes
+    ----------
+    trials, n_train : int
+    beta : float
+        Strength of the correlation shift.
+    mean_abs_second_moment_shift_subset_vs_test, mean_abs_second_moment_shift_rest_vs_test : float
+        mean |E[y y'] - E_test[y y']| of the subset and of the rest (4
+        decimals).
+    hamming_pct : dict of str to float
+        Mean test Hamming loss per method.
+    full_train_1vsall_pct : dict of str to float
+        1-vs-All on all training points, per kernel.
+    m3l_gain_pct_points : dict of str to float
+        1-vs-All minus M3L, percentage points, per kernel.
+    m3l_wins_per_trial : dict of str to int
+        Trials where M3L is better, per kernel.
+    elapsed_s : float
+        Seconds (2 decimals).
+    paper : tuple of PaperItem
+    """
+
+    trials: int
+    n_train: int
+    beta: float
+    mean_abs_second_moment_shift_subset_vs_test: float
+    mean_abs_second_moment_shift_rest_vs_test: float
+    hamming_pct: dict
+    full_train_1vsall_pct: dict
+    m3l_gain_pct_points: dict
+    m3l_wins_per_trial: dict
+    elapsed_s: float
+    paper: tuple
 
 
 def _baselines(Xtr, Ytr, Xte):
@@ -84,9 +150,9 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
     Returns
     -------
     ExperimentResult
-        ``rows``: per method the mean and standard deviation of the test
+        ``rows``: a :class:`Table3Row` per method, the mean and standard deviation of the test
         Hamming loss (%) over trials, and per trial values;
-        ``summary``: the M3L and 1-vs-All losses, the gains, the shift of
+        ``summary``: a :class:`Table3Summary`, the M3L and 1-vs-All losses, the gains, the shift of
         the subset's label second moments from the test split.
 
     Notes
@@ -127,49 +193,45 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
             full[name] = 100.0 * hamming_loss(d.Y_test, m.predict(d.X_test))
     finally:
         bar.close()
-    rows = [{"method": k, "test_hamming_pct": float(np.mean(v)),
-             "sd": float(np.std(v, ddof=1)) if len(v) > 1 else None, "trials": len(v),
-             "per_trial": ", ".join(f"{x:.2f}" for x in v)} for k, v in losses.items()]
-    rows += [{"method": f"1-vs-All {k} on all 1500 training points", "test_hamming_pct": v,
-              "sd": None, "trials": 1, "per_trial": f"{v:.2f}"} for k, v in full.items()]
+    rows = [Table3Row(method=k, test_hamming_pct=float(np.mean(v)),
+                      sd=float(np.std(v, ddof=1)) if len(v) > 1 else None, trials=len(v),
+                      per_trial=", ".join(f"{x:.2f}" for x in v)) for k, v in losses.items()]
+    rows += [Table3Row(method=f"1-vs-All {k} on all 1500 training points",
+                       test_hamming_pct=v, sd=None, trials=1, per_trial=f"{v:.2f}")
+             for k, v in full.items()]
     mean = {k: float(np.mean(v)) for k, v in losses.items()}
     key = {n: (f"M3L {n} (M3L code, R = estimated)", f"1-vs-All {n} (M3L code, R = I)")
            for n in ("linear", "rbf")}
-    summary = {"experiment": "m3l-table3", "quick": quick, "seed": seed, "trials": trials,
-               "n_train": n_train, "beta": beta,
-               "mean_abs_second_moment_shift_subset_vs_test": round(float(np.mean(shift_sub)), 4),
-               "mean_abs_second_moment_shift_rest_vs_test": round(float(np.mean(shift_rest)), 4),
-               "hamming_pct": {k: round(v, 3) for k, v in mean.items()},
-               "full_train_1vsall_pct": {k: round(v, 3) for k, v in full.items()},
-               "m3l_gain_pct_points": {n: round(mean[key[n][1]] - mean[key[n][0]], 3)
-                                       for n in key},
-               "m3l_wins_per_trial": {n: int(sum(a < b for a, b in zip(losses[key[n][0]],
-                                                                        losses[key[n][1]])))
-                                      for n in key},
-               "elapsed_s": round(time.perf_counter() - t0, 2)}
+    paper = tuple(PaperItem(
+        item=f"Table 3 (yeast): test Hamming loss, M3L vs 1-vs-All, {n}",
+        paper="24.99 % vs 26.93 %",
+        ours=f"{mean[key[n][0]]:.2f} % vs {mean[key[n][1]]:.2f} %",
+        data=f"yeast, {n_train} training points with shifted label correlations, R from "
+             f"the rest, {trials} trials (the paper's subset is not published)") for n in key)
+    summary = Table3Summary(
+        experiment="m3l-table3", quick=quick, seed=seed, trials=trials,
+        n_train=n_train, beta=beta,
+        mean_abs_second_moment_shift_subset_vs_test=round(float(np.mean(shift_sub)), 4),
+        mean_abs_second_moment_shift_rest_vs_test=round(float(np.mean(shift_rest)), 4),
+        hamming_pct={k: round(v, 3) for k, v in mean.items()},
+        full_train_1vsall_pct={k: round(v, 3) for k, v in full.items()},
+        m3l_gain_pct_points={n: round(mean[key[n][1]] - mean[key[n][0]], 3) for n in key},
+        m3l_wins_per_trial={n: int(sum(a < b for a, b in zip(losses[key[n][0]],
+                                                             losses[key[n][1]])))
+                            for n in key},
+        elapsed_s=round(time.perf_counter() - t0, 2), paper=paper)
     best = min(mean, key=mean.get)
     notes = [f"training subsets: mean |E[y y'] - E_test[y y']| = "
-             f"{summary['mean_abs_second_moment_shift_subset_vs_test']:.3f} (the rest of the "
-             f"training split used for R: {summary['mean_abs_second_moment_shift_rest_vs_test']:.3f})"]
+             f"{summary.mean_abs_second_moment_shift_subset_vs_test:.3f} (the rest of the "
+             f"training split used for R: {summary.mean_abs_second_moment_shift_rest_vs_test:.3f})"]
     for n in key:
         notes.append(f"{n}: M3L {mean[key[n][0]]:.2f} % vs 1-vs-All {mean[key[n][1]]:.2f} % "
-                     f"(gain {summary['m3l_gain_pct_points'][n]:+.2f} points, M3L better in "
-                     f"{summary['m3l_wins_per_trial'][n]}/{trials} trials)")
+                     f"(gain {summary.m3l_gain_pct_points[n]:+.2f} points, M3L better in "
+                     f"{summary.m3l_wins_per_trial[n]}/{trials} trials)")
     notes.append(f"lowest loss: {best} ({mean[best]:.2f} %); the paper (its own subset): "
                  "M3L 24.99 %, 1-vs-All 26.93 %")
-    summary["paper"] = [
-        {"item": f"Table 3 (yeast): test Hamming loss, M3L vs 1-vs-All, {n}",
-         "paper": "24.99 % vs 26.93 %",
-         "ours": f"{mean[key[n][0]]:.2f} % vs {mean[key[n][1]]:.2f} %",
-         "data": f"yeast, {n_train} training points with shifted label correlations, R from "
-                 f"the rest, {trials} trials (the paper's subset is not published)"}
-        for n in key]
     return ExperimentResult(
         name="m3l-table3",
         title=(f"Table 3 ({_PAPER}, Sec. 7.2.2), yeast: {n_train} training points with shifted "
                f"label correlations, R from the rest; {trials} trials"),
-        rows=rows, summary=summary,
-        columns=[("method", "method", None),
-                 ("test_hamming_pct", "test Hamming loss %", lambda v: f"{v:.2f}"),
-                 ("sd", "sd", lambda v: f"{v:.2f}"), ("per_trial", "per trial", None)],
-        notes=notes)
+        rows=rows, summary=summary, notes=notes)

@@ -30,7 +30,7 @@ One module per experiment; importing this package registers them in the
 order of the paper, then its benchmarks (``bench``).
 """
 
-from ._common import FULL_QP_MAX_N, POLY4
+from ._common import FULL_QP_MAX_N, GroupRow, InstanceRow, POLY4, TableSettings
 from .fig4 import ordinal_fig4
 from .table1 import ordinal_table1
 from .table2 import ordinal_table2
@@ -39,4 +39,5 @@ from .bench import RC_SVC_SETTING, bench_ordinal, bench_ordinal_rc, bench_ordina
 
 __all__ = ["ordinal_fig4", "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",
            "bench_ordinal_wine", "bench_ordinal_rc", "FULL_QP_MAX_N", "POLY4", "WINE_FEATURES",
-           "CURVE_MODELS", "wine_two_features", "RC_SVC_SETTING"]
+           "CURVE_MODELS", "wine_two_features", "RC_SVC_SETTING", "InstanceRow",
+           "GroupRow", "TableSettings"]

@@ -6,8 +6,10 @@ instances, and their means per (type, n).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,8 +18,110 @@ from ...ordinal.instances import instance_name
 from ...ordinal.prank import prank_decision
 from .._baseline import BaselineError, BaselineRunner
 from .._harness import mean_sd, progress_bar
+from ..registry import column, RunInfo
 
-__all__ = ["POLY4", "FULL_QP_MAX_N", "TABLE1_FULL_QP_MAX_N", "FULL_QP_TASKS"]
+__all__ = ["POLY4", "FULL_QP_MAX_N", "TABLE1_FULL_QP_MAX_N", "FULL_QP_TASKS", "InstanceRow",
+           "GroupRow", "TableSettings"]
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """The first fields of a row of means over data sets (Tables 1 and 2).
+
+    Attributes
+    ----------
+    instances : str
+        ``"S.n.1-S.n.k"`` or ``"NS.n.1-NS.n.k"``.
+    type : str
+        ``"S"`` or ``"NS"``.
+    n : int
+        Objects.
+    sets : int
+        Data sets averaged.
+    """
+
+    instances: str = column("instances")
+    type: str = column()
+    n: int = column("n")
+    sets: int = column()
+
+
+@dataclass(frozen=True)
+class TableSettings(RunInfo):
+    """The settings that open the summaries of Tables 1 and 2 (after those
+    of :class:`~polyrank.experiments.registry.RunInfo`).
+
+    Attributes
+    ----------
+    n_sets : int
+        Data sets per (type, n).
+    s_sizes, ns_sizes : tuple of int
+        The n of the S and of the NS instances.
+    """
+
+    n_sets: int
+    s_sizes: tuple
+    ns_sizes: tuple
+
+
+@dataclass(frozen=True)
+class InstanceRow:
+    """One generated instance S.n.q or NS.n.q (Sec. 10): row and column
+    generation, PRank and the whole QP on it.
+
+    Attributes
+    ----------
+    instance : str
+        ``"S.n.q"`` or ``"NS.n.q"``.
+    type : str
+        ``"S"`` (separable) or ``"NS"``.
+    n, q : int
+        Objects and the data set's number.
+    algorithm : str
+        ``"RC(H~)"`` or ``"RC(S~)"``.
+    status : str
+    iterations, added, W : int
+        Sub-problems, added objects, final working-set size.
+    time_s, qp_time_s : float
+        Seconds of the algorithm, and of its sub-problems.
+    objective : float
+    prank_time_s : float
+        Seconds of one on-line PRank pass.
+    rank_loss, prank_rank_loss : float
+        Training rank loss of the algorithm and of PRank.
+    full_status : str or None
+        The whole QP's status (None: not attempted).
+    full_time_s, full_objective : float or None
+        Seconds and objective of the whole QP.
+    obj_rel_diff : float or None
+        |full - ours| / |full| of the objectives.
+    same_predictions : bool or None
+    full_time_s_lower_bound : float or None
+        The budget, when the whole QP exceeded it (left out of the CSV row
+        otherwise).
+    """
+
+    instance: str = column()
+    type: str = column()
+    n: int = column()
+    q: int = column()
+    algorithm: str = column()
+    status: str = column()
+    iterations: int = column()
+    added: int = column()
+    W: int = column()
+    time_s: float = column()
+    qp_time_s: float = column()
+    objective: float = column()
+    prank_time_s: float = column()
+    rank_loss: float = column()
+    prank_rank_loss: float = column()
+    full_status: str | None = column(default=None)
+    full_time_s: float | None = column(default=None)
+    full_objective: float | None = column(default=None)
+    obj_rel_diff: float | None = column(default=None)
+    same_predictions: bool | None = column(default=None)
+    full_time_s_lower_bound: float | None = column(omit_none=True, default=None)
 
 
 _PAPER = "Izunaga, Sato, Tatsumi & Yamamoto, JORSJ 2015"
@@ -38,8 +142,8 @@ TABLE1_FULL_QP_MAX_N = 1000
 def _paper_rows(table, paper, make):
     """summary["paper"] rows: ``make(group, paper[(type, n)])`` for every
     group of ``table`` that the paper's table ``paper`` reports."""
-    return [row for t in table if (t["type"], t["n"]) in paper
-            for row in make(t, paper[(t["type"], t["n"])])]
+    return tuple(row for t in table if (t.type, t.n) in paper
+                 for row in make(t, paper[(t.type, t.n)]))
 
 
 def _full_solve(X, labels, kw):
@@ -134,7 +238,7 @@ def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc,
                             elif st == "over budget":
                                 skip_full_from = n
                                 row["full_time_s_lower_bound"] = budget_s
-                    rows.append(row)
+                    rows.append(InstanceRow(**row))
                     bar.update(1)
     finally:
         bar.close()
@@ -143,21 +247,23 @@ def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc,
     return rows
 
 
-def _group_rows(rows, keys):
-    """Mean and sd per (type, n) of the given keys."""
+def _group_rows(rows, cls):
+    """Mean and sd per (type, n) of the keys of ``cls`` (a group row class
+    with fields ``instances, type, n, sets`` and ``<key>_mean, <key>_sd``)."""
+    keys = [f.name[:-5] for f in dataclasses.fields(cls) if f.name.endswith("_mean")]
     out = []
     seen = []
     for r in rows:
-        g = (r["type"], r["n"])
+        g = (r.type, r.n)
         if g not in seen:
             seen.append(g)
     for typ, n in seen:
-        sel = [r for r in rows if r["type"] == typ and r["n"] == n]
+        sel = [r for r in rows if r.type == typ and r.n == n]
         row = {"instances": f"{typ}.{n}.1-{typ}.{n}.{len(sel)}", "type": typ, "n": n,
                "sets": len(sel)}
         for k in keys:
-            mean, sd = mean_sd([r.get(k) for r in sel])
+            mean, sd = mean_sd([getattr(r, k) for r in sel])
             row[k + "_mean"] = mean
             row[k + "_sd"] = sd
-        out.append(row)
+        out.append(cls(**row))
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass, fields
 
 import numpy as np
 from sklearn.model_selection import cross_val_score, KFold
@@ -24,10 +25,133 @@ from ...datasets import load_winequality_red
 from ...ordinal import _warmup, make_instance, OrdinalMarginRanker, solve_ordinal
 from ...ordinal.instances import instance_name
 from .._harness import fmt
-from ..registry import ExperimentResult, register_bench
-from ._common import _FullQPWorker, _instance_runs, POLY4
+from ..registry import ExperimentResult, column, fmt_spec, register_bench
+from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
 
-__all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc"]
+__all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
+           "OrdinalBenchRow", "OrdinalBenchEntry", "OrdinalBenchSummary", "WineRow",
+           "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow", "WholeQPRow", "RcTable1Row",
+           "OrdinalRcSummary"]
+
+
+@dataclass(frozen=True)
+class OrdinalBenchRow(InstanceRow):
+    """An :class:`~polyrank.experiments.ordinal.InstanceRow` of
+    :func:`bench_ordinal`, with the whole QP's time over RC(H~)'s.
+
+    Attributes
+    ----------
+    ratio : float or None
+        full_time_s (or the budget it exceeded) / time_s; None: whole QP
+        not run.
+    ratio_is_lower_bound : bool or None
+        The whole QP exceeded the budget.
+    """
+
+    ratio: float | None = column(default=None)
+    ratio_is_lower_bound: bool | None = column(default=None)
+
+
+@dataclass(frozen=True)
+class OrdinalBenchEntry:
+    """The summary's view of one :class:`OrdinalBenchRow`.
+
+    Attributes
+    ----------
+    instance : str
+    iterations, added : int
+    time_s : float
+        RC(H~) seconds.
+    full_status : str or None
+    full_time_s : float or None
+    ratio : float or None
+    ratio_is_lower_bound : bool or None
+    obj_rel_diff : float or None
+    """
+
+    instance: str
+    iterations: int
+    added: int
+    time_s: float
+    full_status: str | None
+    full_time_s: float | None
+    ratio: float | None
+    ratio_is_lower_bound: bool | None
+    obj_rel_diff: float | None
+
+
+@dataclass(frozen=True)
+class OrdinalBenchSummary:
+    """The key figures of :func:`bench_ordinal`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    seed : int
+    sizes : tuple of int
+    budget_s : float
+    target_ratio : float
+    target_met : bool
+    target_checked_on, full_qp_not_run_on : tuple of str
+        Instances.
+    rows : tuple of OrdinalBenchEntry
+    """
+
+    bench: str
+    quick: bool
+    seed: int
+    sizes: tuple
+    budget_s: float
+    target_ratio: float
+    target_met: bool
+    target_checked_on: tuple
+    full_qp_not_run_on: tuple
+    rows: tuple
+
+
+@dataclass(frozen=True)
+class WineRow:
+    """One estimator of :func:`bench_ordinal_wine`.
+
+    Attributes
+    ----------
+    estimator : str
+    seconds : float
+        Median seconds of the 5-fold cross-validation.
+    test_mae : float
+        Mean absolute error of the folds' test parts.
+    """
+
+    estimator: str = column("estimator")
+    seconds: float = column("5-fold CV s", fmt)
+    test_mae: float = column("test MAE", fmt_spec(".4f"))
+
+
+@dataclass(frozen=True)
+class WineSummary:
+    """The key figures of :func:`bench_ordinal_wine`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    n, repeats : int
+    rows : tuple of WineRow
+    objective_default_fold1, objective_whole_qp_fold1 : float
+        Fold 1's objective by the default method and by the whole QP.
+    ratio_ours_over_mord : float or None
+        Our time over mord's (left out without mord).
+    """
+
+    bench: str
+    quick: bool
+    n: int
+    repeats: int
+    rows: tuple
+    objective_default_fold1: float
+    objective_whole_qp_fold1: float
+    ratio_ours_over_mord: float | None = column(omit_none=True, default=None)
 
 
 @register_bench("ordinal", "RC(H~) vs the whole QP (Clarabel) on S.5000 and S.10000 "
@@ -52,7 +176,8 @@ def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
     Returns
     -------
     ExperimentResult
-        ``rows`` per instance: ``time_s`` (RC(H~)), ``full_time_s`` (or
+        ``rows``: an :class:`OrdinalBenchRow` per instance: ``time_s``
+        (RC(H~)), ``full_time_s`` (or
         ``full_time_s_lower_bound`` = the budget when it was exceeded),
         ``ratio`` = full / RC(H~) (a lower bound when over budget),
         ``obj_rel_diff``; ``notes`` state the target and whether it was met.
@@ -62,51 +187,51 @@ def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
     budget_s = float(budget_s or (20.0 if quick else 1800.0))
     rows = _instance_runs([(True, sizes)], n_sets, seed, True, budget_s, progress,
                           "bench ordinal")
-    for r in rows:
-        if r["full_time_s"] is not None:
-            r["ratio"] = r["full_time_s"] / r["time_s"]
-            r["ratio_is_lower_bound"] = False
-        elif r.get("full_time_s_lower_bound") is not None:
-            r["ratio"] = r["full_time_s_lower_bound"] / r["time_s"]
-            r["ratio_is_lower_bound"] = True
-        else:
-            r["ratio"] = None
-            r["ratio_is_lower_bound"] = None
-    measured = [r for r in rows if r["ratio"] is not None]
-    met = bool(measured) and all(r["ratio"] >= 20 for r in measured) and all(
-        r["obj_rel_diff"] is None or r["obj_rel_diff"] <= 1e-6 for r in measured)
+    rows = [OrdinalBenchRow(**vars(r), ratio=ratio, ratio_is_lower_bound=bound)
+            for r in rows for ratio, bound in [_full_over_rc(r)]]
+    measured = [r for r in rows if r.ratio is not None]
+    met = bool(measured) and all(r.ratio >= 20 for r in measured) and all(
+        r.obj_rel_diff is None or r.obj_rel_diff <= 1e-6 for r in measured)
     notes = []
     for r in rows:
-        if r["ratio"] is None:
-            notes.append(f"{r['instance']}: RC(H~) {r['time_s']:.2f} s ({r['iterations']} "
-                         f"sub-problems, {r['added']} added objects); whole QP {r['full_status']}")
+        if r.ratio is None:
+            notes.append(f"{r.instance}: RC(H~) {r.time_s:.2f} s ({r.iterations} "
+                         f"sub-problems, {r.added} added objects); whole QP {r.full_status}")
         else:
-            bound = ">= " if r["ratio_is_lower_bound"] else ""
-            diff = ("" if r["obj_rel_diff"] is None
-                    else f", objective rel. diff {r['obj_rel_diff']:.1e}")
-            notes.append(f"{r['instance']}: whole QP / RC(H~) = {bound}{r['ratio']:.0f}x "
-                         f"({r['full_status']}{diff})")
-    unmeasured = [r["instance"] for r in rows if r["ratio"] is None]
+            bound = ">= " if r.ratio_is_lower_bound else ""
+            diff = ("" if r.obj_rel_diff is None
+                    else f", objective rel. diff {r.obj_rel_diff:.1e}")
+            notes.append(f"{r.instance}: whole QP / RC(H~) = {bound}{r.ratio:.0f}x "
+                         f"({r.full_status}{diff})")
+    unmeasured = [r.instance for r in rows if r.ratio is None]
     notes.append(f"RC(H~) {'is' if met else 'is not'} at least 20x faster than the whole QP "
                  f"with the same objective on "
-                 f"{', '.join(r['instance'] for r in measured) or 'no instance'}"
+                 f"{', '.join(r.instance for r in measured) or 'no instance'}"
                  + (f"; {', '.join(unmeasured)}: whole QP not run" if unmeasured else "")
                  + " (the paper: 287 s vs 10,639 s at n = 10000)")
-    summary = {"bench": "ordinal", "quick": quick, "seed": seed, "sizes": sizes,
-               "budget_s": budget_s, "target_ratio": 20.0, "target_met": met,
-               "target_checked_on": [r["instance"] for r in measured],
-               "full_qp_not_run_on": unmeasured,
-               "rows": [{k: r.get(k) for k in ("instance", "iterations", "added", "time_s",
-                                                "full_status", "full_time_s", "ratio",
-                                                "ratio_is_lower_bound", "obj_rel_diff")}
-                        for r in rows]}
+    entry = [f.name for f in fields(OrdinalBenchEntry)]
+    summary = OrdinalBenchSummary(
+        bench="ordinal", quick=quick, seed=seed, sizes=tuple(sizes), budget_s=budget_s,
+        target_ratio=20.0, target_met=met,
+        target_checked_on=tuple(r.instance for r in measured),
+        full_qp_not_run_on=tuple(unmeasured),
+        rows=tuple(OrdinalBenchEntry(**{k: getattr(r, k) for k in entry}) for r in rows))
     columns = [("instance", "instance", None), ("iterations", "# iter", None),
                ("added", "# added", None), ("time_s", "RC(H~) s", fmt),
                ("full_time_s", "full QP s", fmt), ("full_status", "full QP", None),
-               ("ratio", "full/RC", lambda v: f"{v:.0f}"),
-               ("obj_rel_diff", "obj diff", lambda v: f"{v:.1e}")]
+               ("ratio", "full/RC", fmt_spec(".0f")),
+               ("obj_rel_diff", "obj diff", fmt_spec(".1e"))]
     return ExperimentResult("ordinal", "RC(H~) vs the whole QP (Sec. 10, Table 1 'GRB')",
-                            rows, summary, None, columns, None, notes)
+                            rows, summary, columns=columns, notes=notes)
+
+
+def _full_over_rc(r: InstanceRow) -> tuple:
+    """(the whole QP's time or budget over RC(H~)'s, whether a lower bound)."""
+    if r.full_time_s is not None:
+        return r.full_time_s / r.time_s, False
+    if r.full_time_s_lower_bound is not None:
+        return r.full_time_s_lower_bound / r.time_s, True
+    return None, None
 
 
 @register_bench("ordinal-wine", "OrdinalMarginRanker() vs mord's LogisticAT on the full red "
@@ -137,7 +262,8 @@ def bench_ordinal_wine(*, quick: bool = False, seed: int = 0, progress: bool = F
     Returns
     -------
     ExperimentResult
-        ``rows``: one per estimator (``seconds`` median over the repeats of
+        ``rows``: a :class:`WineRow` per estimator (``seconds`` median
+        over the repeats of
         the 5-fold CV, ``test_mae``); ``summary`` with the ratio
         ours / mord (< 1: ours faster) and the objectives.
     """
@@ -165,28 +291,184 @@ def bench_ordinal_wine(*, quick: bool = False, seed: int = 0, progress: bool = F
     Xs = StandardScaler().fit_transform(X[train])
     fast = OrdinalMarginRanker().fit(Xs, y[train])
     whole = OrdinalMarginRanker(method="full", representation="dual").fit(Xs, y[train])
-    rows = [{"estimator": k, "seconds": statistics.median(v), "test_mae": mae[k]}
+    rows = [WineRow(estimator=k, seconds=statistics.median(v), test_mae=mae[k])
             for k, v in times.items()]
-    ours = rows[0]["seconds"]
-    notes = [f"{r['estimator']}: 5-fold CV {r['seconds']:.3f} s (median of {repeats}), "
-             f"test MAE {r['test_mae']:.4f}" for r in rows]
-    summary = {"bench": "ordinal-wine", "quick": quick, "n": int(X.shape[0]),
-               "repeats": repeats, "rows": rows,
-               "objective_default_fold1": fast.result_.objective,
-               "objective_whole_qp_fold1": whole.result_.objective}
+    ours = rows[0].seconds
+    notes = [f"{r.estimator}: 5-fold CV {r.seconds:.3f} s (median of {repeats}), "
+             f"test MAE {r.test_mae:.4f}" for r in rows]
+    ratio = ours / rows[1].seconds if mord is not None else None
+    summary = WineSummary(bench="ordinal-wine", quick=quick, n=int(X.shape[0]),
+                          repeats=repeats, rows=tuple(rows),
+                          objective_default_fold1=fast.result_.objective,
+                          objective_whole_qp_fold1=whole.result_.objective,
+                          ratio_ours_over_mord=ratio)
     if mord is not None:
-        ratio = ours / rows[1]["seconds"]
-        summary["ratio_ours_over_mord"] = ratio
         notes.append(f"time ours / mord = {ratio:.2f} ({'faster' if ratio < 1 else 'slower'})")
     else:
         notes.append("mord is not installed (pip install mord): ours timed alone")
     notes.append(f"fold 1 objective (||w||^2 + c * slacks, Sec. 6.1): ours "
                  f"{fast.result_.objective:.10g} in {fast.n_iter_} sub-problems; the whole QP of (S-bar) "
                  f"(Clarabel) {whole.result_.objective:.10g}")
-    columns = [("estimator", "estimator", None), ("seconds", "5-fold CV s", fmt),
-               ("test_mae", "test MAE", lambda v: f"{v:.4f}")]
     return ExperimentResult("ordinal-wine", "Ordinal ranking on red wine: polyrank vs mord",
-                            rows, summary, None, columns, None, notes)
+                            rows, summary, notes=notes)
+
+
+@dataclass(frozen=True)
+class RcPeerRow:
+    """Part 1 of :func:`bench_ordinal_rc`: one peer on the SVC instance.
+
+    Attributes
+    ----------
+    part : str
+        ``"svc"``.
+    instance : str
+    peer : str
+    seconds : float or None
+        Median seconds (None: the whole QP did not finish).
+    ratio_to_svc : float or None
+        seconds over the faster SVC's at tol = 1e-3.
+    """
+
+    part: str
+    instance: str
+    peer: str
+    seconds: float | None
+    ratio_to_svc: float | None
+
+
+@dataclass(frozen=True)
+class RcSolveRow(RcPeerRow):
+    """A :class:`RcPeerRow` of a row and column generation run.
+
+    Attributes
+    ----------
+    iterations, W : int
+        Sub-problems and final working-set size.
+    objective : float
+    obj_rel_diff : float or None
+        Relative difference to the whole QP's objective.
+    """
+
+    iterations: int
+    W: int
+    objective: float
+    obj_rel_diff: float | None
+
+
+@dataclass(frozen=True)
+class SvcPeerRow(RcPeerRow):
+    """A :class:`RcPeerRow` of libsvm's SVC.
+
+    Attributes
+    ----------
+    n_support : int
+        Support vectors.
+    """
+
+    n_support: int
+
+
+@dataclass(frozen=True)
+class WholeQPRow(RcPeerRow):
+    """A :class:`RcPeerRow` of the whole QP by Clarabel.
+
+    Attributes
+    ----------
+    objective : float or None
+    status : str
+    """
+
+    objective: float | None
+    status: str
+
+
+@dataclass(frozen=True)
+class RcTable1Row:
+    """Part 2 of :func:`bench_ordinal_rc`: one Table 1 instance with both
+    sub-problem solvers and the whole QP.
+
+    Attributes
+    ----------
+    part : str
+        ``"table1"``.
+    instance : str
+    n : int
+    algorithm : str
+    dual_cd_s, dual_cd_iter, dual_cd_fallback, dual_cd_status, dual_cd_objective
+        SMO sub-problems: seconds (median of 3), sub-problems, those redone
+        by Clarabel, status, objective.
+    clarabel_s, clarabel_iter, clarabel_fallback, clarabel_status, clarabel_objective
+        The same with Clarabel sub-problems (one run).
+    full_status : str
+    full_s, full_objective : float or None
+        The whole QP's seconds and objective.
+    dual_cd_vs_clarabel : float
+        Relative difference of the two objectives.
+    dual_cd_obj_rel_diff, clarabel_obj_rel_diff : float or None
+        Relative differences to the whole QP.
+    """
+
+    part: str
+    instance: str
+    n: int
+    algorithm: str
+    dual_cd_s: float
+    dual_cd_iter: int
+    dual_cd_fallback: int
+    dual_cd_status: str
+    dual_cd_objective: float
+    clarabel_s: float
+    clarabel_iter: int
+    clarabel_fallback: int
+    clarabel_status: str
+    clarabel_objective: float
+    full_status: str
+    full_s: float | None
+    full_objective: float | None
+    dual_cd_vs_clarabel: float
+    dual_cd_obj_rel_diff: float | None
+    clarabel_obj_rel_diff: float | None
+
+
+def _rc_row(row: dict):
+    """The typed row of one of :func:`bench_ordinal_rc`'s rows."""
+    if row["part"] == "table1":
+        return RcTable1Row(**row)
+    cls = (SvcPeerRow if "n_support" in row else WholeQPRow if "status" in row
+           else RcSolveRow)
+    return cls(**row)
+
+
+@dataclass(frozen=True)
+class OrdinalRcSummary:
+    """The key figures of :func:`bench_ordinal_rc`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    seed, repeats : int
+    svc_ratio_best : float
+        The fastest RC(S~) over the faster SVC.
+    svc_target_met, table1_target_met : bool
+    max_obj_rel_diff : float
+    longest_run_s : float
+    s_sizes, ns_sizes : tuple of int
+    full_max_n : int
+    """
+
+    bench: str
+    quick: bool
+    seed: int
+    repeats: int
+    svc_ratio_best: float
+    svc_target_met: bool
+    table1_target_met: bool
+    max_obj_rel_diff: float
+    longest_run_s: float
+    s_sizes: tuple
+    ns_sizes: tuple
+    full_max_n: int
 
 
 #: the SVC comparison of ``polyrank bench ordinal-rc``: NS.1000.1, soft margin,
@@ -450,18 +732,20 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         worker.close()
     longest, t1_met = _table1_notes(rows, all_ok, max_diff, notes)
     svc_met = best / svc_ref <= 10.0
-    summary = {"bench": "ordinal-rc", "quick": quick, "seed": seed, "repeats": repeats,
-               "svc_ratio_best": best / svc_ref, "svc_target_met": bool(svc_met),
-               "table1_target_met": bool(t1_met), "max_obj_rel_diff": max_diff,
-               "longest_run_s": longest, "s_sizes": s_sizes, "ns_sizes": ns_sizes,
-               "full_max_n": full_max_n}
+    summary = OrdinalRcSummary(bench="ordinal-rc", quick=quick, seed=seed, repeats=repeats,
+                               svc_ratio_best=best / svc_ref, svc_target_met=bool(svc_met),
+                               table1_target_met=bool(t1_met), max_obj_rel_diff=max_diff,
+                               longest_run_s=longest, s_sizes=tuple(s_sizes),
+                               ns_sizes=tuple(ns_sizes), full_max_n=full_max_n)
     columns = [("instance", "instance", None), ("peer", "peer / algorithm", None),
-               ("seconds", "s", lambda v: f"{v:.4f}"),
-               ("ratio_to_svc", "/SVC", lambda v: f"{v:.1f}"),
+               ("seconds", "s", fmt_spec(".4f")),
+               ("ratio_to_svc", "/SVC", fmt_spec(".1f")),
                ("dual_cd_s", "dual_cd s", fmt), ("clarabel_s", "clarabel s", fmt),
                ("full_s", "whole QP s", fmt),
-               ("dual_cd_obj_rel_diff", "obj diff", lambda v: f"{v:.1e}")]
+               ("dual_cd_obj_rel_diff", "obj diff", fmt_spec(".1e"))]
+    # printed: the Table 1 rows show their algorithm in the peer column
     table = [dict(r, peer=r.get("peer", r.get("algorithm"))) for r in rows]
     return ExperimentResult("ordinal-rc", "Row and column generation with warm-started SMO "
                             "sub-problems (Sec. 10): vs libsvm and vs Clarabel",
-                            rows, summary, None, columns, table, notes)
+                            [_rc_row(r) for r in rows], summary, columns=columns,
+                            table_rows=table, notes=notes)

@@ -6,6 +6,7 @@ wine quality data: two attributes, the contours of f at the thresholds of
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, fields
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -17,10 +18,113 @@ from ...ordinal import prank, rank_loss, solve_ordinal
 from ...ordinal.generation import predict_labels
 from ...ordinal.prank import prank_decision
 from .._harness import fmt, progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, register
 from ._common import POLY4
 
-__all__ = ["WINE_FEATURES", "CURVE_MODELS", "wine_two_features", "ordinal_curves"]
+__all__ = ["WINE_FEATURES", "CURVE_MODELS", "wine_two_features", "ordinal_curves", "CurveRow",
+           "CurveModel", "CurvesSummary"]
+
+
+@dataclass(frozen=True)
+class CurveRow:
+    """One model of :func:`ordinal_curves`.
+
+    Attributes
+    ----------
+    data : str
+        ``"wine, 2 features"`` or ``"wine, 11 features"``.
+    model, algorithm, status : str
+    iterations : int
+        Sub-problems (PRank: passes).
+    W : int
+        Working-set size (PRank: support).
+    n_train : int
+    objective : float or None
+        None for PRank.
+    thresholds : str
+        p_1 .. p_l, space separated, 3 decimals.
+    ordered : bool
+        p_1 < ... < p_l (PRank: <=).
+    train_rank_loss, test_mae, test_accuracy : float
+        Training rank loss, test mean absolute error (= average rank loss)
+        and test accuracy.
+    time_s : float
+        Seconds of the fit.
+    """
+
+    data: str = column("data")
+    model: str = column("model")
+    algorithm: str = column()
+    status: str = column()
+    iterations: int = column("# iter")
+    W: int = column("|W|")
+    n_train: int = column("n")
+    objective: float | None = column()
+    thresholds: str = column("p_1..p_l")
+    ordered: bool = column()
+    train_rank_loss: float = column("train loss", fmt)
+    test_mae: float = column("test MAE", fmt)
+    test_accuracy: float = column("test acc", fmt)
+    time_s: float = column()
+
+
+@dataclass(frozen=True)
+class CurveModel:
+    """The summary's view of one :class:`CurveRow`.
+
+    Attributes
+    ----------
+    model : str
+    iterations, W : int
+    objective : float or None
+    thresholds : str
+    ordered : bool
+    train_rank_loss, test_mae, test_accuracy : float
+    """
+
+    model: str
+    iterations: int
+    W: int
+    objective: float | None
+    thresholds: str
+    ordered: bool
+    train_rank_loss: float
+    test_mae: float
+    test_accuracy: float
+
+
+@dataclass(frozen=True)
+class CurvesSummary(RunInfo):
+    """The key figures of :func:`ordinal_curves`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
+
+    Attributes
+    ----------
+    features : tuple of str
+        The two attributes of the contour plots.
+    n_train, n_test, n_train_full, add_per_iter : int
+    models : tuple of CurveModel
+    all_converged : bool
+    full_test_mae, full_test_accuracy : float
+        (S) on all 11 attributes.
+    prank_best_test_mae : float
+    elapsed_s : float
+    paper : tuple of PaperItem
+    """
+
+    features: tuple
+    n_train: int
+    n_test: int
+    n_train_full: int
+    add_per_iter: int
+    models: tuple
+    all_converged: bool
+    full_test_mae: float
+    full_test_accuracy: float
+    prank_best_test_mae: float
+    elapsed_s: float
+    paper: tuple
 
 
 #: the two attributes of the illustrative example redone on wine (Sec. 9)
@@ -93,7 +197,7 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
     Returns
     -------
     ExperimentResult
-        ``rows``: one per model (``iterations``, ``W``, ``objective``,
+        ``rows``: a :class:`CurveRow` per model (``iterations``, ``W``, ``objective``,
         ``thresholds``, train/test rank loss, test accuracy).
     """
     n_train = n_train or (120 if quick else 250)
@@ -141,57 +245,50 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
         f_te = prank_decision(Atr, pr.x, Ate, "linear", pr.kernel_params)
         p_tr = np.searchsorted(pr.thresholds, f_tr, side="right")
         p_te = np.searchsorted(pr.thresholds, f_te, side="right")
-        rows.append({"data": "wine, 11 features", "model": f"PRank linear, {epochs} pass"
-                     + ("es" if epochs > 1 else ""), "algorithm": "PRank", "status": pr.status,
-                     "iterations": pr.nit, "W": int(pr.support.size), "n_train": int(btr.size),
-                     "objective": None,
-                     "thresholds": " ".join(f"{p:.3f}" for p in pr.thresholds),
-                     "ordered": bool(np.all(np.diff(pr.thresholds) >= 0)),
-                     "train_rank_loss": rank_loss(btr, p_tr), "test_mae": rank_loss(bte, p_te),
-                     "test_accuracy": float(np.mean(p_te == bte)), "time_s": seconds})
+        rows.append(CurveRow(
+            data="wine, 11 features",
+            model=f"PRank linear, {epochs} pass" + ("es" if epochs > 1 else ""),
+            algorithm="PRank", status=pr.status, iterations=pr.nit, W=int(pr.support.size),
+            n_train=int(btr.size), objective=None,
+            thresholds=" ".join(f"{p:.3f}" for p in pr.thresholds),
+            ordered=bool(np.all(np.diff(pr.thresholds) >= 0)),
+            train_rank_loss=rank_loss(btr, p_tr), test_mae=rank_loss(bte, p_te),
+            test_accuracy=float(np.mean(p_te == bte)), time_s=seconds))
         bar.update(1)
     bar.close()
     ours = rows[len(CURVE_MODELS)]
-    best_prank = min(rows[len(CURVE_MODELS) + 1:], key=lambda r: r["test_mae"])
-    summary = {
-        "experiment": "ordinal-curves", "quick": quick, "seed": seed,
-        "features": list(WINE_FEATURES), "n_train": n_train, "n_test": int(yte.size),
-        "n_train_full": n_train_full, "add_per_iter": add_per_iter,
-        "models": [{k: r[k] for k in ("model", "iterations", "W", "objective", "thresholds",
-                                      "ordered", "train_rank_loss", "test_mae",
-                                      "test_accuracy")} for r in rows],
-        "all_converged": all(r["status"] == "converged" for r in rows[:len(CURVE_MODELS) + 1]),
-        "full_test_mae": ours["test_mae"], "full_test_accuracy": ours["test_accuracy"],
-        "prank_best_test_mae": best_prank["test_mae"],
-        "elapsed_s": time.perf_counter() - t0,
-    }
+    best_prank = min(rows[len(CURVE_MODELS) + 1:], key=lambda r: r.test_mae)
+    shown = [f.name for f in fields(CurveModel)]
+    summary = CurvesSummary(
+        experiment="ordinal-curves", quick=quick, seed=seed,
+        features=tuple(WINE_FEATURES), n_train=n_train, n_test=int(yte.size),
+        n_train_full=n_train_full, add_per_iter=add_per_iter,
+        models=tuple(CurveModel(**{k: getattr(r, k) for k in shown}) for r in rows),
+        all_converged=all(r.status == "converged" for r in rows[:len(CURVE_MODELS) + 1]),
+        full_test_mae=ours.test_mae, full_test_accuracy=ours.test_accuracy,
+        prank_best_test_mae=best_prank.test_mae, elapsed_s=time.perf_counter() - t0,
+        paper=_curves_paper_rows(rows[:len(CURVE_MODELS)], ours, best_prank, n_train,
+                                 n_train_full))
     notes = [f"two features: {WINE_FEATURES[0]} (x axis) and {WINE_FEATURES[1]} (y axis), "
              f"min-max scaled on {n_train} training wines; soft margin (the data are not separable)",
-             f"11 features: (S) test MAE {ours['test_mae']:.3f} / accuracy "
-             f"{ours['test_accuracy']:.3f} vs PRank best test MAE {best_prank['test_mae']:.3f}"]
-    summary["paper"] = _curves_paper_rows(rows[:len(CURVE_MODELS)], ours, best_prank,
-                                          n_train, n_train_full)
-    columns = [("data", "data", None), ("model", "model", None), ("iterations", "# iter", None),
-               ("W", "|W|", None), ("n_train", "n", None), ("thresholds", "p_1..p_l", None),
-               ("train_rank_loss", "train loss", fmt), ("test_mae", "test MAE", fmt),
-               ("test_accuracy", "test acc", fmt)]
+             f"11 features: (S) test MAE {ours.test_mae:.3f} / accuracy "
+             f"{ours.test_accuracy:.3f} vs PRank best test MAE {best_prank.test_mae:.3f}"]
     return ExperimentResult("ordinal-curves",
                             "Sec. 9 on red wine: threshold contours of three soft margin models",
-                            rows, summary, _curves_data(models, Xtr, ytr, grid), columns, None,
-                            notes)
+                            rows, summary, _curves_data(models, Xtr, ytr, grid), notes=notes)
 
 
-def _model_row(data, name, r, y_train, y_test, pred, seconds) -> dict:
+def _model_row(data, name, r, y_train, y_test, pred, seconds) -> CurveRow:
     """The row of one solve of :func:`~polyrank.ordinal.solve_ordinal`: its
     thresholds, train rank loss, test MAE and accuracy of ``pred``."""
-    return {"data": data, "model": name, "algorithm": r.algorithm,
-            "status": r.status, "iterations": r.nit, "W": int(r.working_set.size),
-            "n_train": int(y_train.size), "objective": r.objective,
-            "thresholds": " ".join(f"{p:.3f}" for p in r.thresholds),
-            "ordered": bool(np.all(np.diff(r.thresholds) > 0)),
-            "train_rank_loss": rank_loss(y_train, r.predictions),
-            "test_mae": rank_loss(y_test, pred), "test_accuracy": float(np.mean(pred == y_test)),
-            "time_s": seconds}
+    return CurveRow(data=data, model=name, algorithm=r.algorithm,
+                    status=r.status, iterations=r.nit, W=int(r.working_set.size),
+                    n_train=int(y_train.size), objective=r.objective,
+                    thresholds=" ".join(f"{p:.3f}" for p in r.thresholds),
+                    ordered=bool(np.all(np.diff(r.thresholds) > 0)),
+                    train_rank_loss=rank_loss(y_train, r.predictions),
+                    test_mae=rank_loss(y_test, pred),
+                    test_accuracy=float(np.mean(pred == y_test)), time_s=seconds)
 
 
 def _curves_data(models, Xtr, ytr, grid: int) -> dict:
@@ -206,27 +303,27 @@ def _curves_data(models, Xtr, ytr, grid: int) -> dict:
                        for name, score, thr in models]}
 
 
-def _curves_paper_rows(curves, full, prank_best, n_train, n_train_full) -> list[dict]:
+def _curves_paper_rows(curves, full, prank_best, n_train, n_train_full) -> tuple:
     """The README's paper-vs-polyrank rows of ``ordinal-curves`` (Sec. 9)."""
     two = f"red wine, 2 features, {n_train} training wines (the paper's 44 students: not public)"
-    gauss = next(r for r in curves if r["model"].startswith("(S~) Gaussian"))
+    gauss = next(r for r in curves if r.model.startswith("(S~) Gaussian"))
     lin = curves[0]
-    return [
-        {"item": "Sec. 9, Fig. 1-3: thresholds p_1 < ... < p_l of (S), Gaussian and "
-                 "polynomial (S~)",
-         "paper": "ordered in all three figures",
-         "ours": ", ".join("ordered" if r["ordered"] else "not ordered" for r in curves)
-                 + ("" if all(r["ordered"] for r in curves)
-                    else " (rare end classes: see notebook 05)"),
-         "data": two},
-        {"item": "Sec. 9, Fig. 2: the Gaussian kernel (sigma = 0.5, c = 10) over-fits "
-                 "(train loss / test MAE)",
-         "paper": "exposed to the risk of over-fitting",
-         "ours": f"{gauss['train_rank_loss']:.3f} / {gauss['test_mae']:.3f} (linear (S): "
-                 f"{lin['train_rank_loss']:.3f} / {lin['test_mae']:.3f})",
-         "data": two},
-        {"item": "RC's (S) vs PRank, test MAE (Table 2's comparison on real data)",
-         "paper": "RC below PRank (Table 2, synthetic)",
-         "ours": f"{full['test_mae']:.3f} vs {prank_best['test_mae']:.3f}",
-         "data": f"red wine, 11 features, {n_train_full} training wines"},
-    ]
+    return (
+        PaperItem(item="Sec. 9, Fig. 1-3: thresholds p_1 < ... < p_l of (S), Gaussian and "
+                       "polynomial (S~)",
+                  paper="ordered in all three figures",
+                  ours=", ".join("ordered" if r.ordered else "not ordered" for r in curves)
+                  + ("" if all(r.ordered for r in curves)
+                     else " (rare end classes: see notebook 05)"),
+                  data=two),
+        PaperItem(item="Sec. 9, Fig. 2: the Gaussian kernel (sigma = 0.5, c = 10) over-fits "
+                       "(train loss / test MAE)",
+                  paper="exposed to the risk of over-fitting",
+                  ours=f"{gauss.train_rank_loss:.3f} / {gauss.test_mae:.3f} (linear (S): "
+                       f"{lin.train_rank_loss:.3f} / {lin.test_mae:.3f})",
+                  data=two),
+        PaperItem(item="RC's (S) vs PRank, test MAE (Table 2's comparison on real data)",
+                  paper="RC below PRank (Table 2, synthetic)",
+                  ours=f"{full.test_mae:.3f} vs {prank_best.test_mae:.3f}",
+                  data=f"red wine, 11 features, {n_train_full} training wines"),
+    )

@@ -6,14 +6,75 @@ violated-constraint search.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 
 from ...ordinal import _warmup, make_instance, solve_ordinal
 from ...ordinal.instances import instance_name
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import POLY4
 
-__all__ = ["ordinal_fig4"]
+__all__ = ["ordinal_fig4", "OrdinalFig4Row", "OrdinalFig4Summary"]
+
+
+
+@dataclass(frozen=True)
+class OrdinalFig4Row:
+    """One sub-problem of :func:`ordinal_fig4` (seconds).
+
+    Attributes
+    ----------
+    iteration : int
+    W : int
+        Working-set size.
+    gen_s : float
+        Generating the sub-problem (the paper's GenTime).
+    solve_s : float
+        Solving it (RunTime).
+    feas_s : float
+        Searching the violated constraints (FeasTime).
+    """
+
+    iteration: int = column("sub-problem")
+    W: int = column("|W|")
+    gen_s: float = column("GenTime s", fmt_spec(".4f"))
+    solve_s: float = column("RunTime s", fmt_spec(".4f"))
+    feas_s: float = column("FeasTime s", fmt_spec(".4f"))
+
+
+@dataclass(frozen=True)
+class OrdinalFig4Summary:
+    """The key figures of :func:`ordinal_fig4`.
+
+    Attributes
+    ----------
+    experiment : str
+    quick : bool
+    instance : str
+    iterations, W, n : int
+    status : str
+    total_s : float
+        Seconds of the solve.
+    gen_s, solve_s, feas_s : float
+        Their sums over the sub-problems, seconds.
+    shares : dict of str to float
+        Each part's share of the timed parts.
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    quick: bool
+    instance: str
+    iterations: int
+    W: int
+    n: int
+    status: str
+    total_s: float
+    gen_s: float
+    solve_s: float
+    feas_s: float
+    shares: dict
+    paper: tuple
 
 
 @register("ordinal-fig4", "Fig. 4: time per sub-problem of RC(S~) on NS.1000.5 split into "
@@ -42,8 +103,10 @@ def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     Returns
     -------
     ExperimentResult
-        rows: one per sub-problem (iteration, |W|, gen_s, solve_s, feas_s);
-        summary: totals and shares of the three parts, iterations, |W|.
+        rows: an :class:`OrdinalFig4Row` per sub-problem (iteration, |W|, gen_s, solve_s,
+        feas_s);
+        summary (:class:`OrdinalFig4Summary`): totals and shares of the three parts,
+        iterations, |W|.
     """
     n = (300 if quick else 1000) if n is None else int(n)
     _warmup()
@@ -52,23 +115,24 @@ def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     res = solve_ordinal(X, y, margin="soft", c=10.0, **POLY4)
     total = time.perf_counter() - t0
     t = res.trace
-    rows = [{"iteration": int(t.iteration[k]), "W": int(t.n_rows[k]),
-             "gen_s": float(t.gen_s[k]), "solve_s": float(t.solve_s[k]),
-             "feas_s": float(t.feas_s[k])} for k in range(len(t))]
-    parts = {key: float(sum(r[key] for r in rows)) for key in ("gen_s", "solve_s", "feas_s")}
+    rows = [OrdinalFig4Row(iteration=int(t.iteration[k]), W=int(t.n_rows[k]),
+                           gen_s=float(t.gen_s[k]), solve_s=float(t.solve_s[k]),
+                           feas_s=float(t.feas_s[k])) for k in range(len(t))]
+    parts = {key: float(sum(getattr(r, key) for r in rows))
+             for key in ("gen_s", "solve_s", "feas_s")}
     timed = sum(parts.values())
     name = instance_name(n, q, separable=False)
-    summary = {"experiment": "ordinal-fig4", "quick": quick, "instance": name,
-               "iterations": int(res.nit), "W": int(res.working_set.size), "n": n,
-               "status": res.status, "total_s": total, **parts,
-               "shares": {k: v / timed for k, v in parts.items()}}
-    sh = summary["shares"]
+    sh = {k: v / timed for k, v in parts.items()}
     part = {"gen_s": "generation", "solve_s": "the solve",
             "feas_s": "the violated-constraint search"}
-    summary["paper"] = [{"item": "Fig. 4: the largest part of the time per sub-problem, NS.1000.5",
-                         "paper": "generation (GenTime)",
-                         "ours": f"{part[max(sh, key=sh.get)]} ({100 * max(sh.values()):.0f} %)",
-                         "data": f"{name} (generated as in Sec. 10)"}]
+    summary = OrdinalFig4Summary(
+        experiment="ordinal-fig4", quick=quick, instance=name, iterations=int(res.nit),
+        W=int(res.working_set.size), n=n, status=res.status, total_s=total, **parts,
+        shares=sh,
+        paper=(PaperItem(item="Fig. 4: the largest part of the time per sub-problem, NS.1000.5",
+                         paper="generation (GenTime)",
+                         ours=f"{part[max(sh, key=sh.get)]} ({100 * max(sh.values()):.0f} %)",
+                         data=f"{name} (generated as in Sec. 10)"),))
     notes = [f"{name}: RC(S~) {res.nit} sub-problems, |W| = {res.working_set.size} of {n}, "
              f"{total:.2f} s ({res.status}); generation {100 * sh['gen_s']:.0f} %, solve "
              f"{100 * sh['solve_s']:.0f} %, violated-constraint search "
@@ -81,11 +145,7 @@ def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
              + ") the largest part is "
              + {"gen_s": "generation", "solve_s": "the solve",
                 "feas_s": "the violated-constraint search"}[max(sh, key=sh.get)]]
-    columns = [("iteration", "sub-problem", None), ("W", "|W|", None),
-               ("gen_s", "GenTime s", lambda v: f"{v:.4f}"),
-               ("solve_s", "RunTime s", lambda v: f"{v:.4f}"),
-               ("feas_s", "FeasTime s", lambda v: f"{v:.4f}")]
     step = max(1, len(rows) // 20)
     table = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
     return ExperimentResult("ordinal-fig4", f"Fig. 4 (Sec. 10): time per sub-problem of RC(S~) "
-                            f"on {name}", rows, summary, None, columns, table, notes)
+                            f"on {name}", rows, summary, table_rows=table, notes=notes)

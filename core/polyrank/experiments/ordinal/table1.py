@@ -7,14 +7,81 @@ Clarabel (the paper: Gurobi) and against PRank.
 from __future__ import annotations
 
 import time
-
+from dataclasses import dataclass
 
 from ...datasets import ORDINAL_PAPER_TABLE1
 from .._harness import fmt
-from ..registry import ExperimentResult, register
-from ._common import _group_rows, _instance_runs, _paper_rows, FULL_QP_MAX_N, TABLE1_FULL_QP_MAX_N
+from ..registry import ExperimentResult, PaperItem, column, register
+from ._common import (_group_rows, _instance_runs, _paper_rows, FULL_QP_MAX_N, GroupRow,
+                      TABLE1_FULL_QP_MAX_N, TableSettings)
 
-__all__ = ["ordinal_table1"]
+__all__ = ["ordinal_table1", "OrdinalTable1Group", "OrdinalTable1Summary"]
+
+
+@dataclass(frozen=True)
+class OrdinalTable1Group(GroupRow):
+    """Mean and sd over the data sets of one (type, n) of :func:`ordinal_table1`.
+
+    The fields of :class:`~polyrank.experiments.ordinal.GroupRow`, then:
+
+    Attributes
+    ----------
+    iterations_mean, iterations_sd, added_mean, added_sd : float
+        Sub-problems and added objects.
+    time_s_mean, time_s_sd, full_time_s_mean, full_time_s_sd : float or None
+        Seconds of the algorithm and of the whole QP (None: not run).
+    prank_time_s_mean, prank_time_s_sd : float
+        Seconds of PRank.
+    obj_rel_diff_mean, obj_rel_diff_sd : float or None
+        Relative objective difference to the whole QP.
+    """
+
+    iterations_mean: float = column("# iter", fmt)
+    iterations_sd: float | None = column("sd", fmt)
+    added_mean: float = column("# added", fmt)
+    added_sd: float | None = column("sd", fmt)
+    time_s_mean: float = column("time s", fmt)
+    time_s_sd: float | None = column("sd", fmt)
+    full_time_s_mean: float | None = column("full QP s", fmt)
+    full_time_s_sd: float | None = column("sd", fmt)
+    prank_time_s_mean: float = column("PRank s", fmt)
+    prank_time_s_sd: float | None = column("sd", fmt)
+    obj_rel_diff_mean: float | None = column()
+    obj_rel_diff_sd: float | None = column()
+
+
+@dataclass(frozen=True)
+class OrdinalTable1Summary(TableSettings):
+    """The key figures of :func:`ordinal_table1` (rows:
+    :class:`~polyrank.experiments.ordinal.InstanceRow`).
+
+    The fields of :class:`~polyrank.experiments.ordinal.TableSettings`, then:
+
+    Attributes
+    ----------
+    budget_s : float
+        The whole QP's budget, seconds.
+    kernel : str
+    c_soft : float
+    all_converged : bool
+    max_obj_rel_diff : float or None
+    all_same_predictions : bool or None
+    full_qp_solved : int
+    groups : tuple of OrdinalTable1Group
+    elapsed_s : float
+    paper : tuple of PaperItem
+    """
+
+    budget_s: float
+    kernel: str
+    c_soft: float
+    all_converged: bool
+    max_obj_rel_diff: float | None
+    all_same_predictions: bool | None
+    full_qp_solved: int
+    groups: tuple
+    elapsed_s: float
+    paper: tuple
 
 
 @register("ordinal-table1", "Table 1: iterations, added objects, time of RC(H~) on S.n.q and "
@@ -52,11 +119,13 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
     Returns
     -------
     ExperimentResult
-        ``rows``: one per instance (``iterations``, ``added``, ``time_s``,
+        ``rows``: an :class:`~polyrank.experiments.ordinal.InstanceRow` per
+        instance (``iterations``, ``added``, ``time_s``,
         ``full_time_s``, ``full_status``, ``obj_rel_diff`` between the
         algorithm's and the whole QP's objective, ``prank_time_s`` ...);
-        ``table_rows``: mean and sd per (type, n) as in the paper;
-        ``summary``: the key figures.
+        ``table_rows``: an :class:`OrdinalTable1Group` (mean and sd) per
+        (type, n) as in the paper; ``summary``: an
+        :class:`OrdinalTable1Summary`.
     """
     n_sets = n_sets or (2 if quick else 5)
     s_sizes = list(s_sizes if s_sizes is not None else (
@@ -68,45 +137,37 @@ def ordinal_table1(*, quick: bool = False, seed: int = 0, progress: bool = False
     t0 = time.perf_counter()
     rows = _instance_runs([(True, s_sizes), (False, ns_sizes)], n_sets, seed, True,
                           budget_s, progress, "ordinal-table1", max_full_n)
-    table = _group_rows(rows, ["iterations", "added", "time_s", "full_time_s",
-                               "prank_time_s", "obj_rel_diff"])
-    solved = [r for r in rows if r["obj_rel_diff"] is not None]
-    summary = {
-        "experiment": "ordinal-table1", "quick": quick, "seed": seed, "n_sets": n_sets,
-        "s_sizes": s_sizes, "ns_sizes": ns_sizes, "budget_s": budget_s,
-        "kernel": "poly (1 + x.y)^4", "c_soft": 10.0,
-        "all_converged": all(r["status"] == "converged" for r in rows),
-        "max_obj_rel_diff": max((r["obj_rel_diff"] for r in solved), default=None),
-        "all_same_predictions": all(r["same_predictions"] for r in solved) if solved else None,
-        "full_qp_solved": len(solved),
-        "groups": [{k: v for k, v in t.items()} for t in table],
-        "elapsed_s": time.perf_counter() - t0,
-    }
-    def rows1(t, paper):
-        data = f"{t['instances']} (generated as in Sec. 10)"
-        return [{"item": f"Table 1: RC sub-problems / added objects, {t['type']}.{t['n']}",
-                 "paper": f"{paper[0]:g} / {paper[1]:g}",
-                 "ours": f"{t['iterations_mean']:.1f} / {t['added_mean']:.1f}", "data": data},
-                {"item": f"Table 1: RC seconds, {t['type']}.{t['n']}",
-                 "paper": f"{paper[2]:g} (Gurobi, Python 2.7)",
-                 "ours": f"{t['time_s_mean']:.3g}", "data": data}]
+    table = _group_rows(rows, OrdinalTable1Group)
+    solved = [r for r in rows if r.obj_rel_diff is not None]
 
-    summary["paper"] = _paper_rows(table, ORDINAL_PAPER_TABLE1, rows1)
+    def rows1(t, paper):
+        data = f"{t.instances} (generated as in Sec. 10)"
+        return [PaperItem(item=f"Table 1: RC sub-problems / added objects, {t.type}.{t.n}",
+                          paper=f"{paper[0]:g} / {paper[1]:g}",
+                          ours=f"{t.iterations_mean:.1f} / {t.added_mean:.1f}", data=data),
+                PaperItem(item=f"Table 1: RC seconds, {t.type}.{t.n}",
+                          paper=f"{paper[2]:g} (Gurobi, Python 2.7)",
+                          ours=f"{t.time_s_mean:.3g}", data=data)]
+
+    summary = OrdinalTable1Summary(
+        experiment="ordinal-table1", quick=quick, seed=seed, n_sets=n_sets,
+        s_sizes=tuple(s_sizes), ns_sizes=tuple(ns_sizes), budget_s=budget_s,
+        kernel="poly (1 + x.y)^4", c_soft=10.0,
+        all_converged=all(r.status == "converged" for r in rows),
+        max_obj_rel_diff=max((r.obj_rel_diff for r in solved), default=None),
+        all_same_predictions=all(r.same_predictions for r in solved) if solved else None,
+        full_qp_solved=len(solved), groups=tuple(table),
+        elapsed_s=time.perf_counter() - t0,
+        paper=_paper_rows(table, ORDINAL_PAPER_TABLE1, rows1))
     notes = [
         f"RC(H~) on S and RC(S~) (c = 10) on NS with (1 + x.y)^4; whole QP by Clarabel "
         f"(budget {budget_s:g} s, not above n = {max_full_n}); PRank one on-line pass.",
         f"{len(solved)} whole-QP solves; largest relative objective difference "
-        f"{fmt(summary['max_obj_rel_diff'], 1) if summary['max_obj_rel_diff'] is None else format(summary['max_obj_rel_diff'], '.1e')}"
+        f"{'-' if summary.max_obj_rel_diff is None else format(summary.max_obj_rel_diff, '.1e')}"
         f" (Lemmas 5.1 / 7.2: the same optimum).",
         "Paper (Gurobi, Python 2.7): S.10000 RC(H~) 287 s vs GRB 10,639 s; NS.1000 RC(S~) 494 s "
         "vs GRB 15 s (sub-problem generation dominated, Fig. 4).",
     ]
-    columns = [("instances", "instances", None), ("n", "n", None),
-               ("iterations_mean", "# iter", fmt), ("iterations_sd", "sd", fmt),
-               ("added_mean", "# added", fmt), ("added_sd", "sd", fmt),
-               ("time_s_mean", "time s", fmt), ("time_s_sd", "sd", fmt),
-               ("full_time_s_mean", "full QP s", fmt), ("full_time_s_sd", "sd", fmt),
-               ("prank_time_s_mean", "PRank s", fmt), ("prank_time_s_sd", "sd", fmt)]
     return ExperimentResult("ordinal-table1",
                             "Table 1 (Sec. 10): row and column generation vs the whole QP vs PRank",
-                            rows, summary, None, columns, table, notes)
+                            rows, summary, table_rows=table, notes=notes)

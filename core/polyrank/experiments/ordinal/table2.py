@@ -5,14 +5,57 @@ loss (1/n) sum |l^_i - l_i| on the training objects, ours against PRank.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 
 from ...datasets import ORDINAL_PAPER_TABLE2
 from .._harness import fmt
-from ..registry import ExperimentResult, register
-from ._common import _group_rows, _instance_runs, _paper_rows
+from ..registry import ExperimentResult, PaperItem, column, register
+from ._common import _group_rows, _instance_runs, _paper_rows, GroupRow, TableSettings
 
-__all__ = ["ordinal_table2"]
+__all__ = ["ordinal_table2", "OrdinalTable2Group", "OrdinalTable2Summary"]
+
+
+@dataclass(frozen=True)
+class OrdinalTable2Group(GroupRow):
+    """Mean and sd over the data sets of one (type, n) of :func:`ordinal_table2`.
+
+    The fields of :class:`~polyrank.experiments.ordinal.GroupRow`, then:
+
+    Attributes
+    ----------
+    rank_loss_mean, rank_loss_sd : float
+        Training rank loss of row and column generation (sd: None for one set).
+    prank_rank_loss_mean, prank_rank_loss_sd : float
+        The same of PRank.
+    """
+
+    rank_loss_mean: float = column("ours", fmt)
+    rank_loss_sd: float | None = column("sd", fmt)
+    prank_rank_loss_mean: float = column("PRank", fmt)
+    prank_rank_loss_sd: float | None = column("sd", fmt)
+
+
+@dataclass(frozen=True)
+class OrdinalTable2Summary(TableSettings):
+    """The key figures of :func:`ordinal_table2`.
+
+    The fields of :class:`~polyrank.experiments.ordinal.TableSettings`, then:
+
+    Attributes
+    ----------
+    max_rank_loss_separable : float or None
+    algorithm_beats_prank_everywhere : bool
+    groups : tuple of OrdinalTable2Group
+    elapsed_s : float
+    paper : tuple of PaperItem
+    """
+
+    max_rank_loss_separable: float | None
+    algorithm_beats_prank_everywhere: bool
+    groups: tuple
+    elapsed_s: float
+    paper: tuple
 
 
 @register("ordinal-table2", "Table 2: average rank loss (1/n) sum |l^ - l| of RC(H~)/RC(S~) "
@@ -36,7 +79,8 @@ def ordinal_table2(*, quick: bool = False, seed: int = 0, progress: bool = False
     -------
     ExperimentResult
         ``rows`` per instance with ``rank_loss`` and ``prank_rank_loss``;
-        ``table_rows`` mean and sd per (type, n).
+        ``table_rows`` an :class:`OrdinalTable2Group` (mean and sd) per
+        (type, n); ``summary`` an :class:`OrdinalTable2Summary`.
     """
     n_sets = n_sets or (2 if quick else 5)
     s_sizes = list(s_sizes if s_sizes is not None else (
@@ -46,35 +90,32 @@ def ordinal_table2(*, quick: bool = False, seed: int = 0, progress: bool = False
     t0 = time.perf_counter()
     rows = _instance_runs([(True, s_sizes), (False, ns_sizes)], n_sets, seed, False,
                           0.0, progress, "ordinal-table2")
-    table = _group_rows(rows, ["rank_loss", "prank_rank_loss"])
-    s_rows = [r for r in rows if r["type"] == "S"]
-    summary = {
-        "experiment": "ordinal-table2", "quick": quick, "seed": seed, "n_sets": n_sets,
-        "s_sizes": s_sizes, "ns_sizes": ns_sizes,
-        "max_rank_loss_separable": max((r["rank_loss"] for r in s_rows), default=None),
-        "algorithm_beats_prank_everywhere": all(
-            t["rank_loss_mean"] < t["prank_rank_loss_mean"] for t in table),
-        "groups": table, "elapsed_s": time.perf_counter() - t0,
-    }
-    def rows2(t, paper):
-        data = f"{t['instances']} (generated as in Sec. 10)"
-        return [{"item": f"Table 2: rank loss of RC, {t['type']}.{t['n']}",
-                 "paper": f"{paper[0]:.3f}", "ours": f"{t['rank_loss_mean']:.3f}", "data": data},
-                {"item": f"Table 2: rank loss of PRank, {t['type']}.{t['n']}",
-                 "paper": f"{paper[1]:.3f}", "ours": f"{t['prank_rank_loss_mean']:.3f}",
-                 "data": data}]
+    table = _group_rows(rows, OrdinalTable2Group)
+    s_rows = [r for r in rows if r.type == "S"]
 
-    summary["paper"] = _paper_rows(table, ORDINAL_PAPER_TABLE2, rows2)
+    def rows2(t, paper):
+        data = f"{t.instances} (generated as in Sec. 10)"
+        return [PaperItem(item=f"Table 2: rank loss of RC, {t.type}.{t.n}",
+                          paper=f"{paper[0]:.3f}", ours=f"{t.rank_loss_mean:.3f}", data=data),
+                PaperItem(item=f"Table 2: rank loss of PRank, {t.type}.{t.n}",
+                          paper=f"{paper[1]:.3f}", ours=f"{t.prank_rank_loss_mean:.3f}",
+                          data=data)]
+
+    summary = OrdinalTable2Summary(
+        experiment="ordinal-table2", quick=quick, seed=seed, n_sets=n_sets,
+        s_sizes=tuple(s_sizes), ns_sizes=tuple(ns_sizes),
+        max_rank_loss_separable=max((r.rank_loss for r in s_rows), default=None),
+        algorithm_beats_prank_everywhere=all(
+            t.rank_loss_mean < t.prank_rank_loss_mean for t in table),
+        groups=tuple(table), elapsed_s=time.perf_counter() - t0,
+        paper=_paper_rows(table, ORDINAL_PAPER_TABLE2, rows2))
     notes = [
         f"largest rank loss of RC(H~) on a separable instance: "
-        f"{fmt(summary['max_rank_loss_separable'])} (the paper: 0.000 on all)",
+        f"{fmt(summary.max_rank_loss_separable)} (the paper: 0.000 on all)",
         "algorithm below PRank on every (type, n): "
-        + ("yes" if summary["algorithm_beats_prank_everywhere"] else "NO")
+        + ("yes" if summary.algorithm_beats_prank_everywhere else "NO")
         + " (the paper: yes; NS.1000: 0.063 vs 0.260)",
     ]
-    columns = [("instances", "instances", None), ("n", "n", None),
-               ("rank_loss_mean", "ours", fmt), ("rank_loss_sd", "sd", fmt),
-               ("prank_rank_loss_mean", "PRank", fmt), ("prank_rank_loss_sd", "sd", fmt)]
     return ExperimentResult("ordinal-table2",
                             "Table 2 (Sec. 10): average rank loss, ours vs PRank",
-                            rows, summary, None, columns, table, notes)
+                            rows, summary, table_rows=table, notes=notes)

@@ -24,7 +24,7 @@ One module per experiment; importing this package registers them in the
 order of the paper, then its benchmarks (``bench``).
 """
 
-from ._common import METHOD_LABELS, large_k_problem
+from ._common import METHOD_LABELS, large_k_problem, PathRow, SelectionRow, SolverRow, SolverSummary
 from .fig4 import ranksvm_fig4
 from .methods import ranksvm_methods
 from .fig7 import ranksvm_fig7
@@ -32,4 +32,5 @@ from .vs_svr import ranksvm_vs_svr
 from .bench import bench_ranksvm, bench_ranksvm_l1
 
 __all__ = ["ranksvm_fig4", "ranksvm_methods", "ranksvm_fig7", "ranksvm_vs_svr", "bench_ranksvm",
-           "bench_ranksvm_l1", "large_k_problem", "METHOD_LABELS"]
+           "bench_ranksvm_l1", "large_k_problem", "METHOD_LABELS", "SelectionRow", "PathRow",
+           "SolverSummary", "SolverRow"]

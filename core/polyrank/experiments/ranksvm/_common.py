@@ -6,14 +6,124 @@ on the validation split, and the runs of every method along a solve.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
+from ..registry import column
 
-__all__ = ["METHOD_LABELS", "large_k_problem"]
+__all__ = ["METHOD_LABELS", "large_k_problem", "SelectionRow", "PathRow", "SolverSummary",
+           "SolverRow"]
+
+
+@dataclass(frozen=True)
+class SelectionRow:
+    """One C of the grid, scored on the validation split.
+
+    Attributes
+    ----------
+    C : float
+    log2_C : float
+    val_pairwise_accuracy : float
+        Validation pairwise accuracy (fraction).
+    val_mean_ndcg : float
+        Validation mean NDCG.
+    status : str
+        The fit's status.
+    """
+
+    C: float
+    log2_C: float
+    val_pairwise_accuracy: float
+    val_mean_ndcg: float
+    status: str
+
+
+@dataclass(frozen=True)
+class PathRow:
+    """One recorded iterate of a solver on MQ2008.
+
+    Attributes
+    ----------
+    kind : str
+        ``"path"``.
+    solver : str
+    C : float
+    step : int
+        Iterations so far.
+    time_s : float
+        Seconds so far.
+    work : int
+        CG iterations (TRON), passes (DCD) or planes (cutting plane) so far.
+    f : float
+        Primal objective.
+    rel_f : float
+        (f - f*) / |f*|, clipped at 0.
+    test_pairwise_accuracy, test_mean_ndcg : float
+        Test measures of the iterate.
+    """
+
+    kind: str
+    solver: str
+    C: float
+    step: int
+    time_s: float
+    work: int
+    f: float
+    rel_f: float
+    test_pairwise_accuracy: float
+    test_mean_ndcg: float
+
+
+@dataclass(frozen=True)
+class SolverSummary:
+    """A solver's final state on MQ2008 at one C.
+
+    Attributes
+    ----------
+    C, log2_C : float
+    time_s : float
+        Seconds.
+    steps, work : int
+        Iterations and their work (as :class:`PathRow`).
+    status : str
+    f, gap : float
+        Primal objective and duality gap.
+    test_pairwise_accuracy, test_mean_ndcg : float
+    """
+
+    C: float
+    log2_C: float
+    time_s: float
+    steps: int
+    work: int
+    status: str
+    f: float
+    gap: float
+    test_pairwise_accuracy: float
+    test_mean_ndcg: float
+
+
+@dataclass(frozen=True)
+class _Solver:
+    solver: str
+
+
+@dataclass(frozen=True)
+class SolverRow(SolverSummary, _Solver):
+    """A printed row: a :class:`SolverSummary` with the solver first.
+
+    Attributes
+    ----------
+    solver : str
+    """
+
+    def summary(self) -> SolverSummary:
+        """The same without ``solver``."""
+        return SolverSummary(**{k: v for k, v in vars(self).items() if k != "solver"})
 
 
 _PAPER = "Lee & Lin, Neural Computation 2014"
@@ -79,12 +189,12 @@ def _select_C(fit, grid, X_val, y_val, q_val, bar):
     for C in grid:
         w, status = fit(C)
         s = X_val @ w
-        rows.append({"C": C, "log2_C": math.log2(C), "val_pairwise_accuracy":
-                     pairwise_accuracy(y_val, s, q_val), "val_mean_ndcg":
-                     mean_ndcg(y_val, s, q_val), "status": status})
+        rows.append(SelectionRow(C=C, log2_C=math.log2(C),
+                                 val_pairwise_accuracy=pairwise_accuracy(y_val, s, q_val),
+                                 val_mean_ndcg=mean_ndcg(y_val, s, q_val), status=status))
         bar.update()
-    best_pa = max(rows, key=lambda r: (r["val_pairwise_accuracy"], -r["C"]))["C"]
-    best_ndcg = max(rows, key=lambda r: (r["val_mean_ndcg"], -r["C"]))["C"]
+    best_pa = max(rows, key=lambda r: (r.val_pairwise_accuracy, -r.C)).C
+    best_ndcg = max(rows, key=lambda r: (r.val_mean_ndcg, -r.C)).C
     return rows, best_pa, best_ndcg
 
 
@@ -121,15 +231,15 @@ def _path_rows(runs, metrics):
         t = res.trace
         for k in range(len(t)):
             pa, nd = metrics(res.iterates[k])
-            rows.append({"kind": "path", "solver": solver, "C": res.C,
-                         "step": int(t.iteration[k]), "time_s": float(t.time_s[k]),
-                         "work": int(work[k]), "f": float(t.primal[k]),
-                         "rel_f": float(max(t.primal[k] - f_star, 0.0) / abs(f_star)),
-                         "test_pairwise_accuracy": pa, "test_mean_ndcg": nd})
+            rows.append(PathRow(kind="path", solver=solver, C=res.C,
+                                step=int(t.iteration[k]), time_s=float(t.time_s[k]),
+                                work=int(work[k]), f=float(t.primal[k]),
+                                rel_f=float(max(t.primal[k] - f_star, 0.0) / abs(f_star)),
+                                test_pairwise_accuracy=pa, test_mean_ndcg=nd))
         pa, nd = metrics(res.x)
-        table.append({"solver": solver, "C": res.C, "log2_C": math.log2(res.C),
-                      "time_s": float(t.time_s[-1]), "steps": int(res.nit),
-                      "work": int(work[-1]), "status": res.status,
-                      "f": float(res.primal_objective), "gap": float(res.gap),
-                      "test_pairwise_accuracy": pa, "test_mean_ndcg": nd})
+        table.append(SolverRow(solver=solver, C=res.C, log2_C=math.log2(res.C),
+                               time_s=float(t.time_s[-1]), steps=int(res.nit),
+                               work=int(work[-1]), status=res.status,
+                               f=float(res.primal_objective), gap=float(res.gap),
+                               test_pairwise_accuracy=pa, test_mean_ndcg=nd))
     return rows, table

@@ -11,6 +11,7 @@ import os
 import statistics
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -21,10 +22,133 @@ from ...datasets import load_mq2008
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from ...ranksvm.reference import brute_force_fun, brute_force_l1, preference_pairs
 from .._harness import median_times, progress_bar
-from ..registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
 from ._common import _datasets
 
-__all__ = ["bench_ranksvm", "bench_ranksvm_l1"]
+__all__ = ["bench_ranksvm", "bench_ranksvm_l1", "RankBenchRow", "RankBenchSummary",
+           "RankL1Row", "RankL1Summary"]
+
+
+
+def _ratio(v) -> str:
+    return "-" if v is None else f"{v:.1f}x"
+
+
+@dataclass(frozen=True)
+class RankBenchRow:
+    """One solver on one data set of :func:`bench_ranksvm`.
+
+    Attributes
+    ----------
+    dataset, method : str
+    seconds, cpu_s : float
+        Median wall and CPU seconds per solve.
+    steps, n_hv : int or None
+        Newton steps and Hessian-vector products (None: not TRON).
+    f : float
+        The objective f(w) of Eq. 1.3.
+    ratio_to_tree, cpu_ratio_to_tree : float or None
+        seconds and cpu_s over the selection tree's.
+    """
+
+    dataset: str = column("dataset")
+    method: str = column("method")
+    seconds: float = column("s / solve", fmt_spec(".4f"), order=1)
+    cpu_s: float = column("CPU s", fmt_spec(".4f"), order=3)
+    steps: int | None = column("Newton steps")
+    n_hv: int | None = column("Hv")
+    f: float = column("f(w)", fmt_spec(".4f"), order=1)
+    ratio_to_tree: float | None = column("/ tree", _ratio, order=2, default=None)
+    cpu_ratio_to_tree: float | None = column("CPU / tree", _ratio, order=3, default=None)
+
+
+@dataclass(frozen=True)
+class RankBenchSummary:
+    """The key figures of :func:`bench_ranksvm`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    repeats : int
+    rows : tuple of RankBenchRow
+    liblinear_pairs_ratio : float
+        LinearSVC on the pairs over Tree-TRON, wall time.
+    liblinear_pairs_f : float
+        LinearSVC's f.
+    large_k_ratio_direct, large_k_ratio_prsvm_plus : float
+        Direct counting's and PRSVM+'s time over Tree-TRON's on large k.
+    load_average : float or None
+        The machine's 1-minute load average.
+    """
+
+    bench: str
+    quick: bool
+    repeats: int
+    rows: tuple
+    liblinear_pairs_ratio: float
+    liblinear_pairs_f: float
+    large_k_ratio_direct: float
+    large_k_ratio_prsvm_plus: float
+    load_average: float | None
+
+
+@dataclass(frozen=True)
+class RankL1Row:
+    """One timed task of :func:`bench_ranksvm_l1`.
+
+    Attributes
+    ----------
+    task, solver : str
+    seconds : float
+    f : float or None
+        f(w) of Eq. 1.2 (None: a grid).
+    status : str
+    """
+
+    task: str = column("task")
+    solver: str = column("solver")
+    seconds: float = column("seconds", fmt_spec(".3f"))
+    f: float | None = column("f(w) (Eq. 1.2)", fmt_spec(".4f"))
+    status: str = column("status")
+
+
+@dataclass(frozen=True)
+class RankL1Summary:
+    """The key figures of :func:`bench_ranksvm_l1`.
+
+    Attributes
+    ----------
+    bench : str
+    quick : bool
+    repeats : int
+    peer_ratio : float
+        LinearSVC time / ours at C = 1.
+    f_ours, f_peer : float
+    tol : float
+        Our tolerance at C = 1.
+    reached_peer_f : bool
+    grid_ratio : float
+        L1 grid time / L2 grid time.
+    grid_log2_C : tuple of int
+        The grid's first and last log2 C.
+    grid_converged, grid_size : int
+    load_average : float or None
+    """
+
+    bench: str
+    quick: bool
+    repeats: int
+    peer_ratio: float
+    f_ours: float
+    f_peer: float
+    tol: float
+    reached_peer_f: bool
+    grid_ratio: float
+    grid_log2_C: tuple
+    grid_converged: int
+    grid_size: int
+    load_average: float | None
 
 
 def _load_average() -> float | None:
@@ -97,8 +221,9 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
     Returns
     -------
     ExperimentResult
-        rows: dataset, method, wall and CPU seconds, Newton steps, Hv,
-        ratios to the selection tree, objective f; notes: the ratios (wall
+        rows: :class:`RankBenchRow` (dataset, method, wall and CPU seconds, Newton steps, Hv,
+        ratios to the selection tree, objective f); summary: a
+        :class:`RankBenchSummary`; notes: the ratios (wall
         time) with the machine's load average.
     """
     repeats = (3 if quick else 7) if repeats is None else int(repeats)
@@ -136,10 +261,11 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                  peer["seconds"], "cpu_s": peer["cpu_s"], "steps": peer["n_iter"],
                  "n_hv": None, "f": peer["f"], "ratio_to_tree": peer_ratio,
                  "cpu_ratio_to_tree": peer["cpu_s"] / peer["tree_cpu_s"]})
-    big = [r for r in rows if r["dataset"] != "MQ2008"]
-    r_direct = next(r["ratio_to_tree"] for r in big if r["method"] == "direct")
-    r_prsvm = next(r["ratio_to_tree"] for r in big if r["method"] == "prsvm_plus")
-    big_name = big[0]["dataset"]
+    rows = [RankBenchRow(**r) for r in rows]
+    big = [r for r in rows if r.dataset != "MQ2008"]
+    r_direct = next(r.ratio_to_tree for r in big if r.method == "direct")
+    r_prsvm = next(r.ratio_to_tree for r in big if r.method == "prsvm_plus")
+    big_name = big[0].dataset
     load = _load_average()
     notes = [f"MQ2008: Tree-TRON {peer['tree_seconds']:.3f} s per solve at tol = "
              f"{peer['tree_tol']:g} (f = {peer['tree_f']:.4f}, no worse than LinearSVC's), "
@@ -153,21 +279,12 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
              "one thread (numba kernels for X v, X'r and the counts; BLAS limited by "
              "threadpoolctl); seconds = median wall time of ranksvm_tron (query grouping "
              "+ TRON) after a warm-up; CPU s = process time of the same calls"]
-    summary = {"bench": "ranksvm", "quick": quick, "repeats": repeats, "rows": rows,
-               "liblinear_pairs_ratio": peer_ratio, "liblinear_pairs_f": peer["f"],
-               "large_k_ratio_direct": r_direct, "large_k_ratio_prsvm_plus": r_prsvm}
-    summary["load_average"] = load
-    columns = [("dataset", "dataset", None), ("method", "method", None),
-               ("steps", "Newton steps", None), ("n_hv", "Hv", None),
-               ("seconds", "s / solve", lambda v: f"{v:.4f}"),
-               ("f", "f(w)", lambda v: f"{v:.4f}"),
-               ("ratio_to_tree", "/ tree", lambda v: "-" if v is None else f"{v:.1f}x"),
-               ("cpu_s", "CPU s", lambda v: f"{v:.4f}"),
-               ("cpu_ratio_to_tree", "CPU / tree",
-                lambda v: "-" if v is None else f"{v:.1f}x")]
+    summary = RankBenchSummary(bench="ranksvm", quick=quick, repeats=repeats, rows=tuple(rows),
+                               liblinear_pairs_ratio=peer_ratio, liblinear_pairs_f=peer["f"],
+                               large_k_ratio_direct=r_direct,
+                               large_k_ratio_prsvm_plus=r_prsvm, load_average=load)
     return ExperimentResult("ranksvm", "Tree-TRON vs direct counting vs PRSVM+ (tol = 1e-3, "
-                            "C = 1): seconds per solve", rows, summary, None, columns,
-                            None, notes)
+                            "C = 1): seconds per solve", rows, summary, notes=notes)
 
 
 @register_bench("ranksvm-l1", "L1-loss RankSVM on MQ2008: dual coordinate descent vs LinearSVC "
@@ -192,7 +309,8 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Returns
     -------
     ExperimentResult
-        rows: one per timed solver; summary: ``peer_ratio`` (LinearSVC time
+        rows: a :class:`RankL1Row` per timed solver; summary
+        (:class:`RankL1Summary`): ``peer_ratio`` (LinearSVC time
         / ours), ``grid_ratio`` (L1 grid time / L2 grid time), both
         objectives, the grid's statuses.
     """
@@ -245,15 +363,15 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     peer_ratio, grid_ratio = t_svc / t_dcd, t_l1 / t_l2
     lo, hi = int(math.log2(grid[0])), int(math.log2(grid[-1]))
     n_conv = sum(s == "converged" for s in statuses)
-    rows = [{"task": "C = 1", "solver": f"ranksvm_dcd (tol={tol:g})", "seconds": t_dcd,
-             "f": f_ours, "status": ours.status},
-            {"task": "C = 1", "solver": "LinearSVC(loss='hinge') on pairs", "seconds": t_svc,
-             "f": f_peer, "status": f"{int(np.max(svc.n_iter_))} iterations"
-             + (" (its cap)" if np.max(svc.n_iter_) >= svc.max_iter else "")},
-            {"task": f"C = 2^{lo} .. 2^{hi}", "solver": "ranksvm_dcd, warm-started (L1)",
-             "seconds": t_l1, "f": None, "status": f"{n_conv} of {len(grid)} converged"},
-            {"task": f"C = 2^{lo} .. 2^{hi}", "solver": "Tree-TRON (L2)", "seconds": t_l2,
-             "f": None, "status": ""}]
+    rows = [RankL1Row(task="C = 1", solver=f"ranksvm_dcd (tol={tol:g})", seconds=t_dcd,
+                      f=f_ours, status=ours.status),
+            RankL1Row(task="C = 1", solver="LinearSVC(loss='hinge') on pairs", seconds=t_svc,
+                      f=f_peer, status=f"{int(np.max(svc.n_iter_))} iterations"
+                      + (" (its cap)" if np.max(svc.n_iter_) >= svc.max_iter else "")),
+            RankL1Row(task=f"C = 2^{lo} .. 2^{hi}", solver="ranksvm_dcd, warm-started (L1)",
+                      seconds=t_l1, f=None, status=f"{n_conv} of {len(grid)} converged"),
+            RankL1Row(task=f"C = 2^{lo} .. 2^{hi}", solver="Tree-TRON (L2)", seconds=t_l2,
+                      f=None, status="")]
     load = _load_average()
     reached = f_ours <= f_peer * (1 + 1e-12)
     notes = [f"C = 1, {len(pairs):,} pairs: "
@@ -266,15 +384,9 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
              f"({n_conv} of {len(grid)} converged) in {t_l1:.2f} s, {grid_ratio:.1f}x the "
              f"{t_l2:.2f} s of Tree-TRON's L2 grid"
              + (f" [machine load average {load:.1f} on {_n_cpus()} cores]" if load else "")]
-    summary = {"bench": "ranksvm-l1", "quick": quick, "repeats": repeats,
-               "peer_ratio": peer_ratio, "f_ours": f_ours, "f_peer": f_peer, "tol": tol,
-               "reached_peer_f": reached,
-               "grid_ratio": grid_ratio, "grid_log2_C": [lo, hi],
-               "grid_converged": n_conv, "grid_size": len(grid), "load_average": load}
-    columns = [("task", "task", None), ("solver", "solver", None),
-               ("seconds", "seconds", lambda v: f"{v:.3f}"),
-               ("f", "f(w) (Eq. 1.2)", lambda v: "-" if v is None else f"{v:.4f}"),
-               ("status", "status", None)]
+    summary = RankL1Summary(bench="ranksvm-l1", quick=quick, repeats=repeats,
+                            peer_ratio=peer_ratio, f_ours=f_ours, f_peer=f_peer, tol=tol,
+                            reached_peer_f=reached, grid_ratio=grid_ratio, grid_log2_C=(lo, hi),
+                            grid_converged=n_conv, grid_size=len(grid), load_average=load)
     return ExperimentResult("ranksvm-l1", "L1-loss RankSVM on MQ2008: dual coordinate descent "
-                            "vs LinearSVC on pairs, and the C grid", rows, summary, None,
-                            columns, None, notes)
+                            "vs LinearSVC on pairs, and the C grid", rows, summary, notes=notes)

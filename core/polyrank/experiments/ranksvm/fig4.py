@@ -6,15 +6,139 @@ tree), C = 1.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 import numpy as np
 
 from ...ranksvm import ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
 from ._common import _datasets, _PAPER, METHOD_LABELS
 
-__all__ = ["ranksvm_fig4"]
+__all__ = ["ranksvm_fig4", "RankFig4Row", "RankFig4Method", "RankFig4Dataset",
+           "RankFig4TableRow", "RankFig4Summary"]
+
+
+
+@dataclass(frozen=True)
+class RankFig4Row:
+    """One trust-region step of :func:`ranksvm_fig4`.
+
+    Attributes
+    ----------
+    dataset, method : str
+        The data and the counting method.
+    step : int
+        Newton steps so far (0: the start).
+    time_s : float
+        Seconds so far.
+    f : float
+        The primal objective f(w) of Eq. 1.3.
+    rel_f : float
+        (f(w) - f(w*)) / f(w*).
+    n_hv : int
+        Hessian-vector products so far.
+    """
+
+    dataset: str
+    method: str
+    step: int
+    time_s: float
+    f: float
+    rel_f: float
+    n_hv: int
+
+
+@dataclass(frozen=True)
+class RankFig4Method:
+    """One counting method on one data set of :func:`ranksvm_fig4`.
+
+    Attributes
+    ----------
+    time_s : float
+        Seconds to the tolerance.
+    steps, n_hv : int
+        Newton steps and Hessian-vector products.
+    time_to_default_s : float or None
+        Seconds to f of the default tol = 1e-3 (None: not reached).
+    final_rel_f : float
+    ratio_to_selection_tree : float or None
+        time_s over the selection tree's (left out of the record without a
+        selection-tree run).
+    """
+
+    time_s: float = column("seconds", fmt_spec(".3g"), order=1)
+    steps: int = column("Newton steps")
+    n_hv: int = column("Hv")
+    time_to_default_s: float | None = column("s to tol=1e-3 line", fmt_spec(".3g"), order=1)
+    final_rel_f: float = column()
+    ratio_to_selection_tree: float | None = column("time / selection tree",
+                                                   fmt_spec(".2f"), order=1,
+                                                   omit_none=True, default=None)
+
+
+@dataclass(frozen=True)
+class _DatasetMethod:
+    dataset: str = column("dataset")
+    method: str = column("method")
+
+
+@dataclass(frozen=True)
+class RankFig4TableRow(RankFig4Method, _DatasetMethod):
+    """A printed row of :func:`ranksvm_fig4`: a :class:`RankFig4Method` with
+    its data set and method first.
+
+    Attributes
+    ----------
+    dataset, method : str
+    """
+
+
+@dataclass(frozen=True)
+class RankFig4Dataset:
+    """One data set of :func:`ranksvm_fig4`.
+
+    Attributes
+    ----------
+    l : int
+        Documents.
+    n_pairs : int
+        Preference pairs.
+    k_max : int
+        Largest number of levels in a query.
+    f_star : float
+        f(w*) (selection tree, tol = 1e-9).
+    default_line : float
+        Relative f reached at the default tol = 1e-3 (the paper's dotted line).
+    methods : dict of str to RankFig4Method
+    """
+
+    l: int
+    n_pairs: int
+    k_max: int
+    f_star: float
+    default_line: float
+    methods: dict
+
+
+@dataclass(frozen=True)
+class RankFig4Summary(RunInfo):
+    """The key figures of :func:`ranksvm_fig4`.
+
+    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
+
+    Attributes
+    ----------
+    tol, C : float
+    datasets : dict of str to RankFig4Dataset
+    paper : tuple of PaperItem
+    """
+
+    tol: float
+    C: float
+    datasets: dict
+    paper: tuple = ()
 
 
 @register("ranksvm-fig4", "relative f vs training time: direct counting, y-keyed tree and "
@@ -49,14 +173,14 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
     Returns
     -------
     ExperimentResult
-        rows: ``dataset, method, step, time_s, f, rel_f, n_hv``; summary per
+        rows: :class:`RankFig4Row` (``dataset, method, step, time_s, f,
+        rel_f, n_hv``); summary (:class:`RankFig4Summary`) per
         dataset and method: total seconds, steps, Hessian-vector products,
         seconds to the default-tol line, and ratios to the selection tree.
     """
     tol = (1e-6 if quick else 1e-8) if tol is None else float(tol)
     data, _ = _datasets(quick, seed, large_k)
-    rows, summary = [], {"experiment": "ranksvm-fig4", "quick": quick, "seed": seed,
-                         "tol": tol, "C": 1.0, "datasets": {}}
+    rows, datasets = [], {}
     bar = progress_bar(len(data) * (len(methods) + 2), "ranksvm-fig4", progress)
     for name, (X, y, qid) in data.items():
         ref = ranksvm_tron(X, y, qid, 1.0, tol=1e-9)
@@ -72,14 +196,15 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
             ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=1)   # compile outside the clock
             res = ranksvm_tron(X, y, qid, 1.0, method=method, tol=tol)
             t = res.trace
-            rows.append({"dataset": name, "method": method, "step": 0, "time_s": 0.0,
-                         "f": res.f0, "rel_f": (res.f0 - f_star) / f_star, "n_hv": 0})
+            rows.append(RankFig4Row(dataset=name, method=method, step=0, time_s=0.0,
+                                    f=res.f0, rel_f=(res.f0 - f_star) / f_star, n_hv=0))
             hit = None
             for k in range(len(t)):
                 rel = (t.primal[k] - f_star) / f_star
-                rows.append({"dataset": name, "method": method, "step": int(t.iteration[k]),
-                             "time_s": float(t.time_s[k]), "f": float(t.primal[k]),
-                             "rel_f": float(rel), "n_hv": int(t.cg_total[k])})
+                rows.append(RankFig4Row(dataset=name, method=method,
+                                        step=int(t.iteration[k]), time_s=float(t.time_s[k]),
+                                        f=float(t.primal[k]), rel_f=float(rel),
+                                        n_hv=int(t.cg_total[k])))
                 if hit is None and rel <= line:
                     hit = float(t.time_s[k])
             info["methods"][method] = {"time_s": float(t.time_s[-1]), "steps": int(res.nit),
@@ -91,48 +216,46 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
         if base:
             for m, v in info["methods"].items():
                 v["ratio_to_selection_tree"] = v["time_s"] / base["time_s"]
-        summary["datasets"][name] = info
+        info["methods"] = {m: RankFig4Method(**v) for m, v in info["methods"].items()}
+        datasets[name] = RankFig4Dataset(**info)
     bar.close()
     notes = []
-    for name, info in summary["datasets"].items():
-        parts = [f"{METHOD_LABELS.get(m, m)} {v['time_s']:.3g} s"
-                 + (f" ({v['ratio_to_selection_tree']:.1f}x)" if "ratio_to_selection_tree" in v
-                    else "") for m, v in info["methods"].items()]
-        notes.append(f"{name}: l = {info['l']}, p = {info['n_pairs']:,}, max k_q = "
-                     f"{info['k_max']}; f* = {info['f_star']:.6g}; to tol = {tol:g}: "
+    for name, info in datasets.items():
+        parts = [f"{METHOD_LABELS.get(m, m)} {v.time_s:.3g} s"
+                 + (f" ({v.ratio_to_selection_tree:.1f}x)"
+                    if v.ratio_to_selection_tree is not None else "")
+                 for m, v in info.methods.items()]
+        notes.append(f"{name}: l = {info.l}, p = {info.n_pairs:,}, max k_q = "
+                     f"{info.k_max}; f* = {info.f_star:.6g}; to tol = {tol:g}: "
                      + ", ".join(parts))
     notes.append("As in Fig. 4: the trees are alike; direct counting (O(lk) per Hv) falls "
                  "behind when k is large.")
-    summary["paper"] = _fig4_paper_rows(summary["datasets"])
-    columns = [("dataset", "dataset", None), ("method", "method", None),
-               ("steps", "Newton steps", None), ("n_hv", "Hv", None),
-               ("time_s", "seconds", lambda v: f"{v:.3g}"),
-               ("time_to_default_s", "s to tol=1e-3 line",
-                lambda v: f"{v:.3g}"),
-               ("ratio_to_selection_tree", "time / selection tree", lambda v: f"{v:.2f}")]
-    table = [{"dataset": n, "method": m, **v} for n, i in summary["datasets"].items()
-             for m, v in i["methods"].items()]
+    summary = RankFig4Summary(experiment="ranksvm-fig4", quick=quick, seed=seed, tol=tol,
+                              C=1.0, datasets=datasets, paper=_fig4_paper_rows(datasets))
+    table = [RankFig4TableRow(dataset=n, method=m, **vars(v)) for n, i in datasets.items()
+             for m, v in i.methods.items()]
     return ExperimentResult("ranksvm-fig4", f"Fig. 4 of {_PAPER}: relative function value vs "
                             "training time, TRON with three counting methods, C = 1",
-                            rows, summary, None, columns, table, notes)
+                            rows, summary, table_rows=table, notes=notes)
 
 
-def _fig4_paper_rows(datasets: dict) -> list[dict]:
+def _fig4_paper_rows(datasets: dict) -> tuple[PaperItem, ...]:
     """The README's paper-vs-polyrank rows of Fig. 4: time of direct counting
     and of the y-keyed tree over the selection tree's, per data set."""
     def ratios(method):
-        return ", ".join(f"{info['methods'][method]['ratio_to_selection_tree']:.1f}x ({name})"
+        return ", ".join(f"{info.methods[method].ratio_to_selection_tree:.1f}x ({name})"
                          for name, info in datasets.items()
-                         if method in info["methods"]
-                         and "ratio_to_selection_tree" in info["methods"][method])
+                         if method in info.methods
+                         and info.methods[method].ratio_to_selection_tree is not None)
     data = ("MQ2008 Fold1 and a generated large-k set standing in for MQ2008-list "
             "(k_q = l_q); MSLR and YAHOO not bundled")
     rows = []
     if ratios("direct"):
-        rows.append({"item": "Fig. 4: direct counting's time over the selection tree's, C = 1",
-                     "paper": "slow when k is large (Eq. 2.14)", "ours": ratios("direct"),
-                     "data": data})
+        rows.append(PaperItem(
+            item="Fig. 4: direct counting's time over the selection tree's, C = 1",
+            paper="slow when k is large (Eq. 2.14)", ours=ratios("direct"), data=data))
     if ratios("y_tree"):
-        rows.append({"item": "Fig. 4: an order-statistic tree (y-keyed) over the selection tree",
-                     "paper": "very similar", "ours": ratios("y_tree"), "data": data})
-    return rows
+        rows.append(PaperItem(
+            item="Fig. 4: an order-statistic tree (y-keyed) over the selection tree",
+            paper="very similar", ours=ratios("y_tree"), data=data))
+    return tuple(rows)

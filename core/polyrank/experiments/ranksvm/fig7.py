@@ -4,15 +4,40 @@ value against time of every method at the same C.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, fmt_spec, register
 from ._common import _method_runs, _PAPER, _path_rows
 
-__all__ = ["ranksvm_fig7"]
+__all__ = ["ranksvm_fig7", "RankFig7Summary"]
+
+
+@dataclass(frozen=True)
+class RankFig7Summary:
+    """The key figures of :func:`ranksvm_fig7` (rows:
+    :class:`~polyrank.experiments.ranksvm.PathRow`; printed rows:
+    :class:`~polyrank.experiments.ranksvm.SolverRow`).
+
+    Attributes
+    ----------
+    experiment : str
+    quick : bool
+    C : tuple of float
+    solvers : dict of str to dict of str to SolverSummary
+        Keyed by C (``f"{C:g}"``), then by solver.
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    quick: bool
+    C: tuple
+    solvers: dict
+    paper: tuple = ()
 
 
 @register("ranksvm-fig7", "Fig. 7: relative function value against time of Tree-TRON, PRSVM+ "
@@ -56,40 +81,40 @@ def ranksvm_fig7(*, quick: bool = False, seed: int = 0, progress: bool = False,
         return (pairwise_accuracy(d.y_test, s, d.qid_test), mean_ndcg(d.y_test, s, d.qid_test))
 
     bar = progress_bar(4 * len(Cs), "ranksvm-fig7", progress)
-    rows, table, summary = [], [], {"experiment": "ranksvm-fig7", "quick": quick, "C": Cs,
-                                    "solvers": {}}
+    rows, table, solvers = [], [], {}
     for C in Cs:
         path, tab = _path_rows(_method_runs(tr, C, C, cp_max_iter, seed, bar), metrics)
         rows += path
         table += tab
-        summary["solvers"][f"{C:g}"] = {r["solver"]: {k: v for k, v in r.items()
-                                                      if k != "solver"} for r in tab}
+        solvers[f"{C:g}"] = {r.solver: r.summary() for r in tab}
     bar.close()
     notes = []
     for C in Cs:
-        info = summary["solvers"][f"{C:g}"]
+        info = solvers[f"{C:g}"]
         fastest_l1 = min(("l1-dcd", "l1-cutting-plane"), key=lambda m: (
-            info[m]["status"] != "converged", info[m]["time_s"]))
-        notes.append(f"C = {C:g}: Tree-TRON {info['tree-tron']['time_s']:.3g} s, PRSVM+ "
-                     f"{info['prsvm+']['time_s']:.3g} s (L2, tol = 1e-6); L1: dual coordinate "
-                     f"descent {info['l1-dcd']['time_s']:.3g} s ({info['l1-dcd']['status']}), "
-                     f"cutting plane {info['l1-cutting-plane']['time_s']:.3g} s "
-                     f"({info['l1-cutting-plane']['status']}); faster L1 method: {fastest_l1}")
+            info[m].status != "converged", info[m].time_s))
+        notes.append(f"C = {C:g}: Tree-TRON {info['tree-tron'].time_s:.3g} s, PRSVM+ "
+                     f"{info['prsvm+'].time_s:.3g} s (L2, tol = 1e-6); L1: dual coordinate "
+                     f"descent {info['l1-dcd'].time_s:.3g} s ({info['l1-dcd'].status}), "
+                     f"cutting plane {info['l1-cutting-plane'].time_s:.3g} s "
+                     f"({info['l1-cutting-plane'].status}); faster L1 method: {fastest_l1}")
     notes.append("paper (Fig. 7): Tree-TRON is always one of the fastest methods")
 
     def tron_vs_fastest(info):
-        done = [v["time_s"] for v in info.values() if v["status"] == "converged"]
-        return info["tree-tron"]["time_s"] / min(done)
+        done = [v.time_s for v in info.values() if v.status == "converged"]
+        return info["tree-tron"].time_s / min(done)
 
-    summary["paper"] = [{
-        "item": "Fig. 7: Tree-TRON's time over the fastest converged method, C = "
-                + ", ".join(f"{C:g}" for C in Cs),
-        "paper": "always one of the fastest",
-        "ours": ", ".join(f"{tron_vs_fastest(summary['solvers'][f'{C:g}']):.1f}x" for C in Cs),
-        "data": "MQ2008 Fold1"}]
+    summary = RankFig7Summary(experiment="ranksvm-fig7", quick=quick, C=tuple(Cs),
+                              solvers=solvers, paper=(PaperItem(
+        item="Fig. 7: Tree-TRON's time over the fastest converged method, C = "
+             + ", ".join(f"{C:g}" for C in Cs),
+        paper="always one of the fastest",
+        ours=", ".join(f"{tron_vs_fastest(solvers[f'{C:g}']):.1f}x" for C in Cs),
+        data="MQ2008 Fold1"),))
     columns = [("C", "C", lambda v: f"{v:g}"), ("solver", "solver", None),
                ("steps", "steps", None), ("work", "Hv / passes / planes", None),
-               ("time_s", "seconds", lambda v: f"{v:.3g}"), ("status", "status", None),
-               ("f", "f", lambda v: f"{v:.6g}"), ("gap", "gap", lambda v: f"{v:.2g}")]
+               ("time_s", "seconds", fmt_spec(".3g")), ("status", "status", None),
+               ("f", "f", fmt_spec(".6g")), ("gap", "gap", fmt_spec(".2g"))]
     return ExperimentResult("ranksvm-fig7", f"Fig. 7 of {_PAPER} on MQ2008: every method at "
-                            "the same C", rows, summary, None, columns, table, notes)
+                            "the same C", rows, summary, columns=columns, table_rows=table,
+                            notes=notes)

@@ -7,16 +7,79 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
-from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C
+from ..registry import ExperimentResult, PaperItem, fmt_spec, register
+from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C, SelectionRow
 
-__all__ = ["ranksvm_methods"]
+__all__ = ["ranksvm_methods", "MethodsSelectionRow", "SelectedC", "MethodsSummary"]
+
+
+@dataclass(frozen=True)
+class _KindLoss:
+    kind: str
+    loss: str
+
+
+@dataclass(frozen=True)
+class MethodsSelectionRow(SelectionRow, _KindLoss):
+    """A :class:`~polyrank.experiments.ranksvm.SelectionRow` of
+    :func:`ranksvm_methods`, with its kind and loss first.
+
+    Attributes
+    ----------
+    kind : str
+        ``"selection"``.
+    loss : str
+        ``"l2"`` (Tree-TRON) or ``"l1"`` (dual coordinate descent).
+    """
+
+
+@dataclass(frozen=True)
+class SelectedC:
+    """The C selected on the validation split by each measure.
+
+    Attributes
+    ----------
+    pairwise_accuracy, mean_ndcg : float
+    """
+
+    pairwise_accuracy: float
+    mean_ndcg: float
+
+
+@dataclass(frozen=True)
+class MethodsSummary:
+    """The key figures of :func:`ranksvm_methods`.
+
+    Attributes
+    ----------
+    experiment : str
+    quick : bool
+    grid_log2_C : tuple of float
+    grid_seconds : dict of str to float
+        Seconds of the L2 (``"l2_tron"``) and L1 (``"l1_dcd"``) grids.
+    l1_grid_converged : int
+        L1 grid fits at a relative gap of 1e-3.
+    selected_C : dict of str to SelectedC
+        Keyed ``"l2"`` and ``"l1"``.
+    solvers : dict of str to SolverSummary
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    quick: bool
+    grid_log2_C: tuple
+    grid_seconds: dict
+    l1_grid_converged: int
+    selected_C: dict
+    solvers: dict
+    paper: tuple
 
 
 @register("ranksvm-methods", "Tree-TRON vs PRSVM+ vs L1 dual coordinate descent and cutting "
@@ -86,58 +149,55 @@ def ranksvm_methods(*, quick: bool = False, seed: int = 0, progress: bool = Fals
     t_l2 = time.perf_counter() - t0
     sel_l1, l1_pa, l1_ndcg = _select_C(fit_l1, grid, d.X_vali, d.y_vali, d.qid_vali, bar)
     t_l1 = time.perf_counter() - t0 - t_l2
-    rows = [{"kind": "selection", "loss": "l2", **r} for r in sel_l2]
-    rows += [{"kind": "selection", "loss": "l1", **r} for r in sel_l1]
+    rows = [MethodsSelectionRow(kind="selection", loss="l2", **vars(r)) for r in sel_l2]
+    rows += [MethodsSelectionRow(kind="selection", loss="l1", **vars(r)) for r in sel_l1]
 
     def metrics(w):
         s = d.X_test @ w
         return (pairwise_accuracy(d.y_test, s, d.qid_test), mean_ndcg(d.y_test, s, d.qid_test))
 
     runs = _method_runs(tr, l2_pa, l1_pa, cp_max_iter * 2, seed, bar)
-    summary = {"experiment": "ranksvm-methods", "quick": quick, "grid_log2_C":
-               [math.log2(c) for c in grid],
-               "grid_seconds": {"l2_tron": t_l2, "l1_dcd": t_l1},
-               "l1_grid_converged": sum(r["status"] == "converged" for r in sel_l1),
-               "selected_C": {"l2": {"pairwise_accuracy": l2_pa, "mean_ndcg": l2_ndcg},
-                              "l1": {"pairwise_accuracy": l1_pa, "mean_ndcg": l1_ndcg}},
-               "solvers": {}}
     path, table = _path_rows(runs, metrics)
     rows += path
-    summary["solvers"] = {r["solver"]: {k: v for k, v in r.items() if k != "solver"}
-                          for r in table}
     bar.close()
-    s = summary["selected_C"]
+    s = {"l2": SelectedC(pairwise_accuracy=l2_pa, mean_ndcg=l2_ndcg),
+         "l1": SelectedC(pairwise_accuracy=l1_pa, mean_ndcg=l1_ndcg)}
+    l1_converged = sum(r.status == "converged" for r in sel_l1)
 
     def p2(c):
         return f"2^{math.log2(c):g}"
 
     data = "MQ2008 Fold1" + ("" if len(grid) == 26 else f", grid of {len(grid)} C values")
-    summary["paper"] = [
-        {"item": "Table 3: C selected for L2 RankSVM (pairwise accuracy / NDCG)",
-         "paper": "2^7 / 2^7", "ours": f"{p2(s['l2']['pairwise_accuracy'])} / "
-         f"{p2(s['l2']['mean_ndcg'])}", "data": data},
-        {"item": "Table 3: C selected for L1 RankSVM (pairwise accuracy / NDCG)",
-         "paper": "2^8 / 2^-6", "ours": f"{p2(s['l1']['pairwise_accuracy'])} / "
-         f"{p2(s['l1']['mean_ndcg'])}", "data": data},
-        {"item": "L1 fits of the C grid at a certified relative gap of 1e-3",
-         "paper": "not reported (TreeRankSVM's cutting planes)",
-         "ours": f"{summary['l1_grid_converged']} of {len(sel_l1)}", "data": data}]
-    notes = [f"selected C (validation): L2 pairwise accuracy 2^{math.log2(s['l2']['pairwise_accuracy']):g}, "
-             f"mean NDCG 2^{math.log2(s['l2']['mean_ndcg']):g}; L1 pairwise accuracy "
-             f"2^{math.log2(s['l1']['pairwise_accuracy']):g}, mean NDCG "
-             f"2^{math.log2(s['l1']['mean_ndcg']):g} (paper, Table 3, MQ2008: L2 2^7 / 2^7, "
+    summary = MethodsSummary(
+        experiment="ranksvm-methods", quick=quick,
+        grid_log2_C=tuple(math.log2(c) for c in grid),
+        grid_seconds={"l2_tron": t_l2, "l1_dcd": t_l1}, l1_grid_converged=l1_converged,
+        selected_C=s, solvers={r.solver: r.summary() for r in table},
+        paper=(PaperItem(item="Table 3: C selected for L2 RankSVM (pairwise accuracy / NDCG)",
+                         paper="2^7 / 2^7", ours=f"{p2(s['l2'].pairwise_accuracy)} / "
+                         f"{p2(s['l2'].mean_ndcg)}", data=data),
+               PaperItem(item="Table 3: C selected for L1 RankSVM (pairwise accuracy / NDCG)",
+                         paper="2^8 / 2^-6", ours=f"{p2(s['l1'].pairwise_accuracy)} / "
+                         f"{p2(s['l1'].mean_ndcg)}", data=data),
+               PaperItem(item="L1 fits of the C grid at a certified relative gap of 1e-3",
+                         paper="not reported (TreeRankSVM's cutting planes)",
+                         ours=f"{l1_converged} of {len(sel_l1)}", data=data)))
+    notes = [f"selected C (validation): L2 pairwise accuracy 2^{math.log2(l2_pa):g}, "
+             f"mean NDCG 2^{math.log2(l2_ndcg):g}; L1 pairwise accuracy "
+             f"2^{math.log2(l1_pa):g}, mean NDCG "
+             f"2^{math.log2(l1_ndcg):g} (paper, Table 3, MQ2008: L2 2^7 / 2^7, "
              "L1 2^8 / 2^-6)",
              "work = CG iterations (TRON), passes over the pairs (DCD) or cutting planes "
              "(one sweep each, footnote 8)",
              f"L1 selection fits (dual coordinate descent, warm-started up the grid) "
-             f"converged to a relative duality gap of 1e-3: {summary['l1_grid_converged']} "
+             f"converged to a relative duality gap of 1e-3: {l1_converged} "
              f"of {len(sel_l1)}; the whole grid took {t_l1:.2f} s, {t_l1 / t_l2:.1f}x the "
              f"{t_l2:.2f} s of Tree-TRON's L2 grid (validation scoring included in both)"]
     columns = [("solver", "solver", None), ("log2_C", "log2 C", lambda v: f"{v:g}"),
                ("steps", "steps", None), ("work", "Hv / planes", None),
-               ("time_s", "seconds", lambda v: f"{v:.3g}"), ("status", "status", None),
+               ("time_s", "seconds", fmt_spec(".3g")), ("status", "status", None),
                ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%"),
-               ("test_mean_ndcg", "test mean NDCG", lambda v: f"{v:.4f}")]
+               ("test_mean_ndcg", "test mean NDCG", fmt_spec(".4f"))]
     return ExperimentResult("ranksvm-methods", f"Fig. 5 / Table 3 of {_PAPER} on MQ2008: "
                             "Tree-TRON, PRSVM+ and two L1 methods",
-                            rows, summary, None, columns, table, notes)
+                            rows, summary, columns=columns, table_rows=table, notes=notes)

@@ -7,6 +7,7 @@ Clarabel QP (cross-checked by L-BFGS-B with bounds).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -15,10 +16,93 @@ from ...sign import sc_pegasos, sc_sdca
 from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER
 
-__all__ = ["sign_convergence"]
+__all__ = ["sign_convergence", "ConvergenceRow", "ConvergenceSummary"]
+
+
+
+@dataclass(frozen=True)
+class ConvergenceRow:
+    """One (solver, epoch) of :func:`sign_convergence`.
+
+    Attributes
+    ----------
+    solver : str
+        ``"SC-Pega (k=...)"`` or ``"SC-SDCA"``.
+    epoch : int
+        Epochs (passes over the n examples) so far.
+    primal : float
+        P(w), the regularised smoothed-hinge risk.
+    primal_gap : float
+        P(w) - P(w*).
+    duality_gap : float
+        SDCA's P - D; for Pegasos the certified gap of alpha(w~).
+    """
+
+    solver: str = column("solver")
+    epoch: int = column("epoch", str)
+    primal: float = column("P(w)", lambda v: f"{v:.10f}")
+    primal_gap: float = column("P(w) - P(w*)", fmt_spec(".3e"))
+    duality_gap: float = column("duality gap", fmt_spec(".3e"))
+
+
+@dataclass(frozen=True)
+class ConvergenceSummary:
+    """The key figures of :func:`sign_convergence` (dicts keyed by solver).
+
+    Attributes
+    ----------
+    experiment, source, data, signs : str
+    n, d : int
+        Examples and features.
+    lam, smoothing : float
+    epochs : int
+    batch_sizes : tuple of int
+    seed : int
+    quick : bool
+    n_signs_positive, n_signs_negative : int
+        Coordinates constrained >= 0 and <= 0.
+    n_signs_active : int
+        Sign-constrained coordinates SDCA holds at 0.
+    p_star, p_star_lbfgsb, p_star_sdca : float
+        P(w*) by Clarabel, by L-BFGS-B, and SDCA's last primal.
+    reference_agreement : float
+        |p_star_lbfgsb - p_star| / p_star.
+    final_primal_gap : dict of str to float
+    epochs_to_1e_6 : dict of str to int or None
+        Epochs to P - P* <= 1e-6 (written as ``epochs_to_1e-6``).
+    sdca_final_duality_gap : float
+    elapsed_s : float
+        Seconds.
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    source: str
+    data: str
+    signs: str
+    n: int
+    d: int
+    lam: float
+    smoothing: float
+    epochs: int
+    batch_sizes: tuple
+    seed: int
+    quick: bool
+    n_signs_positive: int
+    n_signs_negative: int
+    n_signs_active: int
+    p_star: float
+    p_star_lbfgsb: float
+    p_star_sdca: float
+    reference_agreement: float
+    final_primal_gap: dict
+    epochs_to_1e_6: dict = column(key="epochs_to_1e-6")
+    sdca_final_duality_gap: float = column()
+    elapsed_s: float = column()
+    paper: tuple = column(default=())
 
 
 @register("sign-convergence", "SC-Pega (k=10, 100) vs SC-SDCA: primal gap P(w) - P(w*) "
@@ -65,9 +149,10 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     Returns
     -------
     ExperimentResult
-        ``rows``: one per (solver, epoch) with ``solver``, ``epoch``,
+        ``rows``: a :class:`ConvergenceRow` per (solver, epoch): ``solver``, ``epoch``,
         ``primal``, ``primal_gap`` (P - P*), ``duality_gap`` (SDCA's P - D;
-        for Pegasos the certified gap of alpha(w~)).  ``summary``: ``n``,
+        for Pegasos the certified gap of alpha(w~)).  ``summary``: a
+        :class:`ConvergenceSummary`, ``n``,
         ``d``, ``lam``, ``p_star`` (Clarabel), ``p_star_lbfgsb``,
         ``p_star_sdca`` (SDCA's last primal), ``final_primal_gap`` per
         solver, ``epochs_to_1e-6`` per solver (None if not reached),
@@ -121,51 +206,44 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     for name, res in runs.items():
         tr = res.trace
         for e, P, g in zip(tr.iteration, tr.primal, tr.gap):
-            rows.append({"solver": name, "epoch": int(e), "primal": float(P),
-                         "primal_gap": float(P - p_star), "duality_gap": float(g)})
+            rows.append(ConvergenceRow(solver=name, epoch=int(e), primal=float(P),
+                                       primal_gap=float(P - p_star), duality_gap=float(g)))
         pg = tr.primal - p_star
         summary_final[name] = float(pg[-1])
         hit = np.flatnonzero(pg <= 1e-6)
         reach[name] = int(tr.iteration[hit[0]]) if hit.size else None
     sd = runs["SC-SDCA"]
-    summary = {
-        "experiment": "sign-convergence", "source": f"{_PAPER}, Sec. 6.2, Fig. 2 ({panel})",
-        "data": dataset, "signs": signs, "n": n, "d": d, "lam": lam, "smoothing": smoothing,
-        "epochs": epochs,
-        "batch_sizes": batch_sizes, "seed": seed, "quick": quick,
-        "n_signs_positive": int((c > 0).sum()), "n_signs_negative": int((c < 0).sum()),
-        "n_signs_active": int(np.sum((sd.x == 0) & (c != 0))),
-        "p_star": p_star, "p_star_lbfgsb": lb.primal_objective,
-        "p_star_sdca": float(sd.primal_objective),
-        "reference_agreement": abs(lb.primal_objective - p_star) / p_star,
-        "final_primal_gap": summary_final, "epochs_to_1e-6": reach,
-        "sdca_final_duality_gap": float(sd.gap),
-        "elapsed_s": time.perf_counter() - t0,
-    }
-    columns = [("solver", "solver", None), ("epoch", "epoch", str),
-               ("primal", "P(w)", lambda v: f"{v:.10f}"),
-               ("primal_gap", "P(w) - P(w*)", lambda v: f"{v:.3e}"),
-               ("duality_gap", "duality gap", lambda v: f"{v:.3e}")]
-    show = {1, 2, 5, 10, 20, 50, 100, 200, epochs}
-    table_rows = [r for r in rows if r["epoch"] in show]
     notes = [f"P(w*) = {p_star:.12f} (Clarabel QP); L-BFGS-B with bounds: "
              f"{lb.primal_objective:.12f} (relative difference "
-             f"{summary['reference_agreement']:.1e})",
+             f"{abs(lb.primal_objective - p_star) / p_star:.1e})",
              "final P(w) - P(w*) after %d epochs: " % epochs + ", ".join(
                  f"{k} {v:.2e}" for k, v in summary_final.items()),
              "epochs to P(w) - P(w*) <= 1e-6: " + ", ".join(
                  f"{k} {v if v is not None else 'not reached'}" for k, v in reach.items()),
-             f"SC-SDCA final duality gap {sd.gap:.2e}; {summary['n_signs_active']} of "
+             f"SC-SDCA final duality gap {sd.gap:.2e}; "
+             f"{int(np.sum((sd.x == 0) & (c != 0)))} of "
              f"{int((c != 0).sum())} sign-constrained weights are held at 0"]
-    summary["paper"] = [{
-        "item": f"Fig. 2 ({panel}): epochs to P(w) - P(w*) <= 1e-6, "
-                + ", ".join(reach),
-        "paper": FIG2_PAPER_ORDER.get(dataset, "-"),
-        "ours": ", ".join(str(v) if v is not None else f"> {epochs}" for v in reach.values()),
-        "data": f"{dataset} n = {n}, signs: {signs}"}]
+    summary = ConvergenceSummary(
+        experiment="sign-convergence", source=f"{_PAPER}, Sec. 6.2, Fig. 2 ({panel})",
+        data=dataset, signs=signs, n=n, d=d, lam=lam, smoothing=smoothing, epochs=epochs,
+        batch_sizes=tuple(batch_sizes), seed=seed, quick=quick,
+        n_signs_positive=int((c > 0).sum()), n_signs_negative=int((c < 0).sum()),
+        n_signs_active=int(np.sum((sd.x == 0) & (c != 0))),
+        p_star=p_star, p_star_lbfgsb=lb.primal_objective,
+        p_star_sdca=float(sd.primal_objective),
+        reference_agreement=abs(lb.primal_objective - p_star) / p_star,
+        final_primal_gap=summary_final, epochs_to_1e_6=reach,
+        sdca_final_duality_gap=float(sd.gap), elapsed_s=time.perf_counter() - t0,
+        paper=(PaperItem(
+            item=f"Fig. 2 ({panel}): epochs to P(w) - P(w*) <= 1e-6, " + ", ".join(reach),
+            paper=FIG2_PAPER_ORDER.get(dataset, "-"),
+            ours=", ".join(str(v) if v is not None else f"> {epochs}"
+                           for v in reach.values()),
+            data=f"{dataset} n = {n}, signs: {signs}"),))
+    show = {1, 2, 5, 10, 20, 50, 100, 200, epochs}
+    table_rows = [r for r in rows if r.epoch in show]
     return ExperimentResult(
         name="sign-convergence",
         title=(f"Fig. 2 ({panel}) ({_PAPER}, Sec. 6.2): {dataset}, n = {n}, d = {d}, smoothed "
                f"hinge γ = {smoothing:g}, lam = 1/n"),
-        rows=rows, summary=summary, columns=columns, table_rows=table_rows,
-        notes=notes)
+        rows=rows, summary=summary, table_rows=table_rows, notes=notes)

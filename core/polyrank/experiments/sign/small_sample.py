@@ -7,6 +7,7 @@ PRBEP and their per-trial differences.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from joblib import delayed, Parallel
@@ -20,10 +21,129 @@ from ...metrics import prbep
 from ...sign import sc_sdca
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _PAPER
 
-__all__ = ["sign_small_sample"]
+__all__ = ["sign_small_sample", "SmallSampleRow", "SmallSampleMean", "SmallSampleMeans",
+           "Counts", "SmallSampleSummary"]
+
+
+@dataclass(frozen=True)
+class SmallSampleRow:
+    """One trial of :func:`sign_small_sample` (test scores, dimensionless).
+
+    Attributes
+    ----------
+    seed : int
+        The trial's seed (training sample and SDCA order).
+    roc_sc, prbep_sc, gap_sc : float
+        SC-SVM's test ROC AUC, PRBEP and final duality gap.
+    roc_svm, prbep_svm, gap_svm : float
+        The same of the SVM without signs.
+    roc_diff, prbep_diff : float
+        SC-SVM minus SVM.
+    """
+
+    seed: int
+    roc_sc: float
+    prbep_sc: float
+    gap_sc: float
+    roc_svm: float
+    prbep_svm: float
+    gap_svm: float
+    roc_diff: float
+    prbep_diff: float
+
+
+@dataclass(frozen=True)
+class SmallSampleMean:
+    """A printed row of :func:`sign_small_sample`: one method's means.
+
+    Attributes
+    ----------
+    method : str
+        ``"SC-SVM"``, ``"SVM"`` or ``"difference"``.
+    roc, prbep : float
+        Mean test ROC AUC and PRBEP over the trials.
+    """
+
+    method: str = column("method")
+    roc: float = column("mean ROC AUC", fmt_spec(".4f"))
+    prbep: float = column("mean PRBEP", fmt_spec(".4f"))
+
+
+@dataclass(frozen=True)
+class SmallSampleMeans:
+    """The means over trials of the columns of :class:`SmallSampleRow`.
+
+    Attributes
+    ----------
+    roc_sc, roc_svm, prbep_sc, prbep_svm, roc_diff, prbep_diff : float
+    """
+
+    roc_sc: float
+    roc_svm: float
+    prbep_sc: float
+    prbep_svm: float
+    roc_diff: float
+    prbep_diff: float
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Trials where SC-SVM's score is above, below or equal to the SVM's
+    (within 1e-12).
+
+    Attributes
+    ----------
+    improved, deteriorated, tied : int
+    """
+
+    improved: int
+    deteriorated: int
+    tied: int
+
+
+@dataclass(frozen=True)
+class SmallSampleSummary:
+    """The key figures of :func:`sign_small_sample`.
+
+    Attributes
+    ----------
+    experiment, source, data : str
+    n, d : int
+        Examples and features of the data.
+    n_train, trials : int
+    lam : float
+    seed : int
+    quick : bool
+    signs : dict of str to int
+        The features constrained >= 0 (value 1).
+    mean : SmallSampleMeans
+    roc_counts, prbep_counts : Counts
+    max_duality_gap : float
+    elapsed_s : float
+        Seconds.
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    source: str
+    data: str
+    n: int
+    d: int
+    n_train: int
+    trials: int
+    lam: float
+    seed: int
+    quick: bool
+    signs: dict
+    mean: SmallSampleMeans
+    roc_counts: Counts
+    prbep_counts: Counts
+    max_duality_gap: float
+    elapsed_s: float
+    paper: tuple
 
 
 def _small_sample_trials(X, y, c, trial_seeds, n_train, lam):
@@ -87,9 +207,10 @@ def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: floa
     Returns
     -------
     ExperimentResult
-        ``rows``: one per trial with ``roc_sc``, ``roc_svm``, ``prbep_sc``,
+        ``rows``: a :class:`SmallSampleRow` per trial with ``roc_sc``, ``roc_svm``, ``prbep_sc``,
         ``prbep_svm``, the duality gaps and the differences ``roc_diff``,
-        ``prbep_diff`` (SC-SVM minus SVM).  ``summary``: mean scores, mean
+        ``prbep_diff`` (SC-SVM minus SVM).  ``summary``: a
+        :class:`SmallSampleSummary`, mean scores, mean
         differences, and how many trials improved / deteriorated / tied
         (the paper's counts), ``signs`` (feature -> +1), settings.
 
@@ -131,54 +252,50 @@ def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: floa
                 bar.update(len(part))
     finally:
         bar.close()
-    for r in rows:
-        r["roc_diff"] = r["roc_sc"] - r["roc_svm"]
-        r["prbep_diff"] = r["prbep_sc"] - r["prbep_svm"]
+    rows = [SmallSampleRow(**r, roc_diff=r["roc_sc"] - r["roc_svm"],
+                           prbep_diff=r["prbep_sc"] - r["prbep_svm"]) for r in rows]
 
     def counts(key):
-        v = np.array([r[key] for r in rows])
-        return {"improved": int((v > 1e-12).sum()), "deteriorated": int((v < -1e-12).sum()),
-                "tied": int((np.abs(v) <= 1e-12).sum())}
+        v = np.array([getattr(r, key) for r in rows])
+        return Counts(improved=int((v > 1e-12).sum()), deteriorated=int((v < -1e-12).sum()),
+                      tied=int((np.abs(v) <= 1e-12).sum()))
 
-    mean = {k: float(np.mean([r[k] for r in rows]))
-            for k in ("roc_sc", "roc_svm", "prbep_sc", "prbep_svm", "roc_diff", "prbep_diff")}
-    summary = {
-        "experiment": "sign-small-sample", "source": f"{_PAPER}, Sec. 6.1, Fig. 1 protocol",
-        "data": "Wisconsin diagnostic breast cancer (scikit-learn), malignant = positive",
-        "n": int(X.shape[0]), "d": int(X.shape[1]), "n_train": n_train, "trials": trials,
-        "lam": float(lam), "seed": seed, "quick": quick,
-        "signs": {nm: 1 for nm, s in zip(names, c) if s > 0},
-        "mean": mean, "roc_counts": counts("roc_diff"), "prbep_counts": counts("prbep_diff"),
-        "max_duality_gap": float(max(max(r["gap_sc"], r["gap_svm"]) for r in rows)),
-        "elapsed_s": time.perf_counter() - t0,
-    }
-    columns = [("method", "method", None), ("roc", "mean ROC AUC", lambda v: f"{v:.4f}"),
-               ("prbep", "mean PRBEP", lambda v: f"{v:.4f}")]
-    table_rows = [{"method": "SC-SVM", "roc": mean["roc_sc"], "prbep": mean["prbep_sc"]},
-                  {"method": "SVM", "roc": mean["roc_svm"], "prbep": mean["prbep_svm"]},
-                  {"method": "difference", "roc": mean["roc_diff"],
-                   "prbep": mean["prbep_diff"]}]
-    rc, pc = summary["roc_counts"], summary["prbep_counts"]
+    mean = SmallSampleMeans(**{k: float(np.mean([getattr(r, k) for r in rows]))
+                               for k in ("roc_sc", "roc_svm", "prbep_sc", "prbep_svm",
+                                         "roc_diff", "prbep_diff")})
+    rc, pc = counts("roc_diff"), counts("prbep_diff")
+    table_rows = [SmallSampleMean("SC-SVM", mean.roc_sc, mean.prbep_sc),
+                  SmallSampleMean("SVM", mean.roc_svm, mean.prbep_svm),
+                  SmallSampleMean("difference", mean.roc_diff, mean.prbep_diff)]
     data = f"breast cancer (E. coli data not public), {trials} trials"
-    summary["paper"] = [
-        {"item": "Sec. 6.1: mean PRBEP, SC-SVM vs SVM", "paper": "0.808 vs 0.757",
-         "ours": f"{mean['prbep_sc']:.3f} vs {mean['prbep_svm']:.3f}", "data": data},
-        {"item": "Sec. 6.1: mean ROC score, SC-SVM vs SVM", "paper": "0.863 vs 0.810",
-         "ours": f"{mean['roc_sc']:.3f} vs {mean['roc_svm']:.3f}", "data": data},
-        {"item": "Sec. 6.1: trials with ROC improved / decreased",
-         "paper": "89.3 % / 8.0 %",
-         "ours": f"{100 * rc['improved'] / trials:.1f} % / {100 * rc['deteriorated'] / trials:.1f} %",
-         "data": data}]
+    summary = SmallSampleSummary(
+        experiment="sign-small-sample", source=f"{_PAPER}, Sec. 6.1, Fig. 1 protocol",
+        data="Wisconsin diagnostic breast cancer (scikit-learn), malignant = positive",
+        n=int(X.shape[0]), d=int(X.shape[1]), n_train=n_train, trials=trials,
+        lam=float(lam), seed=seed, quick=quick,
+        signs={nm: 1 for nm, s in zip(names, c) if s > 0},
+        mean=mean, roc_counts=rc, prbep_counts=pc,
+        max_duality_gap=float(max(max(r.gap_sc, r.gap_svm) for r in rows)),
+        elapsed_s=time.perf_counter() - t0,
+        paper=(PaperItem(item="Sec. 6.1: mean PRBEP, SC-SVM vs SVM", paper="0.808 vs 0.757",
+                         ours=f"{mean.prbep_sc:.3f} vs {mean.prbep_svm:.3f}", data=data),
+               PaperItem(item="Sec. 6.1: mean ROC score, SC-SVM vs SVM",
+                         paper="0.863 vs 0.810",
+                         ours=f"{mean.roc_sc:.3f} vs {mean.roc_svm:.3f}", data=data),
+               PaperItem(item="Sec. 6.1: trials with ROC improved / decreased",
+                         paper="89.3 % / 8.0 %",
+                         ours=f"{100 * rc.improved / trials:.1f} % / "
+                              f"{100 * rc.deteriorated / trials:.1f} %",
+                         data=data)))
     notes = [f"{trials} trials, {n_train} training examples each, lam = {lam:g}; "
              f"{int((c > 0).sum())} features constrained >= 0 by domain knowledge",
-             f"ROC AUC improved in {rc['improved']} trials, decreased in "
-             f"{rc['deteriorated']}, tied in {rc['tied']} (paper, E. coli: 8,932 / 796 of "
+             f"ROC AUC improved in {rc.improved} trials, decreased in "
+             f"{rc.deteriorated}, tied in {rc.tied} (paper, E. coli: 8,932 / 796 of "
              "10,000)",
-             f"PRBEP improved in {pc['improved']} trials, decreased in {pc['deteriorated']}, "
-             f"tied in {pc['tied']} (paper: 7,349 / 1,069)"]
+             f"PRBEP improved in {pc.improved} trials, decreased in {pc.deteriorated}, "
+             f"tied in {pc.tied} (paper: 7,349 / 1,069)"]
     return ExperimentResult(
         name="sign-small-sample",
         title=(f"Sec. 6.1 protocol ({_PAPER}): SC-SVM vs SVM on {n_train} random "
                "breast-cancer examples"),
-        rows=rows, summary=summary, columns=columns, table_rows=table_rows,
-        notes=notes)
+        rows=rows, summary=summary, table_rows=table_rows, notes=notes)

@@ -6,9 +6,11 @@ generated problem.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 import time
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -18,12 +20,171 @@ from ...sopopo import sopopo_batch
 from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import progress_bar
-from ..bench.sopopo import _fmt_time
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, fmt_time, register
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _loglog_slope, _PAPER,
                       CLARABEL_TASKS)
 
-__all__ = ["fig7_data", "sopopo_fig7"]
+__all__ = ["fig7_data", "sopopo_fig7", "Fig7Row", "Fig7K100", "Fig7Summary"]
+
+
+@dataclass(frozen=True)
+class Fig7Row:
+    """One row of :func:`sopopo_fig7`: batch learning at one k.
+
+    Attributes
+    ----------
+    k, m : int
+        Labels and examples (m = m_per_k k).
+    C : float
+        1/m.
+    sopopo_s : float
+        SOPOPO's seconds to a duality gap <= atol (median of the repeats).
+    sopopo_passes : int
+        Its passes over the examples.
+    sopopo_primal, sopopo_dual, sopopo_gap : float
+        Its final primal P, dual D and gap P - D.
+    sopopo_status : str
+    clarabel_s, clarabel_solver_s : float or None
+        Clarabel's wall seconds and its own solve time (None: stopped or
+        skipped).
+    clarabel_nit : int or None
+        Interior-point iterations.
+    clarabel_primal, clarabel_dual, clarabel_gap : float or None
+        Clarabel's primal, dual (the optimum) and their difference.
+    clarabel_status : str
+        ``"ok"``, ``"stopped at budget"`` or ``"skipped (...)"``.
+    ratio : float or None
+        clarabel_s / sopopo_s.
+    ratio_lower_bound : float or None
+        budget / sopopo_s when Clarabel was stopped or skipped.
+    sopopo_primal_minus_opt : float or None
+        SOPOPO's primal minus Clarabel's optimum.
+    optimum_check : bool or None
+        Both reached the optimum (see :func:`sopopo_fig7`); None without a
+        Clarabel solution.
+    """
+
+    k: int = column("k", str)
+    m: int = column("m", str)
+    C: float = column()
+    sopopo_s: float = column("sopopo", fmt_time)
+    sopopo_passes: int = column("passes", str)
+    sopopo_primal: float = column()
+    sopopo_dual: float = column()
+    sopopo_gap: float = column("sop.gap", fmt_spec(".2e"))
+    sopopo_status: str = column()
+    clarabel_s: float | None = column("clarabel", fmt_time, default=None)
+    clarabel_solver_s: float | None = column(default=None)
+    clarabel_nit: int | None = column("nit", str, default=None)
+    clarabel_primal: float | None = column(default=None)
+    clarabel_dual: float | None = column(default=None)
+    clarabel_gap: float | None = column("cl.gap", fmt_spec(".1e"), default=None)
+    clarabel_status: str | None = column("clarabel status", str, order=1, default=None)
+    ratio: float | None = column("cl/sop", fmt_spec(".0f"), default=None)
+    ratio_lower_bound: float | None = column("cl/sop>=", fmt_spec(".0f"), default=None)
+    sopopo_primal_minus_opt: float | None = column("P_sop-opt", fmt_spec(".2e"),
+                                                   default=None)
+    optimum_check: bool | None = column("opt.ok", default=None)
+
+
+@dataclass(frozen=True)
+class Fig7K100:
+    """Fig. 7 at k = 100, the paper's largest k.
+
+    Attributes
+    ----------
+    m : int
+    sopopo_s : float
+        SOPOPO's seconds.
+    passes : int
+    clarabel_s : float or None
+        Clarabel's seconds (None: stopped or skipped).
+    clarabel_status : str
+    ratio, ratio_lower_bound : float or None
+        As in :class:`Fig7Row`.
+    """
+
+    m: int
+    sopopo_s: float
+    passes: int
+    clarabel_s: float | None
+    clarabel_status: str
+    ratio: float | None
+    ratio_lower_bound: float | None
+
+
+@dataclass(frozen=True)
+class Fig7Summary:
+    """The key figures of :func:`sopopo_fig7`; the dicts are keyed by k as a
+    str.
+
+    Attributes
+    ----------
+    experiment, source : str
+    ks : tuple of int
+    m_per_k, n : int
+    C : str
+        ``"1/m"``.
+    criterion : str
+        SOPOPO's stopping rule.
+    budget_s : float or None
+        Clarabel's budget per solve, seconds.
+    clarabel_formulation : str
+    seed : int
+    quick : bool
+    sopopo_s : dict of str to float
+        Seconds to the gap.
+    sopopo_passes : dict of str to int
+    clarabel_s, ratio, ratio_lower_bound : dict of str to float
+        Where measured (seconds; dimensionless ratios).
+    clarabel_status : dict of str to str
+    optimum_check : dict of str to bool
+    all_sopopo_converged : bool
+    all_optimum_checks_pass : bool or None
+    clarabel_slope_vs_k : float or None
+        Log-log slope of Clarabel's time against k.
+    clarabel_extrapolated_s : dict of str to float
+        Clarabel's time extrapolated along that slope where not measured,
+        seconds.
+    k100 : Fig7K100 or None
+        The values at k = 100 (left out of the record when k = 100 was not
+        run, as the three targets).
+    target_sopopo_under_0_5s_at_k100 : bool or None
+        Written as ``target_sopopo_under_0.5s_at_k100``.
+    target_ratio_ge_50_at_k100, target_ratio_is_lower_bound : bool or None
+    elapsed_s : float
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    source: str
+    ks: tuple
+    m_per_k: int
+    n: int
+    C: str
+    criterion: str
+    budget_s: float | None
+    clarabel_formulation: str
+    seed: int
+    quick: bool
+    sopopo_s: dict
+    sopopo_passes: dict
+    clarabel_s: dict
+    ratio: dict
+    ratio_lower_bound: dict
+    clarabel_status: dict
+    optimum_check: dict
+    all_sopopo_converged: bool
+    all_optimum_checks_pass: bool | None
+    clarabel_slope_vs_k: float | None
+    clarabel_extrapolated_s: dict
+    k100: Fig7K100 | None = column(omit_none=True)
+    target_sopopo_under_0_5s_at_k100: bool | None = column(
+        key="target_sopopo_under_0.5s_at_k100", omit_none=True)
+    target_ratio_ge_50_at_k100: bool | None = column(omit_none=True)
+    target_ratio_is_lower_bound: bool | None = column(omit_none=True)
+    elapsed_s: float = column()
+    paper: tuple = column(default=())
 
 
 def fig7_data(rng: np.random.Generator, k: int, m: int, n: int = 100):
@@ -146,19 +307,12 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
     Returns
     -------
     ExperimentResult
-        ``rows``: one per k with ``k``, ``m``, ``C``; ``sopopo_s`` (seconds
-        to gap <= atol), ``sopopo_passes``, ``sopopo_primal``,
-        ``sopopo_dual``, ``sopopo_gap``, ``sopopo_status``; ``clarabel_s``
-        (wall seconds, None if stopped or skipped), ``clarabel_solver_s``
-        (its own solve time), ``clarabel_nit``, ``clarabel_primal``,
-        ``clarabel_dual`` (the optimum), ``clarabel_gap`` (its primal -
-        dual), ``clarabel_status``; ``ratio`` (clarabel_s / sopopo_s),
-        ``ratio_lower_bound`` (budget / sopopo_s when Clarabel was stopped
-        or skipped), ``sopopo_primal_minus_opt`` and ``optimum_check``
-        (bool, see above; None without a Clarabel solution).
-        ``summary``: times and ratios per k, the values at k = 100, the
-        targets (SOPOPO under 0.5 s and >= 50x faster than Clarabel at k =
-        100) and the settings.
+        ``rows``: one :class:`Fig7Row` per k: SOPOPO's and Clarabel's
+        times, objectives and status, their ratio (or its lower bound when
+        Clarabel was stopped or skipped) and ``optimum_check`` (see above).
+        ``summary``: a :class:`Fig7Summary`, times and ratios per k, the
+        values at k = 100, the targets (SOPOPO under 0.5 s and >= 50x
+        faster than Clarabel at k = 100) and the settings.
 
     Raises
     ------
@@ -177,7 +331,7 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
     Examples
     --------
     >>> res = sopopo_fig7(ks=(4,), m_per_k=5, n=5, repeats=1)
-    >>> res.rows[0]["optimum_check"], res.rows[0]["sopopo_gap"] <= 0.01
+    >>> res.rows[0].optimum_check, res.rows[0].sopopo_gap <= 0.01
     (True, True)
     """
     defaults = _FIG7_QUICK if quick else _FIG7_FULL
@@ -203,29 +357,13 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
     elapsed = time.perf_counter() - t_start
     summary = _fig7_summary(rows, ks, m_per_k, n, float(atol), budget_s,
                             clarabel_formulation, seed, quick, elapsed)
-    columns = [
-        ("k", "k", str),
-        ("m", "m", str),
-        ("sopopo_s", "sopopo", _fmt_time),
-        ("sopopo_passes", "passes", str),
-        ("sopopo_gap", "sop.gap", lambda v: f"{v:.2e}"),
-        ("clarabel_s", "clarabel", _fmt_time),
-        ("clarabel_nit", "nit", str),
-        ("clarabel_gap", "cl.gap", lambda v: f"{v:.1e}"),
-        ("ratio", "cl/sop", lambda v: f"{v:.0f}"),
-        ("ratio_lower_bound", "cl/sop>=", lambda v: f"{v:.0f}"),
-        ("sopopo_primal_minus_opt", "P_sop-opt", lambda v: f"{v:.2e}"),
-        ("optimum_check", "opt.ok", None),
-        ("clarabel_status", "clarabel status", str),
-    ]
-    summary["paper"] = _fig7_paper_rows(summary)
+    summary = dataclasses.replace(summary, paper=_fig7_paper_rows(summary))
     return ExperimentResult(
         name="sopopo-fig7",
         title=(f"Fig. 7 ({_PAPER}, Sec. 5): batch learning, time to duality gap <= {atol:g}; "
                f"m = {m_per_k} k, n = {n}, C = 1/m; SOPOPO (Fig. 5) vs Clarabel on Eq. 38; "
                "single-threaded"),
-        rows=rows, summary=summary, columns=columns,
-        notes=_fig7_notes(summary))
+        rows=rows, summary=summary, notes=_fig7_notes(summary))
 
 
 def _fig7_rows(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, bar):
@@ -293,7 +431,7 @@ def _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng, 
                                           and res.gap <= atol),
                 })
         bar.update(1)
-        rows.append(row)
+        rows.append(Fig7Row(**row))
     return rows
 
 
@@ -302,101 +440,105 @@ def _clarabel_growth(rows, ks) -> tuple[float | None, dict]:
     at each of ``ks`` extrapolated from the last measured point along that
     slope (empty unless at least two points were measured and the slope is
     positive)."""
-    done = [r for r in rows if r["clarabel_s"] is not None]
-    slope = _loglog_slope([r["k"] for r in done], [r["clarabel_s"] for r in done])
+    done = [r for r in rows if r.clarabel_s is not None]
+    slope = _loglog_slope([r.k for r in done], [r.clarabel_s for r in done])
     if slope is None or slope <= 0:
         return slope, {}
-    return slope, {str(k): done[-1]["clarabel_s"] * (k / done[-1]["k"]) ** slope for k in ks}
+    return slope, {str(k): done[-1].clarabel_s * (k / done[-1].k) ** slope for k in ks}
 
 
-def _fig7_summary(rows, ks, m_per_k, n, atol, budget_s, formulation, seed, quick, elapsed):
-    by_k = {r["k"]: r for r in rows}
-    out = {"experiment": "sopopo-fig7", "source": f"{_PAPER}, Sec. 5, Fig. 7, Eq. 38",
-           "ks": ks, "m_per_k": m_per_k, "n": n, "C": "1/m",
-           "criterion": f"absolute duality gap P - D <= {atol:g}",
-           "budget_s": budget_s if math.isfinite(budget_s) else None,
-           "clarabel_formulation": formulation, "seed": seed, "quick": quick,
-           "sopopo_s": {str(r["k"]): r["sopopo_s"] for r in rows},
-           "sopopo_passes": {str(r["k"]): r["sopopo_passes"] for r in rows},
-           "clarabel_s": {str(r["k"]): r["clarabel_s"] for r in rows
-                          if r["clarabel_s"] is not None},
-           "ratio": {str(r["k"]): r["ratio"] for r in rows if r["ratio"] is not None},
-           "ratio_lower_bound": {str(r["k"]): r["ratio_lower_bound"] for r in rows
-                                 if r["ratio_lower_bound"] is not None},
-           "clarabel_status": {str(r["k"]): r["clarabel_status"] for r in rows},
-           "optimum_check": {str(r["k"]): r["optimum_check"] for r in rows
-                             if r["optimum_check"] is not None},
-           "all_sopopo_converged": all(r["sopopo_gap"] <= atol for r in rows)}
-    checks = [r["optimum_check"] for r in rows if r["optimum_check"] is not None]
-    out["all_optimum_checks_pass"] = all(checks) if checks else None
-    out["clarabel_slope_vs_k"], out["clarabel_extrapolated_s"] = _clarabel_growth(
-        rows, [r["k"] for r in rows if r["clarabel_s"] is None])
+def _fig7_summary(rows, ks, m_per_k, n, atol, budget_s, formulation, seed, quick,
+                  elapsed) -> Fig7Summary:
+    by_k = {r.k: r for r in rows}
+    checks = [r.optimum_check for r in rows if r.optimum_check is not None]
+    slope, extrapolated = _clarabel_growth(rows, [r.k for r in rows if r.clarabel_s is None])
     r = by_k.get(100)
+    k100 = targets = None
     if r is not None:
-        ratio = r["ratio"] if r["ratio"] is not None else r["ratio_lower_bound"]
-        out["k100"] = {"m": r["m"], "sopopo_s": r["sopopo_s"], "passes": r["sopopo_passes"],
-                       "clarabel_s": r["clarabel_s"], "clarabel_status": r["clarabel_status"],
-                       "ratio": r["ratio"], "ratio_lower_bound": r["ratio_lower_bound"]}
-        out["target_sopopo_under_0.5s_at_k100"] = bool(r["sopopo_s"] < 0.5)
-        out["target_ratio_ge_50_at_k100"] = bool(ratio >= 50)
-        out["target_ratio_is_lower_bound"] = r["ratio"] is None
-    out["elapsed_s"] = elapsed
-    return out
+        ratio = r.ratio if r.ratio is not None else r.ratio_lower_bound
+        k100 = Fig7K100(m=r.m, sopopo_s=r.sopopo_s, passes=r.sopopo_passes,
+                        clarabel_s=r.clarabel_s, clarabel_status=r.clarabel_status,
+                        ratio=r.ratio, ratio_lower_bound=r.ratio_lower_bound)
+        targets = (bool(r.sopopo_s < 0.5), bool(ratio >= 50), r.ratio is None)
+    return Fig7Summary(
+        experiment="sopopo-fig7", source=f"{_PAPER}, Sec. 5, Fig. 7, Eq. 38",
+        ks=tuple(ks), m_per_k=m_per_k, n=n, C="1/m",
+        criterion=f"absolute duality gap P - D <= {atol:g}",
+        budget_s=budget_s if math.isfinite(budget_s) else None,
+        clarabel_formulation=formulation, seed=seed, quick=quick,
+        sopopo_s={str(r.k): r.sopopo_s for r in rows},
+        sopopo_passes={str(r.k): r.sopopo_passes for r in rows},
+        clarabel_s={str(r.k): r.clarabel_s for r in rows if r.clarabel_s is not None},
+        ratio={str(r.k): r.ratio for r in rows if r.ratio is not None},
+        ratio_lower_bound={str(r.k): r.ratio_lower_bound for r in rows
+                           if r.ratio_lower_bound is not None},
+        clarabel_status={str(r.k): r.clarabel_status for r in rows},
+        optimum_check={str(r.k): r.optimum_check for r in rows
+                       if r.optimum_check is not None},
+        all_sopopo_converged=all(r.sopopo_gap <= atol for r in rows),
+        all_optimum_checks_pass=all(checks) if checks else None,
+        clarabel_slope_vs_k=slope, clarabel_extrapolated_s=extrapolated,
+        k100=k100,
+        target_sopopo_under_0_5s_at_k100=targets and targets[0],
+        target_ratio_ge_50_at_k100=targets and targets[1],
+        target_ratio_is_lower_bound=targets and targets[2],
+        elapsed_s=elapsed)
 
 
-def _fig7_notes(s) -> list[str]:
-    lines = [f"criterion: {s['criterion']}; C = 1/m; elapsed {s['elapsed_s']:.1f} s"]
-    measured = ", ".join(f"k={k}: {v:.0f}x" for k, v in s["ratio"].items())
-    lower = ", ".join(f"k={k}: >= {v:.0f}x" for k, v in s["ratio_lower_bound"].items())
+def _fig7_notes(s: Fig7Summary) -> list[str]:
+    lines = [f"criterion: {s.criterion}; C = 1/m; elapsed {s.elapsed_s:.1f} s"]
+    measured = ", ".join(f"k={k}: {v:.0f}x" for k, v in s.ratio.items())
+    lower = ", ".join(f"k={k}: >= {v:.0f}x" for k, v in s.ratio_lower_bound.items())
     lines.append(f"Clarabel/SOPOPO measured: {measured or '-'}; lower bounds (budget / "
                  f"SOPOPO's time): {lower or '-'}")
-    if any(v.startswith("skipped") for v in s["clarabel_status"].values()):
+    if any(v.startswith("skipped") for v in s.clarabel_status.values()):
         lines.append("  (for skipped k the bound assumes Clarabel's time does not decrease "
                      "with k; Eq. 38 has m k = 10 k^2 dual variables)")
-    if s["all_optimum_checks_pass"] is not None:
+    if s.all_optimum_checks_pass is not None:
         lines.append("optimum check (SOPOPO's dual <= Clarabel's optimum + acc, primal >= "
                      f"optimum - acc, gap <= atol): "
-                     f"{'pass' if s['all_optimum_checks_pass'] else 'FAILED'} at k = "
-                     f"{', '.join(s['optimum_check'])}")
-    if s["clarabel_extrapolated_s"]:
-        lines.append(f"Clarabel's time grows as k^{s['clarabel_slope_vs_k']:.1f} over the "
+                     f"{'pass' if s.all_optimum_checks_pass else 'FAILED'} at k = "
+                     f"{', '.join(s.optimum_check)}")
+    if s.clarabel_extrapolated_s:
+        lines.append(f"Clarabel's time grows as k^{s.clarabel_slope_vs_k:.1f} over the "
                      "measured k; extrapolated (not measured): "
                      + ", ".join(f"k={k}: {v:,.0f} s" for k, v in
-                                 s["clarabel_extrapolated_s"].items()))
-    if "k100" in s:
-        d = s["k100"]
-        ratio = d["ratio"] if d["ratio"] is not None else d["ratio_lower_bound"]
-        kind = ("measured" if d["ratio"] is not None else
-                "lower bound: Clarabel " + d["clarabel_status"])
-        lines.append(f"k = 100 (m = {d['m']}): SOPOPO {d['sopopo_s']:.3f} s "
-                     f"({d['passes']} passes); Clarabel takes "
-                     f"{'>= ' if d['ratio'] is None else ''}{ratio:.0f}x that ({kind})")
+                                 s.clarabel_extrapolated_s.items()))
+    if s.k100 is not None:
+        d = s.k100
+        ratio = d.ratio if d.ratio is not None else d.ratio_lower_bound
+        kind = ("measured" if d.ratio is not None else
+                "lower bound: Clarabel " + d.clarabel_status)
+        lines.append(f"k = 100 (m = {d.m}): SOPOPO {d.sopopo_s:.3f} s "
+                     f"({d.passes} passes); Clarabel takes "
+                     f"{'>= ' if d.ratio is None else ''}{ratio:.0f}x that ({kind})")
     return lines
 
 
-def _fig7_paper_rows(s) -> list[dict]:
+def _fig7_paper_rows(s: Fig7Summary) -> tuple[PaperItem, ...]:
     """The README's paper-vs-polyrank rows of Fig. 7: SOPOPO's time at the
     largest k and the interior point's time over SOPOPO's."""
-    data = f"synthetic as in Sec. 5, m = {s['m_per_k']} k, n = {s['n']}, C = 1/m"
+    data = f"synthetic as in Sec. 5, m = {s.m_per_k} k, n = {s.n}, C = 1/m"
     rows = []
-    kmax = max(s["ks"])
-    t = s["sopopo_s"].get(str(kmax))
+    kmax = max(s.ks)
+    t = s.sopopo_s.get(str(kmax))
     if t is not None:
-        rows.append({"item": f"Fig. 7: SOPOPO's wrapper (Fig. 5) at k = {kmax}, seconds to a "
-                             "duality gap of 0.01",
-                     "paper": "does not exceed 4 (Matlab)" if kmax == 100 else "-",
-                     "ours": f"{t:.3g} ({s['sopopo_passes'][str(kmax)]} passes)",
-                     "data": data})
-    measured = [f"{v:.0f}x (k = {k})" for k, v in s["ratio"].items()]
-    extra = s.get("clarabel_extrapolated_s") or {}
-    bounds = [f"~{extra[k] / s['sopopo_s'][k]:,.0f}x (k = {k}, extrapolated)" if k in extra
+        rows.append(PaperItem(item=f"Fig. 7: SOPOPO's wrapper (Fig. 5) at k = {kmax}, seconds "
+                                   "to a duality gap of 0.01",
+                              paper="does not exceed 4 (Matlab)" if kmax == 100 else "-",
+                              ours=f"{t:.3g} ({s.sopopo_passes[str(kmax)]} passes)",
+                              data=data))
+    measured = [f"{v:.0f}x (k = {k})" for k, v in s.ratio.items()]
+    extra = s.clarabel_extrapolated_s or {}
+    bounds = [f"~{extra[k] / s.sopopo_s[k]:,.0f}x (k = {k}, extrapolated)" if k in extra
               else f">= {v:.0f}x (k = {k}, "
-              + (f"stopped at {s['budget_s']:g} s)"
-                 if s["clarabel_status"][k] == "stopped at budget" else "not run)")
-              for k, v in s["ratio_lower_bound"].items()]
+              + (f"stopped at {s.budget_s:g} s)"
+                 if s.clarabel_status[k] == "stopped at budget" else "not run)")
+              for k, v in s.ratio_lower_bound.items()]
     if measured or bounds:
-        rows.append({"item": "Fig. 7: interior point on Eq. 38 over SOPOPO, time to the optimum",
-                     "paper": "SOPOPO faster, more so as k grows (LOQO)",
-                     "ours": "Clarabel " + ", ".join(measured + bounds),
-                     "data": data})
-    return rows
+        rows.append(PaperItem(item="Fig. 7: interior point on Eq. 38 over SOPOPO, time to the "
+                                   "optimum",
+                              paper="SOPOPO faster, more so as k grows (LOQO)",
+                              ours="Clarabel " + ", ".join(measured + bounds),
+                              data=data))
+    return tuple(rows)

@@ -5,7 +5,9 @@ single update and the primal-dual gap against the number of updates (the
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -14,11 +16,120 @@ from ..._csr import row_arrays
 from ...sopopo import _kernels, build_pieces
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register, table_columns
 from ._common import _PAPER
 from .fig7 import fig7_data
 
-__all__ = ["sopopo_fig8"]
+__all__ = ["sopopo_fig8", "Fig8Row", "Fig8TableRow", "Fig8Summary"]
+
+
+@dataclass(frozen=True)
+class Fig8Row:
+    """One row of :func:`sopopo_fig8`: the state after one update (one soft
+    projection of one example).
+
+    Attributes
+    ----------
+    iteration : int
+        Updates so far, t (0: the start).
+    pass_ : int
+        The pass, 1-based; 0 at t = 0 (written as ``pass``).
+    example : int or None
+        0-based index of the updated example (None at t = 0).
+    dual_increase : float or None
+        The increase of the dual D by this update (Sec. 4.3; None at t = 0).
+    dual : float
+        D_0 plus the increases so far.
+    primal, gap : float or None
+        The primal P (Eq. 24) and P - D, where evaluated.
+    """
+
+    iteration: int = column("iteration", str)
+    pass_: int = column("pass", str, key="pass")
+    example: int | None = column()
+    dual_increase: float | None = column("dual increase", fmt_spec(".3e"))
+    dual: float = column("dual D", fmt_spec(".6f"), order=1)
+    primal: float | None = column("primal P", fmt_spec(".6f"), order=1)
+    gap: float | None = column("gap P-D", fmt_spec(".3e"), order=1)
+
+
+@dataclass(frozen=True)
+class Fig8TableRow(Fig8Row):
+    """A printed row of :func:`sopopo_fig8`: a :class:`Fig8Row` with the
+    median dual increase over the ``window`` updates up to it.
+
+    Attributes
+    ----------
+    window_median_increase : float or None
+        That median (None for t < window).
+    """
+
+    window_median_increase: float | None = column("median of last window",
+                                                  fmt_spec(".3e"), default=None)
+
+
+@dataclass(frozen=True)
+class Fig8Summary:
+    """The key figures of :func:`sopopo_fig8` (see its Returns).
+
+    Attributes
+    ----------
+    experiment, source : str
+    k, m, n : int
+    C : float
+    passes, iterations, gap_every, window : int
+    drop_factor : float
+    seed : int
+    quick : bool
+    first_pass_median_increase : float
+    median_increase_per_pass : tuple of float
+    transition_iteration : int or None
+    transition_over_m : float or None
+        transition_iteration / m.
+    drop_iteration : dict of str to int or None
+        Keyed by the factor (``"10"``, ``"100"``).
+    gap_at_iteration : dict of str to float
+        P - D keyed by the iteration.
+    initial_gap, final_gap, final_primal, final_dual : float
+    last_pass_median_increase_over_final_gap : float
+    min_dual_increase : float
+    n_zero_increases : int
+    dual_drift : float
+        max |D_0 + sum of increases - D| at the evaluations.
+    elapsed_s : float
+        Seconds.
+    paper : tuple of PaperItem
+    """
+
+    experiment: str
+    source: str
+    k: int
+    m: int
+    n: int
+    C: float
+    passes: int
+    iterations: int
+    gap_every: int
+    window: int
+    drop_factor: float
+    seed: int
+    quick: bool
+    first_pass_median_increase: float
+    median_increase_per_pass: tuple
+    transition_iteration: int | None
+    transition_over_m: float | None
+    drop_iteration: dict
+    gap_at_iteration: dict
+    initial_gap: float
+    final_gap: float
+    final_primal: float
+    final_dual: float
+    last_pass_median_increase_over_final_gap: float
+    min_dual_increase: float
+    n_zero_increases: int
+    dual_drift: float
+    elapsed_s: float
+    paper: tuple = ()
 
 
 _FIG8_FULL = {"k": 100, "m": 1000, "passes": 5}
@@ -105,7 +216,7 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
     Examples
     --------
     >>> res = sopopo_fig8(k=4, m=10, n=3, passes=2)
-    >>> len(res.rows), min(r["dual_increase"] for r in res.rows[1:]) >= 0
+    >>> len(res.rows), min(r.dual_increase for r in res.rows[1:]) >= 0
     (21, True)
     """
     defaults = _FIG8_QUICK if quick else _FIG8_FULL
@@ -133,22 +244,15 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
     summary, table_rows = _fig8_summary(rows, display, drift, k, m, n, float(C), passes,
                                         gap_every, window, float(drop_factor), seed,
                                         quick, elapsed)
-    t_m = summary["transition_over_m"]
-    summary["paper"] = [{
-        "item": f"Fig. 8: the dual increase per update collapses (a {drop_factor:g}x drop of its "
-                "median) after",
-        "paper": "about m updates (one pass)",
-        "ours": "no drop" if t_m is None else f"{t_m:.3f} m",
-        "data": f"synthetic as in Sec. 5, k = {k}, m = {m}, n = {n}"}]
-    columns = [
-        ("iteration", "iteration", str),
-        ("pass", "pass", str),
-        ("dual_increase", "dual increase", lambda v: f"{v:.3e}"),
-        ("window_median_increase", f"median of last {window}", lambda v: f"{v:.3e}"),
-        ("dual", "dual D", lambda v: f"{v:.6f}"),
-        ("primal", "primal P", lambda v: f"{v:.6f}"),
-        ("gap", "gap P-D", lambda v: f"{v:.3e}"),
-    ]
+    t_m = summary.transition_over_m
+    summary = dataclasses.replace(summary, paper=(PaperItem(
+        item=f"Fig. 8: the dual increase per update collapses (a {drop_factor:g}x drop of its "
+             "median) after",
+        paper="about m updates (one pass)",
+        ours="no drop" if t_m is None else f"{t_m:.3f} m",
+        data=f"synthetic as in Sec. 5, k = {k}, m = {m}, n = {n}"),))
+    columns = table_columns(Fig8TableRow,
+                            headers={"window_median_increase": f"median of last {window}"})
     return ExperimentResult(
         name="sopopo-fig8",
         title=(f"Fig. 8 ({_PAPER}, Sec. 5): SOPOPO batch (Fig. 5), k = {k}, m = {m}, "
@@ -189,8 +293,8 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
         return _kernels.objectives(F, Y, *args, float(np.sum(W * W)))
 
     primal, dual = evaluate()
-    rows = [{"iteration": 0, "pass": 0, "example": None, "dual_increase": None,
-             "dual": float(dual), "primal": float(primal), "gap": float(primal - dual)}]
+    rows = [Fig8Row(iteration=0, pass_=0, example=None, dual_increase=None,
+                    dual=float(dual), primal=float(primal), gap=float(primal - dual))]
     dual_run = float(dual)
     drift = 0.0
     order_rng = np.random.default_rng(seed)      # the order of sopopo_batch(random_state=seed, shrinking=False)
@@ -201,15 +305,14 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
             inc, _, _ = _kernels.pass_linear(*xrows, sqnorm, Y, W, perm[j:j + 1], *args)
             t += 1
             dual_run += inc
-            row = {"iteration": t, "pass": p, "example": int(pieces.example[perm[j]]),
-                   "dual_increase": float(inc), "dual": dual_run, "primal": None,
-                   "gap": None}
+            primal = gap = None
             if t % gap_every == 0 or j == P - 1 or t in show:
                 primal, dual = evaluate()
-                row["primal"] = float(primal)
-                row["gap"] = float(primal - dual)
+                primal, gap = float(primal), float(primal - dual)
                 drift = max(drift, abs(dual_run - dual))
-            rows.append(row)
+            rows.append(Fig8Row(iteration=t, pass_=p, example=int(pieces.example[perm[j]]),
+                                dual_increase=float(inc), dual=dual_run, primal=primal,
+                                gap=gap))
             if t % 100 == 0 or t == total:
                 bar.update(t - bar.n)
         bar.set_postfix_str(f"pass {p}")
@@ -218,7 +321,7 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
 
 def _fig8_summary(rows, display, drift, k, m, n, C, passes, gap_every, window,
                   drop_factor, seed, quick, elapsed):
-    inc = np.array([r["dual_increase"] for r in rows[1:]])
+    inc = np.array([r.dual_increase for r in rows[1:]])
     total = inc.size
     per_pass = [float(np.median(inc[j * m:(j + 1) * m])) for j in range(passes)]
     first = per_pass[0]
@@ -230,55 +333,54 @@ def _fig8_summary(rows, display, drift, k, m, n, C, passes, gap_every, window,
             below = np.flatnonzero(med < first / factor)
             drops[f"{factor:g}"] = int(below[0] + 1 + window // 2) if below.size else None
     transition = drops.get(f"{drop_factor:g}")
-    gaps = {r["iteration"]: r["gap"] for r in rows if r["gap"] is not None}
+    gaps = {r.iteration: r.gap for r in rows if r.gap is not None}
     gap_at = {str(t): gaps[t] for t in (m, 2 * m, 5 * m) if t in gaps}
     gap_at[str(total)] = gaps[total]
     table_rows = []
     for t in display:
-        r = dict(rows[t])
-        if t >= window:
-            r["window_median_increase"] = float(np.median(inc[t - window:t]))
-        table_rows.append(r)
+        median = float(np.median(inc[t - window:t])) if t >= window else None
+        table_rows.append(Fig8TableRow(**dataclasses.asdict(rows[t]),
+                                       window_median_increase=median))
     final_gap = gaps[total]
-    summary = {
-        "experiment": "sopopo-fig8", "source": f"{_PAPER}, Sec. 5, Fig. 8",
-        "k": k, "m": m, "n": n, "C": C, "passes": passes, "iterations": total,
-        "gap_every": gap_every, "window": window, "drop_factor": drop_factor,
-        "seed": seed, "quick": quick,
-        "first_pass_median_increase": first,
-        "median_increase_per_pass": per_pass,
-        "transition_iteration": transition,
-        "transition_over_m": None if transition is None else transition / m,
-        "drop_iteration": drops,
-        "gap_at_iteration": gap_at,
-        "initial_gap": rows[0]["gap"], "final_gap": final_gap,
-        "final_primal": rows[-1]["primal"], "final_dual": rows[-1]["dual"],
-        "last_pass_median_increase_over_final_gap": per_pass[-1] / final_gap,
-        "min_dual_increase": float(inc.min()),
-        "n_zero_increases": int(np.sum(inc == 0.0)),
-        "dual_drift": float(drift),
-        "elapsed_s": elapsed,
-    }
+    summary = Fig8Summary(
+        experiment="sopopo-fig8", source=f"{_PAPER}, Sec. 5, Fig. 8",
+        k=k, m=m, n=n, C=C, passes=passes, iterations=total,
+        gap_every=gap_every, window=window, drop_factor=drop_factor,
+        seed=seed, quick=quick,
+        first_pass_median_increase=first,
+        median_increase_per_pass=tuple(per_pass),
+        transition_iteration=transition,
+        transition_over_m=None if transition is None else transition / m,
+        drop_iteration=drops,
+        gap_at_iteration=gap_at,
+        initial_gap=rows[0].gap, final_gap=final_gap,
+        final_primal=rows[-1].primal, final_dual=rows[-1].dual,
+        last_pass_median_increase_over_final_gap=per_pass[-1] / final_gap,
+        min_dual_increase=float(inc.min()),
+        n_zero_increases=int(np.sum(inc == 0.0)),
+        dual_drift=float(drift),
+        elapsed_s=elapsed,
+    )
     return summary, table_rows
 
 
-def _fig8_notes(s) -> list[str]:
+def _fig8_notes(s: Fig8Summary) -> list[str]:
     lines = ["median dual increase per pass: "
-             + ", ".join(f"{v:.2e}" for v in s["median_increase_per_pass"])]
-    if s["transition_iteration"] is not None:
-        lines.append(f"phase transition: the median increase (window {s['window']}) first "
-                     f"falls {s['drop_factor']:g}x below its first-pass median at iteration "
-                     f"{s['transition_iteration']} = {s['transition_over_m']:.3f} m "
-                     f"(paper: after about m = {s['m']} iterations); a 10x drop at "
-                     f"iteration {s['drop_iteration'].get('10')}")
+             + ", ".join(f"{v:.2e}" for v in s.median_increase_per_pass)]
+    if s.transition_iteration is not None:
+        lines.append(f"phase transition: the median increase (window {s.window}) first "
+                     f"falls {s.drop_factor:g}x below its first-pass median at iteration "
+                     f"{s.transition_iteration} = {s.transition_over_m:.3f} m "
+                     f"(paper: after about m = {s.m} iterations); a 10x drop at "
+                     f"iteration {s.drop_iteration.get('10')}")
     else:
-        lines.append(f"no {s['drop_factor']:g}x drop of the dual increase within "
-                     f"{s['iterations']} iterations")
+        lines.append(f"no {s.drop_factor:g}x drop of the dual increase within "
+                     f"{s.iterations} iterations")
     lines.append("duality gap at iteration " + ", ".join(
-        f"{t}: {v:.3e}" for t, v in s["gap_at_iteration"].items())
-        + f" (start {s['initial_gap']:.3g})")
+        f"{t}: {v:.3e}" for t, v in s.gap_at_iteration.items())
+        + f" (start {s.initial_gap:.3g})")
     lines.append(f"last pass: median increase / gap = "
-                 f"{s['last_pass_median_increase_over_final_gap']:.1e}; min increase "
-                 f"{s['min_dual_increase']:.2e}; dual drift {s['dual_drift']:.1e}; "
-                 f"elapsed {s['elapsed_s']:.1f} s")
+                 f"{s.last_pass_median_increase_over_final_gap:.1e}; min increase "
+                 f"{s.min_dual_increase:.2e}; dual drift {s.dual_drift:.1e}; "
+                 f"elapsed {s.elapsed_s:.1f} s")
     return lines
