@@ -34,7 +34,8 @@ from typing import Any, Callable, Sequence
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
-           "figure_builders", "PaperItem", "RunInfo", "column", "table_columns", "as_record",
+           "figure_builders", "PaperItem", "ExperimentInfo", "RunInfo", "BenchInfo",
+           "BenchRunInfo", "RepeatedBench", "column", "table_columns", "as_record",
            "record_keys", "fmt_time", "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
@@ -215,9 +216,9 @@ def table_columns(cls, headers: dict | None = None) -> list[tuple]:
 
 
 @dataclass(frozen=True)
-class RunInfo:
-    """The first fields of many experiments' summaries: which experiment,
-    at which size, from which seed.
+class ExperimentInfo:
+    """The first fields of an experiment's summary: which experiment, at
+    which size.
 
     Attributes
     ----------
@@ -225,13 +226,68 @@ class RunInfo:
         The registered name.
     quick : bool
         Run at the reduced sizes.
-    seed : int
-        Seed of the data and of the solvers' random orders.
     """
 
     experiment: str
     quick: bool
+
+
+@dataclass(frozen=True)
+class RunInfo(ExperimentInfo):
+    """The first fields of many experiments' summaries: those of
+    :class:`ExperimentInfo`, then the seed.
+
+    Attributes
+    ----------
+    seed : int
+        Seed of the data and of the solvers' random orders.
+    """
+
     seed: int
+
+
+@dataclass(frozen=True)
+class BenchInfo:
+    """The first fields of a benchmark's summary: which benchmark, at
+    which size.
+
+    Attributes
+    ----------
+    bench : str
+        The registered name (:data:`BENCHES`).
+    quick : bool
+        Run at the reduced sizes.
+    """
+
+    bench: str
+    quick: bool
+
+
+@dataclass(frozen=True)
+class BenchRunInfo(BenchInfo):
+    """The fields of :class:`BenchInfo`, then the seed.
+
+    Attributes
+    ----------
+    seed : int
+        Seed of the data and of the solvers' random orders.
+    """
+
+    seed: int
+
+
+@dataclass(frozen=True)
+class RepeatedBench(BenchInfo):
+    """The fields of :class:`BenchInfo`, then how often each timing was
+    repeated.
+
+    Attributes
+    ----------
+    repeats : int
+        Timed calls per measurement (their median is reported).
+    """
+
+    repeats: int
 
 
 @dataclass(frozen=True)

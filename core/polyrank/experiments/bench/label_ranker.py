@@ -40,7 +40,8 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
+from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, register_bench,
+                        speed_phrase)
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
            "bench_label_ranker_defaults", "multilabel_sets", "CrammerSingerRow", "YeastPasses",
@@ -103,14 +104,13 @@ class YeastPasses:
 
 
 @dataclass(frozen=True)
-class SopopoVsLiblinearSummary:
+class SopopoVsLiblinearSummary(RepeatedBench):
     """The key figures of :func:`bench_sopopo_vs_liblinear`.
+
+    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     C : float
     ratio_liblinear_over_ours : dict of str to float
         LinearSVC's time over ours per problem (> 1: ours faster).
@@ -118,9 +118,6 @@ class SopopoVsLiblinearSummary:
     rows : tuple of CrammerSingerRow
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     C: float
     ratio_liblinear_over_ours: dict
     yeast: tuple
@@ -153,22 +150,18 @@ class DefaultsRow:
 
 
 @dataclass(frozen=True)
-class DefaultsSummary:
+class DefaultsSummary(RepeatedBench):
     """The key figures of :func:`bench_label_ranker_defaults`.
+
+    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     lower_rank_loss_everywhere : bool
         LabelRanker's test loss is lower on every set.
     rows : tuple of DefaultsRow
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     lower_rank_loss_everywhere: bool
     rows: tuple
 

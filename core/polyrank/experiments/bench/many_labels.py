@@ -34,7 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, column, fmt_spec, register_bench
+from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, register_bench
 
 __all__ = ["many_labels_problem", "bench_sopopo_many_labels", "ManyLabelsRow",
            "ManyLabelsSummary"]
@@ -82,14 +82,13 @@ class ManyLabelsRow:
 
 
 @dataclass(frozen=True)
-class ManyLabelsSummary:
+class ManyLabelsSummary(RepeatedBench):
     """The key figures of :func:`bench_sopopo_many_labels`.
+
+    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     C : float
     passes, k_small, k_large : int
     ratio_k_small, ratio_k_large : float
@@ -109,9 +108,6 @@ class ManyLabelsSummary:
     rows : tuple of ManyLabelsRow
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     C: float
     passes: int
     k_small: int

@@ -19,7 +19,7 @@ from ...kernels import kernel_matrix
 from ...m3l import m3l_smo
 from ...validation import check_int, check_positive
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import _PAPER
 
 __all__ = ["m3l_fig2", "Fig2Row", "Fig2Method", "Fig2Summary"]
@@ -76,13 +76,13 @@ class Fig2Method:
 
 
 @dataclass(frozen=True)
-class Fig2Summary:
+class Fig2Summary(ExperimentInfo):
     """The key figures of :func:`m3l_fig2`.
+
+    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     N, L : int
         Training genes and labels (with both classes).
     C, gamma, tol : float
@@ -93,8 +93,6 @@ class Fig2Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     N: int
     L: int
     C: float

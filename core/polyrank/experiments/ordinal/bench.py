@@ -25,7 +25,7 @@ from ...datasets import load_winequality_red
 from ...ordinal import _warmup, make_instance, OrdinalMarginRanker, solve_ordinal
 from ...ordinal.instances import instance_name
 from .._harness import fmt
-from ..registry import ExperimentResult, column, fmt_spec, register_bench
+from ..registry import BenchInfo, BenchRunInfo, ExperimentResult, column, fmt_spec, register_bench
 from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
@@ -81,14 +81,13 @@ class OrdinalBenchEntry:
 
 
 @dataclass(frozen=True)
-class OrdinalBenchSummary:
+class OrdinalBenchSummary(BenchRunInfo):
     """The key figures of :func:`bench_ordinal`.
+
+    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo`, then:
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    seed : int
     sizes : tuple of int
     budget_s : float
     target_ratio : float
@@ -98,9 +97,6 @@ class OrdinalBenchSummary:
     rows : tuple of OrdinalBenchEntry
     """
 
-    bench: str
-    quick: bool
-    seed: int
     sizes: tuple
     budget_s: float
     target_ratio: float
@@ -129,13 +125,13 @@ class WineRow:
 
 
 @dataclass(frozen=True)
-class WineSummary:
+class WineSummary(BenchInfo):
     """The key figures of :func:`bench_ordinal_wine`.
+
+    The fields of :class:`~polyrank.experiments.registry.BenchInfo`, then:
 
     Attributes
     ----------
-    bench : str
-    quick : bool
     n, repeats : int
     rows : tuple of WineRow
     objective_default_fold1, objective_whole_qp_fold1 : float
@@ -144,8 +140,6 @@ class WineSummary:
         Our time over mord's (left out without mord).
     """
 
-    bench: str
-    quick: bool
     n: int
     repeats: int
     rows: tuple
@@ -440,14 +434,14 @@ def _rc_row(row: dict):
 
 
 @dataclass(frozen=True)
-class OrdinalRcSummary:
+class OrdinalRcSummary(BenchRunInfo):
     """The key figures of :func:`bench_ordinal_rc`.
+
+    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo`, then:
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    seed, repeats : int
+    repeats : int
     svc_ratio_best : float
         The fastest RC(S~) over the faster SVC.
     svc_target_met, table1_target_met : bool
@@ -457,9 +451,6 @@ class OrdinalRcSummary:
     full_max_n : int
     """
 
-    bench: str
-    quick: bool
-    seed: int
     repeats: int
     svc_ratio_best: float
     svc_target_met: bool

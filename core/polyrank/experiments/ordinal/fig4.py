@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ...ordinal import _warmup, make_instance, solve_ordinal
 from ...ordinal.instances import instance_name
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, register
 from ._common import POLY4
 
 __all__ = ["ordinal_fig4", "OrdinalFig4Row", "OrdinalFig4Summary"]
@@ -43,13 +43,13 @@ class OrdinalFig4Row:
 
 
 @dataclass(frozen=True)
-class OrdinalFig4Summary:
+class OrdinalFig4Summary(ExperimentInfo):
     """The key figures of :func:`ordinal_fig4`.
+
+    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     instance : str
     iterations, W, n : int
     status : str
@@ -62,8 +62,6 @@ class OrdinalFig4Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     instance: str
     iterations: int
     W: int

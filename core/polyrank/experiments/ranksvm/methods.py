@@ -14,7 +14,7 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, fmt_spec, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, register
 from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C, SelectionRow
 
 __all__ = ["ranksvm_methods", "MethodsSelectionRow", "SelectedC", "MethodsSummary"]
@@ -54,13 +54,13 @@ class SelectedC:
 
 
 @dataclass(frozen=True)
-class MethodsSummary:
+class MethodsSummary(ExperimentInfo):
     """The key figures of :func:`ranksvm_methods`.
+
+    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     grid_log2_C : tuple of float
     grid_seconds : dict of str to float
         Seconds of the L2 (``"l2_tron"``) and L1 (``"l1_dcd"``) grids.
@@ -72,8 +72,6 @@ class MethodsSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     grid_log2_C: tuple
     grid_seconds: dict
     l1_grid_converged: int

@@ -17,7 +17,7 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, fmt_spec, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, register
 from ._common import _c_grid, _PAPER, _select_C, SelectionRow
 
 __all__ = ["ranksvm_vs_svr", "SvrSelectionRow", "SvrResult", "SvrResultRow", "SvrSummary"]
@@ -85,21 +85,19 @@ class SvrResultRow(SvrResult, _Kind):
 
 
 @dataclass(frozen=True)
-class SvrSummary:
+class SvrSummary(ExperimentInfo):
     """The key figures of :func:`ranksvm_vs_svr`.
+
+    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     grid_log2_C : tuple of float
     results : dict of str to SvrResult
         Keyed ``"model/measure"``.
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     grid_log2_C: tuple
     results: dict
     paper: tuple = ()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, column, register
 from ._common import _PAPER
 from .convergence import ConvergenceRow, sign_convergence
 
@@ -53,13 +53,13 @@ class PerUpdate:
 
 
 @dataclass(frozen=True)
-class SignFig2Summary:
+class SignFig2Summary(ExperimentInfo):
     """The key figures of :func:`sign_fig2` (dicts keyed by run).
+
+    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     source : str
     runs : dict of str to ConvergenceSummary
         Each run's summary.
@@ -69,8 +69,6 @@ class SignFig2Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     source: str
     runs: dict
     per_update: dict
