@@ -35,8 +35,8 @@ __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
            "figure_builders", "PaperItem", "ExperimentInfo", "RunInfo", "BenchInfo",
-           "BenchRunInfo", "RepeatedBench", "column", "table_columns", "as_record",
-           "record_keys", "fmt_time", "fmt_spec"]
+           "BenchRunInfo", "RepeatedBench", "column", "leading_columns", "table_columns",
+           "as_record", "record_keys", "fmt_time", "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
 #: dict mapping an experiment's name to ``builder(result) -> figure``
@@ -149,6 +149,38 @@ def column(header: str | None = None, fmt: Callable[[Any], str] | None = None, *
     """
     meta = {"header": header, "fmt": fmt, "key": key, "omit_none": omit_none, "order": order}
     return field(metadata=meta, **kwargs)
+
+
+def leading_columns(*names: str, printed: bool = False) -> type:
+    """A frozen dataclass of the str fields ``names``, which a row class
+    inherits *last* to have them first: ``class Row(Base,
+    leading_columns("kind"))`` has the fields ``kind``, then those of
+    ``Base`` (a label put in front of a row that is also used alone).
+
+    Parameters
+    ----------
+    *names : str
+        The fields, in order.
+    printed : bool, default False
+        Print each under its own name (:func:`column`); else written only.
+
+    Returns
+    -------
+    type
+
+    Examples
+    --------
+    >>> @dataclass(frozen=True)
+    ... class Row:
+    ...     t: float
+    >>> @dataclass(frozen=True)
+    ... class Labelled(Row, leading_columns("kind")):
+    ...     pass
+    >>> record_keys(Labelled)
+    ['kind', 't']
+    """
+    specs = [(n, "str", column(n) if printed else field()) for n in names]
+    return dataclasses.make_dataclass("Leading_" + "_".join(names), specs, frozen=True)
 
 
 def _key(f: dataclasses.Field) -> str:

@@ -17,20 +17,15 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
+                        register)
 from ._common import _c_grid, _PAPER, _select_C, SelectionRow
 
 __all__ = ["ranksvm_vs_svr", "SvrSelectionRow", "SvrResult", "SvrResultRow", "SvrSummary"]
 
 
 @dataclass(frozen=True)
-class _KindModel:
-    kind: str
-    model: str
-
-
-@dataclass(frozen=True)
-class SvrSelectionRow(SelectionRow, _KindModel):
+class SvrSelectionRow(SelectionRow, leading_columns("kind", "model")):
     """A :class:`~polyrank.experiments.ranksvm.SelectionRow` of
     :func:`ranksvm_vs_svr`, with its kind and model first.
 
@@ -70,12 +65,7 @@ class SvrResult:
 
 
 @dataclass(frozen=True)
-class _Kind:
-    kind: str
-
-
-@dataclass(frozen=True)
-class SvrResultRow(SvrResult, _Kind):
+class SvrResultRow(SvrResult, leading_columns("kind")):
     """A :class:`SvrResult` row, with its kind (``"result"``) first.
 
     Attributes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import ExperimentInfo, ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, leading_columns, register
 from ._common import _PAPER
 from .convergence import ConvergenceRow, sign_convergence
 
@@ -15,12 +15,7 @@ __all__ = ["sign_fig2", "SignFig2Row", "PerUpdate", "SignFig2Summary"]
 
 
 @dataclass(frozen=True)
-class _DataColumn:
-    data: str = column("data")
-
-
-@dataclass(frozen=True)
-class SignFig2Row(ConvergenceRow, _DataColumn):
+class SignFig2Row(ConvergenceRow, leading_columns("data", printed=True)):
     """A :class:`~polyrank.experiments.sign.ConvergenceRow` of one run of
     :func:`sign_fig2`, with the run first.
 
