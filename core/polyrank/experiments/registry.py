@@ -280,16 +280,9 @@ class RunInfo(ExperimentInfo):
 
 @dataclass(frozen=True)
 class BenchInfo:
-    """The first fields of a benchmark's summary: which benchmark, at
-    which size.
-
-    Attributes
-    ----------
-    bench : str
-        The registered name (:data:`BENCHES`).
-    quick : bool
-        Run at the reduced sizes.
-    """
+    """The first fields of a benchmark's summary: those of
+    :class:`ExperimentInfo`, the first named ``bench`` (a name of
+    :data:`BENCHES`)."""
 
     bench: str
     quick: bool
