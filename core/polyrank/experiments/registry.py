@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
-           "figure_builders", "PaperItem", "ExperimentInfo", "RunInfo", "BenchInfo",
+           "figure_builders", "PaperItem", "ExperimentInfo", "RunInfo", "SourceInfo", "BenchInfo",
            "BenchRunInfo", "RepeatedBench", "column", "leading_columns", "table_columns",
            "as_record", "record_keys", "fmt_time", "fmt_spec"]
 
@@ -276,6 +276,23 @@ class RunInfo(ExperimentInfo):
     """
 
     seed: int
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """The first fields of the summary of a reproduction that names its
+    source: the experiment (as in :class:`ExperimentInfo`) and the paper
+    part it reproduces.
+
+    Attributes
+    ----------
+    experiment : str
+    source : str
+        The paper, section and figure or table.
+    """
+
+    experiment: str
+    source: str
 
 
 @dataclass(frozen=True)

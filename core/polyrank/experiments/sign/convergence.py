@@ -17,7 +17,8 @@ from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
-from ._common import _fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER
+from ._common import (_fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER,
+                      SignDataInfo)
 
 __all__ = ["sign_convergence", "ConvergenceRow", "ConvergenceSummary"]
 
@@ -49,12 +50,14 @@ class ConvergenceRow:
 
 
 @dataclass(frozen=True)
-class ConvergenceSummary:
+class ConvergenceSummary(SignDataInfo):
     """The key figures of :func:`sign_convergence` (dicts keyed by solver).
+
+    The fields of :class:`~polyrank.experiments.sign.SignDataInfo`, then:
 
     Attributes
     ----------
-    experiment, source, data, signs : str
+    signs : str
     n, d : int
         Examples and features.
     lam, smoothing : float
@@ -79,9 +82,6 @@ class ConvergenceSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    source: str
-    data: str
     signs: str
     n: int
     d: int

@@ -22,7 +22,7 @@ from ...sign import sc_sdca
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
-from ._common import _PAPER
+from ._common import _PAPER, SignDataInfo
 
 __all__ = ["sign_small_sample", "SmallSampleRow", "SmallSampleMean", "SmallSampleMeans",
            "Counts", "SmallSampleSummary"]
@@ -105,12 +105,13 @@ class Counts:
 
 
 @dataclass(frozen=True)
-class SmallSampleSummary:
+class SmallSampleSummary(SignDataInfo):
     """The key figures of :func:`sign_small_sample`.
+
+    The fields of :class:`~polyrank.experiments.sign.SignDataInfo`, then:
 
     Attributes
     ----------
-    experiment, source, data : str
     n, d : int
         Examples and features of the data.
     n_train, trials : int
@@ -127,9 +128,6 @@ class SmallSampleSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    source: str
-    data: str
     n: int
     d: int
     n_train: int
