@@ -34,9 +34,9 @@ from typing import Any, Callable, Sequence
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
-           "figure_builders", "PaperItem", "ExperimentInfo", "RunInfo", "SourceInfo", "BenchInfo",
-           "BenchRunInfo", "RepeatedBench", "column", "leading_columns", "table_columns",
-           "as_record", "record_keys", "fmt_time", "fmt_spec"]
+           "figure_builders", "PaperItem", "ExperimentInfo", "SeedInfo", "RunInfo", "SourceInfo",
+           "BenchInfo", "BenchRunInfo", "RepeatsInfo", "RepeatedBench", "column",
+           "leading_columns", "table_columns", "as_record", "record_keys", "fmt_time", "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
 #: dict mapping an experiment's name to ``builder(result) -> figure``
@@ -265,9 +265,9 @@ class ExperimentInfo:
 
 
 @dataclass(frozen=True)
-class RunInfo(ExperimentInfo):
-    """The first fields of many experiments' summaries: those of
-    :class:`ExperimentInfo`, then the seed.
+class SeedInfo:
+    """The seed of a run, which a summary's first fields end with: a class
+    inheriting ``(SeedInfo, Base)`` has the fields of ``Base``, then it.
 
     Attributes
     ----------
@@ -276,6 +276,12 @@ class RunInfo(ExperimentInfo):
     """
 
     seed: int
+
+
+@dataclass(frozen=True)
+class RunInfo(SeedInfo, ExperimentInfo):
+    """The first fields of many experiments' summaries: those of
+    :class:`ExperimentInfo`, then those of :class:`SeedInfo`."""
 
 
 @dataclass(frozen=True)
@@ -306,30 +312,27 @@ class BenchInfo:
 
 
 @dataclass(frozen=True)
-class BenchRunInfo(BenchInfo):
-    """The fields of :class:`BenchInfo`, then the seed.
-
-    Attributes
-    ----------
-    seed : int
-        Seed of the data and of the solvers' random orders.
-    """
-
-    seed: int
+class BenchRunInfo(SeedInfo, BenchInfo):
+    """The fields of :class:`BenchInfo`, then those of :class:`SeedInfo`."""
 
 
 @dataclass(frozen=True)
-class RepeatedBench(BenchInfo):
-    """The fields of :class:`BenchInfo`, then how often each timing was
-    repeated.
+class RepeatsInfo:
+    """How often a benchmark repeated each timing, which a summary's first
+    fields end with (as :class:`SeedInfo`).
 
     Attributes
     ----------
     repeats : int
-        Timed calls per measurement (their median is reported).
+        Timing repeats (the benchmark's ``repeats`` argument).
     """
 
     repeats: int
+
+
+@dataclass(frozen=True)
+class RepeatedBench(RepeatsInfo, BenchInfo):
+    """The fields of :class:`BenchInfo`, then those of :class:`RepeatsInfo`."""
 
 
 @dataclass(frozen=True)

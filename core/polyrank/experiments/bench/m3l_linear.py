@@ -32,8 +32,8 @@ from ...datasets import load_yeast
 from ...m3l import m3l_dca
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import (BenchRunInfo, ExperimentResult, column, fmt_spec, register_bench,
-                        speed_phrase)
+from ..registry import (BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec,
+                        register_bench, speed_phrase)
 from .m3l_labels import labels_problem
 
 __all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal", "M3LLinearRow",
@@ -94,14 +94,14 @@ class M3LLinearRow:
 
 
 @dataclass(frozen=True)
-class M3LLinearSummary(BenchRunInfo):
+class M3LLinearSummary(RepeatsInfo, BenchRunInfo):
     """The key figures of :func:`bench_m3l_linear` (dicts keyed by problem).
 
-    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo`, then:
+    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo` and
+    :class:`~polyrank.experiments.registry.RepeatsInfo`, then:
 
     Attributes
     ----------
-    repeats : int
     C_m3l, C_svc, tol : float
     time_ratio_m3l_over_svc : dict of str to float
         3 decimals.
@@ -112,7 +112,6 @@ class M3LLinearSummary(BenchRunInfo):
         Seconds (2 decimals).
     """
 
-    repeats: int
     C_m3l: float
     C_svc: float
     tol: float

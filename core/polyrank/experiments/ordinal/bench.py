@@ -25,7 +25,8 @@ from ...datasets import load_winequality_red
 from ...ordinal import _warmup, make_instance, OrdinalMarginRanker, solve_ordinal
 from ...ordinal.instances import instance_name
 from .._harness import fmt
-from ..registry import BenchInfo, BenchRunInfo, ExperimentResult, column, fmt_spec, register_bench
+from ..registry import (BenchInfo, BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec,
+                        register_bench)
 from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
@@ -434,14 +435,14 @@ def _rc_row(row: dict):
 
 
 @dataclass(frozen=True)
-class OrdinalRcSummary(BenchRunInfo):
+class OrdinalRcSummary(RepeatsInfo, BenchRunInfo):
     """The key figures of :func:`bench_ordinal_rc`.
 
-    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo`, then:
+    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo` and
+    :class:`~polyrank.experiments.registry.RepeatsInfo`, then:
 
     Attributes
     ----------
-    repeats : int
     svc_ratio_best : float
         The fastest RC(S~) over the faster SVC.
     svc_target_met, table1_target_met : bool
@@ -451,7 +452,6 @@ class OrdinalRcSummary(BenchRunInfo):
     full_max_n : int
     """
 
-    repeats: int
     svc_ratio_best: float
     svc_target_met: bool
     table1_target_met: bool
