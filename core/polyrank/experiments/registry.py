@@ -12,7 +12,10 @@ needs beyond the rows (``data``).  A row class names its printed columns in
 its fields' metadata (:func:`column`), so one helper (:func:`table_columns`)
 builds every table; :func:`as_record` turns rows and summaries into the
 plain dicts written as CSV and JSON (the keys are the field names, or
-``metadata["key"]`` where the written name is no identifier).  The core
+``metadata["key"]`` where the written name is no identifier).  A summary
+starts with the fields of a base of this module (:class:`RunInfo`,
+:class:`BenchInfo` ...), documented there once, and is declared with
+:func:`record`, which says so in its docstring.  The core
 computes; it never draws (``DESIGN.md``: it imports no plotting library).
 The drawing lives in ``polyrank_widgets.figures``, one function per
 experiment, found through the entry-point group ``polyrank.figures``
@@ -26,17 +29,19 @@ import csv
 import dataclasses
 import functools
 import math
+import textwrap
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, dataclass_transform
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
            "figure_builders", "PaperItem", "ExperimentInfo", "SeedInfo", "RunInfo", "SourceInfo",
            "BenchInfo", "BenchRunInfo", "RepeatsInfo", "RepeatedBench", "column",
-           "leading_columns", "table_columns", "as_record", "record_keys", "fmt_time", "fmt_spec"]
+           "leading_columns", "record", "table_columns", "as_record", "record_keys", "fmt_time",
+           "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
 #: dict mapping an experiment's name to ``builder(result) -> figure``
@@ -245,6 +250,53 @@ def table_columns(cls, headers: dict | None = None) -> list[tuple]:
                    key=lambda f: f.metadata.get("order", 0))
     return [(_key(f), headers.get(f.name, f.metadata["header"]), f.metadata.get("fmt"))
             for f in shown]
+
+
+def _public_path(cls: type) -> str:
+    """``cls``'s dotted path without its private modules (the package that
+    exports it): ``polyrank.experiments.ordinal._common.GroupRow`` ->
+    ``polyrank.experiments.ordinal.GroupRow``."""
+    parts = [p for p in cls.__module__.split(".") if not p.startswith("_")]
+    return ".".join(parts + [cls.__qualname__])
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field, column))
+def record(cls: type) -> type:
+    """Class decorator: ``cls`` as a frozen dataclass whose docstring says
+    which fields come first, those of its dataclass bases.
+
+    A summary or row class that extends bases (:class:`RunInfo` ...)
+    documents its own fields only: "The fields of :class:`Base`, then:" is
+    put before its Attributes section, naming the bases in the order of
+    their fields, so that the note follows the class statement.
+
+    Examples
+    --------
+    >>> @record
+    ... class Summary(RunInfo):
+    ...     '''The key figures.
+    ...
+    ...     Attributes
+    ...     ----------
+    ...     k : int
+    ...     '''
+    ...     k: int
+    >>> record_keys(Summary)
+    ['experiment', 'quick', 'seed', 'k']
+    >>> Summary.__doc__.splitlines()[2].strip()
+    'The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:'
+    """
+    cls = dataclass(frozen=True)(cls)
+    bases = [b for b in reversed(cls.__bases__) if dataclasses.is_dataclass(b)]
+    doc = cls.__doc__ or ""
+    at = doc.find("Attributes\n")
+    if bases and at >= 0:
+        indent = doc[doc.rfind("\n", 0, at) + 1:at]
+        names = " and ".join(f":class:`~{_public_path(b)}`" for b in bases)
+        note = textwrap.fill(f"The fields of {names}, then:", 99, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)
+        cls.__doc__ = doc[:at - len(indent)] + note + "\n\n" + doc[at - len(indent):]
+    return cls
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 
-from ..registry import (BenchInfo, ExperimentResult, column, fmt_spec, register_bench,
+from ..registry import (BenchInfo, ExperimentResult, column, fmt_spec, record, register_bench,
                         speed_phrase)
 
 __all__ = ["bench_first_fit", "FirstFitRow", "FirstFitSummary"]
@@ -52,11 +52,9 @@ class FirstFitRow:
     fit_s: float | None = column("of which fit", fmt_spec(".2f"))
 
 
-@dataclass(frozen=True)
+@record
 class FirstFitSummary(BenchInfo):
     """The key figures of :func:`bench_first_fit` (seconds).
-
-    The fields of :class:`~polyrank.experiments.registry.BenchInfo`, then:
 
     Attributes
     ----------

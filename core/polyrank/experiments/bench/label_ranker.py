@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, register_bench,
+from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
                         speed_phrase)
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
@@ -103,11 +103,9 @@ class YeastPasses:
     seconds: float
 
 
-@dataclass(frozen=True)
+@record
 class SopopoVsLiblinearSummary(RepeatedBench):
     """The key figures of :func:`bench_sopopo_vs_liblinear`.
-
-    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------
@@ -149,11 +147,9 @@ class DefaultsRow:
     warnings: int | None = column("warnings", (str))
 
 
-@dataclass(frozen=True)
+@record
 class DefaultsSummary(RepeatedBench):
     """The key figures of :func:`bench_label_ranker_defaults`.
-
-    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------

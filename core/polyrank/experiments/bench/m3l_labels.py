@@ -32,7 +32,7 @@ from ...kernels import kernel_matrix
 from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import (BenchRunInfo, ExperimentResult, column, fmt_spec, register_bench,
+from ..registry import (BenchRunInfo, ExperimentResult, column, fmt_spec, record, register_bench,
                         speed_phrase)
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal",
@@ -90,11 +90,9 @@ class M3LLabelsRow:
     svc_gram_s: float | None = column("SVC given K s", fmt_spec(".3f"))
 
 
-@dataclass(frozen=True)
+@record
 class M3LLabelsSummary(BenchRunInfo):
     """The key figures of :func:`bench_m3l_labels`.
-
-    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo`, then:
 
     Attributes
     ----------

@@ -32,7 +32,7 @@ from ...datasets import load_yeast
 from ...m3l import m3l_dca
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import (BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec,
+from ..registry import (BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec, record,
                         register_bench, speed_phrase)
 from .m3l_labels import labels_problem
 
@@ -93,12 +93,9 @@ class M3LLinearRow:
     hamming_svc_pct: float = column("Hamming SVC %", fmt_spec(".2f"))
 
 
-@dataclass(frozen=True)
+@record
 class M3LLinearSummary(RepeatsInfo, BenchRunInfo):
     """The key figures of :func:`bench_m3l_linear` (dicts keyed by problem).
-
-    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo` and
-    :class:`~polyrank.experiments.registry.RepeatsInfo`, then:
 
     Attributes
     ----------

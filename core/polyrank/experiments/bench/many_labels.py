@@ -34,7 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, register_bench
+from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 
 __all__ = ["many_labels_problem", "bench_sopopo_many_labels", "ManyLabelsRow",
            "ManyLabelsSummary"]
@@ -81,11 +81,9 @@ class ManyLabelsRow:
     rel_gap: float = column("rel. gap", fmt_spec(".2g"))
 
 
-@dataclass(frozen=True)
+@record
 class ManyLabelsSummary(RepeatedBench):
     """The key figures of :func:`bench_sopopo_many_labels`.
-
-    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------

@@ -4,22 +4,18 @@ LinearSVC and rbf M3L against 1-vs-All SVC (``m3l-multilabel-zero-shot.txt``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import BenchInfo, ExperimentResult, register_bench, speed_phrase
+from ..registry import BenchInfo, ExperimentResult, record, register_bench, speed_phrase
 from .table1 import _timing_rows
 
 __all__ = ["bench_m3l", "M3LBenchSummary"]
 
 
-@dataclass(frozen=True)
+@record
 class M3LBenchSummary(BenchInfo):
     """The key figures of :func:`bench_m3l` (its one row:
     :class:`~polyrank.experiments.m3l.Table1Row`).
-
-    The fields of :class:`~polyrank.experiments.registry.BenchInfo`, then:
 
     Attributes
     ----------

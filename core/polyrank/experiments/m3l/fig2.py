@@ -19,7 +19,8 @@ from ...kernels import kernel_matrix
 from ...m3l import m3l_smo
 from ...validation import check_int, check_positive
 from .._harness import progress_bar
-from ..registry import ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, record,
+                        register)
 from ._common import _PAPER
 
 __all__ = ["m3l_fig2", "Fig2Row", "Fig2Method", "Fig2Summary"]
@@ -75,11 +76,9 @@ class Fig2Method:
     seconds_to_99pct: float
 
 
-@dataclass(frozen=True)
+@record
 class Fig2Summary(ExperimentInfo):
     """The key figures of :func:`m3l_fig2`.
-
-    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------

@@ -26,7 +26,7 @@ from ...ordinal import _warmup, make_instance, OrdinalMarginRanker, solve_ordina
 from ...ordinal.instances import instance_name
 from .._harness import fmt
 from ..registry import (BenchInfo, BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec,
-                        register_bench)
+                        record, register_bench)
 from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
@@ -81,11 +81,9 @@ class OrdinalBenchEntry:
     obj_rel_diff: float | None
 
 
-@dataclass(frozen=True)
+@record
 class OrdinalBenchSummary(BenchRunInfo):
     """The key figures of :func:`bench_ordinal`.
-
-    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo`, then:
 
     Attributes
     ----------
@@ -125,11 +123,9 @@ class WineRow:
     test_mae: float = column("test MAE", fmt_spec(".4f"))
 
 
-@dataclass(frozen=True)
+@record
 class WineSummary(BenchInfo):
     """The key figures of :func:`bench_ordinal_wine`.
-
-    The fields of :class:`~polyrank.experiments.registry.BenchInfo`, then:
 
     Attributes
     ----------
@@ -434,12 +430,9 @@ def _rc_row(row: dict):
     return cls(**row)
 
 
-@dataclass(frozen=True)
+@record
 class OrdinalRcSummary(RepeatsInfo, BenchRunInfo):
     """The key figures of :func:`bench_ordinal_rc`.
-
-    The fields of :class:`~polyrank.experiments.registry.BenchRunInfo` and
-    :class:`~polyrank.experiments.registry.RepeatsInfo`, then:
 
     Attributes
     ----------

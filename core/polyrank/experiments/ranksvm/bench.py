@@ -22,7 +22,7 @@ from ...datasets import load_mq2008
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from ...ranksvm.reference import brute_force_fun, brute_force_l1, preference_pairs
 from .._harness import median_times, progress_bar
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, register_bench,
+from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
                         speed_phrase)
 from ._common import _datasets
 
@@ -63,11 +63,9 @@ class RankBenchRow:
     cpu_ratio_to_tree: float | None = column("CPU / tree", _ratio, order=3, default=None)
 
 
-@dataclass(frozen=True)
+@record
 class RankBenchSummary(RepeatedBench):
     """The key figures of :func:`bench_ranksvm`.
-
-    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------
@@ -110,11 +108,9 @@ class RankL1Row:
     status: str = column("status")
 
 
-@dataclass(frozen=True)
+@record
 class RankL1Summary(RepeatedBench):
     """The key figures of :func:`bench_ranksvm_l1`.
-
-    The fields of :class:`~polyrank.experiments.registry.RepeatedBench`, then:
 
     Attributes
     ----------

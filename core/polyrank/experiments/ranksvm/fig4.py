@@ -14,7 +14,7 @@ import numpy as np
 from ...ranksvm import ranksvm_tron
 from .._harness import progress_bar
 from ..registry import (ExperimentResult, PaperItem, RunInfo, column, fmt_spec, leading_columns,
-                        register)
+                        record, register)
 from ._common import _datasets, _PAPER, METHOD_LABELS
 
 __all__ = ["ranksvm_fig4", "RankFig4Row", "RankFig4Method", "RankFig4Dataset",
@@ -117,11 +117,9 @@ class RankFig4Dataset:
     methods: dict
 
 
-@dataclass(frozen=True)
+@record
 class RankFig4Summary(RunInfo):
     """The key figures of :func:`ranksvm_fig4`.
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

@@ -15,7 +15,7 @@ from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
 from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
-                        register)
+                        record, register)
 from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C, SelectionRow
 
 __all__ = ["ranksvm_methods", "MethodsSelectionRow", "SelectedC", "MethodsSummary"]
@@ -48,11 +48,9 @@ class SelectedC:
     mean_ndcg: float
 
 
-@dataclass(frozen=True)
+@record
 class MethodsSummary(ExperimentInfo):
     """The key figures of :func:`ranksvm_methods`.
-
-    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------

@@ -18,7 +18,7 @@ from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
 from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
-                        register)
+                        record, register)
 from ._common import _c_grid, _PAPER, _select_C, SelectionRow
 
 __all__ = ["ranksvm_vs_svr", "SvrSelectionRow", "SvrResult", "SvrResultRow", "SvrSummary"]
@@ -74,11 +74,9 @@ class SvrResultRow(SvrResult, leading_columns("kind")):
     """
 
 
-@dataclass(frozen=True)
+@record
 class SvrSummary(ExperimentInfo):
     """The key figures of :func:`ranksvm_vs_svr`.
-
-    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------

@@ -16,7 +16,7 @@ from ...sign import sc_pegasos, sc_sdca
 from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, record, register
 from ._common import (_fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER,
                       SignDataInfo)
 
@@ -49,11 +49,9 @@ class ConvergenceRow:
     duality_gap: float = column("duality gap", fmt_spec(".3e"))
 
 
-@dataclass(frozen=True)
+@record
 class ConvergenceSummary(SignDataInfo):
     """The key figures of :func:`sign_convergence` (dicts keyed by solver).
-
-    The fields of :class:`~polyrank.experiments.sign.SignDataInfo`, then:
 
     Attributes
     ----------

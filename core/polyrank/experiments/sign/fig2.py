@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import ExperimentInfo, ExperimentResult, PaperItem, leading_columns, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, leading_columns, record,
+                        register)
 from ._common import _PAPER
 from .convergence import ConvergenceRow, sign_convergence
 
@@ -47,11 +48,9 @@ class PerUpdate:
     gap_big: float | None
 
 
-@dataclass(frozen=True)
+@record
 class SignFig2Summary(ExperimentInfo):
     """The key figures of :func:`sign_fig2` (dicts keyed by run).
-
-    The fields of :class:`~polyrank.experiments.registry.ExperimentInfo`, then:
 
     Attributes
     ----------

@@ -21,7 +21,7 @@ from ...metrics import prbep
 from ...sign import sc_sdca
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, record, register
 from ._common import _PAPER, SignDataInfo
 
 __all__ = ["sign_small_sample", "SmallSampleRow", "SmallSampleMean", "SmallSampleMeans",
@@ -104,11 +104,9 @@ class Counts:
     tied: int
 
 
-@dataclass(frozen=True)
+@record
 class SmallSampleSummary(SignDataInfo):
     """The key figures of :func:`sign_small_sample`.
-
-    The fields of :class:`~polyrank.experiments.sign.SignDataInfo`, then:
 
     Attributes
     ----------

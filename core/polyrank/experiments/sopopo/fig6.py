@@ -22,7 +22,7 @@ from .._baseline import BaselineRunner
 from .._harness import mean_sd, progress_bar
 from ..bench.sopopo import _fig6_problem, _per_call_times
 from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
-                        register)
+                        record, register)
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _clarabel_accuracy, _loglog_slope,
                       _OBJ_RTOL, _PAPER, _rel, CLARABEL_TASKS)
 
@@ -146,11 +146,9 @@ class Fig6Problem:
     ratio_decreases: tuple
 
 
-@dataclass(frozen=True)
+@record
 class Fig6Summary(SourceInfo):
     """The key figures of :func:`sopopo_fig6`.
-
-    The fields of :class:`~polyrank.experiments.registry.SourceInfo`, then:
 
     Attributes
     ----------

@@ -21,7 +21,7 @@ from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import progress_bar
 from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
-                        register)
+                        record, register)
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _loglog_slope, _PAPER,
                       CLARABEL_TASKS)
 
@@ -114,12 +114,10 @@ class Fig7K100:
     ratio_lower_bound: float | None
 
 
-@dataclass(frozen=True)
+@record
 class Fig7Summary(SourceInfo):
     """The key figures of :func:`sopopo_fig7`; the dicts are keyed by k as a
     str.
-
-    The fields of :class:`~polyrank.experiments.registry.SourceInfo`, then:
 
     Attributes
     ----------

@@ -16,8 +16,8 @@ from ..._csr import row_arrays
 from ...sopopo import _kernels, build_pieces
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, register,
-                        table_columns)
+from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, record,
+                        register, table_columns)
 from ._common import _PAPER
 from .fig7 import fig7_data
 
@@ -69,11 +69,9 @@ class Fig8TableRow(Fig8Row):
                                                   fmt_spec(".3e"), default=None)
 
 
-@dataclass(frozen=True)
+@record
 class Fig8Summary(SourceInfo):
     """The key figures of :func:`sopopo_fig8` (see its Returns).
-
-    The fields of :class:`~polyrank.experiments.registry.SourceInfo`, then:
 
     Attributes
     ----------
