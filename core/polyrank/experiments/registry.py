@@ -12,7 +12,10 @@ needs beyond the rows (``data``).  A row class names its printed columns in
 its fields' metadata (:func:`column`), so one helper (:func:`table_columns`)
 builds every table; :func:`as_record` turns rows and summaries into the
 plain dicts written as CSV and JSON (the keys are the field names, or
-``metadata["key"]`` where the written name is no identifier).  The core
+``metadata["key"]`` where the written name is no identifier).  A summary
+starts with the fields of a base of this module (:class:`RunInfo`,
+:class:`BenchInfo` ...), documented there once, and is declared with
+:func:`record`, which says so in its docstring.  The core
 computes; it never draws (``DESIGN.md``: it imports no plotting library).
 The drawing lives in ``polyrank_widgets.figures``, one function per
 experiment, found through the entry-point group ``polyrank.figures``
@@ -26,16 +29,19 @@ import csv
 import dataclasses
 import functools
 import math
+import textwrap
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, dataclass_transform
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
            "format_rows", "BENCHES", "register_bench", "speed_phrase", "FIGURES_GROUP",
-           "figure_builders", "PaperItem", "RunInfo", "column", "table_columns", "as_record",
-           "record_keys", "fmt_time", "fmt_spec"]
+           "figure_builders", "PaperItem", "ExperimentInfo", "SeedInfo", "RunInfo", "SourceInfo",
+           "BenchInfo", "BenchRunInfo", "RepeatsInfo", "RepeatedBench", "column",
+           "leading_columns", "record", "table_columns", "as_record", "record_keys", "fmt_time",
+           "fmt_spec"]
 
 #: The entry-point group naming the figure builders: each entry point loads a
 #: dict mapping an experiment's name to ``builder(result) -> figure``
@@ -150,6 +156,38 @@ def column(header: str | None = None, fmt: Callable[[Any], str] | None = None, *
     return field(metadata=meta, **kwargs)
 
 
+def leading_columns(*names: str, printed: bool = False) -> type:
+    """A frozen dataclass of the str fields ``names``, which a row class
+    inherits *last* to have them first: ``class Row(Base,
+    leading_columns("kind"))`` has the fields ``kind``, then those of
+    ``Base`` (a label put in front of a row that is also used alone).
+
+    Parameters
+    ----------
+    *names : str
+        The fields, in order.
+    printed : bool, default False
+        Print each under its own name (:func:`column`); else written only.
+
+    Returns
+    -------
+    type
+
+    Examples
+    --------
+    >>> @dataclass(frozen=True)
+    ... class Row:
+    ...     t: float
+    >>> @dataclass(frozen=True)
+    ... class Labelled(Row, leading_columns("kind")):
+    ...     pass
+    >>> record_keys(Labelled)
+    ['kind', 't']
+    """
+    specs = [(n, "str", column(n) if printed else field()) for n in names]
+    return dataclasses.make_dataclass("Leading_" + "_".join(names), specs, frozen=True)
+
+
 def _key(f: dataclasses.Field) -> str:
     return f.metadata.get("key") or f.name
 
@@ -214,10 +252,57 @@ def table_columns(cls, headers: dict | None = None) -> list[tuple]:
             for f in shown]
 
 
+def _public_path(cls: type) -> str:
+    """``cls``'s dotted path without its private modules (the package that
+    exports it): ``polyrank.experiments.ordinal._common.GroupRow`` ->
+    ``polyrank.experiments.ordinal.GroupRow``."""
+    parts = [p for p in cls.__module__.split(".") if not p.startswith("_")]
+    return ".".join(parts + [cls.__qualname__])
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field, column))
+def record(cls: type) -> type:
+    """Class decorator: ``cls`` as a frozen dataclass whose docstring says
+    which fields come first, those of its dataclass bases.
+
+    A summary or row class that extends bases (:class:`RunInfo` ...)
+    documents its own fields only: "The fields of :class:`Base`, then:" is
+    put before its Attributes section, naming the bases in the order of
+    their fields, so that the note follows the class statement.
+
+    Examples
+    --------
+    >>> @record
+    ... class Summary(RunInfo):
+    ...     '''The key figures.
+    ...
+    ...     Attributes
+    ...     ----------
+    ...     k : int
+    ...     '''
+    ...     k: int
+    >>> record_keys(Summary)
+    ['experiment', 'quick', 'seed', 'k']
+    >>> Summary.__doc__.splitlines()[2].strip()
+    'The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:'
+    """
+    cls = dataclass(frozen=True)(cls)
+    bases = [b for b in reversed(cls.__bases__) if dataclasses.is_dataclass(b)]
+    doc = cls.__doc__ or ""
+    at = doc.find("Attributes\n")
+    if bases and at >= 0:
+        indent = doc[doc.rfind("\n", 0, at) + 1:at]
+        names = " and ".join(f":class:`~{_public_path(b)}`" for b in bases)
+        note = textwrap.fill(f"The fields of {names}, then:", 99, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)
+        cls.__doc__ = doc[:at - len(indent)] + note + "\n\n" + doc[at - len(indent):]
+    return cls
+
+
 @dataclass(frozen=True)
-class RunInfo:
-    """The first fields of many experiments' summaries: which experiment,
-    at which size, from which seed.
+class ExperimentInfo:
+    """The first fields of an experiment's summary: which experiment, at
+    which size.
 
     Attributes
     ----------
@@ -225,13 +310,81 @@ class RunInfo:
         The registered name.
     quick : bool
         Run at the reduced sizes.
-    seed : int
-        Seed of the data and of the solvers' random orders.
     """
 
     experiment: str
     quick: bool
+
+
+@dataclass(frozen=True)
+class SeedInfo:
+    """The seed of a run, which a summary's first fields end with: a class
+    inheriting ``(SeedInfo, Base)`` has the fields of ``Base``, then it.
+
+    Attributes
+    ----------
+    seed : int
+        Seed of the data and of the solvers' random orders.
+    """
+
     seed: int
+
+
+@dataclass(frozen=True)
+class RunInfo(SeedInfo, ExperimentInfo):
+    """The first fields of many experiments' summaries: those of
+    :class:`ExperimentInfo`, then those of :class:`SeedInfo`."""
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """The first fields of the summary of a reproduction that names its
+    source: the experiment (as in :class:`ExperimentInfo`) and the paper
+    part it reproduces.
+
+    Attributes
+    ----------
+    experiment : str
+    source : str
+        The paper, section and figure or table.
+    """
+
+    experiment: str
+    source: str
+
+
+@dataclass(frozen=True)
+class BenchInfo:
+    """The first fields of a benchmark's summary: those of
+    :class:`ExperimentInfo`, the first named ``bench`` (a name of
+    :data:`BENCHES`)."""
+
+    bench: str
+    quick: bool
+
+
+@dataclass(frozen=True)
+class BenchRunInfo(SeedInfo, BenchInfo):
+    """The fields of :class:`BenchInfo`, then those of :class:`SeedInfo`."""
+
+
+@dataclass(frozen=True)
+class RepeatsInfo:
+    """How often a benchmark repeated each timing, which a summary's first
+    fields end with (as :class:`SeedInfo`).
+
+    Attributes
+    ----------
+    repeats : int
+        Timing repeats (the benchmark's ``repeats`` argument).
+    """
+
+    repeats: int
+
+
+@dataclass(frozen=True)
+class RepeatedBench(RepeatsInfo, BenchInfo):
+    """The fields of :class:`BenchInfo`, then those of :class:`RepeatsInfo`."""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 
-from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
+from ..registry import (BenchInfo, ExperimentResult, column, fmt_spec, record, register_bench,
+                        speed_phrase)
 
 __all__ = ["bench_first_fit", "FirstFitRow", "FirstFitSummary"]
 
@@ -51,14 +52,12 @@ class FirstFitRow:
     fit_s: float | None = column("of which fit", fmt_spec(".2f"))
 
 
-@dataclass(frozen=True)
-class FirstFitSummary:
+@record
+class FirstFitSummary(BenchInfo):
     """The key figures of :func:`bench_first_fit` (seconds).
 
     Attributes
     ----------
-    bench : str
-    quick : bool
     cold_fit_s, warm_fit_s, peer_s : float
         The first LabelRanker process with an empty and a filled cache, and
         the LinearSVC one.
@@ -71,8 +70,6 @@ class FirstFitSummary:
         Seconds per solver package.
     """
 
-    bench: str
-    quick: bool
     cold_fit_s: float
     warm_fit_s: float
     peer_s: float

@@ -40,7 +40,8 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
+from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
+                        speed_phrase)
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
            "bench_label_ranker_defaults", "multilabel_sets", "CrammerSingerRow", "YeastPasses",
@@ -102,15 +103,12 @@ class YeastPasses:
     seconds: float
 
 
-@dataclass(frozen=True)
-class SopopoVsLiblinearSummary:
+@record
+class SopopoVsLiblinearSummary(RepeatedBench):
     """The key figures of :func:`bench_sopopo_vs_liblinear`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     C : float
     ratio_liblinear_over_ours : dict of str to float
         LinearSVC's time over ours per problem (> 1: ours faster).
@@ -118,9 +116,6 @@ class SopopoVsLiblinearSummary:
     rows : tuple of CrammerSingerRow
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     C: float
     ratio_liblinear_over_ours: dict
     yeast: tuple
@@ -152,23 +147,17 @@ class DefaultsRow:
     warnings: int | None = column("warnings", (str))
 
 
-@dataclass(frozen=True)
-class DefaultsSummary:
+@record
+class DefaultsSummary(RepeatedBench):
     """The key figures of :func:`bench_label_ranker_defaults`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     lower_rank_loss_everywhere : bool
         LabelRanker's test loss is lower on every set.
     rows : tuple of DefaultsRow
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     lower_rank_loss_everywhere: bool
     rows: tuple
 

@@ -32,7 +32,8 @@ from ...kernels import kernel_matrix
 from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
+from ..registry import (BenchRunInfo, ExperimentResult, column, fmt_spec, record, register_bench,
+                        speed_phrase)
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal",
            "M3LLabelsRow", "M3LLabelsSummary"]
@@ -89,16 +90,13 @@ class M3LLabelsRow:
     svc_gram_s: float | None = column("SVC given K s", fmt_spec(".3f"))
 
 
-@dataclass(frozen=True)
-class M3LLabelsSummary:
+@record
+class M3LLabelsSummary(BenchRunInfo):
     """The key figures of :func:`bench_m3l_labels`.
 
     Attributes
     ----------
-    bench : str
-        ``"m3l-labels"`` or ``"m3l-labels-wide"``.
-    quick : bool
-    seed, N : int
+    N : int
     Ls : tuple of int
     n_features, repeats : int
     C_m3l, C_svc, gamma, tol : float
@@ -114,9 +112,6 @@ class M3LLabelsSummary:
         Seconds (2 decimals).
     """
 
-    bench: str
-    quick: bool
-    seed: int
     N: int
     Ls: tuple
     n_features: int

@@ -32,7 +32,8 @@ from ...datasets import load_yeast
 from ...m3l import m3l_dca
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
+from ..registry import (BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec, record,
+                        register_bench, speed_phrase)
 from .m3l_labels import labels_problem
 
 __all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal", "M3LLinearRow",
@@ -92,15 +93,12 @@ class M3LLinearRow:
     hamming_svc_pct: float = column("Hamming SVC %", fmt_spec(".2f"))
 
 
-@dataclass(frozen=True)
-class M3LLinearSummary:
+@record
+class M3LLinearSummary(RepeatsInfo, BenchRunInfo):
     """The key figures of :func:`bench_m3l_linear` (dicts keyed by problem).
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    seed, repeats : int
     C_m3l, C_svc, tol : float
     time_ratio_m3l_over_svc : dict of str to float
         3 decimals.
@@ -111,10 +109,6 @@ class M3LLinearSummary:
         Seconds (2 decimals).
     """
 
-    bench: str
-    quick: bool
-    seed: int
-    repeats: int
     C_m3l: float
     C_svc: float
     tol: float

@@ -34,7 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ...sopopo import sopopo_batch
-from ..registry import ExperimentResult, column, fmt_spec, register_bench
+from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 
 __all__ = ["many_labels_problem", "bench_sopopo_many_labels", "ManyLabelsRow",
            "ManyLabelsSummary"]
@@ -81,15 +81,12 @@ class ManyLabelsRow:
     rel_gap: float = column("rel. gap", fmt_spec(".2g"))
 
 
-@dataclass(frozen=True)
-class ManyLabelsSummary:
+@record
+class ManyLabelsSummary(RepeatedBench):
     """The key figures of :func:`bench_sopopo_many_labels`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     C : float
     passes, k_small, k_large : int
     ratio_k_small, ratio_k_large : float
@@ -109,9 +106,6 @@ class ManyLabelsSummary:
     rows : tuple of ManyLabelsRow
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     C: float
     passes: int
     k_small: int

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...datasets import load_awa_classes
 from ...m3l import prior_from_classes
-from ..registry import ExperimentResult, PaperItem, RunInfo, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, record, register
 from ._common import _PAPER
 
 __all__ = ["m3l_awa_prior", "AwaPriorRow", "AwaPriorSummary"]
@@ -33,11 +33,9 @@ class AwaPriorRow:
     R: float = column("R", lambda v: f"{v:+.2f}")
 
 
-@dataclass(frozen=True)
+@record
 class AwaPriorSummary(RunInfo):
     """The key figures of :func:`m3l_awa_prior`.
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

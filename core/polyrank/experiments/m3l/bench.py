@@ -4,25 +4,21 @@ LinearSVC and rbf M3L against 1-vs-All SVC (``m3l-multilabel-zero-shot.txt``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, register_bench, speed_phrase
+from ..registry import BenchInfo, ExperimentResult, record, register_bench, speed_phrase
 from .table1 import _timing_rows
 
 __all__ = ["bench_m3l", "M3LBenchSummary"]
 
 
-@dataclass(frozen=True)
-class M3LBenchSummary:
+@record
+class M3LBenchSummary(BenchInfo):
     """The key figures of :func:`bench_m3l` (its one row:
     :class:`~polyrank.experiments.m3l.Table1Row`).
 
     Attributes
     ----------
-    bench : str
-    quick : bool
     N : int
         Training points.
     repeats : int
@@ -34,8 +30,6 @@ class M3LBenchSummary:
         Relative difference of the linear primal objectives.
     """
 
-    bench: str
-    quick: bool
     N: int
     repeats: int
     linear_ratio_liblinear_over_m3l: float

@@ -19,7 +19,8 @@ from ...kernels import kernel_matrix
 from ...m3l import m3l_smo
 from ...validation import check_int, check_positive
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, record,
+                        register)
 from ._common import _PAPER
 
 __all__ = ["m3l_fig2", "Fig2Row", "Fig2Method", "Fig2Summary"]
@@ -75,14 +76,12 @@ class Fig2Method:
     seconds_to_99pct: float
 
 
-@dataclass(frozen=True)
-class Fig2Summary:
+@record
+class Fig2Summary(ExperimentInfo):
     """The key figures of :func:`m3l_fig2`.
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     N, L : int
         Training genes and labels (with both classes).
     C, gamma, tol : float
@@ -93,8 +92,6 @@ class Fig2Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     N: int
     L: int
     C: float

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, record, register
 from ._common import _PAPER, LINEAR, RBF
 from ...m3l import fig5_curve, fig5_setup
 
@@ -62,11 +62,9 @@ class Fig5Kernel:
     hamming_at_r_max: float
 
 
-@dataclass(frozen=True)
+@record
 class Fig5Summary(RunInfo):
     """The key figures of :func:`m3l_fig5`.
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

@@ -5,7 +5,6 @@ linear and rbf M3L (R = I) against 1-vs-All LIBLINEAR and LIBSVM, single-threade
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -17,17 +16,15 @@ from ...datasets import load_yeast
 from ...m3l import M3LClassifier
 from ...validation import check_int
 from .._harness import median_times, progress_bar
-from ..registry import ExperimentResult, PaperItem, RunInfo, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, record, register
 from ._common import _PAPER, LINEAR, RBF, Table1Row
 
 __all__ = ["m3l_table1", "Table1Summary"]
 
 
-@dataclass(frozen=True)
+@record
 class Table1Summary(RunInfo):
     """The key figures of :func:`m3l_table1` (rows: :class:`Table1Row`).
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

@@ -19,7 +19,7 @@ from ...datasets import load_yeast
 from ...m3l import empirical_prior, M3LClassifier
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, record, register
 from ._common import _PAPER, LINEAR, RBF
 from ...m3l import shifted_subset
 
@@ -50,12 +50,10 @@ class Table3Row:
     per_trial: str = column("per trial")
 
 
-@dataclass(frozen=True)
+@record
 class Table3Summary(RunInfo):
     """The key figures of :func:`m3l_table3` (losses in percent, 3
     decimals; dicts keyed by method or by kernel, ``"linear"``/``"rbf"``).
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

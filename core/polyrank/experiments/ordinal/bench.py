@@ -25,7 +25,8 @@ from ...datasets import load_winequality_red
 from ...ordinal import _warmup, make_instance, OrdinalMarginRanker, solve_ordinal
 from ...ordinal.instances import instance_name
 from .._harness import fmt
-from ..registry import ExperimentResult, column, fmt_spec, register_bench
+from ..registry import (BenchInfo, BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec,
+                        record, register_bench)
 from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
@@ -80,15 +81,12 @@ class OrdinalBenchEntry:
     obj_rel_diff: float | None
 
 
-@dataclass(frozen=True)
-class OrdinalBenchSummary:
+@record
+class OrdinalBenchSummary(BenchRunInfo):
     """The key figures of :func:`bench_ordinal`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    seed : int
     sizes : tuple of int
     budget_s : float
     target_ratio : float
@@ -98,9 +96,6 @@ class OrdinalBenchSummary:
     rows : tuple of OrdinalBenchEntry
     """
 
-    bench: str
-    quick: bool
-    seed: int
     sizes: tuple
     budget_s: float
     target_ratio: float
@@ -128,14 +123,12 @@ class WineRow:
     test_mae: float = column("test MAE", fmt_spec(".4f"))
 
 
-@dataclass(frozen=True)
-class WineSummary:
+@record
+class WineSummary(BenchInfo):
     """The key figures of :func:`bench_ordinal_wine`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
     n, repeats : int
     rows : tuple of WineRow
     objective_default_fold1, objective_whole_qp_fold1 : float
@@ -144,8 +137,6 @@ class WineSummary:
         Our time over mord's (left out without mord).
     """
 
-    bench: str
-    quick: bool
     n: int
     repeats: int
     rows: tuple
@@ -439,15 +430,12 @@ def _rc_row(row: dict):
     return cls(**row)
 
 
-@dataclass(frozen=True)
-class OrdinalRcSummary:
+@record
+class OrdinalRcSummary(RepeatsInfo, BenchRunInfo):
     """The key figures of :func:`bench_ordinal_rc`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    seed, repeats : int
     svc_ratio_best : float
         The fastest RC(S~) over the faster SVC.
     svc_target_met, table1_target_met : bool
@@ -457,10 +445,6 @@ class OrdinalRcSummary:
     full_max_n : int
     """
 
-    bench: str
-    quick: bool
-    seed: int
-    repeats: int
     svc_ratio_best: float
     svc_target_met: bool
     table1_target_met: bool

@@ -18,7 +18,7 @@ from ...ordinal import prank, rank_loss, solve_ordinal
 from ...ordinal.generation import predict_labels
 from ...ordinal.prank import prank_decision
 from .._harness import fmt, progress_bar
-from ..registry import ExperimentResult, PaperItem, RunInfo, column, register
+from ..registry import ExperimentResult, PaperItem, RunInfo, column, record, register
 from ._common import POLY4
 
 __all__ = ["WINE_FEATURES", "CURVE_MODELS", "wine_two_features", "ordinal_curves", "CurveRow",
@@ -93,11 +93,9 @@ class CurveModel:
     test_accuracy: float
 
 
-@dataclass(frozen=True)
+@record
 class CurvesSummary(RunInfo):
     """The key figures of :func:`ordinal_curves`.
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ...ordinal import _warmup, make_instance, solve_ordinal
 from ...ordinal.instances import instance_name
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, record,
+                        register)
 from ._common import POLY4
 
 __all__ = ["ordinal_fig4", "OrdinalFig4Row", "OrdinalFig4Summary"]
@@ -42,14 +43,12 @@ class OrdinalFig4Row:
     feas_s: float = column("FeasTime s", fmt_spec(".4f"))
 
 
-@dataclass(frozen=True)
-class OrdinalFig4Summary:
+@record
+class OrdinalFig4Summary(ExperimentInfo):
     """The key figures of :func:`ordinal_fig4`.
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     instance : str
     iterations, W, n : int
     status : str
@@ -62,8 +61,6 @@ class OrdinalFig4Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     instance: str
     iterations: int
     W: int

@@ -7,22 +7,19 @@ Clarabel (the paper: Gurobi) and against PRank.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from ...datasets import ORDINAL_PAPER_TABLE1
 from .._harness import fmt
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, column, record, register
 from ._common import (_group_rows, _instance_runs, _paper_rows, FULL_QP_MAX_N, GroupRow,
                       TABLE1_FULL_QP_MAX_N, TableSettings)
 
 __all__ = ["ordinal_table1", "OrdinalTable1Group", "OrdinalTable1Summary"]
 
 
-@dataclass(frozen=True)
+@record
 class OrdinalTable1Group(GroupRow):
     """Mean and sd over the data sets of one (type, n) of :func:`ordinal_table1`.
-
-    The fields of :class:`~polyrank.experiments.ordinal.GroupRow`, then:
 
     Attributes
     ----------
@@ -50,12 +47,10 @@ class OrdinalTable1Group(GroupRow):
     obj_rel_diff_sd: float | None = column()
 
 
-@dataclass(frozen=True)
+@record
 class OrdinalTable1Summary(TableSettings):
     """The key figures of :func:`ordinal_table1` (rows:
     :class:`~polyrank.experiments.ordinal.InstanceRow`).
-
-    The fields of :class:`~polyrank.experiments.ordinal.TableSettings`, then:
 
     Attributes
     ----------

@@ -5,22 +5,18 @@ loss (1/n) sum |l^_i - l_i| on the training objects, ours against PRank.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-
 
 from ...datasets import ORDINAL_PAPER_TABLE2
 from .._harness import fmt
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import ExperimentResult, PaperItem, column, record, register
 from ._common import _group_rows, _instance_runs, _paper_rows, GroupRow, TableSettings
 
 __all__ = ["ordinal_table2", "OrdinalTable2Group", "OrdinalTable2Summary"]
 
 
-@dataclass(frozen=True)
+@record
 class OrdinalTable2Group(GroupRow):
     """Mean and sd over the data sets of one (type, n) of :func:`ordinal_table2`.
-
-    The fields of :class:`~polyrank.experiments.ordinal.GroupRow`, then:
 
     Attributes
     ----------
@@ -36,11 +32,9 @@ class OrdinalTable2Group(GroupRow):
     prank_rank_loss_sd: float | None = column("sd", fmt)
 
 
-@dataclass(frozen=True)
+@record
 class OrdinalTable2Summary(TableSettings):
     """The key figures of :func:`ordinal_table2`.
-
-    The fields of :class:`~polyrank.experiments.ordinal.TableSettings`, then:
 
     Attributes
     ----------

@@ -13,7 +13,7 @@ import numpy as np
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
-from ..registry import column
+from ..registry import column, leading_columns
 
 __all__ = ["METHOD_LABELS", "large_k_problem", "SelectionRow", "PathRow", "SolverSummary",
            "SolverRow"]
@@ -108,12 +108,7 @@ class SolverSummary:
 
 
 @dataclass(frozen=True)
-class _Solver:
-    solver: str
-
-
-@dataclass(frozen=True)
-class SolverRow(SolverSummary, _Solver):
+class SolverRow(SolverSummary, leading_columns("solver")):
     """A printed row: a :class:`SolverSummary` with the solver first.
 
     Attributes

@@ -22,7 +22,8 @@ from ...datasets import load_mq2008
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from ...ranksvm.reference import brute_force_fun, brute_force_l1, preference_pairs
 from .._harness import median_times, progress_bar
-from ..registry import ExperimentResult, column, fmt_spec, register_bench, speed_phrase
+from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
+                        speed_phrase)
 from ._common import _datasets
 
 __all__ = ["bench_ranksvm", "bench_ranksvm_l1", "RankBenchRow", "RankBenchSummary",
@@ -62,15 +63,12 @@ class RankBenchRow:
     cpu_ratio_to_tree: float | None = column("CPU / tree", _ratio, order=3, default=None)
 
 
-@dataclass(frozen=True)
-class RankBenchSummary:
+@record
+class RankBenchSummary(RepeatedBench):
     """The key figures of :func:`bench_ranksvm`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     rows : tuple of RankBenchRow
     liblinear_pairs_ratio : float
         LinearSVC on the pairs over Tree-TRON, wall time.
@@ -82,9 +80,6 @@ class RankBenchSummary:
         The machine's 1-minute load average.
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     rows: tuple
     liblinear_pairs_ratio: float
     liblinear_pairs_f: float
@@ -113,15 +108,12 @@ class RankL1Row:
     status: str = column("status")
 
 
-@dataclass(frozen=True)
-class RankL1Summary:
+@record
+class RankL1Summary(RepeatedBench):
     """The key figures of :func:`bench_ranksvm_l1`.
 
     Attributes
     ----------
-    bench : str
-    quick : bool
-    repeats : int
     peer_ratio : float
         LinearSVC time / ours at C = 1.
     f_ours, f_peer : float
@@ -136,9 +128,6 @@ class RankL1Summary:
     load_average : float or None
     """
 
-    bench: str
-    quick: bool
-    repeats: int
     peer_ratio: float
     f_ours: float
     f_peer: float

@@ -13,7 +13,8 @@ import numpy as np
 
 from ...ranksvm import ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, register
+from ..registry import (ExperimentResult, PaperItem, RunInfo, column, fmt_spec, leading_columns,
+                        record, register)
 from ._common import _datasets, _PAPER, METHOD_LABELS
 
 __all__ = ["ranksvm_fig4", "RankFig4Row", "RankFig4Method", "RankFig4Dataset",
@@ -79,13 +80,7 @@ class RankFig4Method:
 
 
 @dataclass(frozen=True)
-class _DatasetMethod:
-    dataset: str = column("dataset")
-    method: str = column("method")
-
-
-@dataclass(frozen=True)
-class RankFig4TableRow(RankFig4Method, _DatasetMethod):
+class RankFig4TableRow(RankFig4Method, leading_columns("dataset", "method", printed=True)):
     """A printed row of :func:`ranksvm_fig4`: a :class:`RankFig4Method` with
     its data set and method first.
 
@@ -122,11 +117,9 @@ class RankFig4Dataset:
     methods: dict
 
 
-@dataclass(frozen=True)
+@record
 class RankFig4Summary(RunInfo):
     """The key figures of :func:`ranksvm_fig4`.
-
-    The fields of :class:`~polyrank.experiments.registry.RunInfo`, then:
 
     Attributes
     ----------

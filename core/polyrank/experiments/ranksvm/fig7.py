@@ -4,37 +4,29 @@ value against time of every method at the same C.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, fmt_spec, register
+from ..registry import ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, record, register
 from ._common import _method_runs, _PAPER, _path_rows
 
 __all__ = ["ranksvm_fig7", "RankFig7Summary"]
 
 
-@dataclass(frozen=True)
-class RankFig7Summary:
+@record
+class RankFig7Summary(ExperimentInfo):
     """The key figures of :func:`ranksvm_fig7` (rows:
     :class:`~polyrank.experiments.ranksvm.PathRow`; printed rows:
     :class:`~polyrank.experiments.ranksvm.SolverRow`).
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     C : tuple of float
     solvers : dict of str to dict of str to SolverSummary
         Keyed by C (``f"{C:g}"``), then by solver.
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     C: tuple
     solvers: dict
     paper: tuple = ()

@@ -14,20 +14,15 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, fmt_spec, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
+                        record, register)
 from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C, SelectionRow
 
 __all__ = ["ranksvm_methods", "MethodsSelectionRow", "SelectedC", "MethodsSummary"]
 
 
 @dataclass(frozen=True)
-class _KindLoss:
-    kind: str
-    loss: str
-
-
-@dataclass(frozen=True)
-class MethodsSelectionRow(SelectionRow, _KindLoss):
+class MethodsSelectionRow(SelectionRow, leading_columns("kind", "loss")):
     """A :class:`~polyrank.experiments.ranksvm.SelectionRow` of
     :func:`ranksvm_methods`, with its kind and loss first.
 
@@ -53,14 +48,12 @@ class SelectedC:
     mean_ndcg: float
 
 
-@dataclass(frozen=True)
-class MethodsSummary:
+@record
+class MethodsSummary(ExperimentInfo):
     """The key figures of :func:`ranksvm_methods`.
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     grid_log2_C : tuple of float
     grid_seconds : dict of str to float
         Seconds of the L2 (``"l2_tron"``) and L1 (``"l1_dcd"``) grids.
@@ -72,8 +65,6 @@ class MethodsSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     grid_log2_C: tuple
     grid_seconds: dict
     l1_grid_converged: int

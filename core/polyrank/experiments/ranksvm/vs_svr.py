@@ -17,20 +17,15 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, fmt_spec, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
+                        record, register)
 from ._common import _c_grid, _PAPER, _select_C, SelectionRow
 
 __all__ = ["ranksvm_vs_svr", "SvrSelectionRow", "SvrResult", "SvrResultRow", "SvrSummary"]
 
 
 @dataclass(frozen=True)
-class _KindModel:
-    kind: str
-    model: str
-
-
-@dataclass(frozen=True)
-class SvrSelectionRow(SelectionRow, _KindModel):
+class SvrSelectionRow(SelectionRow, leading_columns("kind", "model")):
     """A :class:`~polyrank.experiments.ranksvm.SelectionRow` of
     :func:`ranksvm_vs_svr`, with its kind and model first.
 
@@ -70,12 +65,7 @@ class SvrResult:
 
 
 @dataclass(frozen=True)
-class _Kind:
-    kind: str
-
-
-@dataclass(frozen=True)
-class SvrResultRow(SvrResult, _Kind):
+class SvrResultRow(SvrResult, leading_columns("kind")):
     """A :class:`SvrResult` row, with its kind (``"result"``) first.
 
     Attributes
@@ -84,22 +74,18 @@ class SvrResultRow(SvrResult, _Kind):
     """
 
 
-@dataclass(frozen=True)
-class SvrSummary:
+@record
+class SvrSummary(ExperimentInfo):
     """The key figures of :func:`ranksvm_vs_svr`.
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     grid_log2_C : tuple of float
     results : dict of str to SvrResult
         Keyed ``"model/measure"``.
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     grid_log2_C: tuple
     results: dict
     paper: tuple = ()

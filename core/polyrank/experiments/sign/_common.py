@@ -4,15 +4,32 @@ data of Fig. 2 and the sign vector of the convergence experiment.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...datasets import load_phishing, load_w8a
+from ..registry import SourceInfo
 
-__all__ = ["correlation_signs", "FIG2_DATA", "FIG2_PAPER_ORDER"]
+__all__ = ["correlation_signs", "FIG2_DATA", "FIG2_PAPER_ORDER", "SignDataInfo"]
 
 
 _PAPER = "Kato, Kobayashi & Sano, sign-constrained SDCA/Pegasos"
+
+
+@dataclass(frozen=True)
+class SignDataInfo(SourceInfo):
+    """The first fields of the summaries of ``sign-convergence`` and
+    ``sign-small-sample``: those of
+    :class:`~polyrank.experiments.registry.SourceInfo`, then the data.
+
+    Attributes
+    ----------
+    data : str
+        The data set (and its subsample).
+    """
+
+    data: str
 
 
 def correlation_signs(X, y) -> np.ndarray:

@@ -16,8 +16,9 @@ from ...sign import sc_pegasos, sc_sdca
 from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
-from ._common import _fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, record, register
+from ._common import (_fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER,
+                      SignDataInfo)
 
 __all__ = ["sign_convergence", "ConvergenceRow", "ConvergenceSummary"]
 
@@ -48,13 +49,13 @@ class ConvergenceRow:
     duality_gap: float = column("duality gap", fmt_spec(".3e"))
 
 
-@dataclass(frozen=True)
-class ConvergenceSummary:
+@record
+class ConvergenceSummary(SignDataInfo):
     """The key figures of :func:`sign_convergence` (dicts keyed by solver).
 
     Attributes
     ----------
-    experiment, source, data, signs : str
+    signs : str
     n, d : int
         Examples and features.
     lam, smoothing : float
@@ -79,9 +80,6 @@ class ConvergenceSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    source: str
-    data: str
     signs: str
     n: int
     d: int

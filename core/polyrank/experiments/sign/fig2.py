@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import ExperimentResult, PaperItem, column, register
+from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, leading_columns, record,
+                        register)
 from ._common import _PAPER
 from .convergence import ConvergenceRow, sign_convergence
 
@@ -15,12 +16,7 @@ __all__ = ["sign_fig2", "SignFig2Row", "PerUpdate", "SignFig2Summary"]
 
 
 @dataclass(frozen=True)
-class _DataColumn:
-    data: str = column("data")
-
-
-@dataclass(frozen=True)
-class SignFig2Row(ConvergenceRow, _DataColumn):
+class SignFig2Row(ConvergenceRow, leading_columns("data", printed=True)):
     """A :class:`~polyrank.experiments.sign.ConvergenceRow` of one run of
     :func:`sign_fig2`, with the run first.
 
@@ -52,14 +48,12 @@ class PerUpdate:
     gap_big: float | None
 
 
-@dataclass(frozen=True)
-class SignFig2Summary:
+@record
+class SignFig2Summary(ExperimentInfo):
     """The key figures of :func:`sign_fig2` (dicts keyed by run).
 
     Attributes
     ----------
-    experiment : str
-    quick : bool
     source : str
     runs : dict of str to ConvergenceSummary
         Each run's summary.
@@ -69,8 +63,6 @@ class SignFig2Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    quick: bool
     source: str
     runs: dict
     per_update: dict

@@ -21,8 +21,8 @@ from ...metrics import prbep
 from ...sign import sc_sdca
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register
-from ._common import _PAPER
+from ..registry import ExperimentResult, PaperItem, column, fmt_spec, record, register
+from ._common import _PAPER, SignDataInfo
 
 __all__ = ["sign_small_sample", "SmallSampleRow", "SmallSampleMean", "SmallSampleMeans",
            "Counts", "SmallSampleSummary"]
@@ -104,13 +104,12 @@ class Counts:
     tied: int
 
 
-@dataclass(frozen=True)
-class SmallSampleSummary:
+@record
+class SmallSampleSummary(SignDataInfo):
     """The key figures of :func:`sign_small_sample`.
 
     Attributes
     ----------
-    experiment, source, data : str
     n, d : int
         Examples and features of the data.
     n_train, trials : int
@@ -127,9 +126,6 @@ class SmallSampleSummary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    source: str
-    data: str
     n: int
     d: int
     n_train: int

@@ -21,7 +21,8 @@ from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import mean_sd, progress_bar
 from ..bench.sopopo import _fig6_problem, _per_call_times
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, fmt_time, register
+from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
+                        record, register)
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _clarabel_accuracy, _loglog_slope,
                       _OBJ_RTOL, _PAPER, _rel, CLARABEL_TASKS)
 
@@ -145,14 +146,12 @@ class Fig6Problem:
     ratio_decreases: tuple
 
 
-@dataclass(frozen=True)
-class Fig6Summary:
+@record
+class Fig6Summary(SourceInfo):
     """The key figures of :func:`sopopo_fig6`.
 
     Attributes
     ----------
-    experiment, source : str
-        ``"sopopo-fig6"`` and the paper, section and figure.
     n : int
         Dimension.
     C : float
@@ -185,8 +184,6 @@ class Fig6Summary:
         The README's paper-vs-polyrank rows.
     """
 
-    experiment: str
-    source: str
     n: int
     C: float
     C_note: str

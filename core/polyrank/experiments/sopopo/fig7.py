@@ -20,7 +20,8 @@ from ...sopopo import sopopo_batch
 from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, fmt_time, register
+from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
+                        record, register)
 from ._common import (_BudgetedSolver, _check_budget, _check_ks, _loglog_slope, _PAPER,
                       CLARABEL_TASKS)
 
@@ -113,14 +114,13 @@ class Fig7K100:
     ratio_lower_bound: float | None
 
 
-@dataclass(frozen=True)
-class Fig7Summary:
+@record
+class Fig7Summary(SourceInfo):
     """The key figures of :func:`sopopo_fig7`; the dicts are keyed by k as a
     str.
 
     Attributes
     ----------
-    experiment, source : str
     ks : tuple of int
     m_per_k, n : int
     C : str
@@ -156,8 +156,6 @@ class Fig7Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    source: str
     ks: tuple
     m_per_k: int
     n: int

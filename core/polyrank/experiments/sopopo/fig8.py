@@ -16,7 +16,8 @@ from ..._csr import row_arrays
 from ...sopopo import _kernels, build_pieces
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import ExperimentResult, PaperItem, column, fmt_spec, register, table_columns
+from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, record,
+                        register, table_columns)
 from ._common import _PAPER
 from .fig7 import fig7_data
 
@@ -68,13 +69,12 @@ class Fig8TableRow(Fig8Row):
                                                   fmt_spec(".3e"), default=None)
 
 
-@dataclass(frozen=True)
-class Fig8Summary:
+@record
+class Fig8Summary(SourceInfo):
     """The key figures of :func:`sopopo_fig8` (see its Returns).
 
     Attributes
     ----------
-    experiment, source : str
     k, m, n : int
     C : float
     passes, iterations, gap_every, window : int
@@ -101,8 +101,6 @@ class Fig8Summary:
     paper : tuple of PaperItem
     """
 
-    experiment: str
-    source: str
     k: int
     m: int
     n: int
