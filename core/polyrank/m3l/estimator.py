@@ -331,7 +331,8 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3).
+        """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3); with the
+        linear kernel ``X @ coef_.T + intercept_``.
 
         Parameters
         ----------
@@ -385,6 +386,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         float in [0, 1]
+            1 - Hamming loss, or the accuracy.
         """
         check_is_fitted(self)
         if self.target_type_ in (BINARY, MULTICLASS):

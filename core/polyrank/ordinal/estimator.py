@@ -91,7 +91,8 @@ class _OrdinalLabels:
         return codes, classes
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels, in the training labels' coding (``classes_``).
+        """Predicted labels, in the training labels' coding (``classes_``):
+        the class whose thresholds enclose :meth:`decision_function`.
 
         Parameters
         ----------
@@ -99,7 +100,7 @@ class _OrdinalLabels:
 
         Returns
         -------
-        ndarray, shape (n_test,)
+        ndarray of ``classes_.dtype``, shape (n_test,)
         """
         check_is_fitted(self, "result_")
         return self.classes_[self._predict_codes(self.decision_function(X))]
@@ -141,6 +142,13 @@ class _OrdinalLabels:
         if sp.issparse(X) and self.kernel != "linear":
             raise TypeError(f"X: sparse input is supported with kernel='linear' only, got "
                             f"kernel={self.kernel!r}; pass a dense array")
+
+    def _test_data(self, X):
+        """X checked for ``decision_function``: the model fitted, sparse only
+        with the linear kernel, the features of ``fit`` (float64, dense or CSR)."""
+        check_is_fitted(self, "result_")
+        self._check_sparse(X)
+        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
 
 _KERNELS = ("linear", "rbf", "poly")
 
@@ -412,9 +420,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         ValueError
             If the number of features differs from ``fit``, or NaN/inf.
         """
-        check_is_fitted(self, "result_")
-        self._check_sparse(X)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._test_data(X)
         if hasattr(self, "coef_"):
             return np.asarray(X @ self.coef_).ravel()
         return kernel_matrix(X, self.support_vectors_, kernel=self.kernel,
@@ -563,9 +569,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         ValueError
             If the number of features differs from ``fit``, or NaN/inf.
         """
-        check_is_fitted(self, "result_")
-        self._check_sparse(X)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._test_data(X)
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_).ravel()
         alpha = np.zeros(self.support_.size) if self.dual_coef_.size == 0 else self.dual_coef_

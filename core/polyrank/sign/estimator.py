@@ -387,12 +387,9 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
 
     Parameters
     ----------
-    lam : float, default=1e-3
-        Regularisation lambda > 0 of Eq. 1.
-    signs : array_like, dict or None, default=None
-        The sign constraints: an array c in {-1, 0, +1}^d (Eq. 4) or a dict
-        ``{feature: +1 or -1}`` keyed by column index or (for a pandas
-        DataFrame) column name; unlisted features are unconstrained.
+    lam, signs
+        As in :class:`SignConstrainedClassifier` (``signs`` as for two
+        classes: an array c in {-1, 0, +1}^d or a dict ``{feature: +1 or -1}``).
     loss : {"square", "absolute"}, default="square"
     solver, tol, max_iter, average_from, shrinking, batch_size, bias, random_state, verbose
         As in :class:`SignConstrainedClassifier`.

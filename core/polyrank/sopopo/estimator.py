@@ -282,7 +282,7 @@ class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : LabelRanker
-            The fitted ranker.
+            The fitted label ranker.
 
         Raises
         ------
@@ -394,7 +394,8 @@ class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         return D.ravel() if self.target_type_ == BINARY else D
 
     def predict(self, X) -> np.ndarray:
-        """Predicted classes, label sets or label rankings.
+        """Predicted classes, label sets or label rankings, read from
+        :meth:`decision_function`.
 
         Parameters
         ----------
@@ -428,6 +429,7 @@ class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         float in [0, 1]
+            The accuracy, or the label ranking average precision.
         """
         check_is_fitted(self)
         if self.target_type_ in (BINARY, MULTICLASS):
