@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
+import ipywidgets as ipw
 import numpy as np
+import plotly.graph_objects as go
 from polyrank.result import IterInfo, Trace
 
 from ._display import WidgetDisplay
@@ -59,6 +61,24 @@ class TraceMonitor(WidgetDisplay):
     EXTRAS: tuple = ()
 
     trace: Trace
+
+    def _set_title(self, title) -> None:
+        """Check and keep the figure's title (a str)."""
+        if not isinstance(title, str):
+            raise TypeError(f"title: expected a str, got {type(title).__name__}")
+        self.title = title
+
+    def _open(self) -> None:
+        """Start with an empty :attr:`trace` and build ``fig`` and ``widget``
+        (the subclass's ``_build_figure()`` and ``_render()``)."""
+        self.trace = Trace()
+        # drawn on a plain Figure first; the FigureWidget is built from it, so
+        # that its construction state is what the browser draws (see
+        # KnotExplorer.__init__)
+        self.fig = self._build_figure()
+        self._render()
+        self.fig = go.FigureWidget(self.fig)
+        self.widget = ipw.VBox([self.fig])
 
     def _record(self, info: IterInfo) -> None:
         """Append one iteration to :attr:`trace` (only the base columns and

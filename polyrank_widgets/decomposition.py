@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-from polyrank.sopopo import Piece, feedback_graph, layers
+from polyrank.sopopo import feedback_graph, layers
 from scipy.spatial import cKDTree
 
 from ._display import WidgetDisplay
@@ -170,6 +170,11 @@ def _set1(labels) -> str:
 
 
 # ---------------------------------------------------------------- view
+def _of_model(name: str, doc: str) -> property:
+    """A read-only property of the viewer that returns ``self.model.<name>``."""
+    return property(lambda self: getattr(self.model, name), doc=doc)
+
+
 class DecompositionViewer(WidgetDisplay):
     """The feedback graph of a target ranking y (Fig. 1), one of its
     decompositions into complete bipartite pieces A_j x B_j (Fig. 2) and the
@@ -190,34 +195,11 @@ class DecompositionViewer(WidgetDisplay):
 
     Parameters
     ----------
-    y : array_like, shape (k,)
-        Target ranking (the paper's γ, Sec. 2); finite, at least two
-        distinct values, k <= max_labels.
-    decomposition : str or sequence, optional
-        ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``
-        (:data:`polyrank.sopopo.DECOMPOSITIONS`), ``"custom"`` (uses
-        ``custom``) or a custom list of ``(A, B)`` / ``(A, B, sigma)``.
-        Default: ``"custom"`` if ``custom`` is given, else ``"all_pairs"``.
-    W : array_like, shape (k, n), optional
-        Prototypes w_1, ..., w_k (one per row); with ``x`` gives the scores
-        f = W x. Give either ``W`` and ``x``, or ``scores``, or neither.
-    x : array_like, shape (n,), optional
-        The instance.
-    scores : array_like, shape (k,), optional
-        The model's scores f(x) directly. Default: zeros, so each piece's
-        loss is sigma_j times its largest edge weight.
-    custom : sequence of (A, B) or (A, B, sigma), optional
-        A custom decomposition, offered as ``"custom"`` in the dropdown.
-    one_based : bool, optional
-        Whether the labels in ``custom`` (or a list ``decomposition``) are
-        the paper's 1-based names; default False (0-based indices, as in
-        :func:`polyrank.sopopo.decompose`).
-    normalize : bool, optional
-        If True, sigma_j is divided by d (the "average" loss of Sec. 2).
-    piece : int, optional
-        0-based index of the piece shown first.
-    max_labels : int, optional
-        Largest k accepted (every edge is drawn: k(k-1)/2 at most).
+    y, decomposition, W, x, scores, custom, one_based, normalize, piece, max_labels
+        The first state shown: the parameters of
+        :class:`~polyrank_widgets.decomposition_model.DecompositionModel`
+        (``custom`` is offered as ``"custom"`` in the dropdown, ``piece`` is
+        the piece shown first, and every edge is drawn: k(k-1)/2 at most).
 
     Attributes
     ----------
@@ -355,53 +337,21 @@ class DecompositionViewer(WidgetDisplay):
                                    self.status, self.readout])
 
     # ------------------------------------------------------------ state
-    @property
-    def y(self) -> np.ndarray:
-        """Current target ranking, shape (k,) (a copy)."""
-        return self.model.y
-
-    @property
-    def k(self) -> int:
-        """Number of labels."""
-        return self.model.k
-
-    @property
-    def scores(self) -> np.ndarray:
-        """Current scores f, shape (k,) (a copy; zeros unless set)."""
-        return self.model.scores
-
-    @property
-    def decomposition(self) -> str:
-        """Kind of the current decomposition: one of ``"all_pairs"``,
-        ``"adjacent_layers"``, ``"top_vs_rest"``, ``"custom"``."""
-        return self.model.decomposition
-
-    @property
-    def normalize(self) -> bool:
-        """Whether sigma_j is divided by d (Sec. 2, "average" loss)."""
-        return self.model.normalize
-
-    @property
-    def pieces(self) -> list[Piece]:
-        """The pieces E_j = A_j x B_j, 0-based labels (copies: editing them
-        does not change the viewer)."""
-        return self.model.pieces
-
-    @property
-    def n_pieces(self) -> int:
-        """d, the number of pieces."""
-        return self.model.n_pieces
-
-    @property
-    def piece_index(self) -> int:
-        """0-based index j of the selected piece (the slider shows j + 1)."""
-        return self.model.piece_index
-
-    @property
-    def edges(self) -> np.ndarray:
-        """Edges of the feedback graph, (E, 2) 0-based (r, s) (a copy)."""
-        return self.model.edges
-
+    # read-only views of the model (copies where the model gives copies)
+    y = _of_model("y", "Current target ranking, shape (k,) (a copy).")
+    k = _of_model("k", "Number of labels.")
+    scores = _of_model("scores", "Current scores f, shape (k,) (a copy; zeros unless set).")
+    decomposition = _of_model(
+        "decomposition", 'Kind of the current decomposition: one of ``"all_pairs"``, '
+        '``"adjacent_layers"``, ``"top_vs_rest"``, ``"custom"``.')
+    normalize = _of_model("normalize",
+                          'Whether sigma_j is divided by d (Sec. 2, "average" loss).')
+    pieces = _of_model("pieces", "The pieces E_j = A_j x B_j, 0-based labels (copies: "
+                                 "editing them does not change the viewer).")
+    n_pieces = _of_model("n_pieces", "d, the number of pieces.")
+    piece_index = _of_model("piece_index", "0-based index j of the selected piece (the "
+                                           "slider shows j + 1).")
+    edges = _of_model("edges", "Edges of the feedback graph, (E, 2) 0-based (r, s) (a copy).")
 
     @property
     def n_nodes(self) -> int:

@@ -235,21 +235,24 @@ class DecompositionModel:
         Target ranking (the paper's γ, Sec. 2); finite, at least two
         distinct values, k <= max_labels.
     decomposition : str or sequence, optional
-        ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``,
-        ``"custom"`` (uses ``custom``) or a custom list of ``(A, B)`` /
-        ``(A, B, sigma)``. Default: ``"custom"`` if ``custom`` is given, else
-        ``"all_pairs"``.
+        ``"all_pairs"``, ``"adjacent_layers"``, ``"top_vs_rest"``
+        (:data:`polyrank.sopopo.DECOMPOSITIONS`), ``"custom"`` (uses
+        ``custom``) or a custom list of ``(A, B)`` / ``(A, B, sigma)``.
+        Default: ``"custom"`` if ``custom`` is given, else ``"all_pairs"``.
     W : array_like, shape (k, n), optional
-        Prototypes (one per row); with ``x`` gives f = W x.
+        Prototypes w_1, ..., w_k (one per row); with ``x`` gives the scores
+        f = W x. Give either ``W`` and ``x``, or ``scores``, or neither.
     x : array_like, shape (n,), optional
         The instance.
     scores : array_like, shape (k,), optional
-        The scores f directly. Default: zeros.
+        The model's scores f(x) directly. Default: zeros, so each piece's
+        loss is sigma_j times its largest edge weight.
     custom : sequence of (A, B) or (A, B, sigma), optional
         A custom decomposition, stored as ``"custom"``.
     one_based : bool, optional
         Whether the labels in ``custom`` (or a list ``decomposition``) are
-        1-based; default False.
+        the paper's 1-based names; default False (0-based indices, as in
+        :func:`polyrank.sopopo.decompose`).
     normalize : bool, optional
         If True, sigma_j is divided by d (the "average" loss of Sec. 2).
     piece : int, optional

@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 import time
 
-import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from polyrank.result import IterInfo, Trace
+from polyrank.result import IterInfo
 from polyrank.validation import check_int, check_positive
 
 from ._monitor import TraceMonitor
@@ -143,11 +142,9 @@ class GapMonitor(TraceMonitor):
     def __init__(self, title: str = "Duality gap", log_y: bool = True,
                  max_points: int | None = None,
                  stop_at_gap: float | None = None, min_redraw_s: float = 0.0) -> None:
-        if not isinstance(title, str):
-            raise TypeError(f"title: expected a str, got {type(title).__name__}")
+        self._set_title(title)
         if not isinstance(log_y, (bool, np.bool_)):
             raise TypeError(f"log_y: expected a bool, got {type(log_y).__name__}")
-        self.title = title
         self.log_y = bool(log_y)
         self.max_points = (None if max_points is None
                            else check_int(max_points, "max_points", minimum=1))
@@ -155,14 +152,7 @@ class GapMonitor(TraceMonitor):
                             else check_positive(stop_at_gap, "stop_at_gap", strict=False))
         self.min_redraw_s = check_positive(min_redraw_s, "min_redraw_s", strict=False)
         self._last_draw = -math.inf
-        self.trace = Trace()
-        # drawn on a plain Figure first; the FigureWidget is built from it, so
-        # that its construction state is what the browser draws (see
-        # KnotExplorer.__init__)
-        self.fig = self._build_figure()
-        self._render()
-        self.fig = go.FigureWidget(self.fig)
-        self.widget = ipw.VBox([self.fig])
+        self._open()
 
     def _build_figure(self) -> go.Figure:
         fig = make_subplots(rows=2, cols=1, shared_xaxes=True,

@@ -159,14 +159,9 @@ class KnotExplorer(WidgetDisplay):
 
         Parameters
         ----------
-        x : array_like, shape (n,)
-            The instance; must be non-zero.
-        y : array_like, shape (k,)
-            Target ranking (the paper's γ, Sec. 2).
-        U : array_like, shape (k, n)
-            Current prototypes u_1, ..., u_k (one per row).
-        A, B : array_like of int, shapes (p,), (q,)
-            Disjoint 0-based label indices of the bipartite piece E = A x B.
+        x, y, U, A, B : array_like
+            The instance (non-zero), target ranking, prototypes (rows) and
+            the bipartite piece E = A x B, as in :func:`polyrank.sopopo.margins`.
         C : float
             Upper bound of Eq. 7, > 0.
         **kwargs

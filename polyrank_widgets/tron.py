@@ -11,11 +11,10 @@ line per step (``iter f |g| delta CG``); this widget draws those columns.
 
 from __future__ import annotations
 
-import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from polyrank.result import IterInfo, Trace
+from polyrank.result import IterInfo
 from polyrank.validation import check_positive
 
 from ._monitor import TraceMonitor
@@ -81,20 +80,11 @@ class TronMonitor(TraceMonitor):
 
     def __init__(self, title: str = "TRON", grad_norm0: float | None = None,
                  tol: float = 1e-3) -> None:
-        if not isinstance(title, str):
-            raise TypeError(f"title: expected a str, got {type(title).__name__}")
-        self.title = title
+        self._set_title(title)
         self.tol = check_positive(tol, "tol")
         self.grad_norm0 = None if grad_norm0 is None else check_positive(grad_norm0,
                                                                           "grad_norm0")
-        self.trace = Trace()
-        # drawn on a plain Figure first; the FigureWidget is built from it, so
-        # that its construction state is what the browser draws (see
-        # KnotExplorer.__init__)
-        self.fig = self._build_figure()
-        self._render()
-        self.fig = go.FigureWidget(self.fig)
-        self.widget = ipw.VBox([self.fig])
+        self._open()
 
     def _build_figure(self) -> go.Figure:
         fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.12,

@@ -5,8 +5,13 @@ import os
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import sklearn
 from hypothesis import settings
+from hypothesis import strategies as st
+
+from polyrank.qp import solve_qp
+from polyrank.ranksvm.reference import pair_weights, preference_pairs
 
 # Hypothesis: the same examples on every run (CI must not fail on a draw no one
 # has seen before); POLYRANK_HYPOTHESIS=explore draws new ones, to hunt for bugs.
@@ -89,14 +94,105 @@ def query_problem(seed, n_queries=3, per_query=12, d=3):
     return X, y, qid
 
 
-def label_ranking_problem(seed, m=30, n=4, k=5):
+def label_ranking_problem(seed, m=30, n=4, k=5, noise=0.7):
     """SOPOPO's label ranking: X (m, n) and graded label scores Y (m, k)
-    with ties and no constant row."""
+    (a noisy linear rule, rounded) with ties and no constant row."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(m, n))
-    Y = np.round(X @ rng.normal(size=(k, n)).T + 0.7 * rng.normal(size=(m, k)))
+    Y = np.round(X @ rng.normal(size=(k, n)).T + noise * rng.normal(size=(m, k)))
     Y[:, 0] = Y.max(axis=1) + 1
     return X, Y
+
+
+def sign_problem(seed, n=50, d=6, sparse=False, weights=False):
+    """Sign-constrained learning: X (n, d) (about half zeros and CSR with
+    ``sparse``), binary labels yb in {-1, +1}, real targets yr and 3-class
+    labels ym of one noisy linear rule, a sign vector c (d,) and a sign
+    matrix C (d, 3) in {-1, 0, +1}; with ``weights`` also integer sample
+    weights s (the first three 0, 2, 3)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if sparse:
+        X[rng.random(size=X.shape) < 0.5] = 0.0
+    w_true = rng.normal(size=d)
+    yb = np.where(X @ w_true + 0.5 * rng.normal(size=n) >= 0, 1.0, -1.0)
+    yr = X @ w_true + 0.5 * rng.normal(size=n)
+    ym = rng.integers(0, 3, size=n)
+    c = rng.choice([-1.0, 0.0, 1.0], size=d)
+    C = rng.choice([-1.0, 0.0, 1.0], size=(d, 3))
+    out = ((sp.csr_matrix(X) if sparse else X), yb, yr, ym, c, C)
+    if weights:
+        s = rng.integers(0, 4, size=n)
+        s[:3] = [0, 2, 3]
+        out += (s,)
+    return out
+
+
+def ranksvm_problem(seed=0, l=60, n=4, n_queries=5):
+    """RankSVM: X (l, n), relevance y in {0, .., 3} of a noisy linear rule
+    and query ids drawn from ``n_queries`` (queries not contiguous)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(l, n))
+    qid = rng.integers(0, n_queries, size=l)
+    y = np.clip(np.round(X @ np.array([1.0, -0.5, 0.3, 0.0][:n]) + rng.normal(size=l)), -1, 2) + 1
+    return X, y, qid
+
+
+def l1_ranksvm_qp(X, y, qid, C, sw=None):
+    """Eq. 1.2 of ``large-scale-linear-ranksvm.txt`` as a QP over (w, xi),
+    solved by Clarabel: min 1/2 w'w + C sum c_p xi_p, xi_p >= 1 - w'(x_i -
+    x_j), xi_p >= 0 (c_p = s_i s_j, ones without weights ``sw``).  Returns
+    (w, objective)."""
+    pairs = preference_pairs(y, qid)
+    c = pair_weights(pairs, sw)
+    D = X[pairs[:, 0]] - X[pairs[:, 1]]
+    p, n = D.shape
+    P = sp.block_diag([sp.identity(n), sp.csc_matrix((p, p))]).tocsc()
+    q = np.concatenate([np.zeros(n), C * c])
+    G = sp.vstack([sp.hstack([-sp.csc_matrix(D), -sp.identity(p)]),
+                   sp.hstack([sp.csc_matrix((p, n)), -sp.identity(p)])]).tocsc()
+    h = np.concatenate([-np.ones(p), np.zeros(p)])
+    res = solve_qp(P, q, G=G, h=h)
+    return res.x[:n], res.primal_objective
+
+
+def brute_piece_loss(y, f, piece):
+    """The loss of one piece, sigma max_{(r, s) in A x B} (y_r - y_s) - (f_r -
+    f_s) clipped at 0 (Eq. 1, 3 of ``sopopo-label-ranking.txt``), by a loop
+    over its edges."""
+    worst = 0.0
+    for r in piece.A:
+        for s in piece.B:
+            worst = max(worst, (y[r] - y[s]) - (f[r] - f[s]))
+    return piece.sigma * worst
+
+
+# ------------------------------------------------------------ Hypothesis draws
+
+def draw_instances(draw, rows, features, labels, scales):
+    """The start of a random multi-label problem (a Hypothesis draw): the
+    numbers of rows, features and labels from the (min, max) ranges given,
+    then a seeded Generator and X standard normal times a scale drawn from
+    ``scales``.  Returns (X, number of labels, Generator)."""
+    m = draw(st.integers(*rows))
+    n = draw(st.integers(*features))
+    k = draw(st.integers(*labels))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    X = rng.normal(size=(m, n)) * draw(st.sampled_from(scales))
+    return X, k, rng
+
+
+def draw_sample_weights(draw, rng, m):
+    """None, integer (at least one of them 1) or real sample weights of m
+    rows, the kind drawn by Hypothesis and the values by ``rng``."""
+    weights = draw(st.sampled_from(["none", "integer", "real"]))
+    w = None
+    if weights == "integer":
+        w = rng.integers(0, 4, size=m).astype(float)
+        w[rng.integers(m)] = 1.0
+    elif weights == "real":
+        w = rng.uniform(0.0, 2.0, size=m)
+    return w
 
 
 def multilabel_problem(seed, N=30, D=4, L=3, noise=0.5):

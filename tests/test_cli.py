@@ -130,13 +130,19 @@ def test_paper_rows_of_the_readme_are_generated(tmp_path):
     assert main(["reproduce", "ordinal-fig4", "--readme", str(tmp_path / "missing.md")]) == 2
 
 
+def _readme_rows(start, end):
+    """The table rows of the generated block of README.md between ``start``
+    and ``end``."""
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = text.split(start, 1)[1].split(end, 1)[0]
+    return [line for line in block.splitlines() if line.startswith("| `")]
+
+
 def test_the_readme_paper_table_is_filled_from_registered_experiments():
     from polyrank.cli import README_PAPER_END, README_PAPER_START
     from polyrank.experiments import EXPERIMENTS
 
-    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    block = text.split(README_PAPER_START, 1)[1].split(README_PAPER_END, 1)[0]
-    rows = [line for line in block.splitlines() if line.startswith("| `")]
+    rows = _readme_rows(README_PAPER_START, README_PAPER_END)
     assert rows, "empty: run polyrank reproduce NAME --readme README.md"
     for row in rows:
         assert row.split("`")[1] in EXPERIMENTS
@@ -147,9 +153,7 @@ def test_the_readme_bench_table_names_registered_benches():
     from polyrank.cli import README_BENCH_END, README_BENCH_START
     from polyrank.experiments import BENCHES
 
-    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    block = text.split(README_BENCH_START, 1)[1].split(README_BENCH_END, 1)[0]
-    rows = [line for line in block.splitlines() if line.startswith("| `")]
+    rows = _readme_rows(README_BENCH_START, README_BENCH_END)
     assert rows, "the generated table is empty: run polyrank bench NAME --readme README.md"
     for row in rows:
         name = row.split("`")[1].split()[2]

@@ -91,17 +91,17 @@ def test_bad_option_values(capsys, files, tmp_path, argv, match):
     assert not (tmp_path / "m").exists()
 
 
-def test_bad_option_values_of_other_methods(capsys, files, tmp_path):
-    fails(capsys, "train", "m3l", files / "data.arff", tmp_path / "m", "--labels", "2",
-          "--kernel", "nonsense", match="kernel")
-    fails(capsys, "train", "sign", files / "binary.svm", tmp_path / "m", "--signs",
-          "1,x", match="--signs")
-    fails(capsys, "train", "sign", files / "binary.svm", tmp_path / "m", "--gamma", "0.1",
-          match="--gamma does not apply to method 'sign'")
-    fails(capsys, "train", "sign", files / "binary.svm", tmp_path / "m", "--signs",
-          "9:1", match="feature index 9 outside 1..3")
-    fails(capsys, "train", "sign", files / "data.csv", tmp_path / "m", "--target", "grade",
-          "--signs", "zzz:1", match="'zzz' is not a feature column")
+@pytest.mark.parametrize("method, data, argv, match", [
+    ("m3l", "data.arff", ["--labels", "2", "--kernel", "nonsense"], "kernel"),
+    ("sign", "binary.svm", ["--signs", "1,x"], "--signs"),
+    ("sign", "binary.svm", ["--gamma", "0.1"], "--gamma does not apply to method 'sign'"),
+    ("sign", "binary.svm", ["--signs", "9:1"], "feature index 9 outside 1..3"),
+    ("sign", "data.csv", ["--target", "grade", "--signs", "zzz:1"],
+     "'zzz' is not a feature column"),
+])
+def test_bad_option_values_of_other_methods(capsys, files, tmp_path, method, data, argv,
+                                            match):
+    fails(capsys, "train", method, files / data, tmp_path / "m", *argv, match=match)
 
 
 # ----------------------------------------------------------------- DATA
@@ -113,35 +113,32 @@ def test_missing_data_file(capsys, files, tmp_path):
           match="No such file or directory")
 
 
-def test_unreadable_formats(capsys, files, tmp_path):
-    fails(capsys, "train", "ranksvm", files / "data.csv", tmp_path / "m",
-          match="not csv (the name of DATA)")
-    fails(capsys, "train", "ranksvm", files / "data.csv", tmp_path / "m", "--format",
-          "svmlight", match="not an SVMlight/LIBSVM file")
+@pytest.mark.parametrize("method, data, argv, match", [
+    ("ranksvm", "data.csv", [], "not csv (the name of DATA)"),
+    ("ranksvm", "data.csv", ["--format", "svmlight"], "not an SVMlight/LIBSVM file"),
+    ("m3l", "data.csv", ["--labels", "1"], "not an ARFF file"),
+    ("m3l", "data.arff", [], "ARFF data need --labels N"),
+    ("m3l", "data.arff", ["--format", "svmlight"], "not an SVMlight/LIBSVM file"),
+    ("ordinal", "bad.csv", ["--target", "grade"], "line 3, column 'b': 'oops' is not a number"),
+    # the CSV and ARFF options
+    ("ordinal", "data.csv", [], "CSV data need --target NAME"),
+    ("ordinal", "data.csv", ["--target", "quality"],
+     "no column 'quality' (the target); columns: a, b, grade"),
+    ("m3l", "data.arff", ["--labels", "3"], "the number of labels must be 1..2"),
+])
+def test_unreadable_formats_and_bad_csv_arff_options(capsys, files, tmp_path, method, data,
+                                                     argv, match):
+    fails(capsys, "train", method, files / data, tmp_path / "m", *argv, match=match)
+
+
+def test_unreadable_files(capsys, files, tmp_path):
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(bytes(range(256)) * 4)
     fails(capsys, "train", "sign", garbage, tmp_path / "m", match="garbage.bin")
-    fails(capsys, "train", "m3l", files / "data.csv", tmp_path / "m", "--labels", "1",
-          match="not an ARFF file")
-    fails(capsys, "train", "m3l", files / "data.arff", tmp_path / "m",
-          match="ARFF data need --labels N")
-    fails(capsys, "train", "m3l", files / "data.arff", tmp_path / "m", "--format",
-          "svmlight", match="not an SVMlight/LIBSVM file")
-    fails(capsys, "train", "ordinal", files / "bad.csv", tmp_path / "m", "--target",
-          "grade", match="line 3, column 'b': 'oops' is not a number")
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     fails(capsys, "train", "ordinal", empty, tmp_path / "m", "--target", "grade",
           match="no header line and data lines")
-
-
-def test_csv_and_arff_options(capsys, files, tmp_path):
-    fails(capsys, "train", "ordinal", files / "data.csv", tmp_path / "m",
-          match="CSV data need --target NAME")
-    fails(capsys, "train", "ordinal", files / "data.csv", tmp_path / "m", "--target",
-          "quality", match="no column 'quality' (the target); columns: a, b, grade")
-    fails(capsys, "train", "m3l", files / "data.arff", tmp_path / "m", "--labels", "3",
-          match="the number of labels must be 1..2")
     fails(capsys, "train", "m3l", files / "data.arff", tmp_path / "m", "--labels",
           tmp_path / "none.xml", match="No such file or directory")
 

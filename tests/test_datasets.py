@@ -3,8 +3,10 @@
 import hashlib
 
 import numpy as np
+import pytest
 
 from polyrank.datasets import data_path, load_yeast
+from polyrank.datasets._letor import MQ2008_SHA256
 
 SHA256 = {
     "yeast-train.arff": "e759dc991ff54694a4ff9c4314f3be0d6fd2b1994a4b563f57e416394c6aebbd",
@@ -12,9 +14,14 @@ SHA256 = {
 }
 
 
-def test_yeast_files_are_byte_identical_to_mulan():
-    for name, digest in SHA256.items():
-        assert hashlib.sha256(data_path("yeast", name).read_bytes()).hexdigest() == digest
+#: (folder, file, SHA-256): yeast as MULAN has it, MQ2008 Fold1 as recorded
+BUNDLED = ([("yeast", name, digest) for name, digest in SHA256.items()]
+           + [("MQ2008", name, digest) for name, digest in MQ2008_SHA256.items()])
+
+
+@pytest.mark.parametrize("folder, name, digest", BUNDLED)
+def test_bundled_files_are_byte_identical_to_their_sources(folder, name, digest):
+    assert hashlib.sha256(data_path(folder, name).read_bytes()).hexdigest() == digest
 
 
 def test_load_yeast_shapes_labels_and_statistics():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import brute_piece_loss
 
 from polyrank.sopopo import DECOMPOSITIONS, decompose, piece_loss
 from polyrank_widgets import DecompositionViewer
@@ -18,14 +19,6 @@ from polyrank_widgets.decomposition_model import (DecompositionModel,
 
 MODEL = Path(__file__).resolve().parents[1] / "polyrank_widgets" / "decomposition_model.py"
 FIG1 = (-1.0, 0.0, 2.0, 0.0, -1.0)
-
-
-def brute_loss(y, f, piece):
-    worst = 0.0
-    for r in piece.A:
-        for s in piece.B:
-            worst = max(worst, (y[r] - y[s]) - (f[r] - f[s]))
-    return piece.sigma * worst
 
 
 def test_the_model_module_imports_no_widget_library():
@@ -62,9 +55,9 @@ def test_losses_are_the_cores_and_match_brute_force(seed, kind):
     assert m.n_pieces == len(pieces)
     for j, p in enumerate(pieces):
         assert m.loss(j) == piece_loss(y, f, p)
-        assert m.piece_loss(j) == pytest.approx(brute_loss(y, f, p), abs=1e-12)
+        assert m.piece_loss(j) == pytest.approx(brute_piece_loss(y, f, p), abs=1e-12)
         assert m.worst_edge(j) == piece_loss(y, f, p).edge
-    assert m.total_loss() == pytest.approx(sum(brute_loss(y, f, p) for p in pieces))
+    assert m.total_loss() == pytest.approx(sum(brute_piece_loss(y, f, p) for p in pieces))
     r, s = m.edges.T
     np.testing.assert_allclose(m.edge_violations(), (y[r] - y[s]) - (f[r] - f[s]))
     np.testing.assert_allclose(m.weights, y[r] - y[s])

@@ -10,6 +10,7 @@ decomposes it into all pairs (8 pieces), adjacent layers (2 pieces:
 
 import numpy as np
 import pytest
+from conftest import brute_piece_loss
 
 from polyrank_widgets import DecompositionViewer
 
@@ -59,14 +60,6 @@ def random_y(rng):
         y = rng.integers(0, 4, size=int(rng.integers(2, 10))).astype(float)
         if np.unique(y).size > 1:
             return y
-
-
-def brute_piece_loss(y, f, piece):
-    worst = 0.0
-    for r in piece.A:
-        for s in piece.B:
-            worst = max(worst, (y[r] - y[s]) - (f[r] - f[s]))
-    return piece.sigma * worst
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ and by linear dual coordinate ascent, compared with Clarabel on the dual D2
 
 import numpy as np
 import pytest
+from conftest import draw_instances, draw_sample_weights
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
@@ -15,22 +16,13 @@ from polyrank.m3l import dual_qp, m3l_dca, m3l_smo
 
 @st.composite
 def problems(draw):
-    N = draw(st.integers(2, 8))
-    D = draw(st.integers(1, 3))
-    L = draw(st.integers(1, 3))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    X = rng.normal(size=(N, D)) * draw(st.sampled_from([0.3, 1.0, 3.0]))
+    X, L, rng = draw_instances(draw, (2, 8), (1, 3), (1, 3), [0.3, 1.0, 3.0])
+    N = X.shape[0]
     Y = np.where(rng.random((N, L)) < 0.5, 1, -1)
     A = rng.normal(size=(L, L))
     R = A @ A.T + draw(st.sampled_from([0.05, 0.5, 2.0])) * np.eye(L)
     R /= np.sqrt(np.outer(np.diag(R), np.diag(R)))          # unit diagonal, dense
-    weights = draw(st.sampled_from(["none", "integer", "real"]))
-    w = None
-    if weights == "integer":
-        w = rng.integers(0, 4, size=N).astype(float)
-        w[rng.integers(N)] = 1.0
-    elif weights == "real":
-        w = rng.uniform(0.0, 2.0, size=N)
+    w = draw_sample_weights(draw, rng, N)
     return dict(X=X, Y=Y, R=R, w=w, C=draw(st.floats(0.05, 5.0)))
 
 

@@ -1,19 +1,12 @@
-"""The bundled LETOR 4.0 MQ2008 Fold1 and the LETOR loader."""
-
-import hashlib
+"""The bundled LETOR 4.0 MQ2008 Fold1 and the LETOR loader (its bytes are checked
+in test_datasets.py with the other bundled files)."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from polyrank.datasets import data_path, load_letor, load_mq2008
-from polyrank.datasets._letor import MQ2008_SHA256
+from polyrank.datasets import load_letor, load_mq2008
 from polyrank.ranksvm import group_queries
-
-
-def test_files_are_byte_identical_to_the_recorded_sums():
-    for name, digest in MQ2008_SHA256.items():
-        assert hashlib.sha256(data_path("MQ2008", name).read_bytes()).hexdigest() == digest
 
 
 def test_mq2008_statistics_match_table_2():

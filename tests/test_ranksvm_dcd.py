@@ -5,44 +5,19 @@ and hostile input (issue 19, item 1)."""
 
 import numpy as np
 import pytest
-from conftest import GAP_ROUNDING
+from conftest import GAP_ROUNDING, l1_ranksvm_qp, ranksvm_problem
 import scipy.sparse as sp
 
 from polyrank import RankSVM
-from polyrank.qp import solve_qp
 from polyrank.ranksvm import ranksvm_cutting_plane, ranksvm_dcd
-from polyrank.ranksvm.reference import brute_force_l1, pair_weights, preference_pairs
-
-
-def _data(seed=0, l=60, n=4, n_queries=5):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(l, n))
-    qid = rng.integers(0, n_queries, size=l)
-    y = np.clip(np.round(X @ np.array([1.0, -0.5, 0.3, 0.0][:n]) + rng.normal(size=l)), -1, 2) + 1
-    return X, y, qid
-
-
-def _l1_qp(X, y, qid, C, sw=None):
-    """Eq. 1.2 as a QP over (w, xi): min 1/2 w'w + C sum c_p xi_p,
-    xi_p >= 1 - w'(x_i - x_j), xi_p >= 0 (Clarabel)."""
-    pairs = preference_pairs(y, qid)
-    c = pair_weights(pairs, sw)
-    D = X[pairs[:, 0]] - X[pairs[:, 1]]
-    p, n = D.shape
-    P = sp.block_diag([sp.identity(n), sp.csc_matrix((p, p))]).tocsc()
-    q = np.concatenate([np.zeros(n), C * c])
-    G = sp.vstack([sp.hstack([-sp.csc_matrix(D), -sp.identity(p)]),
-                   sp.hstack([sp.csc_matrix((p, n)), -sp.identity(p)])]).tocsc()
-    h = np.concatenate([-np.ones(p), np.zeros(p)])
-    res = solve_qp(P, q, G=G, h=h)
-    return res.x[:n], res.primal_objective
+from polyrank.ranksvm.reference import brute_force_l1, preference_pairs
 
 
 @pytest.mark.parametrize("seed, C", [(0, 0.05), (1, 1.0), (2, 30.0)])
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_dcd_reaches_the_qp_optimum_with_a_certified_gap(seed, C, shrinking):
-    X, y, qid = _data(seed)
-    w_ref, f_ref = _l1_qp(X, y, qid, C)
+    X, y, qid = ranksvm_problem(seed)
+    w_ref, f_ref = l1_ranksvm_qp(X, y, qid, C)
     res = ranksvm_dcd(X, y, qid, C, tol=1e-9, max_iter=20000, shrinking=shrinking,
                       random_state=seed)
     assert res.status == "converged", res.message
@@ -60,7 +35,7 @@ def test_dcd_reaches_the_qp_optimum_with_a_certified_gap(seed, C, shrinking):
 
 
 def test_kkt_conditions_at_the_optimum():
-    X, y, qid = _data(3)
+    X, y, qid = ranksvm_problem(3)
     C = 2.0
     res = ranksvm_dcd(X, y, qid, C, tol=1e-12, max_iter=50000, random_state=0)
     pairs = preference_pairs(y, qid)
@@ -74,20 +49,20 @@ def test_kkt_conditions_at_the_optimum():
 
 
 def test_integer_weights_equal_duplicated_documents():
-    X, y, qid = _data(4, l=40)
+    X, y, qid = ranksvm_problem(4, l=40)
     sw = np.random.default_rng(4).integers(0, 3, size=40).astype(float)
     rep = np.repeat(np.arange(40), sw.astype(int))
     C = 0.7
     weighted = ranksvm_dcd(X, y, qid, C, sample_weight=sw, tol=1e-10, max_iter=20000)
     repeated = ranksvm_dcd(X[rep], y[rep], qid[rep], C, tol=1e-10, max_iter=20000)
-    _, f_ref = _l1_qp(X, y, qid, C, sw)
+    _, f_ref = l1_ranksvm_qp(X, y, qid, C, sw)
     assert weighted.primal_objective == pytest.approx(repeated.primal_objective, rel=1e-7)
     assert weighted.primal_objective == pytest.approx(f_ref, rel=1e-6)
     np.testing.assert_allclose(weighted.x, repeated.x, atol=1e-4)
 
 
 def test_sparse_equals_dense_and_cutting_plane():
-    X, y, qid = _data(5)
+    X, y, qid = ranksvm_problem(5)
     X[np.abs(X) < 0.7] = 0.0
     dense = ranksvm_dcd(X, y, qid, 3.0, tol=1e-10, max_iter=20000, random_state=1)
     csr = ranksvm_dcd(sp.csr_matrix(X), y, qid, 3.0, tol=1e-10, max_iter=20000,
@@ -99,9 +74,9 @@ def test_sparse_equals_dense_and_cutting_plane():
 
 
 def test_continuation_and_warm_start_reach_the_same_optimum():
-    X, y, qid = _data(6, l=80)
+    X, y, qid = ranksvm_problem(6, l=80)
     C = 500.0
-    _, f_ref = _l1_qp(X, y, qid, C)
+    _, f_ref = l1_ranksvm_qp(X, y, qid, C)
     cont = ranksvm_dcd(X, y, qid, C, tol=1e-8, max_iter=50000, random_state=0)
     assert cont.continuation_passes > 0 and cont.status == "converged"
     assert cont.primal_objective == pytest.approx(f_ref, rel=1e-6)
@@ -127,7 +102,7 @@ def test_identical_documents_of_different_relevance():
     y = np.array([2.0, 1.0, 0.0, 1.0])
     qid = np.zeros(4, int)
     res = ranksvm_dcd(X, y, qid, 1.0, tol=1e-10, max_iter=10000)
-    _, f_ref = _l1_qp(X, y, qid, 1.0)
+    _, f_ref = l1_ranksvm_qp(X, y, qid, 1.0)
     assert res.status == "converged"
     assert res.primal_objective == pytest.approx(f_ref, rel=1e-7)
     pairs = preference_pairs(y, qid)
@@ -136,9 +111,9 @@ def test_identical_documents_of_different_relevance():
 
 
 def test_estimator_default_l1_is_dcd_and_matches_the_driver():
-    X, y, qid = _data(7)
+    X, y, qid = ranksvm_problem(7)
     m = RankSVM(loss="l1", C=2.0, tol=1e-8, random_state=3).fit(X, y, qid=qid)
-    _, f_ref = _l1_qp(X, y, qid, 2.0)
+    _, f_ref = l1_ranksvm_qp(X, y, qid, 2.0)
     assert m.result_.solver == "dcd-l1" and m.result_.success
     assert m.result_.primal_objective == pytest.approx(f_ref, rel=1e-6)
     again = RankSVM(loss="l1", C=2.0, tol=1e-8, random_state=3).fit(X, y, qid=qid)
@@ -146,7 +121,7 @@ def test_estimator_default_l1_is_dcd_and_matches_the_driver():
 
 
 def test_hostile_arguments_are_named():
-    X, y, qid = _data(8, l=20)
+    X, y, qid = ranksvm_problem(8, l=20)
     p = len(preference_pairs(y, qid))
     with pytest.raises(ValueError, match="^alpha0: expected"):
         ranksvm_dcd(X, y, qid, 1.0, alpha0=np.zeros(p + 1))
@@ -171,7 +146,7 @@ def test_stored_pair_differences_give_the_same_solve(monkeypatch):
     per step) and read from X (two of each) reach the same optimum."""
     from polyrank.ranksvm import solvers
 
-    X, y, qid = _data(9)
+    X, y, qid = ranksvm_problem(9)
     stored = ranksvm_dcd(X, y, qid, 4.0, tol=1e-10, max_iter=20000, random_state=5)
     monkeypatch.setattr(solvers, "_PAIR_CACHE_MB", 0)
     rows = ranksvm_dcd(X, y, qid, 4.0, tol=1e-10, max_iter=20000, random_state=5)

@@ -5,45 +5,21 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import GAP_ROUNDING
+from conftest import GAP_ROUNDING, l1_ranksvm_qp, ranksvm_problem
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from polyrank import RankSVM
 from polyrank.datasets import load_mq2008
 from polyrank.metrics import mean_ndcg, pairwise_accuracy
-from polyrank.qp import solve_qp
 from polyrank.ranksvm import ranksvm_cutting_plane, ranksvm_tron
 from polyrank.ranksvm.reference import brute_force_l1, preference_pairs
 from polyrank.result import STATUS_CALLBACK
 
 
-def _data(seed=0, l=60, n=4, n_queries=5):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(l, n))
-    qid = rng.integers(0, n_queries, size=l)
-    y = np.clip(np.round(X @ np.array([1.0, -0.5, 0.3, 0.0][:n]) + rng.normal(size=l)), -1, 2) + 1
-    return X, y, qid
-
-
-def _l1_qp(X, y, qid, C):
-    """Eq. 1.2 as a QP over (w, xi): min 1/2 w'w + C sum xi,
-    xi >= 1 - w'(x_i - x_j), xi >= 0 (Clarabel)."""
-    pairs = preference_pairs(y, qid)
-    D = X[pairs[:, 0]] - X[pairs[:, 1]]
-    p, n = D.shape
-    P = sp.block_diag([sp.identity(n), sp.csc_matrix((p, p))]).tocsc()
-    q = np.concatenate([np.zeros(n), C * np.ones(p)])
-    G = sp.vstack([sp.hstack([-sp.csc_matrix(D), -sp.identity(p)]),
-                   sp.hstack([sp.csc_matrix((p, n)), -sp.identity(p)])]).tocsc()
-    h = np.concatenate([-np.ones(p), np.zeros(p)])
-    res = solve_qp(P, q, G=G, h=h)
-    return res.x[:n], res.primal_objective
-
-
 def test_l1_cutting_plane_matches_clarabel_qp():
-    X, y, qid = _data(1)
-    w_ref, f_ref = _l1_qp(X, y, qid, C=0.3)
+    X, y, qid = ranksvm_problem(1)
+    w_ref, f_ref = l1_ranksvm_qp(X, y, qid, C=0.3)
     res = ranksvm_cutting_plane(X, y, qid, C=0.3, tol=1e-7)
     assert res.success
     assert res.primal_objective == pytest.approx(brute_force_l1(X, y, qid, res.x, 0.3), rel=1e-12)
@@ -55,7 +31,7 @@ def test_l1_cutting_plane_matches_clarabel_qp():
 
 
 def test_estimator_l2_equals_driver_dense_and_sparse():
-    X, y, qid = _data(2)
+    X, y, qid = ranksvm_problem(2)
     res = ranksvm_tron(X, y, qid, C=2.0, tol=1e-8)
     m = RankSVM(C=2.0, tol=1e-8).fit(X, y, qid)
     np.testing.assert_allclose(m.coef_, res.x, rtol=1e-12)
@@ -70,7 +46,7 @@ def test_estimator_l2_equals_driver_dense_and_sparse():
 
 
 def test_partial_pairs_use_fewer_pairs_and_still_rank():
-    X, y, qid = _data(3, l=200)
+    X, y, qid = ranksvm_problem(3, l=200)
     full = RankSVM(C=1.0).fit(X, y, qid)
     part = RankSVM(C=1.0, partial_pairs=True).fit(X, y, qid)
     assert part.n_pairs_ == len(preference_pairs(y, qid, adjacent=True)) < full.n_pairs_
@@ -82,7 +58,7 @@ def test_partial_pairs_use_fewer_pairs_and_still_rank():
 def test_callback_and_gap_monitor_replay():
     from polyrank_widgets import GapMonitor
 
-    X, y, qid = _data(4)
+    X, y, qid = ranksvm_problem(4)
     seen = []
     m = RankSVM(C=1.0, tol=1e-8).fit(X, y, qid, callback=seen.append)
     assert [i.iteration for i in seen] == list(m.result_.trace.iteration)
@@ -100,7 +76,7 @@ def test_callback_and_gap_monitor_replay():
 
 
 def test_l1_estimator_and_partial_pairs_l1_rejected():
-    X, y, qid = _data(5)
+    X, y, qid = ranksvm_problem(5)
     m = RankSVM(C=0.5, loss="l1", tol=1e-6, random_state=0).fit(X, y, qid)
     assert m.result_.solver == "dcd-l1" and m.result_.success
     cp = RankSVM(C=0.5, loss="l1", tol=1e-6, solver="cutting_plane").fit(X, y, qid)
@@ -114,7 +90,7 @@ def test_l1_estimator_and_partial_pairs_l1_rejected():
 
 
 def test_max_iter_warns():
-    X, y, qid = _data(6)
+    X, y, qid = ranksvm_problem(6)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         RankSVM(C=100.0, tol=1e-12, max_iter=1).fit(X, y, qid)
 
@@ -128,13 +104,13 @@ def test_max_iter_warns():
     ({"tol": 0.0}, ValueError, "tol"),
 ])
 def test_hostile_parameters(kwargs, err, match):
-    X, y, qid = _data(7)
+    X, y, qid = ranksvm_problem(7)
     with pytest.raises(err, match=match):
         RankSVM(**kwargs).fit(X, y, qid)
 
 
 def test_hostile_data():
-    X, y, qid = _data(8)
+    X, y, qid = ranksvm_problem(8)
     with pytest.raises(ValueError, match="qid: expected length"):
         RankSVM().fit(X, y, qid[:-1])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
@@ -165,7 +141,7 @@ def test_hostile_data():
 
 
 def test_fit_does_not_modify_inputs():
-    X, y, qid = _data(9)
+    X, y, qid = ranksvm_problem(9)
     X0, y0, q0 = X.copy(), y.copy(), qid.copy()
     with warnings.catch_warnings():
         warnings.simplefilter("error")

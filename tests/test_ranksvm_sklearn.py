@@ -13,6 +13,7 @@ from contextlib import redirect_stdout
 
 import numpy as np
 import pytest
+from conftest import l1_ranksvm_qp
 import scipy.sparse as sp
 import sklearn
 from sklearn.base import clone
@@ -26,7 +27,6 @@ from polyrank import RankSVM
 from polyrank.datasets import load_mq2008
 from polyrank.metrics import (mean_ndcg, ndcg_at, ndcg_per_query, ndcg_scorer,
                               pairwise_accuracy, pairwise_accuracy_scorer)
-from polyrank.qp import solve_qp
 from polyrank.ranksvm import RankSVMObjective, ranksvm_cutting_plane, ranksvm_tron
 from polyrank.ranksvm.reference import (brute_force_fun, brute_force_grad, brute_force_hv,
                                         brute_force_l1, pair_weights, preference_pairs)
@@ -247,19 +247,6 @@ def test_unit_weights_take_the_unweighted_path_exactly():
 
 # ------------------------------------------------------------------ regressions (issue 14)
 
-def _l1_reference(X, y, qid, C):
-    """Eq. 1.2 as the pair-enumerated QP over (w, xi), solved by Clarabel."""
-    pairs = preference_pairs(y, qid)
-    D = X[pairs[:, 0]] - X[pairs[:, 1]]
-    p, n = D.shape
-    P = sp.block_diag([sp.identity(n), sp.csc_matrix((p, p))]).tocsc()
-    q = np.concatenate([np.zeros(n), C * np.ones(p)])
-    G = sp.vstack([sp.hstack([-sp.csc_matrix(D), -sp.identity(p)]),
-                   sp.hstack([sp.csc_matrix((p, n)), -sp.identity(p)])]).tocsc()
-    h = np.concatenate([-np.ones(p), np.zeros(p)])
-    return solve_qp(P, q, G=G, h=h).primal_objective
-
-
 @pytest.mark.parametrize("seed", [3, 5, 7, 9])
 def test_l1_large_C_no_false_convergence_with_negative_gap(seed):
     """Issue 14: C = 1e4 on 6 rows reported 'converged' with a negative gap
@@ -269,7 +256,7 @@ def test_l1_large_C_no_false_convergence_with_negative_gap(seed):
     X = rng.normal(size=(6, 3))
     y = rng.integers(0, 3, 6).astype(float)
     qid = np.zeros(6, int)
-    ref = _l1_reference(X, y, qid, 1e4)
+    _, ref = l1_ranksvm_qp(X, y, qid, 1e4)
     res = ranksvm_cutting_plane(X, y, qid, C=1e4, tol=1e-6)
     assert res.status == "converged"
     assert np.all(res.trace.gap >= 0) and res.gap >= 0

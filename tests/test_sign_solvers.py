@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import sign_problem
 from scipy.optimize import minimize_scalar
 
 from polyrank.qp import solve_qp
@@ -21,20 +22,6 @@ from polyrank.sign.reference import primal_objective, reference_lbfgsb, referenc
 REL = 1e-6          # the one tolerance on objectives against references
 
 
-def _problem(seed, n=50, d=6, sparse=False):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    if sparse:
-        X[rng.random(size=X.shape) < 0.5] = 0.0
-    w_true = rng.normal(size=d)
-    yb = np.where(X @ w_true + 0.5 * rng.normal(size=n) >= 0, 1.0, -1.0)
-    yr = X @ w_true + 0.5 * rng.normal(size=n)
-    ym = rng.integers(0, 3, size=n)
-    c = rng.choice([-1.0, 0.0, 1.0], size=d)
-    C = rng.choice([-1.0, 0.0, 1.0], size=(d, 3))
-    return (sp.csr_matrix(X) if sparse else X), yb, yr, ym, c, C
-
-
 def _rel(a, b):
     return abs(a - b) / max(abs(b), 1e-12)
 
@@ -44,7 +31,7 @@ def _rel(a, b):
 def test_square_loss_nonnegative_equals_sklearn_ridge_positive():
     from sklearn.linear_model import Ridge
 
-    X, _, yr, _, _, _ = _problem(0, n=80, d=8)
+    X, _, yr, _, _, _ = sign_problem(0, n=80, d=8)
     yr = np.abs(yr) + X @ np.abs(np.arange(8.0))          # some weights want to be > 0
     n = X.shape[0]
     lam = 0.05
@@ -62,7 +49,7 @@ def test_square_loss_nonnegative_equals_sklearn_ridge_positive():
 
 def test_hinge_with_signs_equals_clarabel_qp():
     for seed in range(3):
-        X, yb, _, _, c, _ = _problem(seed)
+        X, yb, _, _, c, _ = sign_problem(seed)
         res = sc_sdca(X, yb, "hinge", 0.05, c, tol=1e-10, max_iter=20000, random_state=seed)
         ref = reference_qp(X, yb, "hinge", 0.05, c)
         assert res.status == STATUS_CONVERGED
@@ -74,7 +61,7 @@ def test_hinge_with_signs_equals_clarabel_qp():
 def test_hinge_without_signs_equals_linearsvc():
     from sklearn.svm import LinearSVC
 
-    X, yb, _, _, _, _ = _problem(4, n=60)
+    X, yb, _, _, _, _ = sign_problem(4, n=60)
     n, lam = X.shape[0], 0.02
     res = sc_sdca(X, yb, "hinge", lam, None, tol=1e-10, max_iter=20000, random_state=0)
     # a fixed seed: with tol = 1e-12, liblinear's dual coordinate descent
@@ -90,7 +77,7 @@ def test_hinge_without_signs_equals_linearsvc():
 @pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "square", "absolute"])
 def test_every_binary_loss_matches_its_reference(loss, sparse):
     for seed in (10, 11):
-        X, yb, yr, _, c, _ = _problem(seed, sparse=sparse)
+        X, yb, yr, _, c, _ = sign_problem(seed, sparse=sparse)
         y = yr if loss in ("square", "absolute") else yb
         res = sc_sdca(X, y, loss, 0.03, c, smoothing=0.1, tol=1e-10, max_iter=50000,
                       random_state=seed)
@@ -110,7 +97,7 @@ def test_every_binary_loss_matches_its_reference(loss, sparse):
 
 @pytest.mark.parametrize("loss", ["softmax", "max_hinge", "top_k_hinge"])
 def test_every_multiclass_loss_matches_its_reference(loss):
-    X, _, _, ym, _, C = _problem(20, n=45)
+    X, _, _, ym, _, C = sign_problem(20, n=45)
     res = sc_sdca(X, ym, loss, 0.05, C, top_k=2, tol=1e-10, max_iter=50000,
                   random_state=0)
     assert res.status == STATUS_CONVERGED, res.message
@@ -121,7 +108,7 @@ def test_every_multiclass_loss_matches_its_reference(loss):
 
 
 def test_top1_hinge_is_the_max_hinge():
-    X, _, _, ym, _, C = _problem(21, n=30)
+    X, _, _, ym, _, C = sign_problem(21, n=30)
     a = sc_sdca(X, ym, "top_k_hinge", 0.05, C, top_k=1, tol=1e-10, max_iter=50000,
                 random_state=0)
     b = sc_sdca(X, ym, "max_hinge", 0.05, C, tol=1e-10, max_iter=50000, random_state=0)
@@ -132,7 +119,7 @@ def test_top1_hinge_is_the_max_hinge():
 
 @pytest.mark.parametrize("loss", ["hinge", "logistic", "square", "max_hinge"])
 def test_every_iterate_satisfies_the_signs_exactly(loss):
-    X, yb, yr, ym, c, C = _problem(30)
+    X, yb, yr, ym, c, C = sign_problem(30)
     y = {"square": yr, "max_hinge": ym}.get(loss, yb)
     s = C if loss == "max_hinge" else c
     seen = []
@@ -148,7 +135,7 @@ def test_every_iterate_satisfies_the_signs_exactly(loss):
 
 
 def test_pegasos_iterates_are_feasible_at_every_step():
-    X, yb, _, _, c, _ = _problem(31, n=20)
+    X, yb, _, _, c, _ = sign_problem(31, n=20)
     for T in range(1, 25):
         res = sc_pegasos(X, yb, "hinge", 0.1, c, batch_size=3, max_iter=T, random_state=1)
         assert np.all(c * res.last >= 0) and np.all(c * res.x >= 0)
@@ -158,7 +145,7 @@ def test_pegasos_iterates_are_feasible_at_every_step():
 @pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "absolute",
                                   "softmax", "top_k_hinge"])
 def test_sdca_duality_gap_goes_to_zero(loss):
-    X, yb, yr, ym, c, C = _problem(40)
+    X, yb, yr, ym, c, C = sign_problem(40)
     mc = loss in ("softmax", "top_k_hinge")
     y = ym if mc else (yr if loss == "absolute" else yb)
     res = sc_sdca(X, y, loss, 0.02, C if mc else c, top_k=2, tol=1e-9, max_iter=50000,
@@ -172,7 +159,7 @@ def test_sdca_duality_gap_goes_to_zero(loss):
 
 
 def test_sdca_averaging_from_t0():
-    X, yb, _, _, c, _ = _problem(41)
+    X, yb, _, _, c, _ = sign_problem(41)
     ref = reference_qp(X, yb, "hinge", 0.05, c)
     res = sc_sdca(X, yb, "hinge", 0.05, c, tol=0.0, average_from=10, max_iter=200,
                   random_state=0)
@@ -188,7 +175,7 @@ def test_sdca_averaging_from_t0():
 def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
     from polyrank.sign.solvers import _csr, prepare_data
 
-    X, yb, _, _, c, _ = _problem(42, n=15, d=4, sparse=True)
+    X, yb, _, _, c, _ = sign_problem(42, n=15, d=4, sparse=True)
     data = prepare_data(X, yb, "hinge", c)
     Xc, n, lam = data["X"], 15, 0.1
     sq = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
@@ -237,7 +224,7 @@ def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
 @pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "logistic", "square",
                                   "absolute"])
 def test_dense_and_csr_layouts_give_the_same_iterates(loss):
-    X, yb, yr, _, c, _ = _problem(61, n=80, sparse=True)
+    X, yb, yr, _, c, _ = sign_problem(61, n=80, sparse=True)
     y = yr if loss in ("square", "absolute") else yb
     a = sc_sdca(X, y, loss, 0.05, c, max_iter=15, tol=0.0, random_state=4, layout="csr")
     b = sc_sdca(X, y, loss, 0.05, c, max_iter=15, tol=0.0, random_state=4,
@@ -250,7 +237,7 @@ def test_dense_and_csr_layouts_give_the_same_iterates(loss):
 
 
 def test_auto_layout_and_its_errors():
-    X, yb, _, ym, c, C = _problem(62, n=40, d=8, sparse=True)
+    X, yb, _, ym, c, C = sign_problem(62, n=40, d=8, sparse=True)
     assert sc_sdca(X, yb, "hinge", 0.1, c, max_iter=2).layout == "dense"   # half non-zero
     Xs = sp.csr_matrix(X.toarray() * (np.random.default_rng(0).random(X.shape) < 0.3))
     assert Xs.nnz < 0.25 * 40 * 8
@@ -267,7 +254,7 @@ def test_auto_layout_and_its_errors():
 def test_fused_gap_equals_the_exact_objectives_of_each_epoch(layout, loss):
     """The trace's P of epoch k is summed during epoch k + 1; it must equal
     P and D evaluated from scratch on the state a run stopped at k returns."""
-    X, yb, _, _, c, _ = _problem(63, n=70)
+    X, yb, _, _, c, _ = sign_problem(63, n=70)
     lam = 0.03
     long = sc_sdca(X, yb, loss, lam, c, max_iter=12, tol=0.0, random_state=5,
                    layout=layout)
@@ -291,7 +278,7 @@ def test_fused_gap_equals_the_exact_objectives_of_each_epoch(layout, loss):
 
 
 def test_stopped_and_converged_runs_return_the_recorded_epoch():
-    X, yb, _, _, c, _ = _problem(64, n=60)
+    X, yb, _, _, c, _ = sign_problem(64, n=60)
 
     def stop_at_4(info):
         if info.iteration == 4:
@@ -330,7 +317,7 @@ def test_shuffle_draws_every_permutation_uniformly():
 
 @pytest.mark.parametrize("batch_size", [1, 10])
 def test_pegasos_approaches_the_optimum(batch_size):
-    X, yb, _, _, c, _ = _problem(50, n=100)
+    X, yb, _, _, c, _ = sign_problem(50, n=100)
     lam = 0.1
     ref = reference_qp(X, yb, "hinge", lam, c)
     res = sc_pegasos(X, yb, "hinge", lam, c, batch_size=batch_size, max_iter=20000,
@@ -346,7 +333,7 @@ def test_pegasos_approaches_the_optimum(batch_size):
 
 
 def test_pegasos_smooth_loss_gap_is_a_certificate():
-    X, yb, _, _, c, _ = _problem(51, n=80)
+    X, yb, _, _, c, _ = sign_problem(51, n=80)
     res = sc_pegasos(X, yb, "logistic", 0.1, c, batch_size=8, max_iter=5000, random_state=0)
     ref = reference_lbfgsb(X, yb, "logistic", 0.1, c)
     assert res.dual_objective <= ref.primal_objective + 1e-12 <= res.primal_objective + 1e-12
@@ -354,7 +341,7 @@ def test_pegasos_smooth_loss_gap_is_a_certificate():
 
 
 def test_dense_and_sparse_give_the_same_iterates():
-    X, yb, _, _, c, _ = _problem(60, sparse=True)
+    X, yb, _, _, c, _ = sign_problem(60, sparse=True)
     a = sc_sdca(X, yb, "smoothed_hinge", 0.05, c, max_iter=5, tol=0.0, random_state=3)
     b = sc_sdca(X.toarray(), yb, "smoothed_hinge", 0.05, c, max_iter=5, tol=0.0,
                 random_state=3)
@@ -456,7 +443,7 @@ def test_capped_simplex_projection_equals_clarabel():
 # ------------------------------------------------------------ hostile input
 
 def test_hostile_inputs_raise_clear_errors():
-    X, yb, yr, ym, c, C = _problem(80, n=10, d=4)
+    X, yb, yr, ym, c, C = sign_problem(80, n=10, d=4)
     with pytest.raises(ValueError, match="signs: expected shape"):
         sc_sdca(X, yb, "hinge", 0.1, [1, 0])
     with pytest.raises(ValueError, match="signs: entries must be -1, 0 or"):
@@ -517,7 +504,7 @@ def test_zero_rows_do_not_stall_the_gap(loss):
 @pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "absolute", "logistic", "square"])
 @pytest.mark.parametrize("layout", ["csr", "dense"])
 def test_shrinking_reaches_the_same_certified_optimum(loss, layout):
-    X, yb, yr, _, c, _ = _problem(80, n=120)
+    X, yb, yr, _, c, _ = sign_problem(80, n=120)
     y = yr if loss in ("square", "absolute") else yb
     lam = 0.01
     ref = (reference_qp(X, y, loss, lam, c) if loss in ("hinge", "absolute")
@@ -570,7 +557,7 @@ def test_active_rows_keeps_changed_and_interior_duals():
 
 
 def test_shrinking_rejects_bad_values():
-    X, yb, _, ym, c, C = _problem(82, n=30)
+    X, yb, _, ym, c, C = sign_problem(82, n=30)
     with pytest.raises(TypeError, match="shrinking: expected True or False"):
         sc_sdca(X, yb, "hinge", 0.1, c, shrinking="yes")
     with pytest.raises(ValueError, match="shrinking: implemented for the binary"):

@@ -7,9 +7,12 @@ rows, scikit-learn's Ridge(positive=True) and LinearSVC with their own
 ``sample_weight``.
 """
 
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import sign_problem
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
@@ -19,18 +22,8 @@ from polyrank.sign import sc_pegasos, sc_sdca
 from polyrank.sign.reference import primal_objective, reference_qp
 
 
-def _problem(seed, n=40, d=5):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    w_true = rng.normal(size=d)
-    yb = np.where(X @ w_true + 0.5 * rng.normal(size=n) >= 0, 1.0, -1.0)
-    yr = X @ w_true + 0.5 * rng.normal(size=n)
-    ym = rng.integers(0, 3, size=n)
-    c = rng.choice([-1.0, 0.0, 1.0], size=d)
-    C = rng.choice([-1.0, 0.0, 1.0], size=(d, 3))
-    s = rng.integers(0, 4, size=n)
-    s[:3] = [0, 2, 3]
-    return X, yb, yr, ym, c, C, s
+#: X (n, d), yb, yr, ym, c, C and integer weights s (see conftest.sign_problem)
+_problem = partial(sign_problem, n=40, d=5, weights=True)
 
 
 BINARY = [("hinge", "yb"), ("smoothed_hinge", "yb"), ("logistic", "yb"),

@@ -1,11 +1,12 @@
 """Decompositions (Sec. 2) and the batch procedure (Sec. 4, Fig. 5)."""
 
 import itertools
+from functools import partial
 
 import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
-from conftest import GAP_ROUNDING
+from conftest import GAP_ROUNDING, label_ranking_problem
 
 from polyrank import LabelRanker
 from polyrank.kernels import kernel_matrix
@@ -99,13 +100,8 @@ def test_unknown_decomposition_name():
 
 # ------------------------------------------------------------ batch solver
 
-def ranking_problem(seed, m=30, n=4, k=5):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(m, n))
-    W = rng.normal(size=(k, n))
-    Y = np.round(X @ W.T + 0.5 * rng.normal(size=(m, k)))   # graded, with ties
-    Y[:, 0] = Y.max(axis=1) + 1                              # no constant rows
-    return X, Y
+#: graded label scores with ties and no constant row, low noise
+ranking_problem = partial(label_ranking_problem, noise=0.5)
 
 
 def eq38_reference(X, Y, decomposition, C, K=None, normalize=False):

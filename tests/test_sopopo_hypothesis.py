@@ -7,6 +7,7 @@ weighted piece bounds C w_i sigma_j are built here."""
 
 import numpy as np
 import pytest
+from conftest import draw_instances, draw_sample_weights
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,21 +20,12 @@ from polyrank.sopopo.reference import batch_reduced_qp
 
 @st.composite
 def problems(draw):
-    m = draw(st.integers(2, 7))
-    n = draw(st.integers(1, 4))
-    k = draw(st.integers(2, 4))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    X = rng.normal(size=(m, n)) * draw(st.sampled_from([0.1, 1.0, 5.0]))
+    X, k, rng = draw_instances(draw, (2, 7), (1, 4), (2, 4), [0.1, 1.0, 5.0])
+    m = X.shape[0]
     Y = rng.integers(0, draw(st.integers(2, 4)), size=(m, k)).astype(float)
     for i in np.flatnonzero(np.all(Y == Y[:, :1], axis=1)):
         Y[i, rng.integers(k)] += 1.0                        # no constant rows
-    weights = draw(st.sampled_from(["none", "integer", "real"]))
-    w = None
-    if weights == "integer":
-        w = rng.integers(0, 4, size=m).astype(float)
-        w[rng.integers(m)] = 1.0
-    elif weights == "real":
-        w = rng.uniform(0.0, 2.0, size=m)
+    w = draw_sample_weights(draw, rng, m)
     return dict(X=X, Y=Y, w=w, C=draw(st.floats(0.05, 5.0)),
                 decomposition=draw(st.sampled_from(DECOMPOSITIONS)),
                 normalize=draw(st.booleans()), kernel=draw(st.sampled_from(["linear", "rbf"])),

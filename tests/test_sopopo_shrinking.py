@@ -3,9 +3,12 @@ default): same optimum as the plain procedure of Fig. 5 and as the Clarabel QP
 of Eq. 38, exact full duality gap at the stop, KKT conditions of every piece,
 and the callback contract."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import label_ranking_problem
 
 from polyrank import LabelRanker
 from polyrank.kernels import kernel_matrix
@@ -17,13 +20,8 @@ DECOMPOSITIONS = ["all_pairs", "adjacent_layers", "top_vs_rest"]
 TIGHT = dict(tol=1e-10, max_iter=100_000, random_state=0)
 
 
-def ranking_problem(seed, m=40, n=4, k=6):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(m, n))
-    W = rng.normal(size=(k, n))
-    Y = np.round(X @ W.T + 0.7 * rng.normal(size=(m, k)))   # graded, with ties
-    Y[:, 0] = Y.max(axis=1) + 1                              # no constant rows
-    return X, Y
+#: graded label scores with ties and no constant row
+ranking_problem = partial(label_ranking_problem, m=40, k=6)
 
 
 def qp_reference(X, Y, decomposition, C, K=None, normalize=False, sample_weight=None):

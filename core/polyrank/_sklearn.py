@@ -9,7 +9,12 @@ to the paper's driver.  What they have in common lives here:
   like LIBLINEAR's), chained in front of the user's ``callback``;
 - :func:`warn_if_not_converged`: one :class:`~sklearn.exceptions.ConvergenceWarning`
   whenever a solver ends on an iteration cap or stalls, never a silent
-  "converged".
+  "converged";
+- :func:`solver_seed`: the seed a driver gets from ``random_state``;
+  :func:`forget_fitted`: a refit drops the fitted attributes it may not set;
+- :class:`LabelColumnsMixin`: what the two estimators of label columns
+  (:class:`~polyrank.M3LClassifier`, :class:`~polyrank.LabelRanker`) share:
+  the bias feature, the targets' coding, the kernel expansion.
 """
 
 from __future__ import annotations
@@ -19,13 +24,17 @@ import os
 import sys
 import warnings
 
+import numpy as np
+import scipy.sparse as sp
 import sklearn
 
 from sklearn.exceptions import ConvergenceWarning
 
+from .kernels import check_kernel_params, kernel_matrix
 from .result import STATUS_CALLBACK, STATUS_CONVERGED, IterInfo
 
-__all__ = ["log_callback", "warn_if_not_converged", "format_iter_line"]
+__all__ = ["log_callback", "warn_if_not_converged", "format_iter_line", "solver_seed",
+           "forget_fitted", "LabelColumnsMixin"]
 
 
 def format_iter_line(name: str, info: IterInfo) -> str:
@@ -101,6 +110,81 @@ def warn_if_not_converged(estimator, res, hint: str = "") -> None:
     if hint:
         text += f"; {hint}"
     warnings.warn(text, ConvergenceWarning, stacklevel=_user_stacklevel())
+
+
+def solver_seed(random_state):
+    """The seed a driver gets from an estimator's ``random_state``.
+
+    Parameters
+    ----------
+    random_state : int, RandomState, Generator or None
+        The estimator's parameter.
+
+    Returns
+    -------
+    int, Generator or None
+        ``random_state`` itself, except that a RandomState instance draws an
+        int seed (so two fits with one instance differ, as in scikit-learn).
+
+    Examples
+    --------
+    >>> solver_seed(3), solver_seed(None)
+    (3, None)
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    return random_state
+
+
+def forget_fitted(estimator, names) -> None:
+    """Drop the fitted attributes ``names`` of an earlier fit (a refit sets
+    only those that apply to it, e.g. ``coef_`` for the linear kernel).
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator being refitted.
+    names : iterable of str
+        Attribute names; absent ones are skipped.
+    """
+    for name in names:
+        estimator.__dict__.pop(name, None)
+
+
+class LabelColumnsMixin:
+    """What :class:`~polyrank.M3LClassifier` and :class:`~polyrank.LabelRanker`
+    share: a constant feature of value ``self._bias()`` appended to X, the
+    coding of the targets (:func:`polyrank._multilabel.encode_targets`) and
+    the kernel expansion of ``decision_function``.
+
+    The estimator defines ``_bias()``, ``kernel``, ``gamma``, ``degree`` and
+    ``coef0``.
+    """
+
+    def _augment(self, X):
+        """X with the bias feature appended (X itself when the bias is 0)."""
+        bias = self._bias()
+        if bias == 0:
+            return X
+        column = np.full((X.shape[0], 1), bias)
+        if sp.issparse(X):
+            return sp.hstack([X, sp.csr_matrix(column)], format="csr")
+        return np.hstack([X, column])
+
+    def _keep_coding(self, coding) -> None:
+        """Keep the targets' coding and its attributes ``classes_``,
+        ``target_type_`` and ``label_values_``."""
+        self._coding = coding
+        self.classes_ = coding.classes
+        self.target_type_ = coding.target_type
+        self.label_values_ = coding.label_values
+
+    def _kernel_decision(self, X) -> np.ndarray:
+        """k(X with the bias feature, X_fit_) @ dual_coef_ (a non-linear kernel)."""
+        Xa = self._augment(X)
+        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                     Xa.shape[1])
+        return kernel_matrix(Xa, self.X_fit_, kernel=self.kernel, **params) @ self.dual_coef_
 
 
 #: frames in these packages are not the user's line a warning should point at

@@ -188,21 +188,37 @@ def update_readme_bench(path, command: str, title: str, notes) -> Path:
     ValueError
         If the README has no such block.
     """
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    if README_BENCH_START not in text or README_BENCH_END not in text:
-        raise ValueError(f"{path}: no generated benchmark block (the lines "
-                         f"{README_BENCH_START!r} ... {README_BENCH_END!r})")
-    head, rest = text.split(README_BENCH_START, 1)
-    body, tail = rest.split(README_BENCH_END, 1)
+    path, head, body, tail = _readme_block(path, README_BENCH_START, README_BENCH_END,
+                                           "benchmark")
     rows = [line for line in body.splitlines() if line.startswith("| `")]
     key = f"| `{command.split(' --')[0]}"
     new = _readme_row(command, title, notes)
     rows = [new if r.startswith(key + "`") or r.startswith(key + " --") else r for r in rows]
     if new not in rows:
         rows.append(new)
-    path.write_text(head + README_BENCH_START + "\n" + _README_HEADER + "\n"
-                    + "\n".join(rows) + "\n" + README_BENCH_END + tail, encoding="utf-8")
+    return _write_readme_block(path, head, README_BENCH_START, _README_HEADER, rows,
+                               README_BENCH_END, tail)
+
+
+def _readme_block(path, start: str, end: str, what: str):
+    """(path as a Path, the text before, inside and after the generated
+    ``what`` block between the lines ``start`` and ``end`` of a README)."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    if start not in text or end not in text:
+        raise ValueError(f"{path}: no generated {what} block (the lines "
+                         f"{start!r} ... {end!r})")
+    head, rest = text.split(start, 1)
+    body, tail = rest.split(end, 1)
+    return path, head, body, tail
+
+
+def _write_readme_block(path: Path, head: str, start: str, header: str, rows,
+                        end: str, tail: str) -> Path:
+    """Write the README back with the block's table (``header``, then
+    ``rows``) between ``start`` and ``end``; returns the path."""
+    path.write_text(head + start + "\n" + header + "\n" + "\n".join(rows) + "\n" + end
+                    + tail, encoding="utf-8")
     return path
 
 
@@ -248,13 +264,8 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
     def cell(text):
         return " ".join(str(text).split()).replace("|", "\\|")
 
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    if README_PAPER_START not in text or README_PAPER_END not in text:
-        raise ValueError(f"{path}: no generated paper-vs-polyrank block (the lines "
-                         f"{README_PAPER_START!r} ... {README_PAPER_END!r})")
-    head, rest = text.split(README_PAPER_START, 1)
-    body, tail = rest.split(README_PAPER_END, 1)
+    path, head, body, tail = _readme_block(path, README_PAPER_START, README_PAPER_END,
+                                           "paper-vs-polyrank")
     rows = {}
     for line in body.splitlines():
         if line.startswith("| `") and "` |" in line:
@@ -265,9 +276,8 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
                   f"{cell(it['ours'])} | {cell(it['data'])} | {run} |" for it in items]
     order = [n for n in EXPERIMENTS if n in rows] + [n for n in rows if n not in EXPERIMENTS]
     lines = [r for n in order for r in rows[n]]
-    path.write_text(head + README_PAPER_START + "\n" + _README_PAPER_HEADER + "\n"
-                    + "\n".join(lines) + "\n" + README_PAPER_END + tail, encoding="utf-8")
-    return path
+    return _write_readme_block(path, head, README_PAPER_START, _README_PAPER_HEADER, lines,
+                               README_PAPER_END, tail)
 
 
 def _cmd_bench(args) -> int:

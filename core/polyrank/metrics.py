@@ -96,6 +96,7 @@ def pairwise_accuracy(y_true, y_score, qid, *, average: str = "pooled",
     Returns
     -------
     float in [0, 1]
+        The fraction of pairs ordered correctly (by ``average`` and ``ties``).
 
     Raises
     ------
@@ -220,6 +221,7 @@ def ndcg_at(y_true, y_score, qid, m: int = 10, *, discount: str = "letor",
     Returns
     -------
     float in [0, 1]
+        The (weighted) mean over queries of NDCG@min(m, l_q).
 
     Raises
     ------
@@ -266,6 +268,7 @@ def mean_ndcg(y_true, y_score, qid, *, discount: str = "letor",
     Returns
     -------
     float in [0, 1]
+        The (weighted) mean over queries of the mean of NDCG@1 .. NDCG@l_q.
 
     Raises
     ------
@@ -416,8 +419,8 @@ def pairwise_accuracy_scorer(*, average: str = "pooled", ties: str = "correct"):
     Returns
     -------
     sklearn scorer
-        ``scorer(estimator, X, y, qid=qid)``; raises ValueError if called
-        without ``qid``.
+        Pairwise accuracy, larger is better: ``scorer(estimator, X, y,
+        qid=qid)``; raises ValueError if called without ``qid``.
 
     Raises
     ------
@@ -456,6 +459,7 @@ def prbep(y_true, scores) -> float:
     Returns
     -------
     float in [0, 1]
+        The precision (= recall) at the top p of the ranking.
 
     Raises
     ------

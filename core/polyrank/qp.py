@@ -266,23 +266,20 @@ def solve_qp(P, q, A_eq=None, b_eq=None, G=None, h=None, *,
     P_upper, P_matvec = _upper_triangle(*P_parts[:3], n)
 
     blocks, rhs, cones = [], [], []
-    p = r = 0
-    if A_eq is not None:
-        parts = _csc_parts(A_eq, "A_eq", n)
-        p = parts[3][0]
-        b_eq = _as_vector(b_eq, "b_eq", p)
-        if p:
-            blocks.append(parts)
-            rhs.append(b_eq)
-            cones.append(clarabel.ZeroConeT(p))
-    if G is not None:
-        parts = _csc_parts(G, "G", n)
-        r = parts[3][0]
-        h = _as_vector(h, "h", r)
-        if r:
-            blocks.append(parts)
-            rhs.append(h)
-            cones.append(clarabel.NonnegativeConeT(r))
+    sizes = []          # the numbers of equalities p and inequalities r
+    for M, vec, names, cone in ((A_eq, b_eq, ("A_eq", "b_eq"), clarabel.ZeroConeT),
+                                (G, h, ("G", "h"), clarabel.NonnegativeConeT)):
+        rows = 0
+        if M is not None:
+            parts = _csc_parts(M, names[0], n)
+            rows = parts[3][0]
+            vec = _as_vector(vec, names[1], rows)
+            if rows:
+                blocks.append(parts)
+                rhs.append(vec)
+                cones.append(cone(rows))
+        sizes.append(rows)
+    p, r = sizes
     A = _stack_rows(blocks, n)
     b = np.concatenate(rhs) if rhs else np.zeros(0)
 

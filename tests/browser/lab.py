@@ -287,6 +287,12 @@ class Figure:
         return self.locator.evaluate("gd => gd.__counts || []")
 
 
+def poll(get, predicate, what, timeout_s: float = 30.0):
+    """Wait until ``predicate(get())`` holds (checked every 0.1 s) and return
+    that value; after ``timeout_s`` seconds an AssertionError names ``what``."""
+    return _poll(get, predicate, int(1000 * timeout_s), what)
+
+
 def _poll(get, predicate, timeout_ms, what):
     deadline = time.monotonic() + timeout_ms / 1000
     value = get()

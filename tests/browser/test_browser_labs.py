@@ -10,14 +10,14 @@ Screenshots go to ``test-artifacts/browser/``.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 
-from .lab import _poll as _poll_ms
+from .lab import poll
 
-
-def _poll(get, predicate, what, timeout_s: float = 120.0):
-    return _poll_ms(get, predicate, int(1000 * timeout_s), what)
+#: a lab's refit in the browser may take a while on two shared cores
+_poll = partial(poll, timeout_s=120.0)
 
 
 def _iteration(title: str) -> int:
@@ -37,12 +37,20 @@ def _settled(nb, box, before: str) -> str:
                  "the lab's readout after the refit")
 
 
+def _open_lab(lab, page, notebook: str, figure: str, *cells: str):
+    """Open ``notebook``, run the cells that build its lab and wait for the
+    first fit: (the notebook, the lab's figure titled ``figure``, the lab's
+    widget box, its settled readout)."""
+    nb = lab.open(page, notebook)
+    _run(nb, *cells)
+    fig = nb.figure(figure)
+    box = fig.widget
+    return nb, fig, box, _settled(nb, box, "")
+
+
 def test_tour_lab_bias_dropdown_refits_label_ranker(lab, page, artifacts):
-    nb = lab.open(page, "00_tour.ipynb")
-    _run(nb, "_ = polyrank.warmup()", "lab = SolverLab(LabelRanker(")
-    gap = nb.figure("LabelRanker: duality gap")
-    box = gap.widget
-    before = _settled(nb, box, "")
+    nb, gap, box, before = _open_lab(lab, page, "00_tour.ipynb", "LabelRanker: duality gap",
+                                     "_ = polyrank.warmup()", "lab = SolverLab(LabelRanker(")
     n_before = _iteration(gap.title())
     graph = nb.figure("Feedback graph of γ")
     graph_before = graph.title()
@@ -66,12 +74,9 @@ def test_notebook03_sign_toggle_refits_with_the_new_sign(lab, page, artifacts):
 
     Xp, yp = load_phishing()
     cp = correlation_signs(Xp, yp)
-    nb = lab.open(page, "03_sign_constraints.ipynb")
-    _run(nb, "from polyrank.sign import Loss", "cp = correlation_signs(Xp, yp)",
-         "sign_lab = SolverLab(")
-    bars = nb.figure("coefficients w_h")
-    box = bars.widget
-    before = _settled(nb, box, "")
+    nb, bars, box, before = _open_lab(lab, page, "03_sign_constraints.ipynb",
+                                      "coefficients w_h", "from polyrank.sign import Loss",
+                                      "cp = correlation_signs(Xp, yp)", "sign_lab = SolverLab(")
     w = np.asarray(bars.trace("coef")["y"], dtype=float)
     # a feature constrained >= 0 with a clearly positive weight: force it <= 0
     h = int(np.argmax(np.where(cp > 0, w, -np.inf)))
@@ -89,11 +94,9 @@ def test_notebook03_sign_toggle_refits_with_the_new_sign(lab, page, artifacts):
 
 
 def test_notebook05_kernel_dropdown_redraws_the_curves(lab, page, artifacts):
-    nb = lab.open(page, "05_ordinal_rcg.ipynb")
-    _run(nb, "POLY4 = dict(", "ord_lab = SolverLab(")
-    curves = nb.figure("separating curves f(x) = p_k")
-    box = curves.widget
-    before = _settled(nb, box, "")
+    nb, curves, box, before = _open_lab(lab, page, "05_ordinal_rcg.ipynb",
+                                        "separating curves f(x) = p_k", "POLY4 = dict(",
+                                        "ord_lab = SolverLab(")
     z_before = np.asarray(curves.trace("f(x) = p_1")["z"], dtype=float)
     # linear: every separating curve is a straight line, f is affine on the grid
     assert np.allclose(np.diff(z_before, 2, axis=1), 0, atol=1e-8)
@@ -110,12 +113,10 @@ def test_notebook05_kernel_dropdown_redraws_the_curves(lab, page, artifacts):
 
 
 def test_notebook06_r_editor_refits_m3l(lab, page, artifacts):
-    nb = lab.open(page, "06_m3l_zero_shot.ipynb")
-    _run(nb, "from polyrank.datasets import load_yeast", "yeast = load_yeast()",
-         "m3l_lab = SolverLab(")
-    heat = nb.figure("prior R (click a cell)")
-    box = heat.widget
-    before = _settled(nb, box, "")
+    nb, heat, box, before = _open_lab(lab, page, "06_m3l_zero_shot.ipynb",
+                                      "prior R (click a cell)",
+                                      "from polyrank.datasets import load_yeast",
+                                      "yeast = load_yeast()", "m3l_lab = SolverLab(")
     assert "cell R[1, 3]" in nb.html_text(box)
     r = nb.slider("r", within=box)
     r.type_value("0.5")

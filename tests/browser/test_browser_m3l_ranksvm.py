@@ -20,20 +20,13 @@ they guard the behaviour rather than reproduce a failure seen on them.
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
 
+from .lab import poll as _poll
+
 SLIDER_TITLE = "Class2 / Class4: r ="
-
-
-def _poll(get, predicate, what, timeout_s: float = 30.0):
-    deadline = time.monotonic() + timeout_s
-    while not predicate(value := get()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}: {value!r}"
-        time.sleep(0.1)
-    return value
 
 
 def run_cells(nb, *sources: str) -> None:

@@ -12,8 +12,13 @@ z* = C below); Fig. 1-2 (γ = (-1, 0, 2, 0, -1) and its decompositions).
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pytest
+
+from .lab import poll
+
+_poll = partial(poll, timeout_s=15.0)
 
 KNOT_TITLE = "Minimiser of g(z; μ) + g(z; ν)"
 
@@ -127,15 +132,6 @@ def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
     assert knot_fig.trace("sum")["y"] != before
     assert "nu[2]" in nb.html_text(knot_fig.widget)
     nb.screenshot(artifacts / "nb01_knot_explorer_nu2.png", knot_fig.widget)
-
-
-def _poll(get, predicate, what, timeout_s: float = 15.0):
-    import time
-    deadline = time.monotonic() + timeout_s
-    while not predicate(value := get()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}: {value!r}"
-        time.sleep(0.1)
-    return value
 
 
 def black_edges(fig) -> set:

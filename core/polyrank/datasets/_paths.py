@@ -1,9 +1,14 @@
 """Where the bundled data files are (one module, imported by every loader
-and re-exported by :mod:`polyrank.datasets`)."""
+and re-exported by :mod:`polyrank.datasets`), and the reading of a bundled
+binary LIBSVM file shared by the phishing and w8a loaders."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 from importlib import resources
+
+import numpy as np
 
 __all__ = ["data_path"]
 
@@ -29,3 +34,17 @@ def data_path(*parts: str):
     'yeast.xml'
     """
     return resources.files(__package__).joinpath("data", *parts)
+
+
+def _binary_svmlight(raw: bytes, name: str, sha256: str, n_features: int):
+    """(X as CSR, y in {-1, +1}) of the bundled LIBSVM file ``raw`` of data set
+    ``name`` after checking its SHA-256 (label > 0 means +1)."""
+    from sklearn.datasets import load_svmlight_file
+
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != sha256:
+        raise ValueError(f"{name}: SHA-256 {digest} of the bundled file differs from "
+                         f"the documented {sha256}")
+    X, labels = load_svmlight_file(io.BytesIO(raw), n_features=n_features)
+    y = np.where(labels > 0, 1.0, -1.0)
+    return X.tocsr(), y

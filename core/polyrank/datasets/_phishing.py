@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-
-from ._paths import data_path
+from ._paths import _binary_svmlight, data_path
 
 __all__ = ["load_phishing", "PHISHING_SHA256"]
 
@@ -46,15 +42,5 @@ def load_phishing():
     >>> X.shape, int((y == 1).sum())
     ((11055, 68), 6157)
     """
-    from sklearn.datasets import load_svmlight_file
-
     raw = data_path("phishing", "phishing").read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    if digest != PHISHING_SHA256:
-        raise ValueError(f"phishing: SHA-256 {digest} of the bundled file differs from "
-                         f"the documented {PHISHING_SHA256}")
-    import io
-
-    X, labels = load_svmlight_file(io.BytesIO(raw), n_features=68)
-    y = np.where(labels > 0, 1.0, -1.0)
-    return X.tocsr(), y
+    return _binary_svmlight(raw, "phishing", PHISHING_SHA256, 68)

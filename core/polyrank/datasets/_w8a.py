@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import gzip
-import hashlib
-import io
 
-import numpy as np
-
-from ._paths import data_path
+from ._paths import _binary_svmlight, data_path
 
 __all__ = ["load_w8a", "W8A_SHA256"]
 
@@ -50,13 +46,5 @@ def load_w8a():
     >>> X.shape, X.nnz, int((y == 1).sum())
     ((49749, 300), 579586, 1479)
     """
-    from sklearn.datasets import load_svmlight_file
-
     raw = gzip.decompress(data_path("w8a", "w8a.gz").read_bytes())
-    digest = hashlib.sha256(raw).hexdigest()
-    if digest != W8A_SHA256:
-        raise ValueError(f"w8a: SHA-256 {digest} of the bundled file differs from "
-                         f"the documented {W8A_SHA256}")
-    X, labels = load_svmlight_file(io.BytesIO(raw), n_features=300)
-    y = np.where(labels > 0, 1.0, -1.0)
-    return X.tocsr(), y
+    return _binary_svmlight(raw, "w8a", W8A_SHA256, 300)

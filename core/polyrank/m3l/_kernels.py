@@ -88,27 +88,41 @@ def cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, sta
     [clock, hits, misses] (int64). Sec. 5.1.3: a least-recently-used cache
     shared by all labels.
     """
+    v, missed = _claim_slot(p, slot_of, owner, stamp, state)
+    if missed:
+        kernel_row(X, p, kind, gamma, coef0, degree, rows[v])
+    return v
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _claim_slot(p, slot_of, owner, stamp, state):
+    """(slot of row ``p``, whether it must be computed) in the LRU cache of
+    :func:`cache_get`: a hit refreshes the slot's stamp; a miss takes the next
+    empty slot, else evicts the least recently used row (integer bookkeeping
+    only; slots fill in order, so the empty one is the LRU scan's pick)."""
     state[0] += 1
-    s = slot_of[p]
-    if s >= 0:
-        stamp[s] = state[0]
+    v = slot_of[p]
+    if v >= 0:
+        stamp[v] = state[0]
         state[1] += 1
-        return s
-    n_slots = rows.shape[0]
-    v = 0
-    oldest = stamp[0]
-    for j in range(1, n_slots):
-        if stamp[j] < oldest:
-            oldest = stamp[j]
-            v = j
+        return v, False
+    n_slots = stamp.shape[0]
+    if state[2] < n_slots:
+        v = state[2]                 # the cache is not full: the next empty slot
+    else:
+        v = 0
+        oldest = stamp[0]
+        for j in range(1, n_slots):
+            if stamp[j] < oldest:
+                oldest = stamp[j]
+                v = j
     if owner[v] >= 0:
         slot_of[owner[v]] = -1
     owner[v] = p
     slot_of[p] = v
     stamp[v] = state[0]
-    kernel_row(X, p, kind, gamma, coef0, degree, rows[v])
     state[2] += 1
-    return v
+    return v, True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -445,36 +459,15 @@ def cache_fetch(b, X, sq, kind, gamma, coef0, degree, rows, slot_of, owner, stam
     Sec. 5.1.3: one cache shared by all labels.
     """
     n = b.shape[0]
-    n_slots, N = rows.shape
+    N = rows.shape[1]
     miss = np.empty(n, dtype=np.int64)
     n_miss = 0
     for s in range(n):
-        p = b[s]
-        state[0] += 1
-        v = slot_of[p]
-        if v >= 0:
-            stamp[v] = state[0]
-            state[1] += 1
-            slots[s] = v
-            continue
-        if state[2] < n_slots:
-            v = state[2]                 # the cache is not full: the next empty slot
-        else:
-            v = 0
-            oldest = stamp[0]
-            for j in range(1, n_slots):
-                if stamp[j] < oldest:
-                    oldest = stamp[j]
-                    v = j
-        if owner[v] >= 0:
-            slot_of[owner[v]] = -1
-        owner[v] = p
-        slot_of[p] = v
-        stamp[v] = state[0]
-        state[2] += 1
+        v, missed = _claim_slot(b[s], slot_of, owner, stamp, state)
         slots[s] = v
-        miss[n_miss] = s
-        n_miss += 1
+        if missed:
+            miss[n_miss] = s
+            n_miss += 1
     if n_miss == 0:
         return
     d = X.shape[1]

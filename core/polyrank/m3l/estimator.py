@@ -11,8 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
-from .._sklearn import log_callback, warn_if_not_converged
-from ..kernels import check_kernel_params, kernel_matrix
+from .._sklearn import (LabelColumnsMixin, forget_fitted, log_callback, solver_seed,
+                        warn_if_not_converged)
+from ..kernels import check_kernel_params
 from ..result import STATUS_MAX_ITER
 from .priors import check_R
 from .solver import SMO_KERNELS, dca, smo
@@ -23,7 +24,7 @@ __all__ = ["M3LClassifier", "SOLVERS"]
 SOLVERS = ("auto", "smo", "dca")
 
 
-class M3LClassifier(ClassifierMixin, BaseEstimator):
+class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     """Max-margin multi-label classifier with a label-correlation prior R (M3L).
 
     Minimises the primal P2 (Eq. 11-14 of ``m3l-multilabel-zero-shot.txt``)
@@ -205,13 +206,9 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_label = True
         return tags
 
-    def _augment(self, X):
-        if self.bias == 0:
-            return X
-        column = np.full((X.shape[0], 1), float(self.bias))
-        if sp.issparse(X):
-            return sp.hstack([X, sp.csr_matrix(column)], format="csr")
-        return np.hstack([X, column])
+    def _bias(self) -> float:
+        """The bias feature's value (0: none)."""
+        return float(self.bias)
 
     def _solver(self):
         if self.solver == "dca" and self.kernel != "linear":
@@ -249,10 +246,13 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
             With DCA an iteration is a duality-gap check: the epochs
             between two checks run compiled, without callbacks.
         callback_every : int, default=1
+            Call ``callback`` only on the iterations (SMO sweeps, DCA
+            checks) divisible by this; ``result_.trace`` keeps every one.
 
         Returns
         -------
-        self
+        self : M3LClassifier
+            The fitted classifier.
 
         Raises
         ------
@@ -298,14 +298,11 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         if self.warm_start and getattr(self, "alpha_", None) is not None \
                 and self.alpha_.shape == Ypm.shape:
             alpha0 = np.clip(self.alpha_, 0.0, Cv[:, None])
-        seed = self.random_state
-        if isinstance(seed, np.random.RandomState):
-            seed = int(seed.randint(np.iinfo(np.int32).max))
+        seed = solver_seed(self.random_state)
         common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
-        for name in ("coef_", "intercept_", "dual_coef_", "X_fit_"):
-            self.__dict__.pop(name, None)
+        forget_fitted(self, ("coef_", "intercept_", "dual_coef_", "X_fit_"))
         if solver == "dca":
             res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
                       random_state=seed, **common)
@@ -325,10 +322,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         if Z is not None:
             self.coef_ = Z[:n_features].T.copy()
             self.intercept_ = Z[n_features] * self.bias if self.bias > 0 else np.zeros(L)
-        self._coding = coding
-        self.classes_ = coding.classes
-        self.target_type_ = coding.target_type
-        self.label_values_ = coding.label_values
+        self._keep_coding(coding)
         self.alpha_ = res.dual["alpha"]
         self.R_ = res.R
         self.result_ = res
@@ -337,7 +331,8 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3).
+        """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3); with the
+        linear kernel ``X @ coef_.T + intercept_``.
 
         Parameters
         ----------
@@ -361,10 +356,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         if self.kernel == "linear":
             D = np.asarray(X @ self.coef_.T) + self.intercept_
         else:
-            Xa = self._augment(X)
-            params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                                         Xa.shape[1])
-            D = kernel_matrix(Xa, self.X_fit_, kernel=self.kernel, **params) @ self.dual_coef_
+            D = self._kernel_decision(X)
         return D.ravel() if self.target_type_ == BINARY else D
 
     def predict(self, X) -> np.ndarray:
@@ -394,6 +386,7 @@ class M3LClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         float in [0, 1]
+            1 - Hamming loss, or the accuracy.
         """
         check_is_fitted(self)
         if self.target_type_ in (BINARY, MULTICLASS):

@@ -187,6 +187,14 @@ def _finish(runner, status, it, alpha, G, C, max_pg, tol, solver, extra):
         max_projected_gradient=float(max_pg), **extra)
 
 
+def _start(callback, callback_every: int):
+    """The state of an M3L driver before its first iteration: the callback
+    runner, the status ``max_iter`` (until something else ends the solve),
+    the largest projected gradient at alpha = 0 (2, Hamming loss) and
+    iteration 0."""
+    return CallbackRunner(callback, callback_every), STATUS_MAX_ITER, 2.0, 0
+
+
 def _ending(primal: float, dual: float, max_pg: float, tol: float, stop: bool):
     """The status that ends an M3L solve after a recorded iteration, or
     None to go on: a non-finite or inverted objective first, then the
@@ -420,12 +428,8 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
     Yt = np.ascontiguousarray(Y.T)
     At = np.ascontiguousarray(alpha.T)
     Gt = np.ascontiguousarray(G.T)
-    runner = CallbackRunner(callback, callback_every)
-    status = STATUS_MAX_ITER
-    steps_total = 0
-    rounds_total = 0
-    max_pg = 2.0
-    it = 0
+    runner, status, max_pg, it = _start(callback, callback_every)
+    steps_total = rounds_total = 0
     for it in range(1, max_iter + 1):
         steps, max_pg, rounds = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Yt, R, Cv, At,
                                                   Gt, u, rows, slot_of, owner, stamp, state,
@@ -474,13 +478,9 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
     n_active = np.array([N], dtype=np.int64)
     lb = np.full(L, -np.inf)
     ub = np.full(L, np.inf)
-    runner = CallbackRunner(callback, callback_every)
-    status = STATUS_MAX_ITER
-    steps_total = 0
-    pushes_total = 0
-    max_pg = 2.0
+    runner, status, max_pg, it = _start(callback, callback_every)
+    steps_total = pushes_total = 0
     pg_active = 2.0
-    it = 0
     for it in range(1, max_iter + 1):
         pg_active, steps, pushes = _kernels.cd_epoch(
             K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub,
@@ -659,12 +659,8 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
     ub = np.full(L, np.inf)
     flags = np.zeros(1, dtype=np.int64)
     budget = max(1, int(math.ceil(check_every * N * L)))
-    runner = CallbackRunner(callback, callback_every)
-    status = STATUS_MAX_ITER
-    max_pg = 2.0
-    epochs = 0
-    visits = 0
-    it = 0
+    runner, status, max_pg, it = _start(callback, callback_every)
+    epochs = visits = 0
     for it in range(1, max_iter + 1):
         code, visited, n_ep = _kernels.dca_run(
             *rows, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active, lb, ub, finished,

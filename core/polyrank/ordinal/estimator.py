@@ -20,7 +20,7 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._sklearn import log_callback, warn_if_not_converged
+from .._sklearn import forget_fitted, log_callback, solver_seed, warn_if_not_converged
 from ..kernels import kernel_matrix
 from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
                          solve_ordinal)
@@ -91,7 +91,8 @@ class _OrdinalLabels:
         return codes, classes
 
     def predict(self, X) -> np.ndarray:
-        """Predicted labels, in the training labels' coding (``classes_``).
+        """Predicted labels, in the training labels' coding (``classes_``):
+        the class whose thresholds enclose :meth:`decision_function`.
 
         Parameters
         ----------
@@ -99,7 +100,7 @@ class _OrdinalLabels:
 
         Returns
         -------
-        ndarray, shape (n_test,)
+        ndarray of ``classes_.dtype``, shape (n_test,)
         """
         check_is_fitted(self, "result_")
         return self.classes_[self._predict_codes(self.decision_function(X))]
@@ -141,6 +142,13 @@ class _OrdinalLabels:
         if sp.issparse(X) and self.kernel != "linear":
             raise TypeError(f"X: sparse input is supported with kernel='linear' only, got "
                             f"kernel={self.kernel!r}; pass a dense array")
+
+    def _test_data(self, X):
+        """X checked for ``decision_function``: the model fitted, sparse only
+        with the linear kernel, the features of ``fit`` (float64, dense or CSR)."""
+        check_is_fitted(self, "result_")
+        self._check_sparse(X)
+        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
 
 _KERNELS = ("linear", "rbf", "poly")
 
@@ -330,10 +338,13 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
             ``callback(info: IterInfo)`` after each sub-problem (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
         callback_every : int, default=1
+            Call ``callback`` only after the sub-problems whose number is
+            divisible by this.
 
         Returns
         -------
-        self
+        self : OrdinalMarginRanker
+            The fitted ranker.
 
         Raises
         ------
@@ -376,8 +387,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
                                                   "OrdinalMarginRanker"),
                             callback_every=callback_every)
         warn_if_not_converged(self, res, "increase max_iter")
-        for name in ("coef_", "dual_coef_", "support_vectors_"):
-            self.__dict__.pop(name, None)
+        forget_fitted(self, ("coef_", "dual_coef_", "support_vectors_"))
         self.classes_ = classes
         self.result_ = res
         self.n_iter_ = res.nit
@@ -410,9 +420,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         ValueError
             If the number of features differs from ``fit``, or NaN/inf.
         """
-        check_is_fitted(self, "result_")
-        self._check_sparse(X)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._test_data(X)
         if hasattr(self, "coef_"):
             return np.asarray(X @ self.coef_).ravel()
         return kernel_matrix(X, self.support_vectors_, kernel=self.kernel,
@@ -512,10 +520,12 @@ class PRank(_OrdinalLabels, BaseEstimator):
         callback : callable, optional
             ``callback(info)`` after each pass; StopIteration stops.
         callback_every : int, default=1
+            Call ``callback`` only after the passes divisible by this.
 
         Returns
         -------
-        self
+        self : PRank
+            The fitted ranker.
 
         Raises
         ------
@@ -530,12 +540,9 @@ class PRank(_OrdinalLabels, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
-        seed = self.random_state
-        if isinstance(seed, np.random.RandomState):
-            seed = int(seed.randint(np.iinfo(np.int32).max))
         res = prank(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                     coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
-                    random_state=seed,
+                    random_state=solver_seed(self.random_state),
                     callback=log_callback(callback, self.verbose, "PRank"),
                     callback_every=callback_every)
         if self.max_iter > 1:
@@ -549,7 +556,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         self.dual_coef_ = res.x[res.support]
         self.support_vectors_ = X[res.support]
         self._params = res.kernel_params
-        self.__dict__.pop("coef_", None)
+        forget_fitted(self, ("coef_",))
         if self.kernel == "linear":
             self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
         return self
@@ -562,9 +569,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         ValueError
             If the number of features differs from ``fit``, or NaN/inf.
         """
-        check_is_fitted(self, "result_")
-        self._check_sparse(X)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._test_data(X)
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_).ravel()
         alpha = np.zeros(self.support_.size) if self.dual_coef_.size == 0 else self.dual_coef_

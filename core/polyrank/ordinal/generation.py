@@ -347,9 +347,17 @@ def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c,
     return Pm, q, G, h, lo, up
 
 
-def _qp_failure(name: str, msg: str) -> ValueError:
-    """Clarabel could not solve a sub-problem (e.g. 'InsufficientProgress',
-    'DualInfeasible' on badly scaled data): say what to do."""
+def _qp_failure(exc: RuntimeError, name: str, soft: bool, solved: str) -> ValueError:
+    """The error for a sub-problem Clarabel could not solve (``solved``:
+    what it was given, e.g. "Clarabel on its dual"): an infeasible hard
+    margin problem is not separable (InfeasibleError); anything else (e.g.
+    'InsufficientProgress', 'DualInfeasible' on badly scaled data) says
+    what to do."""
+    msg = str(exc)
+    if "Infeasible" in msg and not soft:
+        return InfeasibleError(
+            f"the hard margin problem ({name}) is infeasible: the instance "
+            f"is not separable by this model ({solved}: {msg}); use margin='soft'")
     return ValueError(
         f"the QP sub-problem of {name} could not be solved (Clarabel: {msg}); this "
         f"happens with badly scaled features or a very large c: standardize X (e.g. "
@@ -362,13 +370,7 @@ def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
     try:
         res = solve_qp(Pm, q, G=G, h=h, tol=qp_tol, max_iter=500)
     except RuntimeError as exc:
-        msg = str(exc)
-        if "Infeasible" in msg and not soft:
-            raise InfeasibleError(
-                f"the hard margin problem ({name}) is infeasible: the instance "
-                f"is not separable by this model (Clarabel: {msg}); use "
-                f"margin='soft'") from None
-        raise _qp_failure(name, msg) from None
+        raise _qp_failure(exc, name, soft, "Clarabel") from None
     d = A_rows.shape[1]
     x = res.x
     coef, p = x[:d].copy(), x[d:d + l].copy()
@@ -422,13 +424,7 @@ def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
         res = solve_qp(0.5 * (M + M.T) * 0.5, -np.ones(nz), A_eq=A_eq, b_eq=np.zeros(l),
                        G=G, h=h, tol=qp_tol, max_iter=500)
     except RuntimeError as exc:
-        msg = str(exc)
-        if "Infeasible" in msg and not soft:
-            raise InfeasibleError(
-                f"the hard margin problem ({name}) is infeasible: the instance "
-                f"is not separable by this model (Clarabel on its dual: {msg}); "
-                f"use margin='soft'") from None
-        raise _qp_failure(name, msg) from None
+        raise _qp_failure(exc, name, soft, "Clarabel on its dual") from None
     z = np.maximum(res.x, 0.0)
     y_lo = np.zeros(r)
     y_up = np.zeros(r)

@@ -195,10 +195,13 @@ class RankSVM(BaseEstimator):
             ``callback(info: IterInfo)`` per solver iteration (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
         callback_every : int, default=1
+            Call ``callback`` only on the iterations divisible by this
+            (``result_.trace`` keeps every one).
 
         Returns
         -------
-        self
+        self : RankSVM
+            The fitted model (``coef_`` is w).
 
         Raises
         ------

@@ -65,7 +65,7 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     qid : array_like of int, shape (l,)
         Query ids.
     C : float
-        > 0.
+        The loss weight of Eq. 1.3 (> 0).
     method : {"selection_tree", "y_tree", "direct", "prsvm_plus"}
     tol : float
         Relative gradient tolerance: the paper's epsilon_s in Eq. 4.4
@@ -339,11 +339,11 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int =
     ----------
     X : array_like or scipy.sparse matrix, shape (l, n)
     y : array_like, shape (l,)
-        Relevance labels.
+        Relevance labels: (i, j) is a pair where y_i > y_j in one query.
     qid : array_like of int, shape (l,)
         Query ids.
     C : float
-        > 0.
+        The loss weight of Eq. 1.2 (> 0): the box [0, C c_ij] of each alpha.
     tol : float
         Relative duality gap to stop at (> 0): stop when f(w) - D(alpha) <=
         tol * f(w) (not in the paper; the same role as its epsilon_s).
@@ -405,9 +405,10 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int =
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
-    >>> res = ranksvm_dcd(X, [2, 0, 1, 1], [1, 1, 1, 2], C=10.0, tol=1e-8)
-    >>> res.status, res.n_pairs, bool(res.x[0] > res.x[1])
-    ('converged', 3, True)
+    >>> y, qid = [2, 0, 1, 1], [1, 1, 1, 2]
+    >>> res = ranksvm_dcd(X, y, qid, C=10.0, tol=1e-8)
+    >>> res.status, res.n_pairs, bool(res.x[0] > res.x[1]), res.dual.size
+    ('converged', 3, True, 3)
     """
     obj = RankSVMObjective(X, y, qid, C=C, sample_weight=sample_weight)
     return _dcd(obj, tol=tol, max_iter=max_iter, shrinking=shrinking, alpha0=alpha0,

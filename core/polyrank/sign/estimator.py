@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._sklearn import log_callback, warn_if_not_converged
+from .._sklearn import log_callback, solver_seed, warn_if_not_converged
 from ..validation import check_signs
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
@@ -85,6 +85,23 @@ class _SignConstrainedBase(BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    def __init__(self, lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
+                 batch_size, bias, random_state, verbose):
+        """Keep the parameters both estimators take (unchecked, as scikit-learn's
+        convention; ``fit`` validates them)."""
+        self.lam = lam
+        self.signs = signs
+        self.loss = loss
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.average_from = average_from
+        self.shrinking = shrinking
+        self.batch_size = batch_size
+        self.bias = bias
+        self.random_state = random_state
+        self.verbose = verbose
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -115,12 +132,10 @@ class _SignConstrainedBase(BaseEstimator):
             Xc = sp.hstack([Xc, sp.csr_matrix(np.full((Xc.shape[0], 1), bias))],
                            format="csr")
             c = np.concatenate([c, np.zeros((1,) + c.shape[1:])])
-        seed = self.random_state
-        if isinstance(seed, np.random.RandomState):
-            seed = int(seed.randint(np.iinfo(np.int32).max))
         common = dict(smoothing=self.smoothing, top_k=self.top_k,
                       callback=log_callback(callback, self.verbose, type(self).__name__),
-                      callback_every=callback_every, random_state=seed, tol=self.tol,
+                      callback_every=callback_every,
+                      random_state=solver_seed(self.random_state), tol=self.tol,
                       sample_weight=sample_weight)
         if self.solver == "sdca":
             shrinking = (not multiclass) if self.shrinking == "auto" else bool(self.shrinking)
@@ -263,20 +278,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca",
                  smoothing=0.01, top_k=1, tol=1e-6, max_iter=None, average_from=None,
                  shrinking="auto", batch_size=1, bias=0.0, random_state=None, verbose=0):
-        self.lam = lam
-        self.signs = signs
-        self.loss = loss
-        self.solver = solver
+        super().__init__(lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
+                         batch_size, bias, random_state, verbose)
         self.smoothing = smoothing
         self.top_k = top_k
-        self.tol = tol
-        self.max_iter = max_iter
-        self.average_from = average_from
-        self.shrinking = shrinking
-        self.batch_size = batch_size
-        self.bias = bias
-        self.random_state = random_state
-        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
@@ -295,10 +300,13 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
             ``callback(info: IterInfo)`` per epoch (e.g. a
             :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
         callback_every : int, default=1
+            Call ``callback`` only on the epochs divisible by this (both
+            solvers record once per epoch).
 
         Returns
         -------
-        self
+        self : SignConstrainedClassifier
+            The fitted classifier.
 
         Warns
         -----
@@ -379,12 +387,9 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
 
     Parameters
     ----------
-    lam : float, default=1e-3
-        Regularisation lambda > 0 of Eq. 1.
-    signs : array_like, dict or None, default=None
-        The sign constraints: an array c in {-1, 0, +1}^d (Eq. 4) or a dict
-        ``{feature: +1 or -1}`` keyed by column index or (for a pandas
-        DataFrame) column name; unlisted features are unconstrained.
+    lam, signs
+        As in :class:`SignConstrainedClassifier` (``signs`` as for two
+        classes: an array c in {-1, 0, +1}^d or a dict ``{feature: +1 or -1}``).
     loss : {"square", "absolute"}, default="square"
     solver, tol, max_iter, average_from, shrinking, batch_size, bias, random_state, verbose
         As in :class:`SignConstrainedClassifier`.
@@ -419,18 +424,8 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-6,
                  max_iter=None, average_from=None, shrinking="auto", batch_size=1,
                  bias=0.0, random_state=None, verbose=0):
-        self.lam = lam
-        self.signs = signs
-        self.loss = loss
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.average_from = average_from
-        self.shrinking = shrinking
-        self.batch_size = batch_size
-        self.bias = bias
-        self.random_state = random_state
-        self.verbose = verbose
+        super().__init__(lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
+                         batch_size, bias, random_state, verbose)
 
     smoothing = 0.01    # not used by the regression losses
     top_k = 1
@@ -448,10 +443,12 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
             Example weights, as in :meth:`SignConstrainedClassifier.fit`.
         callback : callable, optional
         callback_every : int, default=1
+            As in :meth:`SignConstrainedClassifier.fit`.
 
         Returns
         -------
-        self
+        self : SignConstrainedRegressor
+            The fitted regressor.
         """
         X, y, sample_weight = self._validate_fit(X, y, sample_weight, y_numeric=True)
         c = _resolve_signs(self.signs, self._names(), X.shape[1])

@@ -396,22 +396,30 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
                 sqw = float(np.sum(coef * F))
             primal, dual = _kernels.objectives(F, Y, *args, sqw)
             stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
-            gap = primal - dual
-            if numerical_failure(primal, dual):
-                status = STATUS_NUMERICAL
-                break
-            if gap <= max(atol, tol * abs(primal)):
-                status = STATUS_CONVERGED
-                break
-            if stop:
-                status = STATUS_CALLBACK
-                break
-            if changed == 0:
-                status = STATUS_STALLED
+            ending = _ending(primal, dual, tol, atol, stop, changed == 0)
+            if ending is not None:
+                status = ending
                 break
         work = float(it)
     return _result(status, it, primal, dual, max_iter, W if explicit else coef,
                    "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
+
+
+def _ending(primal: float, dual: float, tol: float, atol: float, stop: bool,
+            stalled: bool):
+    """The status that ends a SOPOPO solve after an evaluated pass, or None
+    to go on: a non-finite or inverted objective first, then the
+    duality-gap test ``P - D <= max(atol, tol |P|)``, then a callback's
+    request, then a pass that changed nothing (``stalled``)."""
+    if numerical_failure(primal, dual):
+        return STATUS_NUMERICAL
+    if primal - dual <= max(atol, tol * abs(primal)):
+        return STATUS_CONVERGED
+    if stop:
+        return STATUS_CALLBACK
+    if stalled:
+        return STATUS_STALLED
+    return None
 
 
 def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, pieces,
@@ -665,17 +673,9 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
         since = 0
         passes_since = 0
         gap = primal - dual
-        if numerical_failure(primal, dual):
-            status = STATUS_NUMERICAL
-            break
-        if gap <= max(atol, tol * abs(primal)):
-            status = STATUS_CONVERGED
-            break
-        if stop:
-            status = STATUS_CALLBACK
-            break
-        if changed == 0 and from_all:
-            status = STATUS_STALLED
+        ending = _ending(primal, dual, tol, atol, stop, changed == 0 and from_all)
+        if ending is not None:
+            status = ending
             break
         stagnant = gap > _STAGNANT * last_gap
         last_gap = gap

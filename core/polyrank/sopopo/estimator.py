@@ -12,8 +12,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, encode_targets, writeable
-from .._sklearn import log_callback, warn_if_not_converged
-from ..kernels import KERNELS, check_kernel_params, kernel_matrix
+from .._sklearn import (LabelColumnsMixin, forget_fitted, log_callback, solver_seed,
+                        warn_if_not_converged)
+from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
 from .graph import DECOMPOSITIONS, build_pieces
@@ -28,7 +29,7 @@ _HINTS = {STATUS_MAX_ITER: "increase max_iter or tol",
           STATUS_STALLED: "increase tol"}
 
 
-class LabelRanker(ClassifierMixin, BaseEstimator):
+class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     """Max-margin label ranking from preference graphs (SOPOPO, JMLR 2006).
 
     Learns f_r(x) = w_r . phi(x), r = 1..k, by minimising Eq. 6 of
@@ -254,14 +255,6 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
             return 0.0 if self.kernel == "precomputed" else 1.0
         return float(self.bias)
 
-    def _augment(self, X):
-        if self._bias() == 0:
-            return X
-        column = np.full((X.shape[0], 1), self._bias())
-        if sp.issparse(X):
-            return sp.hstack([X, sp.csr_matrix(column)], format="csr")
-        return np.hstack([X, column])
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the ranker.
@@ -284,10 +277,12 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
             without changing the fit) (e.g. a
             :class:`polyrank_widgets.GapMonitor`); raising StopIteration stops.
         callback_every : int, default=1
+            Call ``callback`` only on the passes divisible by this.
 
         Returns
         -------
-        self
+        self : LabelRanker
+            The fitted label ranker.
 
         Raises
         ------
@@ -332,9 +327,7 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
                                       Xa.shape[1]))
         pieces = build_pieces(Y, self.decomposition, self.normalize, float(self.C),
                               sample_weight, threshold_label=threshold)
-        seed = self.random_state
-        if isinstance(seed, np.random.RandomState):
-            seed = int(seed.randint(np.iinfo(np.int32).max))
+        seed = solver_seed(self.random_state)
         res = solve(Xa, Y, pieces, kernel=self.kernel, kernel_params=params,
                     order=self.order, tol=float(self.tol), atol=0.0,
                     max_iter=int(self.max_iter),
@@ -350,15 +343,11 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
             M = np.array([[-1.0], [1.0]])
         else:
             M = np.eye(k)
-        self._coding = coding
-        self.classes_ = coding.classes
-        self.target_type_ = coding.target_type
-        self.label_values_ = coding.label_values
+        self._keep_coding(coding)
         self.result_ = res
         self.n_iter_ = res.nit
         self.n_labels_ = k
-        for name in ("coef_", "intercept_", "dual_coef_", "X_fit_"):
-            self.__dict__.pop(name, None)
+        forget_fitted(self, ("coef_", "intercept_", "dual_coef_", "X_fit_"))
         if res.coef_form == "dual":
             self.dual_coef_ = res.x @ M
             if self.kernel in ("rbf", "poly"):
@@ -401,14 +390,12 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         elif self.kernel == "precomputed":
             D = X @ self.dual_coef_
         else:
-            Xa = self._augment(X)
-            params = check_kernel_params(self.kernel, self.gamma, self.degree,
-                                         self.coef0, Xa.shape[1])
-            D = kernel_matrix(Xa, self.X_fit_, kernel=self.kernel, **params) @ self.dual_coef_
+            D = self._kernel_decision(X)
         return D.ravel() if self.target_type_ == BINARY else D
 
     def predict(self, X) -> np.ndarray:
-        """Predicted classes, label sets or label rankings.
+        """Predicted classes, label sets or label rankings, read from
+        :meth:`decision_function`.
 
         Parameters
         ----------
@@ -442,6 +429,7 @@ class LabelRanker(ClassifierMixin, BaseEstimator):
         Returns
         -------
         float in [0, 1]
+            The accuracy, or the label ranking average precision.
         """
         check_is_fitted(self)
         if self.target_type_ in (BINARY, MULTICLASS):

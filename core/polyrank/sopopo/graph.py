@@ -260,6 +260,8 @@ def check_decomposition(y, pieces: Iterable) -> list[Piece]:
     Returns
     -------
     list of Piece
+        The pieces in the given order, A and B as int64 arrays, sigma 1
+        where none was given.
 
     Raises
     ------

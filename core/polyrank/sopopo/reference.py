@@ -206,7 +206,7 @@ def reduced_qp(mu, nu, C, *, tol: float = 1e-10) -> SolverResult:
     nu : array_like, shape (q,)
         Margins of the labels in ``B``, ``(u_b.x - y_b) / ||x||^2``.
     C : float
-        The bound, ``C >= 0``.
+        The bound on ``sum(alpha)``, ``C >= 0``.
     tol : float, default 1e-10
         Passed to :func:`polyrank.qp.solve_qp`.
 
