@@ -436,12 +436,15 @@ class RankSVMObjective:
 
     def counts(self, w, v=None) -> dict:
         """l^+, l^-, gamma^+(w, v), gamma^-(w, v) for every document (v = w
-        by default), as a dict of arrays of shape (l,) (weighted sums with
-        weights; only the documents of positive weight).  For tests and
+        by default), as a dict of arrays of shape (l,): l^+ and l^- int64
+        without weights, float64 weighted sums with weights (only the
+        documents of positive weight).  For tests and
         teaching; the solvers use :meth:`workspace` and :meth:`Hv`."""
         ws = self.workspace(w)
         u = ws.z if v is None else self._matvec(self._check_w(v, "v"))
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
+        if self.sample_weight is None:          # whole numbers: shown as integers
+            lp, lm = lp.astype(np.int64), lm.astype(np.int64)
         return {"lplus": lp, "lminus": lm, "gplus": gp, "gminus": gm}
 
 
