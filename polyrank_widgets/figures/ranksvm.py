@@ -14,6 +14,8 @@ from plotly.subplots import make_subplots
 
 from polyrank.experiments.ranksvm import METHOD_LABELS
 
+from ._layout import finish_panels
+
 _COLORS = {"direct": "#d62728", "y_tree": "#ff7f0e", "selection_tree": "#1f77b4",
            "prsvm_plus": "#2ca02c", "l1_cutting_plane": "#9467bd", "l1_dcd": "#e377c2",
            "svr": "#8c564b"}
@@ -42,13 +44,10 @@ def fig4(res) -> go.Figure:
                 line={"color": _COLORS.get(method)}), row=1, col=c)
         fig.add_hline(y=info.default_line, line_dash="dot", line_color="grey",
                       row=1, col=c)
-        fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
-    fig.update_yaxes(title_text="(f - f*) / f*", row=1, col=1)
-    fig.update_layout(title="TRON with three ways to count l+, l-, gamma+, gamma- (Fig. 4); "
-                      "dotted: default tol = 1e-3", template="plotly_white",
-                      width=1000, height=430, legend={"orientation": "h", "y": -0.2})
-    return fig
+    return finish_panels(fig, len(names), x_title="training time (s)", x_log=True,
+                         y_title="(f - f*) / f*", width=1000,
+                         title="TRON with three ways to count l+, l-, gamma+, gamma- (Fig. 4); "
+                               "dotted: default tol = 1e-3")
 
 
 def methods(res) -> go.Figure:

@@ -14,6 +14,8 @@ from plotly.subplots import make_subplots
 
 from polyrank.experiments.sign import FIG2_DATA
 
+from ._layout import finish_panels
+
 _COLORS = {"SC-SDCA": "#d62728", "SC-Pega (k=10)": "#1f77b4",
            "SC-Pega (k=100)": "#2ca02c", "SC-SVM": "#d62728", "SVM": "#1f77b4"}
 
@@ -64,13 +66,9 @@ def fig2(res) -> go.Figure:
                 x=[r.epoch for r in rs], y=[max(r.primal_gap, 1e-14) for r in rs],
                 mode="lines", name=solver, legendgroup=solver, showlegend=c == 1,
                 line={"color": _COLORS.get(solver)}), row=1, col=c)
-        fig.update_xaxes(title_text="epochs", row=1, col=c)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=c)
-    fig.update_yaxes(title_text="P(w) - P(w*)", row=1, col=1)
-    fig.update_layout(title="Fig. 2 reproduced: primal objective gap against epochs "
-                      "(smoothed hinge γ = 0.01, λ = 1/n)", template="plotly_white",
-                      width=1200, height=430, legend={"orientation": "h", "y": -0.2})
-    return fig
+    return finish_panels(fig, len(names), x_title="epochs", y_title="P(w) - P(w*)",
+                         width=1200, title="Fig. 2 reproduced: primal objective gap against "
+                                           "epochs (smoothed hinge γ = 0.01, λ = 1/n)")
 
 
 def small_sample(res) -> go.Figure:
