@@ -133,7 +133,7 @@ def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
             _tree_insert(L, level[jj], sw[jj], sw[jj] * u[jj], size, xv)
             j += 1
         node = L + level[i]
-        c = size[0]                             # 0 of the tree's type
+        c = 0.0
         g = 0.0
         while node > 1:                         # Larger(leaf of y_i)
             if (node & 1) == 0:
@@ -190,7 +190,7 @@ def _ytree_larger(k, key, size, xv):
     """Larger(root, y_i) of Eq. 2.20, extended to xv (Eq. 2.21-2.22)."""
     lo = 0
     hi = k
-    c = size[k]                                 # 0 of the tree's type (size[k] is unused)
+    c = 0.0
     g = 0.0
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -218,7 +218,7 @@ def _ytree_smaller(k, key, size, xv):
     """Smaller(root, y_i): the mirror image of Eq. 2.20."""
     lo = 0
     hi = k
-    c = size[k]
+    c = 0.0
     g = 0.0
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -294,7 +294,7 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
             cnt[level[jj]] += sw[jj]
             sm[level[jj]] += sw[jj] * u[jj]
             j += 1
-        c = cnt[k]                              # 0 of the counts' type (cnt[k] is unused)
+        c = 0.0
         g = 0.0
         if adjacent:
             if level[i] + 1 < k:
@@ -342,11 +342,10 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
         i = order[ii]
         lminus[i] = 0
         gminus[i] = 0.0
-    zero = lminus[order[s]]                     # 0 of the counts' type
     for r in range(k - 1):
         # low documents (level r): l^+ from the higher levels
         jp = s
-        c = zero
+        c = 0.0
         g = 0.0
         for ii in range(s, e):
             i = order[ii]
@@ -363,7 +362,7 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
             gplus[i] = g
         # high documents (level > r): their l^- gains the level-r part
         jp = e - 1
-        c = zero
+        c = 0.0
         g = 0.0
         for ii in range(e - 1, s - 1, -1):
             i = order[ii]
@@ -401,7 +400,7 @@ def count_pairs(z, u, order, start, level, kq, method,
     L = 1
     while L < kmax:
         L *= 2
-    isize = np.zeros(2 * L + 1, dtype=lplus.dtype)
+    isize = np.zeros(2 * L + 1)
     fsum = np.zeros(2 * L + 1, dtype=np.float64)
     for q in range(start.size - 1):
         s, e = start[q], start[q + 1]
@@ -447,7 +446,7 @@ def l2_terms(z, lplus, lminus, gplus, gminus, sw):
     r = np.empty(l)
     quad = 0.0
     lin = 0.0
-    pw = lplus[0] * 0                            # 0 of the counts' type
+    pw = 0.0
     for i in range(l):
         a = (lplus[i] + lminus[i]) * z[i] - (gplus[i] + gminus[i])
         b = lminus[i] - lplus[i]

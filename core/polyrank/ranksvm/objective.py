@@ -427,9 +427,7 @@ class RankSVMObjective:
         """The L1 loss of Eq. 1.2 and a subgradient (Eq. 3.4):
         ``(C sum_{SV(w)} c_ij (1 - w'(x_i - x_j)), -C X'(s * (l^- - l^+)))``."""
         ws = self.workspace(w)
-        v = (ws.lminus - ws.lplus).astype(np.float64)
-        if self.sample_weight is not None:
-            v *= self.sample_weight
+        v = (ws.lminus - ws.lplus) * self._weights
         sub = -self.C * self._rmatvec(v)
         self._finite_norm(sub, "||L1 subgradient||^2")
         return self.C * ws.hinge, sub
