@@ -11,7 +11,7 @@ import pytest
 from polyrank import M3LClassifier
 from polyrank.kernels import kernel_matrix
 from polyrank.m3l import _kernels, dual_gradient, dual_qp, m3l_smo, projected_gradient
-from polyrank.m3l.solver import gram
+from polyrank.m3l.solver import expansion, gram
 from polyrank.result import STATUS_CALLBACK, STATUS_CONVERGED
 
 TOL = 1e-6          # relative agreement of the objectives
@@ -222,19 +222,18 @@ def test_cd_epoch_is_plain_coordinate_ascent(prior, omega, skip, skip_example):
     Cv = rng.uniform(0.5, 1.5, size=20)
     alpha = rng.uniform(0, 1, size=(20, 4)) * Cv[:, None]
     alpha[rng.random((20, 4)) < 0.3] = 0.0
-    Yt = np.ascontiguousarray(Y.T)
-    At = np.ascontiguousarray(alpha.T)
-    Ut = (Yt * At) @ K
+    A = alpha.copy()
+    Ut = (Y * A).T @ K
     active = np.arange(20, dtype=np.int64)
     n_active = np.array([20])
     lb = np.full(4, -np.inf)
     ub = np.full(4, np.inf)
-    _kernels.cd_epoch(K, np.diag(K).copy(), Yt, R, prior == "identity", Cv, At, Ut, active,
+    _kernels.cd_epoch(K, np.diag(K).copy(), Y, R, prior == "identity", Cv, A, Ut, active,
                       n_active, lb, ub, 5, False, omega, skip, skip_example)
     # the kernel permuted `active` into its visiting order
     expected = _plain_epoch(K, Y, R, Cv, alpha.copy(), active, omega, skip, skip_example)
-    np.testing.assert_allclose(At.T, expected, atol=1e-12)
-    np.testing.assert_allclose(Ut, (Yt * At) @ K, atol=1e-12)
+    np.testing.assert_allclose(A, expected, atol=1e-12)
+    np.testing.assert_allclose(Ut, (Y * A).T @ K, atol=1e-12)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
@@ -248,3 +247,97 @@ def test_gram_is_the_kernel_matrix(kernel):
     np.testing.assert_allclose(G, K, rtol=1e-12, atol=1e-12)
     if kernel == "rbf":
         assert np.all(np.diag(G) == 1.0)
+
+
+# --- float32 storage of the Gram matrix and the expansion (gram_dtype) -------------
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_float32_gram_is_the_float64_gram_rounded_once(kernel):
+    X = np.random.default_rng(1).normal(size=(300, 6))
+    _, params = _K(X, kernel)
+    kind = {"rbf": _kernels.KIND_RBF, "linear": _kernels.KIND_LINEAR,
+            "poly": _kernels.KIND_POLY}[kernel]
+    args = (X, kind, params.get("gamma", 0.0), params.get("coef0", 0.0),
+            params.get("degree", 1))
+    G64 = gram(*args)
+    G32 = gram(*args, np.float32)
+    assert G32.dtype == np.float32
+    np.testing.assert_array_equal(G32, G64.astype(np.float32))
+    # symmetric to the bit, as the kernel is
+    np.testing.assert_array_equal(G32, G32.T)
+    np.testing.assert_array_equal(G64, G64.T)
+
+
+def test_expansion_accumulates_in_float64():
+    rng = np.random.default_rng(2)
+    K32 = rng.random((300, 300)).astype(np.float32)     # several blocks
+    Bt = rng.normal(size=(4, 300))
+    exact = Bt @ K32.astype(np.float64)
+    np.testing.assert_allclose(expansion(K32, Bt), exact, rtol=1e-13, atol=1e-13)
+    # float32 arithmetic would be far off: the test can tell the two apart
+    assert np.abs((Bt.astype(np.float32) @ K32) - exact).max() > 1e-6
+    K64 = K32.astype(np.float64)
+    np.testing.assert_array_equal(expansion(K64, Bt), Bt @ K64)
+
+
+@pytest.mark.parametrize("prior", ["identity", "dense"])
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_float32_cd_is_exact_for_the_rounded_gram(prior, shrinking):
+    X, Y, priors, _ = _problem(11, N=120, L=6)
+    R = priors[prior]
+    Rm = np.eye(Y.shape[1]) if R is None else R
+    K, params = _K(X, "rbf")
+    K32 = gram(X, _kernels.KIND_RBF, 0.5, 0.0, 1, np.float32).astype(np.float64)
+    C, tol = 0.8, 1e-4
+    res = m3l_smo(X, Y, R, C, kernel="rbf", tol=tol, method="cd", shrinking=shrinking,
+                  gram_dtype="float32", random_state=0, **params)
+    assert res.status == STATUS_CONVERGED and res.gram_dtype == "float32"
+    alpha = res.dual["alpha"]
+    # G and the objectives are exact for the stored (rounded) Gram matrix ...
+    G32 = dual_gradient(K32, Y, Rm, alpha)
+    np.testing.assert_allclose(res.dual["G"], G32, atol=1e-10)
+    assert np.abs(projected_gradient(alpha, G32, np.full(len(X), C))).max() < tol
+    # ... and within rounding of the kernel's own: the stopping rule holds for K too
+    G = dual_gradient(K, Y, Rm, alpha)
+    assert np.abs(G - G32).max() < 1e-5
+    assert np.abs(projected_gradient(alpha, G, np.full(len(X), C))).max() < tol + 1e-5
+    # the optimum of the exact problem lies inside the reported duality gap
+    ref = dual_qp(K, Y, Rm, C)
+    slack = 1e-6 * abs(ref.dual_objective)
+    assert res.dual_objective - slack <= ref.dual_objective <= res.primal_objective + slack
+
+
+def test_gram_dtype_auto_follows_tol_and_the_cache():
+    X, Y, _, _ = _problem(12, N=60)
+    kw = dict(kernel="rbf", gamma=0.5, random_state=0)
+    assert m3l_smo(X, Y, None, 1.0, tol=1e-3, **kw).gram_dtype == "float32"
+    assert m3l_smo(X, Y, None, 1.0, tol=1e-4, **kw).gram_dtype == "float32"
+    assert m3l_smo(X, Y, None, 1.0, tol=1e-5, **kw).gram_dtype == "float64"
+    assert m3l_smo(X, Y, None, 1.0, tol=1e-3, gram_dtype="float64",
+                   **kw).gram_dtype == "float64"
+    # the same solve either way, to the accuracy asked for
+    a = m3l_smo(X, Y, None, 1.0, tol=1e-4, gram_dtype="float32", **kw)
+    b = m3l_smo(X, Y, None, 1.0, tol=1e-4, gram_dtype="float64", **kw)
+    assert a.dual_objective == pytest.approx(b.dual_objective, rel=1e-5)
+    # a cache that holds the float32 Gram matrix (4 N^2 bytes) but not the float64 one
+    mb = 6.0 * 60 * 60 / 1e6
+    assert m3l_smo(X, Y, None, 1.0, tol=1e-3, cache_mb=mb, **kw).solver == "m3l-cd"
+    assert m3l_smo(X, Y, None, 1.0, tol=1e-3, cache_mb=mb, gram_dtype="float64",
+                   **kw).solver == "m3l-smo"
+    with pytest.raises(ValueError, match=r"float64 for N = 60"):
+        m3l_smo(X, Y, None, 1.0, tol=1e-3, cache_mb=mb, gram_dtype="float64",
+                method="cd", **kw)
+    with pytest.raises(ValueError, match="gram_dtype: expected one of"):
+        m3l_smo(X, Y, None, 1.0, gram_dtype="float16", **kw)
+    with pytest.raises(TypeError, match="gram_dtype: expected a str"):
+        m3l_smo(X, Y, None, 1.0, gram_dtype=np.float32, **kw)
+
+
+def test_float32_cd_warm_start():
+    X, Y, priors, _ = _problem(13, N=80)
+    kw = dict(kernel="rbf", gamma=0.5, tol=1e-4, gram_dtype="float32", method="cd")
+    cold = m3l_smo(X, Y, None, 1.0, random_state=0, **kw)
+    again = m3l_smo(X, Y, None, 1.0, alpha0=cold.dual["alpha"], random_state=1, **kw)
+    assert again.success and again.nit == 1
+    assert again.dual_objective == pytest.approx(cold.dual_objective, rel=1e-12)

@@ -48,12 +48,12 @@ __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
-#: The order in which a parallel warm-up hands the packages to its workers.
-#: Compile seconds on an empty cache (CPU, one process each): sopopo 10.5,
-#: m3l 9.0, ranksvm 8.1, sign 7.3, ordinal 4.1; in this order two workers
-#: end together (sopopo + m3l against sign + ranksvm + ordinal, 19.5 s each),
-#: where longest-first would leave one worker 2 s behind the other.
-_COMPILE_ORDER = ("sopopo", "sign", "ranksvm", "m3l", "ordinal")
+#: The order in which a parallel warm-up hands the packages to its workers:
+#: longest first. Compile seconds on an empty cache (one worker each):
+#: sopopo 12.3, m3l 12.3, sign 8.7, ranksvm 7.7, ordinal 3.7; two workers
+#: then run sopopo + ranksvm + ordinal (23.7 s) and m3l + sign (21.0 s),
+#: where the old order (m3l fourth) left one worker 25 s busy.
+_COMPILE_ORDER = ("sopopo", "m3l", "sign", "ranksvm", "ordinal")
 
 
 def _warm_package(name: str) -> float:

@@ -50,8 +50,10 @@ def _warmup() -> None:
         m3l_smo(X, Y, R, 1.0, kernel=kernel, gamma=0.5, max_iter=2, cache_mb=1e-4)
     # the whole Gram matrix in the cache (filled by BLAS blocks)
     m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, max_iter=2)
-    # coordinate ascent on the whole Gram matrix (R diagonal: method "auto")
-    m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, max_iter=2, random_state=0)
+    # coordinate ascent on the whole Gram matrix (R diagonal: method "auto"), stored in
+    # float32 (tol >= 1e-4) and in float64, to convergence (the exact check)
+    for tol in (1e-3, 1e-8):
+        m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=tol, random_state=0)
     m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
     m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
     G = np.empty((8, 2))

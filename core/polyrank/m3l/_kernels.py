@@ -961,28 +961,31 @@ def _decisions(Ut, i, R, rdiag, h):
 
 
 @numba.njit(cache=True, nogil=True)
-def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed, shrink,
+def cd_epoch(K, Kdiag, Y, R, rdiag, Cv, A, Ut, active, n_active, lb, ub, seed, shrink,
              omega, skip, skip_example):
     """One epoch of example-major dual coordinate ascent on D2 (Eq. 25)
     over a precomputed Gram matrix ``K`` (N, N), the active examples
     ``active[:n_active[0]]`` visited in a uniformly random order.
 
-    Keeps ``Ut`` = (Y alpha)' K (L, N): the kernel expansion of every
-    label without R (row i of K serves as its column i), so that a step on
-    alpha_il changes one row of ``Ut`` whatever R is; the decisions of
-    example i are f_i = 2 R u_i and its gradient (Eq. 29)
-    G_il = 2 - 4 y_il (R u_i)_l, formed at the visit in O(L^2) (O(L) for a
-    diagonal R, ``rdiag``).
+    ``A`` (N, L) is alpha and ``Y`` (N, L) the labels in {-1, +1}, example
+    by example (one visit reads one row of each). Keeps ``Ut`` = (Y alpha)'
+    K (L, N), in the precision of ``K`` (float64 or float32, as LIBSVM's
+    ``Qfloat``): the kernel expansion of every label without R (row i of K
+    serves as its column i), so that a step on alpha_il changes one row of
+    ``Ut`` whatever R is; the decisions of example i are f_i = 2 R u_i and
+    its gradient (Eq. 29) G_il = 2 - 4 y_il (R u_i)_l, formed at the visit
+    in O(L^2) (O(L) for a diagonal R, ``rdiag``).
 
     At example i every label is visited in turn: the coordinate step
     (Eq. 37-39 with the kernel: Q_ll = 4 R_ll K_ii), over-relaxed by
     ``omega`` in (0, 2) (projected SOR; 1 is the exact coordinate
     maximiser), alpha_il <- clip(alpha_il + omega G_il / (4 R_ll K_ii), 0,
     C_i), each step applied at once to the example's own gradient
-    (h_i += K_ii R[:, l] c) so that the next label sees it. The other
-    examples get the steps of all labels of i at the end, one Gram row
-    read for every label that moved: u_l += (y_il delta_il) K[i, :]
-    (Sec. 5.1.3: one kernel row serves every label).
+    (h_i += K_ii R[:, l] c) so that the next label sees it (with a diagonal
+    R a step changes only its own label's gradient). The other examples
+    get the steps of all labels of i at the end, one Gram row read for
+    every label that moved: u_l += (y_il delta_il) K[i, :] (Sec. 5.1.3: one
+    kernel row serves every label).
 
     Shrinking (after Hsieh et al. 2008, as Sec. 6 / :func:`dca_run`): a
     variable at 0 with G < lb[l] or at C_i with G > ub[l] is skipped; an
@@ -1003,7 +1006,7 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
         Examples whose steps were pushed to the others (Gram rows read).
     """
     np.random.seed(seed)
-    L, N = At.shape
+    N, L = A.shape
     n = n_active[0]
     for t in range(n - 1, 0, -1):
         s = np.random.randint(0, t + 1)
@@ -1013,7 +1016,9 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
     pgmin = np.zeros(L)
     pgmax = np.zeros(L)
     h = np.empty(L)
-    c = np.zeros(L)
+    gv = np.empty(L)
+    out = np.zeros(L, dtype=np.bool_)
+    c = np.zeros(L, dtype=Ut.dtype)
     moved = np.empty(L, dtype=np.int64)
     keep = np.ones(n, dtype=np.bool_)
     steps = 0
@@ -1030,9 +1035,11 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
         # gradient above skip_example (then one Gram row serves its labels)
         worst = 0.0
         for l in range(L):
-            g = 2.0 - 4.0 * Yt[l, i] * h[l]
-            a = At[l, i]
-            if shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l])):
+            g = 2.0 - 4.0 * Y[i, l] * h[l]
+            gv[l] = g
+            a = A[i, l]
+            out[l] = shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l]))
+            if out[l]:
                 skipped += 1
                 continue
             pg = projected(g, a, C)
@@ -1046,11 +1053,17 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
         if worst <= skip_example:
             continue
         for l in range(L):
-            y = Yt[l, i]
-            g = 2.0 - 4.0 * y * h[l]
-            a = At[l, i]
-            if shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l])):
-                continue
+            y = Y[i, l]
+            a = A[i, l]
+            if rdiag:
+                # the steps of the labels before l left h[l] unchanged
+                if out[l]:
+                    continue
+                g = gv[l]
+            else:
+                g = 2.0 - 4.0 * y * h[l]
+                if shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l])):
+                    continue
             pg = projected(g, a, C)
             if abs(pg) <= skip:
                 continue
@@ -1058,15 +1071,13 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
             d = a_new - a
             if d == 0.0:
                 continue
-            At[l, i] = a_new
+            A[i, l] = a_new
             cl = y * d
             c[l] = cl
             moved[n_moved] = l
             n_moved += 1
             steps += 1
-            if rdiag:
-                h[l] += Kii * R[l, l] * cl
-            else:
+            if not rdiag:
                 for k in range(L):
                     h[k] += Kii * R[k, l] * cl
         if n_moved == 0:
@@ -1106,12 +1117,13 @@ def cd_epoch(K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub, seed,
 
 
 @numba.njit(cache=True, nogil=True)
-def cd_state(Ut, Yt, R, rdiag, At, Cv, G):
+def cd_state(Ut, Y, R, rdiag, A, Cv, G):
     """G (N, L) = 2 - 4 Y * (U R) from Ut = (Y alpha)' K (Eq. 29), and
     (primal P2, dual D2, largest |projected gradient| over all N L
-    variables) from (alpha, G): the identities of
-    :func:`polyrank.m3l.m3l_objectives` and Eq. 31, in one pass."""
-    L, N = At.shape
+    variables) from (alpha, G), ``A`` and ``Y`` (N, L) example by example:
+    the identities of :func:`polyrank.m3l.m3l_objectives` and Eq. 31, in
+    one pass."""
+    N, L = A.shape
     h = np.empty(L)
     primal = 0.0
     dual = 0.0
@@ -1120,9 +1132,9 @@ def cd_state(Ut, Yt, R, rdiag, At, Cv, G):
         C = Cv[i]
         _decisions(Ut, i, R, rdiag, h)
         for l in range(L):
-            g = 2.0 - 4.0 * Yt[l, i] * h[l]
+            g = 2.0 - 4.0 * Y[i, l] * h[l]
             G[i, l] = g
-            a = At[l, i]
+            a = A[i, l]
             primal += a * (1.0 - 0.5 * g) + C * max(g, 0.0)
             dual += a * (1.0 + 0.5 * g)
             pg = abs(projected(g, a, C))

@@ -78,8 +78,10 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         (M3L's tau: the threshold of Sec. 5.1.3 and Appendix B).
     cache_mb : float, default=200
         Size limit of the kernel cache in MB (> 0; Sec. 5.1.3); when the
-        whole Gram matrix (8 N^2 bytes) fits and R is diagonal, the kernel
-        solver computes it once and runs coordinate ascent on it.
+        whole Gram matrix fits (8 N^2 bytes; 4 N^2 in float32, which
+        :func:`~polyrank.m3l.m3l_smo` uses when ``tol >= 1e-4``, as LIBSVM
+        stores its kernel matrix) and R is diagonal, the kernel solver
+        computes it once and runs coordinate ascent on it.
     solver : {"auto", "smo", "dca"}, default="auto"
         "smo": the kernelised solver :func:`~polyrank.m3l.m3l_smo` (its
         ``method="auto"``: coordinate ascent on the whole Gram matrix for a

@@ -52,7 +52,7 @@ from . import _kernels
 from .priors import check_R, labels_pm1
 
 __all__ = ["m3l_smo", "m3l_dca", "smo", "dca", "m3l_objectives", "projected_gradient",
-           "dual_gradient", "SMO_KERNELS", "SMO_METHODS"]
+           "dual_gradient", "SMO_KERNELS", "SMO_METHODS", "GRAM_DTYPES"]
 
 #: kernels of the SMO solver
 SMO_KERNELS = ("linear", "rbf", "poly")
@@ -72,6 +72,12 @@ _CD_SKIP = 0.1
 _CD_SKIP_EXAMPLE = 0.3
 #: rows per BLAS product of :func:`gram`
 _GRAM_BLOCK = 128
+#: "cd" with ``gram_dtype="auto"`` stores the Gram matrix and the expansion
+#: it updates in float32 (as LIBSVM's ``Qfloat``) when tol is at least this:
+#: their rounding (2^-24 relative) is then far below the accuracy asked for
+_CD_FLOAT32_TOL = 1e-4
+#: the precisions of the Gram matrix of "cd" (``gram_dtype``)
+GRAM_DTYPES = ("auto", "float32", "float64")
 
 
 
@@ -214,7 +220,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
             cache_mb: float = 200.0, ridge: float = 0.0, max_iter: int = 10000,
             alpha0=None, callback=None, callback_every: int = 1,
             sample_weight=None, method: str = "auto", shrinking: bool = True,
-            random_state=None) -> SolverResult:
+            random_state=None, gram_dtype: str = "auto") -> SolverResult:
     """Kernelised M3L: SMO with delayed gradient updates (Sec. 5.1, Alg. 1-2),
     or example-major coordinate ascent on the whole Gram matrix.
 
@@ -248,7 +254,14 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     checked; once they are all below ``tol`` the expansion is recomputed
     exactly (one BLAS product) and the solve stops only if that exact
     check passes. Any R is handled (the example's gradient is formed as
-    2 - 4 y (R u_i)). ``method="auto"`` (the default) uses "cd" when R is
+    2 - 4 y (R u_i)). With ``gram_dtype="float32"`` (the default when
+    ``tol >= 1e-4``) the Gram matrix and the maintained expansion are
+    stored in single precision, as LIBSVM stores its kernel matrix
+    (``Qfloat``): an epoch moves half the bytes and runs about twice as
+    fast; the exact check accumulates in float64 over the stored Gram
+    matrix, so the solve converges on the problem whose kernel entries are
+    rounded to float32 (relative change below 6e-8, far below the accuracy
+    ``tol`` asks for; the objectives and G are those of that problem). ``method="auto"`` (the default) uses "cd" when R is
     diagonal (the labels decouple, Sec. 3.1) and the Gram matrix fits in
     ``cache_mb``, and "smo" otherwise.
 
@@ -298,13 +311,19 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         Per-example weights w_i >= 0: the box of example i is [0, C w_i].
     method : {"auto", "smo", "cd"}
         The algorithm (see above); "cd" raises ValueError if the Gram
-        matrix (8 N^2 bytes) does not fit in ``cache_mb``.
+        matrix (8 N^2 bytes, 4 N^2 in float32) does not fit in
+        ``cache_mb``.
     shrinking : bool
         "cd" only: skip variables at a bound whose gradient points out of
         the box beyond the previous epoch's extremes (the final check is
         on all variables either way).
     random_state : int, Generator or None
         "cd" only: seed of the visiting order.
+    gram_dtype : {"auto", "float32", "float64"}
+        "cd" only: the precision in which the Gram matrix and the
+        expansion U are stored ("smo" always uses float64 rows). "auto":
+        float32 when ``tol >= 1e-4``, else float64 (float32 cannot resolve
+        a tighter tol).
 
     Returns
     -------
@@ -314,7 +333,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         decisions f(x) = k(x, X) B; ``dual``: ``{"alpha", "G"}`` (N, L);
         ``primal_objective``, ``dual_objective``, ``gap`` (P2, D2, P - D);
         ``max_projected_gradient``; ``cache_hits``, ``cache_misses``,
-        ``cache_rows``; ``nit``; ``status`` (never "converged" when an
+        ``cache_rows``; for "cd" ``epochs`` and ``gram_dtype`` ("float32"
+        or "float64", the precision the Gram matrix was stored in); ``nit``; ``status`` (never "converged" when an
         objective is not finite or the gap negative beyond rounding:
         :data:`~polyrank.result.STATUS_NUMERICAL`); ``trace``.
 
@@ -323,8 +343,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     ValueError
         Bad shapes, NaN/inf, labels not in {0,1}/{-1,+1}, R not symmetric
         positive definite or of the wrong shape, C/tol/cache_mb <= 0, unknown
-        kernel or method, negative or all-zero sample weights, method="cd"
-        with a Gram matrix larger than ``cache_mb``.
+        kernel, method or gram_dtype, negative or all-zero sample weights,
+        method="cd" with a Gram matrix larger than ``cache_mb``.
     TypeError
         Non-numeric input, sparse X, or wrongly typed parameters.
     """
@@ -340,45 +360,88 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         raise ValueError(f"method: expected one of {SMO_METHODS}, got {method!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
+    if not isinstance(gram_dtype, str):
+        raise TypeError(f"gram_dtype: expected a str, got {type(gram_dtype).__name__}")
+    if gram_dtype not in GRAM_DTYPES:
+        raise ValueError(f"gram_dtype: expected one of {GRAM_DTYPES}, got {gram_dtype!r}")
     return smo(X, Y, R, Cv, kernel=kernel, kernel_params=params, tol=tol, cache_mb=cache_mb,
                max_iter=max_iter, alpha0=alpha0, callback=callback,
                callback_every=callback_every, method=method, shrinking=bool(shrinking),
-               random_state=random_state)
+               random_state=random_state, gram_dtype=gram_dtype)
 
 
-def gram(X, kind, gamma, coef0, degree) -> np.ndarray:
-    """The whole Gram matrix K (N, N) of the rows of X, float64, by blocks
-    of :data:`_GRAM_BLOCK` rows: one BLAS product X[b] X' per block, the
-    kernel applied in place on the block while it is in cache (numpy's
-    vectorised exp for the rbf kernel, whose diagonal is set to exactly 1).
-    ``kind`` is one of the ``_kernels.KIND_*`` codes."""
+def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
+    """The whole Gram matrix K (N, N) of the rows of X, stored as ``dtype``
+    (float64 or float32), by blocks of :data:`_GRAM_BLOCK` rows: one BLAS
+    product per block in float64 over the columns from the block's first
+    row on (K is symmetric to the bit: the block's part below the diagonal
+    is stored transposed), the kernel applied in place while the block is in cache,
+    then stored (rounded once for float32). For the rbf kernel the product
+    already gives the exponent,
+    [sqrt(2 gamma) x_i, -gamma |x_i|^2, 1] . [sqrt(2 gamma) x_j, 1, -gamma |x_j|^2]
+    = -gamma |x_i - x_j|^2, clipped at 0 and passed to numpy's vectorised
+    exp; the diagonal is set to exactly 1. ``kind`` is one of the
+    ``_kernels.KIND_*`` codes."""
     N = X.shape[0]
-    K = np.empty((N, N))
+    K = np.empty((N, N), dtype=dtype)
+    buf = np.empty(min(N, _GRAM_BLOCK) * N)
+    left, right = X, X
     if kind == _kernels.KIND_RBF:
-        gsq = gamma * np.einsum("ij,ij->i", X, X)
+        gsq = -gamma * np.einsum("ij,ij->i", X, X)
+        one = np.ones((N, 1))
+        left = np.hstack([math.sqrt(2.0 * gamma) * X, gsq[:, None], one])
+        right = np.hstack([math.sqrt(2.0 * gamma) * X, one, gsq[:, None]])
     for s in range(0, N, _GRAM_BLOCK):
         e = min(N, s + _GRAM_BLOCK)
-        D = K[s:e]
-        np.dot(X[s:e], X.T, out=D)
+        D = buf[:(e - s) * (N - s)].reshape(e - s, N - s)
+        np.dot(left[s:e], right[s:].T, out=D)
         if kind == _kernels.KIND_RBF:
-            # exp(-gamma |x_i - x_j|^2) = exp(2 gamma x_i.x_j - gamma |x_i|^2 - gamma |x_j|^2)
-            D *= 2.0 * gamma
-            D -= gsq[s:e, None]
-            D -= gsq[None, :]
             np.minimum(D, 0.0, out=D)
             np.exp(D, out=D)
         elif kind == _kernels.KIND_POLY:
             D *= gamma
             D += coef0
             D **= degree
+        # the diagonal block from its upper triangle: K symmetric to the bit
+        low = np.tril_indices(e - s, -1)
+        D[low] = D[:, :e - s].T[low]
+        K[s:e, s:] = D
+        K[e:, s:e] = D[:, e - s:].T
     if kind == _kernels.KIND_RBF:
         np.fill_diagonal(K, 1.0)
     return K
 
 
+def expansion(K, Bt) -> np.ndarray:
+    """Bt K in float64, shape (L, N), for Bt (L, N) float64 and the Gram
+    matrix K (N, N) in float64 or float32: one BLAS product, or for float32
+    one per block of :data:`_GRAM_BLOCK` rows of K raised to float64 (the
+    exact expansion U' = (Y alpha)' K over the stored Gram matrix, with no
+    float32 accumulation)."""
+    if K.dtype == np.float64:
+        return Bt @ K
+    N = K.shape[0]
+    out = np.zeros((Bt.shape[0], N))
+    buf = np.empty((min(N, _GRAM_BLOCK), N))
+    for s in range(0, N, _GRAM_BLOCK):
+        e = min(N, s + _GRAM_BLOCK)
+        D = buf[:e - s]
+        D[...] = K[s:e]
+        out += Bt[:, s:e] @ D
+    return out
+
+
+def _cd_dtype(gram_dtype: str, tol: float):
+    """The storage precision of "cd" for ``gram_dtype`` and ``tol``."""
+    if gram_dtype == "auto":
+        return np.float32 if tol >= _CD_FLOAT32_TOL else np.float64
+    return np.float32 if gram_dtype == "float32" else np.float64
+
+
 def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: float,
         max_iter: int, alpha0=None, callback=None, callback_every: int = 1,
-        method: str = "auto", shrinking: bool = True, random_state=None) -> SolverResult:
+        method: str = "auto", shrinking: bool = True, random_state=None,
+        gram_dtype: str = "auto") -> SolverResult:
     """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
     Y (N, L) in {-1, +1}, R symmetric positive definite (L, L), per-example
     bounds Cv (N,) >= 0, kernel parameters from
@@ -400,14 +463,17 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
                          "(not a Mercer kernel for these parameters)")
     n_slots = int(min(N, max(2, cache_mb * 1e6 // (8 * N))))
     diagonal = not np.any(R - np.diag(np.diag(R)))
-    if method == "cd" or (method == "auto" and n_slots == N and diagonal):
-        if n_slots < N:
+    dtype = _cd_dtype(gram_dtype, tol)
+    gram_mb = np.dtype(dtype).itemsize * N * N / 1e6
+    if method == "cd" or (method == "auto" and gram_mb <= cache_mb and diagonal):
+        if gram_mb > cache_mb:
             raise ValueError(f"method: 'cd' needs the whole Gram matrix in the cache "
-                             f"({8 * N * N / 1e6:.1f} MB for N = {N}), got cache_mb="
-                             f"{cache_mb:g}; raise cache_mb or use method='smo'")
-        return _cd(gram(X, kind, g, c0, deg), Kdiag, Y, R, Cv, tol=tol, max_iter=max_iter,
-                   alpha0=alpha0, callback=callback, callback_every=callback_every,
-                   shrinking=shrinking, random_state=random_state)
+                             f"({gram_mb:.1f} MB in {np.dtype(dtype).name} for N = {N}), got "
+                             f"cache_mb={cache_mb:g}; raise cache_mb or use method='smo'")
+        return _cd(gram(X, kind, g, c0, deg, dtype), Kdiag, Y, R, Cv, tol=tol,
+                   max_iter=max_iter, alpha0=alpha0, callback=callback,
+                   callback_every=callback_every, shrinking=shrinking,
+                   random_state=random_state)
     rows = np.empty((n_slots, N))
     slot_of = np.full(N, -1, dtype=np.int64)
     owner = np.full(n_slots, -1, dtype=np.int64)
@@ -454,7 +520,8 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
 def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, shrinking,
         random_state) -> SolverResult:
     """Example-major dual coordinate ascent of :func:`m3l_smo` (``method="cd"``)
-    on the whole Gram matrix ``K`` (N, N); see :func:`_kernels.cd_epoch`.
+    on the whole Gram matrix ``K`` (N, N), float64 or float32 (then the
+    maintained expansion is float32 too); see :func:`_kernels.cd_epoch`.
 
     One iteration (one trace row) is one epoch over the active examples.
     After every epoch G, P2, D2 and the largest projected gradient are
@@ -468,11 +535,12 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
     rng = np.random.default_rng(random_state)
     N, L = Y.shape
     rdiag = bool(np.count_nonzero(R - np.diag(np.diag(R))) == 0)
-    alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
-    Yt = np.ascontiguousarray(Y.T)
-    At = np.ascontiguousarray(alpha.T)
+    alpha = np.zeros((N, L)) if alpha0 is None else np.array(alpha0, dtype=float, order="C")
+    Y = np.ascontiguousarray(Y, dtype=float)
     # Ut = (Y alpha)' K: row i of K serves as its column i, as in the updates
-    Ut = np.zeros((L, N)) if alpha0 is None else (Yt * np.ascontiguousarray(alpha.T)) @ K
+    Ut = np.zeros((L, N), dtype=K.dtype)
+    if alpha0 is not None:
+        Ut[...] = expansion(K, (Y * alpha).T)
     G = np.empty((N, L))
     active = np.arange(N, dtype=np.int64)
     n_active = np.array([N], dtype=np.int64)
@@ -483,17 +551,18 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
     pg_active = 2.0
     for it in range(1, max_iter + 1):
         pg_active, steps, pushes = _kernels.cd_epoch(
-            K, Kdiag, Yt, R, rdiag, Cv, At, Ut, active, n_active, lb, ub,
+            K, Kdiag, Y, R, rdiag, Cv, alpha, Ut, active, n_active, lb, ub,
             int(rng.integers(0, 2**31 - 1)), shrinking, _CD_OMEGA, _CD_SKIP * pg_active,
             _CD_SKIP_EXAMPLE * pg_active)
         steps_total += steps
         pushes_total += pushes
         # G, P2, D2 and the largest projected gradient over all variables
-        primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
+        primal, dual, max_pg = _kernels.cd_state(Ut, Y, R, rdiag, alpha, Cv, G)
         if max_pg < tol:
-            # the exact check: U from alpha by one product (no drift)
-            Ut = (Yt * At) @ K
-            primal, dual, max_pg = _kernels.cd_state(Ut, Yt, R, rdiag, At, Cv, G)
+            # the exact check: U from alpha by one product in float64 (no drift)
+            exact = expansion(K, (Y * alpha).T)
+            primal, dual, max_pg = _kernels.cd_state(exact, Y, R, rdiag, alpha, Cv, G)
+            Ut[...] = exact
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
                              rounds=pushes_total,
                              cache_hits=pushes_total, cache_misses=N)
@@ -507,9 +576,9 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
             n_active[0] = N
             lb[:] = -np.inf
             ub[:] = np.inf
-    alpha = np.ascontiguousarray(At.T)
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": pushes_total,
-             "cache_misses": N, "cache_rows": N, "R": R, "epochs": it}
+             "cache_misses": N, "cache_rows": N, "R": R, "epochs": it,
+             "gram_dtype": K.dtype.name}
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-cd", extra)
 
 

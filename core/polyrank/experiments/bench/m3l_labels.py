@@ -314,7 +314,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
             for L in Ls:
                 Xtr, Xte, Ytr, Yte = labels_problem(N, L, seed, n_features)
                 m3l = M3LClassifier(kernel="rbf", C=C, gamma=gamma, bias=0.0, tol=tol,
-                                    cache_mb=cache_mb)
+                                    cache_mb=cache_mb, random_state=seed)
                 svc = OneVsRestClassifier(SVC(kernel="rbf", C=2 * C, gamma=gamma, tol=tol,
                                               cache_size=cache_mb))
                 K = kernel_matrix(Xtr, kernel="rbf", gamma=gamma)
