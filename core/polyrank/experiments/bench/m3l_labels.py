@@ -309,6 +309,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     Xw, _, Yw, _ = labels_problem(40, 3, seed, n_features)
     M3LClassifier(kernel="rbf", gamma=gamma, C=C).fit(Xw, Yw)
     rows = []
+    dtypes = []
     bar = progress_bar(len(Ls) * repeats, "bench m3l-labels", progress, leave=False)
     try:
         with threadpool_limits(limits=1):
@@ -332,6 +333,8 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                 ham_svc = 100 * float(np.mean(svc.predict(Xte) != Yte))
                 p_svc = svc_primal(K, 2.0 * Ytr - 1.0, svc.estimators_, 2 * C)
                 res = m3l.result_
+                if res.solver == "m3l-cd":
+                    dtypes.append(res.gram_dtype)
                 m3l_s = statistics.median(t_m3l)
                 svc_s = statistics.median(t_svc)
                 rows.append(M3LLabelsRow(
@@ -380,7 +383,10 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     solvers = sorted({r.m3l_solver for r in rows})
     notes.append(f"M3L solver: {', '.join(solvers)} (m3l-cd: example-major coordinate ascent "
                  "on the whole Gram matrix, one Gram row per example serving all its "
-                 "labels; m3l-smo: Alg. 1)")
+                 "labels; m3l-smo: Alg. 1)"
+                 + (f"; Gram matrix stored in {', '.join(sorted(set(dtypes)))} (float32 for "
+                    "tol >= 1e-4, as libsvm's Qfloat; the exact check accumulates in float64)"
+                    if dtypes else ""))
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded, "
                  f"gamma = {gamma:g}, tol = {tol:g} (both), {cache_mb:g} MB kernel caches")
     return ExperimentResult(
