@@ -141,7 +141,8 @@ def test_sparse_linear_equals_dense_and_kernels_refuse_it():
         assert s.result_.objective == pytest.approx(d.result_.objective, rel=1e-7)
         np.testing.assert_allclose(s.decision_function(sp.csr_matrix(X)),
                                    d.decision_function(X), atol=1e-6)
-    with pytest.raises(TypeError, match="sparse input is supported with kernel='linear' only"):
+    with pytest.raises(TypeError, match="sparse input is not supported with kernel='rbf' "
+                                        ".only with kernel='linear'."):
         OrdinalMarginRanker(kernel="rbf").fit(sp.csr_matrix(X), y)
     # PRank: the CSR pass keeps w and makes the same mistakes as the dense kernel pass
     for kw in ({}, {"max_iter": 3, "shuffle": True, "random_state": 4}):
@@ -151,7 +152,8 @@ def test_sparse_linear_equals_dense_and_kernels_refuse_it():
         np.testing.assert_allclose(s.thresholds_, d.thresholds_)
         np.testing.assert_allclose(s.coef_, d.coef_, atol=1e-10)
         np.testing.assert_array_equal(s.predict(sp.csr_matrix(X)), d.predict(X))
-    with pytest.raises(TypeError, match="sparse input is supported with kernel='linear' only"):
+    with pytest.raises(TypeError, match="sparse input is not supported with kernel='poly' "
+                                        ".only with kernel='linear'."):
         PRank(kernel="poly").fit(sp.csr_matrix(X), y)
 
 

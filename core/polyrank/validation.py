@@ -6,9 +6,11 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "as_float_array",
+    "check_dense_unless_linear",
     "check_positive",
     "check_label_set",
     "as_label_array",
@@ -90,6 +92,39 @@ def _check_array(arr, name, ndim, shape, allow_empty, finite) -> np.ndarray:
         raise ValueError(f"{name}: contains NaN or infinity (first at index "
                          f"{tuple(int(b) for b in bad)})")
     return arr
+
+
+def check_dense_unless_linear(X, kernel: str, name: str = "X") -> None:
+    """Refuse a scipy sparse ``X`` unless ``kernel == "linear"`` (the kernels
+    of the solvers that accept CSR input work on dense rows).
+
+    Parameters
+    ----------
+    X : object
+        The input to check (anything: only scipy sparse input is refused).
+    kernel : str
+        The kernel it is meant for.
+    name : str
+        The argument's name in the message.
+
+    Raises
+    ------
+    TypeError
+        If X is sparse and the kernel is not linear; the message names
+        ``name`` and the kernel and asks for a dense array.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> check_dense_unless_linear(sp.eye(3), "linear")
+    >>> check_dense_unless_linear(sp.eye(3), "rbf")
+    Traceback (most recent call last):
+    ...
+    TypeError: X: sparse input is not supported with kernel='rbf' (only with kernel='linear'); pass a dense array
+    """
+    if kernel != "linear" and sp.issparse(X):
+        raise TypeError(f"{name}: sparse input is not supported with kernel={kernel!r} "
+                        "(only with kernel='linear'); pass a dense array")
 
 
 def check_positive(value, name: str, strict: bool = True) -> float:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -22,6 +21,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .._sklearn import forget_fitted, log_callback, solver_seed, warn_if_not_converged
 from ..kernels import kernel_matrix
+from ..validation import check_dense_unless_linear
 from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
                          solve_ordinal)
 from .prank import prank, prank_decision
@@ -139,9 +139,7 @@ class _OrdinalLabels:
         return tags
 
     def _check_sparse(self, X):
-        if sp.issparse(X) and self.kernel != "linear":
-            raise TypeError(f"X: sparse input is supported with kernel='linear' only, got "
-                            f"kernel={self.kernel!r}; pass a dense array")
+        check_dense_unless_linear(X, self.kernel)
 
     def _test_data(self, X):
         """X checked for ``decision_function``: the model fitted, sparse only

@@ -46,7 +46,8 @@ from ..kernels import check_kernel_params
 from ..qp import solve_qp
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       CallbackRunner, SolverResult, finish)
-from ..validation import as_float_array, check_int, check_positive
+from ..validation import (as_float_array, check_dense_unless_linear, check_int,
+                          check_positive)
 from . import _kernels
 
 __all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
@@ -169,9 +170,7 @@ def check_X(X, kernel: str):
     """
     if not sp.issparse(X):
         return as_float_array(X, "X", ndim=2)
-    if kernel != "linear":
-        raise TypeError(f"X: sparse input is supported with kernel='linear' only, "
-                        f"got kernel={kernel!r}; pass a dense array")
+    check_dense_unless_linear(X, kernel)
     X = sp.csr_matrix(X, dtype=np.float64)
     if not np.all(np.isfinite(X.data)):
         raise ValueError("X: contains NaN or infinity")

@@ -22,7 +22,8 @@ from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
                       finish, numerical_failure)
-from ..validation import as_float_array, check_int, check_positive
+from ..validation import (as_float_array, check_dense_unless_linear, check_int,
+                          check_positive)
 from . import _kernels
 from .graph import build_pieces
 
@@ -260,9 +261,7 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
     if kernel not in KERNELS:
         raise ValueError(f"kernel: expected one of {KERNELS}, got {kernel!r}")
     if sp.issparse(X):
-        if kernel != "linear":
-            raise TypeError(f"X: sparse input is not supported with kernel={kernel!r} "
-                            "(only with kernel='linear'); pass a dense array")
+        check_dense_unless_linear(X, kernel)
         X = as_csr(X)
     else:
         X = as_float_array(X, "X", ndim=2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -16,6 +15,7 @@ from .._sklearn import (LabelColumnsMixin, forget_fitted, log_callback, solver_s
                         warn_if_not_converged)
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
+from ..validation import check_dense_unless_linear
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
 from .graph import DECOMPOSITIONS, build_pieces
 
@@ -244,9 +244,7 @@ class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_sparse(self, X):
-        if sp.issparse(X) and self.kernel != "linear":
-            raise TypeError(f"X: sparse input is not supported with kernel={self.kernel!r} "
-                            "(only with kernel='linear'); pass a dense array")
+        check_dense_unless_linear(X, self.kernel)
 
     def _bias(self) -> float:
         """The bias feature's value: ``bias``, or for None 1.0 (0 with a
