@@ -32,9 +32,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .kernels import check_kernel_params, kernel_matrix
 from .result import STATUS_CALLBACK, STATUS_CONVERGED, IterInfo
+from .validation import check_dense_unless_linear
 
 __all__ = ["log_callback", "warn_if_not_converged", "format_iter_line", "solver_seed",
-           "forget_fitted", "LabelColumnsMixin"]
+           "forget_fitted", "LabelColumnsMixin", "SparseIfLinearMixin"]
 
 
 def format_iter_line(name: str, info: IterInfo) -> str:
@@ -149,6 +150,23 @@ def forget_fitted(estimator, names) -> None:
     """
     for name in names:
         estimator.__dict__.pop(name, None)
+
+
+class SparseIfLinearMixin:
+    """Sparse (CSR) X accepted with ``kernel="linear"`` only: the
+    ``input_tags.sparse`` tag and the check
+    (:func:`~polyrank.validation.check_dense_unless_linear`) that
+    :class:`~polyrank.LabelRanker`, :class:`~polyrank.OrdinalMarginRanker`
+    and :class:`~polyrank.PRank` share. The estimator defines ``kernel``.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel == "linear"
+        return tags
+
+    def _check_sparse(self, X) -> None:
+        check_dense_unless_linear(X, self.kernel)
 
 
 class LabelColumnsMixin:

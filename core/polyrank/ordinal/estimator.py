@@ -19,9 +19,9 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._sklearn import forget_fitted, log_callback, solver_seed, warn_if_not_converged
+from .._sklearn import (SparseIfLinearMixin, forget_fitted, log_callback, solver_seed,
+                        warn_if_not_converged)
 from ..kernels import kernel_matrix
-from ..validation import check_dense_unless_linear
 from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
                          solve_ordinal)
 from .prank import prank, prank_decision
@@ -41,7 +41,7 @@ def _categories(y):
     return None
 
 
-class _OrdinalLabels:
+class _OrdinalLabels(SparseIfLinearMixin):
     """Ordered labels <-> the solver's 0..l, ``classes_``, predict, score."""
 
     def _encode_y(self, y_raw, y):
@@ -133,13 +133,9 @@ class _OrdinalLabels:
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.kernel == "linear"
         tags.target_tags.required = True
         tags.target_tags.single_output = True
         return tags
-
-    def _check_sparse(self, X):
-        check_dense_unless_linear(X, self.kernel)
 
     def _test_data(self, X):
         """X checked for ``decision_function``: the model fitted, sparse only

@@ -11,11 +11,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, encode_targets, writeable
-from .._sklearn import (LabelColumnsMixin, forget_fitted, log_callback, solver_seed,
-                        warn_if_not_converged)
+from .._sklearn import (LabelColumnsMixin, SparseIfLinearMixin, forget_fitted, log_callback,
+                        solver_seed, warn_if_not_converged)
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
-from ..validation import check_dense_unless_linear
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
 from .graph import DECOMPOSITIONS, build_pieces
 
@@ -29,7 +28,7 @@ _HINTS = {STATUS_MAX_ITER: "increase max_iter or tol",
           STATUS_STALLED: "increase tol"}
 
 
-class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
+class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     """Max-margin label ranking from preference graphs (SOPOPO, JMLR 2006).
 
     Learns f_r(x) = w_r . phi(x), r = 1..k, by minimising Eq. 6 of
@@ -237,14 +236,10 @@ class LabelRanker(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.kernel == "linear"
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.target_tags.multi_output = True
         tags.classifier_tags.multi_label = True
         return tags
-
-    def _check_sparse(self, X):
-        check_dense_unless_linear(X, self.kernel)
 
     def _bias(self) -> float:
         """The bias feature's value: ``bias``, or for None 1.0 (0 with a
