@@ -341,3 +341,16 @@ def test_float32_cd_warm_start():
     again = m3l_smo(X, Y, None, 1.0, alpha0=cold.dual["alpha"], random_state=1, **kw)
     assert again.success and again.nit == 1
     assert again.dual_objective == pytest.approx(cold.dual_objective, rel=1e-12)
+
+
+def test_estimator_gram_dtype():
+    X, Y, _, _ = _problem(14, N=60)
+    Y01 = (Y > 0).astype(int)
+    auto = M3LClassifier(kernel="rbf", gamma=0.5, random_state=0).fit(X, Y01)
+    exact = M3LClassifier(kernel="rbf", gamma=0.5, random_state=0,
+                          gram_dtype="float64").fit(X, Y01)
+    assert auto.result_.gram_dtype == "float32" and exact.result_.gram_dtype == "float64"
+    assert auto.result_.success and exact.result_.success
+    assert auto.result_.dual_objective == pytest.approx(exact.result_.dual_objective, rel=1e-3)
+    with pytest.raises(ValueError, match="gram_dtype"):
+        M3LClassifier(kernel="rbf", gram_dtype="half").fit(X, Y01)
