@@ -84,43 +84,17 @@ def test_identity_R_with_many_labels_is_libsvm_per_label():
     assert svc_primal(K, Y, models, 2 * C) == pytest.approx(res.primal_objective, rel=1e-6)
 
 
-def test_full_cache_is_filled_once_and_agrees_with_a_small_cache():
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_full_cache_is_filled_once_and_agrees_with_a_small_cache(kernel):
     X, Y, rng = _problem(8, N=50, L=5)
     R = _priors(5, rng)["block"]
-    full = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-9)
-    small = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-9, cache_mb=3 * 50 * 8e-6)
+    kw = dict(kernel=kernel, gamma=0.5, tol=1e-9, method="smo")
+    full = m3l_smo(X, Y, R, 1.0, **kw)
+    small = m3l_smo(X, Y, R, 1.0, cache_mb=3 * 50 * 8e-6, **kw)
     assert full.cache_rows == 50 and full.cache_misses == 50     # every row once, by BLAS
     assert small.cache_rows == 3 and small.cache_misses > 50     # LRU evictions
     np.testing.assert_allclose(small.dual["alpha"], full.dual["alpha"], atol=1e-9)
     assert small.nit == full.nit
-
-
-@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
-def test_cache_fetch_rows_equal_the_kernel_matrix(kernel):
-    X, _, _ = _problem(1, N=23, D=3)
-    K, params = _gram(X, kernel)
-    kind = {"linear": _kernels.KIND_LINEAR, "rbf": _kernels.KIND_RBF,
-            "poly": _kernels.KIND_POLY}[kernel]
-    sq = np.einsum("ij,ij->i", X, X)
-    n_slots = 4
-    rows = np.empty((n_slots, 23))
-    slot_of = np.full(23, -1, dtype=np.int64)
-    owner = np.full(n_slots, -1, dtype=np.int64)
-    stamp = np.zeros(n_slots, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
-    slots = np.empty(4, dtype=np.int64)
-    args = (X, sq, kind, params.get("gamma", 0.0), params.get("coef0", 0.0),
-            params.get("degree", 1), rows, slot_of, owner, stamp, state)
-    for b in ([0, 5, 7], [5, 22, 1, 0], [3, 4], [22]):       # hits, misses, evictions
-        b = np.array(b, dtype=np.int64)
-        _kernels.cache_fetch(b, *args, slots[:len(b)])
-        for s, p in zip(slots[:len(b)], b):
-            np.testing.assert_allclose(rows[s], K[p], rtol=1e-13, atol=1e-13)
-            assert owner[s] == p and slot_of[p] == s
-    # LRU: 5 hits in the second call; 0 is evicted by 1 there before it is asked
-    # for again (a miss), 5 and 22 are evicted by 3 and 4
-    assert state[1] == 1 and state[2] == 9
-    assert sorted(slot_of[slot_of >= 0].tolist()) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("x", [

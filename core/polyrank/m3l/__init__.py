@@ -40,8 +40,6 @@ def _warmup() -> None:
     called by :func:`polyrank.warmup`."""
     import numpy as np
 
-    from . import _kernels
-
     rng = np.random.default_rng(0)
     X = rng.normal(size=(8, 3))
     Y = np.where(rng.normal(size=(8, 2)) > 0, 1.0, -1.0)
@@ -56,5 +54,3 @@ def _warmup() -> None:
         m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=tol, random_state=0)
     m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
     m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
-    G = np.empty((8, 2))
-    _kernels.smo_gradient(X, _kernels.KIND_RBF, 0.5, 0.0, 1, Y, R, np.zeros((8, 2)), G)

@@ -64,9 +64,6 @@ _KIND = {"linear": _kernels.KIND_LINEAR, "rbf": _kernels.KIND_RBF,
          "poly": _kernels.KIND_POLY}
 
 
-#: rows per BLAS product when the whole Gram matrix is computed into the cache
-_FILL_BLOCK = 64
-
 #: over-relaxation of the coordinate steps (projected SOR; 1 = exact coordinate steps)
 _CD_OMEGA = 1.3
 _CD_SKIP = 0.1
@@ -390,38 +387,51 @@ def _small_pages(shape, dtype) -> np.ndarray:
     return np.frombuffer(m, dtype=dtype).reshape(shape)
 
 
+def _kernel_factors(X, kind, gamma):
+    """(left, right) with K = kernel(left right') blockwise (:func:`_kernel_block`):
+    X and X, or for the rbf kernel the augmented rows whose product is
+    already the exponent,
+    [sqrt(2 gamma) x_i, -gamma |x_i|^2, 1] . [sqrt(2 gamma) x_j, 1, -gamma |x_j|^2]
+    = -gamma |x_i - x_j|^2."""
+    if kind != _kernels.KIND_RBF:
+        return X, X
+    gsq = -gamma * np.einsum("ij,ij->i", X, X)
+    one = np.ones((X.shape[0], 1))
+    scaled = math.sqrt(2.0 * gamma) * X
+    return np.hstack([scaled, gsq[:, None], one]), np.hstack([scaled, one, gsq[:, None]])
+
+
+def _kernel_block(D, kind, gamma, coef0, degree) -> None:
+    """The kernel applied in place to a block D of products of
+    :func:`_kernel_factors` (numpy's vectorised exp for the rbf kernel,
+    the exponent clipped at 0)."""
+    if kind == _kernels.KIND_RBF:
+        np.minimum(D, 0.0, out=D)
+        np.exp(D, out=D)
+    elif kind == _kernels.KIND_POLY:
+        D *= gamma
+        D += coef0
+        D **= degree
+
+
 def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
     """The whole Gram matrix K (N, N) of the rows of X, stored as ``dtype``
     (float64 or float32), by blocks of :data:`_GRAM_BLOCK` rows: one BLAS
     product per block in float64 over the columns from the block's first
     row on (K is symmetric to the bit: the block's part below the diagonal
-    is stored transposed), the kernel applied in place while the block is in cache,
-    then stored (rounded once for float32). For the rbf kernel the product
-    already gives the exponent,
-    [sqrt(2 gamma) x_i, -gamma |x_i|^2, 1] . [sqrt(2 gamma) x_j, 1, -gamma |x_j|^2]
-    = -gamma |x_i - x_j|^2, clipped at 0 and passed to numpy's vectorised
-    exp; the diagonal is set to exactly 1. ``kind`` is one of the
-    ``_kernels.KIND_*`` codes."""
+    is stored transposed), the kernel applied in place while the block is
+    in cache (:func:`_kernel_factors`, :func:`_kernel_block`), then stored
+    (rounded once for float32); the rbf diagonal is set to exactly 1.
+    ``kind`` is one of the ``_kernels.KIND_*`` codes."""
     N = X.shape[0]
     K = _small_pages((N, N), dtype)
     buf = np.empty(min(N, _GRAM_BLOCK) * N)
-    left, right = X, X
-    if kind == _kernels.KIND_RBF:
-        gsq = -gamma * np.einsum("ij,ij->i", X, X)
-        one = np.ones((N, 1))
-        left = np.hstack([math.sqrt(2.0 * gamma) * X, gsq[:, None], one])
-        right = np.hstack([math.sqrt(2.0 * gamma) * X, one, gsq[:, None]])
+    left, right = _kernel_factors(X, kind, gamma)
     for s in range(0, N, _GRAM_BLOCK):
         e = min(N, s + _GRAM_BLOCK)
         D = buf[:(e - s) * (N - s)].reshape(e - s, N - s)
         np.dot(left[s:e], right[s:].T, out=D)
-        if kind == _kernels.KIND_RBF:
-            np.minimum(D, 0.0, out=D)
-            np.exp(D, out=D)
-        elif kind == _kernels.KIND_POLY:
-            D *= gamma
-            D += coef0
-            D **= degree
+        _kernel_block(D, kind, gamma, coef0, degree)
         # the diagonal block from its upper triangle: K symmetric to the bit
         low = np.tril_indices(e - s, -1)
         D[low] = D[:, :e - s].T[low]
@@ -430,6 +440,27 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
     if kind == _kernels.KIND_RBF:
         np.fill_diagonal(K, 1.0)
     return K
+
+
+def gradient_by_rows(X, kind, gamma, coef0, degree, Y, R, alpha) -> np.ndarray:
+    """The exact dual gradient G = 2 - 2 Y * F, F = 2 K (Y alpha) R (Eq. 29),
+    shape (N, L), without storing K: blocks of rows of K (at most 2^22
+    entries each, one BLAS product), each multiplied into Y alpha at once;
+    O(N^2 (D + L)). The warm start of the SMO, whose kernel cache may hold
+    only a few rows."""
+    N = X.shape[0]
+    A = Y * alpha
+    M = np.empty(A.shape)
+    left, right = _kernel_factors(X, kind, gamma)
+    block = max(1, min(_GRAM_BLOCK, (1 << 22) // N))
+    for s in range(0, N, block):
+        e = min(N, s + block)
+        D = left[s:e] @ right.T
+        _kernel_block(D, kind, gamma, coef0, degree)
+        if kind == _kernels.KIND_RBF:
+            D[np.arange(e - s), np.arange(s, e)] = 1.0
+        M[s:e] = D @ A
+    return 2.0 - 4.0 * Y * (M @ R)
 
 
 def expansion(K, Bt) -> np.ndarray:
@@ -494,21 +525,26 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
                    max_iter=max_iter, alpha0=alpha0, callback=callback,
                    callback_every=callback_every, shrinking=shrinking,
                    random_state=random_state)
-    rows = np.empty((n_slots, N))
-    slot_of = np.full(N, -1, dtype=np.int64)
-    owner = np.full(n_slots, -1, dtype=np.int64)
-    stamp = np.zeros(n_slots, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
     if n_slots == N:
         # the whole Gram matrix fits: compute it by blocks of BLAS products
-        # (every row is needed once every example has been a working variable)
-        sq = np.einsum("ij,ij->i", X, X)
-        _kernels.cache_fill(X, sq, kind, g, c0, deg, rows, slot_of, owner, stamp, state,
-                            _FILL_BLOCK)
+        # (every row is needed once every example has been a working variable),
+        # with the bookkeeping the LRU cache would have after fetching rows 0..N-1
+        rows = gram(X, kind, g, c0, deg)
+        slot_of = np.arange(N, dtype=np.int64)
+        owner = np.arange(N, dtype=np.int64)
+        stamp = np.arange(1, N + 1, dtype=np.int64)
+        state = np.array([N, 0, N], dtype=np.int64)        # clock, hits, misses
+    else:
+        rows = np.empty((n_slots, N))
+        slot_of = np.full(N, -1, dtype=np.int64)
+        owner = np.full(n_slots, -1, dtype=np.int64)
+        stamp = np.zeros(n_slots, dtype=np.int64)
+        state = np.zeros(3, dtype=np.int64)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
-    G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
-    if alpha0 is not None:
-        _kernels.smo_gradient(X, kind, g, c0, deg, Y, R, alpha, G)
+    if alpha0 is None:
+        G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
+    else:
+        G = gradient_by_rows(X, kind, g, c0, deg, Y, R, alpha)
     u = np.zeros(N)
     # label-major copies for the kernel (contiguous scans along one label)
     Yt = np.ascontiguousarray(Y.T)
