@@ -48,12 +48,12 @@ __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
-#: The order in which a parallel warm-up hands the packages to its workers:
-#: longest first. Compile seconds on an empty cache (one worker each):
-#: sopopo 12.3, m3l 12.3, sign 8.7, ranksvm 7.7, ordinal 3.7; two workers
-#: then run sopopo + ranksvm + ordinal (23.7 s) and m3l + sign (21.0 s),
-#: where the old order (m3l fourth) left one worker 25 s busy.
-_COMPILE_ORDER = ("sopopo", "m3l", "sign", "ranksvm", "ordinal")
+#: The order in which a parallel warm-up hands the packages to its workers.
+#: Compile seconds on an empty cache (one worker each): sopopo 13.4, m3l 10.5,
+#: sign 9.3, ranksvm 8.6, ordinal 4.4; two workers then run sopopo + sign
+#: (22.7 s) and m3l + ranksvm + ordinal (23.5 s), where longest-first
+#: (sign third) would leave one worker 24.2 s busy.
+_COMPILE_ORDER = ("sopopo", "m3l", "ranksvm", "sign", "ordinal")
 
 
 def _warm_package(name: str) -> float:
@@ -142,7 +142,7 @@ def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = 
 
 
 def _collect(pool: _CompilePool, packages, bar) -> dict:
-    """Run ``packages`` on ``pool`` longest-first (:data:`_COMPILE_ORDER`)."""
+    """Run ``packages`` on ``pool`` in the order of :data:`_COMPILE_ORDER`."""
     out = {}
     for name, seconds in pool.run(sorted(packages, key=_COMPILE_ORDER.index)):
         out[name] = seconds
