@@ -947,18 +947,20 @@ def cd_epoch(K, Kdiag, Y, R, rdiag, Cv, A, Ut, active, n_active, lb, ub, seed, s
         # gradient above skip_example (then one Gram row serves its labels)
         worst = 0.0
         for l in range(L):
+            # without branches (the bounds a variable sits at are data, not a
+            # pattern): a shrunk variable counts with projected gradient 0,
+            # which moves neither the extremes (they start at 0) nor worst
             g = 2.0 - 4.0 * Y[i, l] * h[l]
             gv[l] = g
             a = A[i, l]
-            out[l] = shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l]))
-            if out[l]:
-                skipped += 1
-                continue
-            pg = projected(g, a, C)
-            if pg < pgmin[l]:
-                pgmin[l] = pg
-            if pg > pgmax[l]:
-                pgmax[l] = pg
+            at0 = a <= 0.0
+            atC = a >= C
+            o = shrink & ((at0 & (g < lb[l])) | (atC & (g > ub[l])))
+            out[l] = o
+            skipped += o
+            pg = 0.0 if o | (at0 & (g < 0.0)) | (atC & (g > 0.0)) else g
+            pgmin[l] = min(pgmin[l], pg)
+            pgmax[l] = max(pgmax[l], pg)
             worst = max(worst, abs(pg))
         if skipped == L:
             keep[t] = False
@@ -1034,12 +1036,13 @@ def cd_state(Ut, Y, R, rdiag, A, Cv, G):
     (primal P2, dual D2, largest |projected gradient| over all N L
     variables) from (alpha, G), ``A`` and ``Y`` (N, L) example by example:
     the identities of :func:`polyrank.m3l.m3l_objectives` and Eq. 31, in
-    one pass."""
+    one pass (the sums kept per label, so that the labels' terms of one
+    example are independent and the loop over them vectorises)."""
     N, L = A.shape
     h = np.empty(L)
-    primal = 0.0
-    dual = 0.0
-    max_pg = 0.0
+    primal = np.zeros(L)
+    dual = np.zeros(L)
+    worst = np.zeros(L)
     for i in range(N):
         C = Cv[i]
         _decisions(Ut, i, R, rdiag, h)
@@ -1047,9 +1050,9 @@ def cd_state(Ut, Y, R, rdiag, A, Cv, G):
             g = 2.0 - 4.0 * Y[i, l] * h[l]
             G[i, l] = g
             a = A[i, l]
-            primal += a * (1.0 - 0.5 * g) + C * max(g, 0.0)
-            dual += a * (1.0 + 0.5 * g)
-            pg = abs(projected(g, a, C))
-            if pg > max_pg:
-                max_pg = pg
-    return primal, dual, max_pg
+            primal[l] += a * (1.0 - 0.5 * g) + C * max(g, 0.0)
+            dual[l] += a * (1.0 + 0.5 * g)
+            # |projected gradient| (Eq. 31) without branches
+            pg = 0.0 if ((a <= 0.0) & (g < 0.0)) | ((a >= C) & (g > 0.0)) else abs(g)
+            worst[l] = max(worst[l], pg)
+    return primal.sum(), dual.sum(), worst.max()
