@@ -361,12 +361,9 @@ def test_gradient_by_rows_is_the_exact_gradient(kernel, monkeypatch):
     from polyrank.m3l import solver
     X, Y, priors, rng = _problem(15, N=70, L=4)
     K, params = _K(X, kernel)
-    kind = {"rbf": _kernels.KIND_RBF, "linear": _kernels.KIND_LINEAR,
-            "poly": _kernels.KIND_POLY}[kernel]
     alpha = rng.uniform(0, 1, size=Y.shape) * (rng.random(Y.shape) < 0.6)
     R = priors["dense"]
-    args = (X, kind, params.get("gamma", 0.0), params.get("coef0", 0.0),
-            params.get("degree", 1), Y, R, alpha)
+    args = (X, kernel, params, Y, R, alpha)
     np.testing.assert_allclose(solver.gradient_by_rows(*args), dual_gradient(K, Y, R, alpha),
                                rtol=1e-12, atol=1e-12)
     monkeypatch.setattr(solver, "_GRAM_BLOCK", 16)           # several blocks, a ragged last one

@@ -117,10 +117,10 @@ def check_dense_unless_linear(X, kernel: str, name: str = "X") -> None:
     --------
     >>> import scipy.sparse as sp
     >>> check_dense_unless_linear(sp.eye(3), "linear")
-    >>> check_dense_unless_linear(sp.eye(3), "rbf")
+    >>> check_dense_unless_linear(sp.eye(3), "rbf")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: X: sparse input is not supported with kernel='rbf' (only with kernel='linear'); pass a dense array
+    TypeError: X: sparse input is not supported with kernel='rbf' (only with ...
     """
     if kernel != "linear" and sp.issparse(X):
         raise TypeError(f"{name}: sparse input is not supported with kernel={kernel!r} "

@@ -953,6 +953,7 @@ def cd_epoch(K, Kdiag, Y, R, rdiag, Cv, A, Ut, active, n_active, lb, ub, seed, s
             g = 2.0 - 4.0 * Y[i, l] * h[l]
             gv[l] = g
             a = A[i, l]
+            # (projected() inline: a call here costs 1.4x the visit)
             at0 = a <= 0.0
             atC = a >= C
             o = shrink & ((at0 & (g < lb[l])) | (atC & (g > ub[l])))
@@ -1052,7 +1053,5 @@ def cd_state(Ut, Y, R, rdiag, A, Cv, G):
             a = A[i, l]
             primal[l] += a * (1.0 - 0.5 * g) + C * max(g, 0.0)
             dual[l] += a * (1.0 + 0.5 * g)
-            # |projected gradient| (Eq. 31) without branches
-            pg = 0.0 if ((a <= 0.0) & (g < 0.0)) | ((a >= C) & (g > 0.0)) else abs(g)
-            worst[l] = max(worst[l], pg)
+            worst[l] = max(worst[l], _abs_projected(g, a, C))
     return primal.sum(), dual.sum(), worst.max()

@@ -44,7 +44,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._csr import as_csr, row_arrays
-from ..kernels import check_kernel_params
+from ..kernels import check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
 from ..result import numerical_failure as _failed
@@ -259,9 +259,10 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     fast; the exact check accumulates in float64 over the stored Gram
     matrix, so the solve converges on the problem whose kernel entries are
     rounded to float32 (relative change below 6e-8, far below the accuracy
-    ``tol`` asks for; the objectives and G are those of that problem). ``method="auto"`` (the default) uses "cd" when R is
-    diagonal (the labels decouple, Sec. 3.1) and the Gram matrix fits in
-    ``cache_mb``, and "smo" otherwise.
+    ``tol`` asks for; the objectives and G are those of that problem).
+    ``method="auto"`` (the default) uses "cd" when R is diagonal (the
+    labels decouple, Sec. 3.1) and the Gram matrix fits in ``cache_mb``,
+    and "smo" otherwise.
 
     One iteration (one trace row) is, for "smo", a sweep of at least N
     variable updates (fewer at convergence); for "cd", an epoch.
@@ -332,8 +333,9 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         ``primal_objective``, ``dual_objective``, ``gap`` (P2, D2, P - D);
         ``max_projected_gradient``; ``cache_hits``, ``cache_misses``,
         ``cache_rows``; for "cd" ``epochs`` and ``gram_dtype`` ("float32"
-        or "float64", the precision the Gram matrix was stored in); ``nit``; ``status`` (never "converged" when an
-        objective is not finite or the gap negative beyond rounding:
+        or "float64", the precision the Gram matrix was stored in);
+        ``nit``; ``status`` (never "converged" when an objective is not
+        finite or the gap negative beyond rounding:
         :data:`~polyrank.result.STATUS_NUMERICAL`); ``trace``.
 
     Raises
@@ -442,25 +444,21 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
     return K
 
 
-def gradient_by_rows(X, kind, gamma, coef0, degree, Y, R, alpha) -> np.ndarray:
+def gradient_by_rows(X, kernel: str, params: dict, Y, R, alpha) -> np.ndarray:
     """The exact dual gradient G = 2 - 2 Y * F, F = 2 K (Y alpha) R (Eq. 29),
-    shape (N, L), without storing K: blocks of rows of K (at most 2^22
-    entries each, one BLAS product), each multiplied into Y alpha at once;
-    O(N^2 (D + L)). The warm start of the SMO, whose kernel cache may hold
-    only a few rows."""
+    shape (N, L), without storing K: blocks of rows of K from
+    :func:`~polyrank.kernels.kernel_matrix` (at most 2^22 entries each),
+    each multiplied into Y alpha at once; O(N^2 (D + L)). The warm start of
+    the SMO, whose kernel cache may hold only a few rows."""
     N = X.shape[0]
     A = Y * alpha
-    M = np.empty(A.shape)
-    left, right = _kernel_factors(X, kind, gamma)
+    G = np.empty(A.shape)
     block = max(1, min(_GRAM_BLOCK, (1 << 22) // N))
     for s in range(0, N, block):
         e = min(N, s + block)
-        D = left[s:e] @ right.T
-        _kernel_block(D, kind, gamma, coef0, degree)
-        if kind == _kernels.KIND_RBF:
-            D[np.arange(e - s), np.arange(s, e)] = 1.0
-        M[s:e] = D @ A
-    return 2.0 - 4.0 * Y * (M @ R)
+        F = 2.0 * (kernel_matrix(X[s:e], X, kernel=kernel, **params) @ A) @ R
+        G[s:e] = 2.0 - 2.0 * Y[s:e] * F
+    return G
 
 
 def expansion(K, Bt) -> np.ndarray:
@@ -544,7 +542,7 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
     if alpha0 is None:
         G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
     else:
-        G = gradient_by_rows(X, kind, g, c0, deg, Y, R, alpha)
+        G = gradient_by_rows(X, kernel, params, Y, R, alpha)
     u = np.zeros(N)
     # label-major copies for the kernel (contiguous scans along one label)
     Yt = np.ascontiguousarray(Y.T)
