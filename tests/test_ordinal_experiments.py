@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from scipy.interpolate import RegularGridInterpolator
 
 from polyrank.cli import main
 from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ordinal, bench_ordinal_rc,
@@ -70,11 +71,23 @@ def test_curves_small():
     assert len(res.rows) == 6
     for r in res.rows:
         assert 0.0 <= r.test_accuracy <= 1.0 and r.test_mae >= 0.0
-    # a contour per threshold (5 for labels 0..5) per model, at the threshold value
-    contours = [t for t in res.figure.data if t.type == "contour"]
-    assert len(contours) == 3 * 5
+    # a line per threshold (5 for labels 0..5) per model, on the level set f = p_k
+    lines = [t for t in res.figure.data if t.mode == "lines+text"]
+    assert len(lines) == 3 * 5
     first = [float(p) for p in res.rows[0].thresholds.split()]
-    assert [c.contours.start for c in contours[:5]] == pytest.approx(first, abs=1e-3)
+    assert [t.name for t in lines[:5]] == [f"f = p_{k} = {p:.2f}" for k, p in enumerate(first, 1)]
+    g = res.data["grid"]
+    for (_, Z, thr), model_lines in zip(res.data["models"], np.split(np.array(lines), 3)):
+        f = RegularGridInterpolator((g, g), Z)            # Z[i, j] = f(g[j], g[i])
+        for p, t in zip(thr, model_lines):
+            x, y = np.asarray(t.x, dtype=float), np.asarray(t.y, dtype=float)
+            on = ~np.isnan(x)
+            if not Z.min() < p < Z.max():                # the level is not on the mesh
+                assert on.sum() == 0 and not any(t.text)
+                continue
+            assert on.sum() >= 2 and [s for s in t.text if s] == [f"{p:.2f}"]
+            # the points lie on cell edges, where the mesh's interpolation is exact
+            assert f(np.c_[y[on], x[on]]) == pytest.approx(p, abs=2e-3 * np.ptp(Z))
     data = wine_two_features(120)
     assert data["X_train"].min() == 0.0 and data["X_train"].max() == 1.0
     assert np.unique(data["y_train"]).size == 6
