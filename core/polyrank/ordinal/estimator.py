@@ -212,13 +212,18 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         the training labels.
     verbose : int, default=0
         ``v >= 1``: a log line every v sub-problems.
-    subproblem_solver : {"auto", "dual_cd", "clarabel"}, default="auto"
+    subproblem_solver : {"auto", "dual_cd", "newton", "clarabel"}, default="auto"
         How the sub-problems of the dual representation (RC(H-bar), RC(H~),
         RC(S-bar), RC(S~)) are solved: "dual_cd" by warm-started SMO on their
-        dual in numba, "clarabel" from scratch by Clarabel, "auto": "dual_cd"
-        for the soft margin, "clarabel" for the hard margin (see
-        :func:`polyrank.ordinal.solve_ordinal`).  ``method="full"`` and the
-        primal representation always use Clarabel.
+        dual in numba, "clarabel" from scratch by Clarabel; the soft margin
+        primal (S) (the default model: linear kernel, ``method="full"``) by
+        "newton", a QP over the objects near the margin only (found by
+        Newton's method on the smoothed hinge, every other object checked
+        against the result: the same optimum, 3-4x faster than "clarabel" on
+        red wine); "auto": "dual_cd" for the soft margin in the dual, "newton"
+        for it in the primal (m + l <= 2000), "clarabel" for the hard margin
+        (see :func:`polyrank.ordinal.solve_ordinal`).  "newton" with another
+        problem raises ValueError.
 
     Attributes
     ----------

@@ -26,8 +26,10 @@ previous multipliers padded with zeros are feasible, and K_W is kept and
 extended, never rebuilt; the cure of the paper's Sec. 10 remark that "a finely
 tuned application of a QP solver could dramatically reduce the total
 computation time") or from scratch by Clarabel through
-:func:`polyrank.qp.solve_qp`, which also solves the primal sub-problems, (H~+)
-and the whole problem (``method="full"``); the searches for violated constraints (Step 3), the choice of Delta^nu
+:func:`polyrank.qp.solve_qp`, which also solves the hard margin primal
+sub-problems, (H~+) and the whole dual problem (``method="full"``); the soft
+margin primal (S), whole or over W, is solved as a QP over the objects near
+its margin only (:mod:`polyrank.ordinal.screened`); the searches for violated constraints (Step 3), the choice of Delta^nu
 (Step 5) and the initial working set (Sec. 10) are numba kernels
 (:mod:`polyrank.ordinal._kernels`).  Kernel values are computed only for
 the columns of the working set (n x |W|), never the full n x n Gram matrix
@@ -49,6 +51,7 @@ from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
 from ..validation import (as_float_array, check_dense_unless_linear, check_int,
                           check_positive)
 from . import _kernels
+from .screened import MAX_NEWTON_DIM, solve_soft_primal
 
 __all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
            "formulation_name", "algorithm_name", "predict_labels",
@@ -58,7 +61,7 @@ __all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
 MARGINS = ("hard", "soft")
 REPRESENTATIONS = ("primal", "dual")
 METHODS = ("generation", "full")
-SUBPROBLEM_SOLVERS = ("auto", "dual_cd", "clarabel")
+SUBPROBLEM_SOLVERS = ("auto", "dual_cd", "newton", "clarabel")
 #: the KKT gap (units of f) at which ``subproblem_solver="dual_cd"`` stops
 #: is max(qp_tol, DUAL_CD_MIN_EPS): below it rounding in f = K_W lambda
 #: (kernel values up to 81 for (1 + x.y)^4) can keep the gap from closing
@@ -387,6 +390,26 @@ def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
     return coef, p, xi_lo, xi_up, y_lo, y_up, res
 
 
+def _solve_once(A_rows, P_coef, labels_rows, l, problem, via_dual, use_newton):
+    """One sub-problem by Clarabel or, for (S(W)), by
+    :func:`~polyrank.ordinal.screened.solve_soft_primal` (``use_newton``);
+    ``problem`` = (soft, c, nonneg, qp_tol, name).  Returns coef, p, the
+    multipliers y_lo, y_up, the optimum (a lower bound), the solver's
+    seconds and 1 when a "newton" solve went to Clarabel (else 0)."""
+    soft, c, nonneg, qp_tol, name = problem
+    if use_newton:
+        sol = solve_soft_primal(A_rows, labels_rows, l, c, qp_tol)
+        if sol is not None:
+            return (*sol[:6], 0)
+    if via_dual:
+        coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels_rows, l, soft, c,
+                                                   qp_tol, name)
+        return coef, p, y_lo, y_up, res.lower_bound, res.solve_time_s, 0
+    coef, p, _, _, y_lo, y_up, res = _solve_sub(A_rows, P_coef, labels_rows, l, soft, c,
+                                                nonneg, qp_tol, name)
+    return coef, p, y_lo, y_up, res.primal_objective, res.solve_time_s, int(use_newton)
+
+
 def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
     # c: (r,) slack penalty per object of the working set
     """Solve (H-bar(W)), (H~(W)), (S-bar(W)) or (S~(W)) through its
@@ -480,6 +503,12 @@ def _check_problem(X, labels, margin, representation, method, subproblem_solver,
     if subproblem_solver not in SUBPROBLEM_SOLVERS:
         raise ValueError(f"subproblem_solver: expected one of {SUBPROBLEM_SOLVERS}, "
                          f"got {subproblem_solver!r}")
+    if subproblem_solver == "newton" and not (margin == "soft" and representation == "primal"
+                                              and not nonneg):
+        raise ValueError("subproblem_solver: 'newton' solves the soft margin primal (S) "
+                         "only (margin='soft', representation='primal', nonneg=False), got "
+                         f"margin={margin!r}, representation={representation!r}, "
+                         f"nonneg={nonneg!r}")
     c = check_positive(c, "c")
     if not isinstance(nonneg, (bool, np.bool_)):
         raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
@@ -763,7 +792,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         KKT gap tolerance is max(qp_tol, 1e-9).
     max_iter : int
         Maximum number of sub-problems.
-    subproblem_solver : {"auto", "dual_cd", "clarabel"}
+    subproblem_solver : {"auto", "dual_cd", "newton", "clarabel"}
         How the sub-problems (H-bar(W)), (H~(W)), (S-bar(W)), (S~(W)) of
         ``method="generation"`` are solved: ``"dual_cd"``, warm-started SMO
         on their dual (Fan, Chen and Lin's second-order pair selection, the
@@ -779,9 +808,18 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         outside W are violated, ``"dual_cd"`` stops at a KKT gap of 1e-2
         (those sub-problems only choose the objects to add); a sub-problem
         whose loose solution leaves nothing violated is solved again, warm,
-        to full accuracy within the same iteration.  The primal problems
-        (H), (S), the monotone (H~+) and ``method="full"`` always use
-        Clarabel.
+        to full accuracy within the same iteration.  ``"newton"`` solves the
+        soft margin primal (S) and its sub-problems (S(W)), ``method="full"``
+        included, as a QP over the objects near the margin only: Newton's
+        method on the Huber-smoothed hinge finds them, Clarabel solves the QP
+        over them with the others fixed at their bounds, and every object is
+        checked against the result (:func:`polyrank.ordinal.screened.solve_soft_primal`;
+        the whole problem's optimum, 3-4x faster than Clarabel on all of it on
+        red wine); ``"auto"`` picks it for (S) when m + l <= 2000, and a
+        check that still fails after 8 QPs hands the sub-problem to Clarabel
+        whole (counted in ``n_fallback``).  The hard margin primal (H), the
+        monotone (H~+) and the dual representation with ``method="full"``
+        use Clarabel.
     sample_weight : array_like, shape (n,), optional
         Weights w_i >= 0 of the objects (soft margin only): object i's slacks
         cost c w_i instead of c, so an integer weight is the object repeated
@@ -817,8 +855,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         kernel's checked parameters, as :func:`polyrank.kernels.check_kernel_params`
         returns them); ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
         (seconds inside the sub-problem solver); ``subproblem_solver``
-        ("dual_cd" or "clarabel", the one used), ``n_fallback`` (``"dual_cd"``
-        solves redone by Clarabel), ``cd_steps`` (SMO pair updates in all); ``status``, ``success``, ``message``,
+        ("dual_cd", "newton" or "clarabel", the one used), ``n_fallback``
+        (``"dual_cd"`` or ``"newton"`` solves redone by Clarabel), ``cd_steps`` (SMO pair updates in all); ``status``, ``success``, ``message``,
         ``trace``.  In the trace, ``primal`` is an upper bound on the optimum
         of the whole problem (soft margin: the objective with all slacks;
         hard margin: the objective of the iterate scaled by 1 / (1 - v) when
@@ -835,7 +873,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     InfeasibleError (a ValueError)
         Hard margin on an instance that is not separable by the model.
     ValueError
-        Bad shapes, NaN/inf in X or init_scores, bad labels (see
+        ``subproblem_solver="newton"`` for a problem other than (S); bad
+        shapes, NaN/inf in X or init_scores, bad labels (see
         :func:`check_labels`), c <= 0, unknown margin / representation /
         method / kernel, primal representation with a non-linear kernel or
         nonneg, add_per_iter < 1, tol < 0, negative or non-finite
@@ -890,6 +929,9 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     via_dual = not primal and not nonneg
     use_cd = via_dual and method == "generation" and (
         subproblem_solver == "dual_cd" or (subproblem_solver == "auto" and soft))
+    use_newton = primal and soft and not nonneg and (
+        subproblem_solver == "newton"
+        or (subproblem_solver == "auto" and m + l <= MAX_NEWTON_DIM))
     name = formulation_name(margin, representation, kernel, bool(nonneg))
     algorithm = algorithm_name(name) if method == "generation" else "full QP"
     runner = CallbackRunner(callback, callback_every)
@@ -935,18 +977,12 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
                 W, l, f, Kcols, search, (soft, c_obj[W], qp_tol, name))
             n_fallback += fell_back
             cd_steps += steps
-        elif via_dual:
-            coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels[W], l, soft,
-                                                       c_obj[W], qp_tol, name)
-            lower = res.lower_bound
-            steps = 0
-            sub_time = res.solve_time_s
         else:
-            coef, p, _, _, y_lo, y_up, res = _solve_sub(
-                A_rows, P_coef, labels[W], l, soft, c_obj[W], bool(nonneg), qp_tol, name)
-            lower = res.primal_objective
+            coef, p, y_lo, y_up, lower, sub_time, fell_back = _solve_once(
+                A_rows, P_coef, labels[W], l, (soft, c_obj[W], bool(nonneg), qp_tol, name),
+                via_dual, use_newton)
+            n_fallback += fell_back
             steps = 0
-            sub_time = res.solve_time_s
         qp_time += sub_time
         # Fig. 4: generation = everything of this call but the solve
         gen_s = time.perf_counter() - t_gen - sub_time + gen_pending
@@ -998,5 +1034,6 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         objective=float(reg + float(c_obj @ (slack_lo + slack_up)) if soft else reg),
         n_added=int(W_solved.size - n_init), n_initial=int(n_init),
         formulation=name, algorithm=algorithm,
-        qp_time_s=qp_time, subproblem_solver=("dual_cd" if use_cd else "clarabel"),
+        qp_time_s=qp_time,
+        subproblem_solver="dual_cd" if use_cd else "newton" if use_newton else "clarabel",
         n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params)
