@@ -185,11 +185,10 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         nonnegative data (Appendix A, Lemma A.1).
     method : {"auto", "generation", "full"}, default="auto"
         "generation": the paper's row (and column) generation; "full": the
-        whole QP in one Clarabel call; "auto": "full" for the soft margin in
-        the primal (linear kernel: m + l + 2n variables and sparse rows, which
-        Clarabel solves directly about twice as fast as generation at n =
-        2,000 to 40,000, and where generation's W grows to every margin
-        violator anyway), else "generation".
+        whole problem at once; "auto": "full" for the soft margin in the
+        primal (linear kernel: solved as a QP over the objects near the
+        margin, see ``subproblem_solver``; generation's W would grow to every
+        margin violator anyway), else "generation".
     representation : {"auto", "dual", "primal"}, default="auto"
         "primal" solves (H) / (S) for w by row generation (RH / RS; linear
         kernel only; sub-problems of size n_features, not |W|); "dual" the
@@ -221,7 +220,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         Newton's method on the smoothed hinge, every other object checked
         against the result: the same optimum, 3-4x faster than "clarabel" on
         red wine); "auto": "dual_cd" for the soft margin in the dual, "newton"
-        for it in the primal (m + l <= 2000), "clarabel" for the hard margin
+        for it in the primal (m + l <= 300), "clarabel" for the hard margin
         (see :func:`polyrank.ordinal.solve_ordinal`).  "newton" with another
         problem raises ValueError.
 

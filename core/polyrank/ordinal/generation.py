@@ -815,7 +815,7 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         over them with the others fixed at their bounds, and every object is
         checked against the result (:func:`polyrank.ordinal.screened.solve_soft_primal`;
         the whole problem's optimum, 3-4x faster than Clarabel on all of it on
-        red wine); ``"auto"`` picks it for (S) when m + l <= 2000, and a
+        red wine); ``"auto"`` picks it for (S) when m + l <= 300, and a
         check that still fails after 8 QPs hands the sub-problem to Clarabel
         whole (counted in ``n_fallback``).  The hard margin primal (H), the
         monotone (H~+) and the dual representation with ``method="full"``
