@@ -61,8 +61,9 @@ _MAX_ROUNDS = 8
 #: (units of the margin: rounding; its multiplier c_t is then still optimal)
 _SIDE_TOL = 1e-9
 #: the largest d + l for which ``subproblem_solver="auto"`` picks this solver:
-#: a Newton step costs (rows in the zone) (d + l)^2, and at n = 3,000 the
-#: whole QP by Clarabel is 1.6x slower at d = 300 and as fast at d = 500
+#: a Newton step costs (rows in the zone) (d + l)^2; at n = 3,000 the whole QP
+#: by Clarabel takes 3.1x as long at d = 300, as long at d = 500, a third at
+#: d = 700
 MAX_NEWTON_DIM = 300
 
 
