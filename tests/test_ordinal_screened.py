@@ -144,3 +144,21 @@ def test_newton_refuses_problems_it_does_not_solve(kw):
         solve_ordinal(X, labels, subproblem_solver="newton", **args)
     with pytest.raises(ValueError, match="subproblem_solver"):
         OrdinalMarginRanker(subproblem_solver="newton", **kw).fit(X, labels)
+
+
+def test_badly_scaled_features_same_optimum_without_warnings():
+    """Features in the 1e4: the Newton guess meets an ill-conditioned
+    system (scipy would warn); the answer is still Clarabel's, silently."""
+    import warnings
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4))
+    f = X @ rng.normal(size=4) + 0.5 * rng.normal(size=200)
+    labels = np.digitize(f, np.quantile(f, [0.2, 0.5, 0.8]))
+    X = X * 1e4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = _solve(X, labels, "newton", c=1.0)
+    b = _solve(X, labels, "clarabel", c=1.0)
+    assert a.n_fallback == 0
+    assert a.objective == pytest.approx(b.objective, rel=1e-8)

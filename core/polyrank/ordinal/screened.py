@@ -35,6 +35,7 @@ Clarabel on the whole problem to 1e-10, in a quarter of the time.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import scipy.linalg as sla
@@ -110,8 +111,15 @@ def _newton(A, c, d, l):
             # it keeps its value (the exact update after the stages sets it)
             move = np.r_[np.ones(d, dtype=bool), np.abs(Az[:, d:]).sum(axis=0) > 0]
             dz = np.zeros(d + l)
-            dz[move] = -sla.solve(H[np.ix_(move, move)], g[move], assume_a="pos",
-                                  check_finite=False)
+            try:
+                with warnings.catch_warnings():
+                    # badly scaled X: the step is only a guess, the QP and
+                    # the check below decide
+                    warnings.simplefilter("ignore", sla.LinAlgWarning)
+                    dz[move] = -sla.solve(H[np.ix_(move, move)], g[move], assume_a="pos",
+                                          check_finite=False)
+            except (np.linalg.LinAlgError, ValueError):
+                return z, steps
             dec = -float(g @ dz)
             steps += 1
             if not dec > _NEWTON_DEC * max(1.0, abs(f0)):
