@@ -51,7 +51,7 @@ from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
 from ..validation import (as_float_array, check_dense_unless_linear, check_int,
                           check_positive)
 from . import _kernels
-from .screened import MAX_NEWTON_DIM, solve_soft_primal
+from .screened import MAX_NEWTON_DIM, constraint_rows, solve_soft_primal
 
 __all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
            "formulation_name", "algorithm_name", "predict_labels",
@@ -312,20 +312,13 @@ def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c,
     set; ``c`` (r,) is the slack penalty of each of those objects.  Returns
     P, q, G, h and the bookkeeping of the rows of G."""
     r, d = A_rows.shape
-    has_lo = labels_rows >= 1
-    has_up = labels_rows <= l - 1
-    lo = np.flatnonzero(has_lo)
-    up = np.flatnonzero(has_up)
+    # lower: p_{l_i} - f_i (- xi_-i) <= -1 ; upper: f_i - p_{l_i+1} (- xi_+i) <= -1,
+    # i.e. -a_t . (coef, p) (- xi_t) <= -1 for the rows a_t of (S)
+    A, lo, up = constraint_rows(A_rows, labels_rows, l)
     n_lo, n_up = lo.size, up.size
     n_slack = (n_lo + n_up) if soft else 0
     nvar = d + l + n_slack
-    # lower: p_{l_i} - f_i (- xi_-i) <= -1 ; upper: f_i - p_{l_i+1} (- xi_+i) <= -1
-    blocks_coef = sp.csr_matrix(np.vstack([-A_rows[lo], A_rows[up]]))
-    rows_p = np.r_[np.arange(n_lo), n_lo + np.arange(n_up)]
-    cols_p = np.r_[labels_rows[lo] - 1, labels_rows[up]]
-    vals_p = np.r_[np.ones(n_lo), -np.ones(n_up)]
-    Gp = sp.csr_matrix((vals_p, (rows_p, cols_p)), shape=(n_lo + n_up, l))
-    parts = [blocks_coef, Gp]
+    parts = [sp.csr_matrix(-A)]
     if soft:
         parts.append(-sp.identity(n_lo + n_up, format="csr"))
     G_main = sp.hstack(parts, format="csr")
@@ -400,7 +393,7 @@ def _solve_once(A_rows, P_coef, labels_rows, l, problem, via_dual, use_newton):
     if use_newton:
         sol = solve_soft_primal(A_rows, labels_rows, l, c, qp_tol)
         if sol is not None:
-            return (*sol[:6], 0)
+            return (*sol, 0)
     if via_dual:
         coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels_rows, l, soft, c,
                                                    qp_tol, name)

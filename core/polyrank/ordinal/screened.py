@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ..qp import solve_qp
 
-__all__ = ["solve_soft_primal", "MAX_NEWTON_DIM"]
+__all__ = ["solve_soft_primal", "constraint_rows", "MAX_NEWTON_DIM"]
 
 #: the smoothing widths of the Newton stages, in units of the margin (1)
 _MUS = (4.0, 1.0, 0.3, 0.1)
@@ -68,9 +68,10 @@ _SIDE_TOL = 1e-9
 MAX_NEWTON_DIM = 300
 
 
-def _rows(A_rows, labels_rows, l):
-    """The constraint rows a_t (dense, (n_lo + n_up) x (d + l)) and the
-    objects of the lower and upper sides."""
+def constraint_rows(A_rows, labels_rows, l):
+    """The constraint rows a_t of (S) and (H), a_t . (w, p) >= 1 (- xi_t):
+    dense, (n_lo + n_up) x (d + l), the lower sides first, and the objects
+    of the lower and upper sides (labels >= 1, <= l - 1)."""
     r, d = A_rows.shape
     lo = np.flatnonzero(labels_rows >= 1)
     up = np.flatnonzero(labels_rows <= l - 1)
@@ -93,10 +94,9 @@ def _newton(A, c, d, l):
     """Newton's method with backtracking on the smoothed problem for each
     width of :data:`_MUS`, warm-started from z = 0; a stage ends when the
     Newton decrement is below _NEWTON_DEC of the objective or a step finds no
-    decrease.  Returns (z, Newton steps)."""
+    decrease.  Returns z."""
     z = np.zeros(d + l)
     ridge = np.r_[np.full(d, 2.0), np.full(l, 1e-9)]
-    steps = 0
     for mu in _MUS:
         f0 = _smoothed(z, A, c, d, mu)
         for _ in range(_NEWTON_STEPS):
@@ -119,9 +119,8 @@ def _newton(A, c, d, l):
                     dz[move] = -sla.solve(H[np.ix_(move, move)], g[move], assume_a="pos",
                                           check_finite=False)
             except (np.linalg.LinAlgError, ValueError):
-                return z, steps
+                return z
             dec = -float(g @ dz)
-            steps += 1
             if not dec > _NEWTON_DEC * max(1.0, abs(f0)):
                 break
             t = 1.0
@@ -133,7 +132,7 @@ def _newton(A, c, d, l):
             else:
                 break
             z, f0 = z + t * dz, f1
-    return z, steps
+    return z
 
 
 def _exact_thresholds(z, A, c, d, l, center=False):
@@ -210,8 +209,7 @@ def solve_soft_primal(A_rows, labels_rows, l: int, c, qp_tol: float):
     -------
     tuple or None
         (w (d,), p (l,), multipliers of the lower and upper constraints
-        (r,) each, the optimum, seconds, QPs solved, rows of the last QP,
-        Newton steps); None when the check still fails after
+        (r,) each, the optimum, seconds); None when the check still fails after
         :data:`_MAX_ROUNDS` QPs or a reduced QP has no solution (an
         unbounded direction the fixed rows' linear terms open): the caller
         then solves the whole problem.
@@ -225,9 +223,9 @@ def solve_soft_primal(A_rows, labels_rows, l: int, c, qp_tol: float):
     """
     t0 = time.perf_counter()
     d = A_rows.shape[1]
-    A, lo, up = _rows(A_rows, labels_rows, l)
+    A, lo, up = constraint_rows(A_rows, labels_rows, l)
     cc = np.r_[c[lo], c[up]]
-    z, steps = _newton(A, cc, d, l)
+    z = _newton(A, cc, d, l)
     z = _exact_thresholds(z, A, cc, d, l)
     u0 = 1.0 - A @ z
     # |p_j| <= max_i ||x_i|| ||w*|| + 1 at the optimum (p_j lies among its
@@ -238,7 +236,7 @@ def solve_soft_primal(A_rows, labels_rows, l: int, c, qp_tol: float):
     grown = np.zeros(u0.size, dtype=bool)          # rows the check moved into the QP
     widths = iter(_BANDS)
     width = next(widths)
-    for rounds in range(1, _MAX_ROUNDS + 1):
+    for _ in range(_MAX_ROUNDS):
         band = (np.abs(u0) < width) | grown
         fixed = (u0 >= width) & ~grown
         try:
@@ -265,7 +263,6 @@ def solve_soft_primal(A_rows, labels_rows, l: int, c, qp_tol: float):
             y_up = np.zeros(A_rows.shape[0])
             y_lo[lo] = alpha[:lo.size]
             y_up[up] = alpha[lo.size:]
-            return (z[:d].copy(), z[d:].copy(), y_lo, y_up, opt,
-                    time.perf_counter() - t0, rounds, int(band.sum()), steps)
+            return z[:d].copy(), z[d:].copy(), y_lo, y_up, opt, time.perf_counter() - t0
         grown |= wrong
     return None
