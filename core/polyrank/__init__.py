@@ -28,7 +28,7 @@ and the shared pieces:
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
-from . import datasets, m3l, metrics, ordinal, ranksvm, result, sign, sopopo, tron
+from . import datasets, exceptions, m3l, metrics, ordinal, ranksvm, result, sign, sopopo, tron
 from .m3l import M3LClassifier
 from .ordinal import OrdinalMarginRanker, PRank
 from .ranksvm import RankSVM
@@ -39,7 +39,7 @@ from .sopopo import LabelRanker, soft_project
 __version__ = "0.1.0"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
-           "warmup", "datasets", "result", "sopopo", "__version__",
+           "warmup", "datasets", "exceptions", "result", "sopopo", "__version__",
            "sign", "SignConstrainedClassifier", "SignConstrainedRegressor",
            "ranksvm", "tron", "metrics", "RankSVM",
            "ordinal", "OrdinalMarginRanker", "PRank",

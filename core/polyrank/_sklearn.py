@@ -31,11 +31,12 @@ import sklearn
 from sklearn.exceptions import ConvergenceWarning
 
 from .kernels import check_kernel_params, kernel_matrix
+from .exceptions import TrivialModelWarning
 from .result import STATUS_CALLBACK, STATUS_CONVERGED, IterInfo
 from .validation import check_dense_unless_linear
 
-__all__ = ["log_callback", "warn_if_not_converged", "format_iter_line", "solver_seed",
-           "forget_fitted", "LabelColumnsMixin", "SparseIfLinearMixin"]
+__all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "format_iter_line",
+           "solver_seed", "forget_fitted", "LabelColumnsMixin", "SparseIfLinearMixin"]
 
 
 def format_iter_line(name: str, info: IterInfo) -> str:
@@ -111,6 +112,66 @@ def warn_if_not_converged(estimator, res, hint: str = "") -> None:
     if hint:
         text += f"; {hint}"
     warnings.warn(text, ConvergenceWarning, stacklevel=_user_stacklevel())
+
+
+def warn_if_trivial(estimator, *, coef=None, train_pred=None, y=None,
+                    remedy: str = "") -> bool:
+    """Warn (:class:`~polyrank.exceptions.TrivialModelWarning`) when a fit
+    gave a trivial model: every weight zero, or one predicted value for
+    every training row although the training targets hold several.
+
+    Parameters
+    ----------
+    estimator : object
+        Its class name starts the message.
+    coef : array_like, optional
+        The fitted weights (any shape); trivial when every entry is 0.
+    train_pred : array_like, shape (n_samples,) or (n_samples, k), optional
+        The model's predictions on its training rows.
+    y : array_like, shape (n_samples,) or (n_samples, k), optional
+        The training targets (required with ``train_pred``).
+    remedy : str
+        What the user can change, e.g. ``"lower C or standardise X"``.
+
+    Returns
+    -------
+    bool
+        Whether the warning was issued.
+
+    Warns
+    -----
+    polyrank.exceptions.TrivialModelWarning
+        With the reason (zero weights / one predicted value and how many the
+        targets hold) and ``remedy``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_trivial(object(), train_pred=[1, 1, 1], y=[0, 1, 1])
+    True
+    >>> str(w[0].message)
+    'object: the model predicts 1 for every training row although y holds 2 distinct values'
+    """
+    reason = None
+    if coef is not None and not np.any(np.asarray(coef)):
+        reason = "every weight is zero"
+    elif train_pred is not None:
+        pred, target = np.asarray(train_pred), np.asarray(y)
+        rows_p = np.unique(pred, axis=0) if pred.ndim > 1 else np.unique(pred)
+        rows_y = np.unique(target, axis=0) if target.ndim > 1 else np.unique(target)
+        if len(rows_p) == 1 and len(rows_y) > 1:
+            shown = rows_p[0].tolist() if pred.ndim > 1 else rows_p[0].item()
+            reason = (f"the model predicts {shown} for every training row although y "
+                      f"holds {len(rows_y)} distinct values")
+    if reason is None:
+        return False
+    text = f"{type(estimator).__name__}: {reason}"
+    if remedy:
+        text += f"; {remedy}"
+    warnings.warn(text, TrivialModelWarning, stacklevel=_user_stacklevel())
+    return True
 
 
 def solver_seed(random_state):
