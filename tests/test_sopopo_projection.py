@@ -206,11 +206,15 @@ def test_zero_instance_returns_U():
     (dict(x=np.array([np.nan])), "x: contains NaN"),
     (dict(y=np.array([1, 2, 3, 4, np.inf, 6.0])), "y: contains NaN"),
     (dict(A=[0, 1, 2], B=[3, 4, 5]), "y: inconsistent with the edges"),
-    (dict(U=np.zeros((6, 2))), r"U: expected shape \(6, 1\)"),
-    (dict(U=np.zeros((5, 1))), r"U: expected shape \(6, 1\)"),
+    (dict(U=np.zeros((6, 2))), r"U, x: U has shape \(6, 2\) but x has 1 entries"),
+    (dict(U=np.zeros((5, 1))), r"y, U: y has 6 entries but U has 5 rows"),
+    (dict(y=np.arange(1.0, 6.0)), r"y, U: y has 5 entries but U has 6 rows"),
     (dict(A=[3, 4, 9]), r"A: label indices must lie in \[0, 6\)"),
     (dict(A=[3, 3]), "A: contains duplicate labels"),
     (dict(x=np.ones((1, 1))), "x: expected a 1-d array"),
+    # ||x||^2 overflows float64 (it gave W = U and a NaN dual without a word)
+    (dict(x=np.array([1e200])), r"x: entry 1e\+200 at index 0 is too large.*scale x"),
+    (dict(y=np.array([1, 2, 3, 4, 5, 1e300])), r"y: entry 1e\+300 at index 5 is too large"),
 ])
 def test_hostile_input_raises_value_error(change, match):
     x, y, U, A, B, C = fig4()

@@ -19,32 +19,13 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from .validation import as_float_array
 
-__all__ = ["as_csr", "row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy",
+__all__ = ["row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy",
            "label_dot", "label_axpy", "rows_dot", "rows_axpy"]
 
 _NO_ROWS = np.empty((0, 0))
 _NO_DATA = np.empty(0)
 _NO_INDEX = np.empty(0, dtype=np.int64)
-
-
-def as_csr(X, name: str = "X"):
-    """A scipy sparse matrix as a float64 CSR matrix, checked like a dense
-    array (non-empty, finite).
-
-    Raises
-    ------
-    ValueError
-        If it has no rows or columns, or a NaN/inf entry.
-    TypeError
-        If its entries are not real numbers.
-    """
-    X = sp.csr_matrix(X)
-    as_float_array(X.data, name, allow_empty=True)
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name}: must not be empty, got shape {X.shape}")
-    return X.astype(np.float64, copy=False)
 
 
 def row_arrays(X):

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
+from .validation import dense_targets
+
 __all__ = ["TargetCoding", "encode_targets", "writeable", "BINARY", "MULTICLASS", "INDICATOR",
            "RANKING"]
 
@@ -76,7 +78,7 @@ class TargetCoding:
             If ``y`` has the wrong number of columns or, for an indicator,
             values outside ``label_values``.
         """
-        y = np.asarray(y)
+        y = np.asarray(dense_targets(y, name))
         if y.ndim != 2 or y.shape[1] != self.classes.size:
             raise ValueError(f"{name}: expected shape (n, {self.classes.size}) as in fit, "
                              f"got {y.shape}")
@@ -143,6 +145,7 @@ def encode_targets(y, *, rankings: bool, owner: str) -> tuple[TargetCoding, np.n
         2-d targets that are not an indicator matrix (when ``rankings`` is
         False) or not numeric.
     """
+    y = np.asarray(dense_targets(y))
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim == 1:

@@ -19,6 +19,7 @@ to the paper's driver.  What they have in common lives here:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -28,15 +29,18 @@ import numpy as np
 import scipy.sparse as sp
 import sklearn
 
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
+from ._progress import verbosity
 from .kernels import check_kernel_params, kernel_matrix
-from .exceptions import TrivialModelWarning
-from .result import STATUS_CALLBACK, STATUS_CONVERGED, IterInfo
+from .exceptions import NumericalError, TrivialModelWarning
+from .result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_NUMERICAL, IterInfo, all_finite
 from .validation import check_dense_unless_linear
 
 __all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "format_iter_line",
-           "solver_seed", "forget_fitted", "LabelColumnsMixin", "SparseIfLinearMixin"]
+           "solver_seed", "forget_fitted", "fitted_attributes", "fit_context", "LabelColumnsMixin",
+           "SparseIfLinearMixin"]
 
 
 def format_iter_line(name: str, info: IterInfo) -> str:
@@ -95,23 +99,94 @@ def log_callback(callback, verbose, name: str, file=None):
 
 def warn_if_not_converged(estimator, res, hint: str = "") -> None:
     """Issue a ConvergenceWarning unless ``res`` converged or was stopped by
-    the callback on purpose.
+    the callback on purpose; raise if the solve left no finite model.
+
+    Called by every ``fit`` right after its driver, before any fitted
+    attribute is set.
 
     Parameters
     ----------
     estimator : object
         Its class name starts the message.
     res : SolverResult
-        The driver's result (``status`` and ``message`` are read).
+        The driver's result (``status``, ``message`` and ``x`` are read).
     hint : str
         What the user can do, e.g. ``"increase max_iter or tol"``.
+
+    Raises
+    ------
+    polyrank.exceptions.NumericalError
+        If ``res.status`` is ``"numerical failure"`` and ``res.x`` holds a
+        NaN or infinity: the fitted attributes of ``estimator`` (of this or
+        an earlier fit) are removed, so that it is unfitted.
+
+    Warns
+    -----
+    sklearn.exceptions.ConvergenceWarning
+        For every other status than converged or stopped by the callback
+        (iteration cap, stall, a numerical failure with a finite model).
     """
     if res.status in (STATUS_CONVERGED, STATUS_CALLBACK):
         return
     text = f"{type(estimator).__name__}: {res.message}"
     if hint:
         text += f"; {hint}"
+    if res.status == STATUS_NUMERICAL and not all_finite(res.x):
+        forget_fitted(estimator, fitted_attributes(estimator))
+        raise NumericalError(text + " (the model holds NaN or infinity: the estimator "
+                             "is left unfitted)", res)
     warnings.warn(text, ConvergenceWarning, stacklevel=_user_stacklevel())
+
+
+def fit_context(fit):
+    """The decorator of every estimator's ``fit``: scikit-learn's
+    ``_fit_context`` (parameter validation), progress bars of the long
+    phases when ``self.verbose`` is set (:func:`polyrank._progress.verbosity`),
+    and an interrupted fit left unfitted.
+
+    A fit stopped by Ctrl-C (:class:`KeyboardInterrupt`, raised when the
+    running numba kernel returns: a pass, an epoch, a block of a Gram matrix)
+    removes every fitted attribute, of this fit or an earlier one, before the
+    interrupt propagates: the estimator is then unfitted (``predict`` raises
+    :class:`~sklearn.exceptions.NotFittedError`) rather than half-fitted.
+
+    Parameters
+    ----------
+    fit : callable
+        ``fit(self, X, y, ...)``.
+
+    Returns
+    -------
+    callable
+    """
+    checked = _fit_context(prefer_skip_nested_validation=True)(fit)
+
+    @functools.wraps(fit)
+    def guarded(self, *args, **kwargs):
+        with verbosity(getattr(self, "verbose", 0)):
+            try:
+                return checked(self, *args, **kwargs)
+            except KeyboardInterrupt:
+                forget_fitted(self, fitted_attributes(self))
+                raise
+
+    return guarded
+
+
+def fitted_attributes(estimator) -> list[str]:
+    """The names of ``estimator``'s fitted attributes: those ending in one
+    underscore (scikit-learn's convention: ``coef_``, ``n_features_in_``),
+    and the private state of a fit (``_coding``).
+
+    Examples
+    --------
+    >>> class E: pass
+    >>> e = E(); e.C = 1.0; e.coef_ = 0; e._coding = None
+    >>> fitted_attributes(e)
+    ['coef_', '_coding']
+    """
+    return [k for k in vars(estimator)
+            if (k.endswith("_") and not k.endswith("__")) or k in ("_coding", "_params")]
 
 
 def warn_if_trivial(estimator, *, coef=None, train_pred=None, y=None,

@@ -7,7 +7,7 @@ here.
 
 from __future__ import annotations
 
-__all__ = ["TrivialModelWarning"]
+__all__ = ["TrivialModelWarning", "NumericalError"]
 
 
 class TrivialModelWarning(UserWarning):
@@ -19,3 +19,25 @@ class TrivialModelWarning(UserWarning):
 
         warnings.simplefilter("error", TrivialModelWarning)
     """
+
+
+class NumericalError(ValueError):
+    """A solve met a value that is not finite (overflow, NaN) and has no
+    usable model: the estimator is left unfitted.
+
+    A subclass of :class:`ValueError`, as scikit-learn's
+    :class:`~sklearn.linear_model.SGDClassifier` raises a ValueError on
+    floating-point overflow; the message names the iteration, the
+    objectives and the remedy (scale X, lower C).  The solver's
+    :class:`~polyrank.SolverResult` (status ``"numerical failure"``) is in
+    the attribute ``result``.
+
+    Parameters
+    ----------
+    message : str
+    result : SolverResult, optional
+    """
+
+    def __init__(self, message: str, result=None) -> None:
+        super().__init__(message)
+        self.result = result

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._memory import check_allocation
 from .validation import as_float_array, check_int, check_positive
 
 __all__ = ["KERNELS", "kernel_matrix", "check_kernel_params"]
@@ -66,11 +67,17 @@ def kernel_matrix(X, Y=None, kernel: str = "linear", **params) -> np.ndarray:
     ------
     ValueError
         On NaN/inf or mismatched feature counts.
+    MemoryError
+        If the (m, m2) float64 result exceeds the memory available
+        (:func:`polyrank._memory.check_allocation`).
     """
     X = as_float_array(X, "X", ndim=2)
     Y = X if Y is None else as_float_array(Y, "X", ndim=2, shape=(None, X.shape[1]))
     if kernel not in ("linear", "rbf", "poly"):
         raise ValueError(f"kernel: expected 'linear', 'rbf' or 'poly', got {kernel!r}")
+    check_allocation(8.0 * X.shape[0] * Y.shape[0],
+                     f"the {X.shape[0]:,} x {Y.shape[0]:,} kernel matrix (kernel={kernel!r})",
+                     "use kernel='linear' (no kernel matrix) or fewer rows")
     # imported here: sklearn.metrics costs about 2 s at ``import polyrank``
     from sklearn.metrics.pairwise import pairwise_kernels
 

@@ -43,7 +43,7 @@ def _check_rank_inputs(y_true, y_score, qid, relevance: bool = False):
     if relevance and y_true.min() < 0:
         raise ValueError(f"y_true: NDCG needs relevance labels >= 0 (gain 2^y - 1), got "
                          f"{y_true.min():g}; shift or re-code the labels")
-    return y_true, y_score, check_query_ids(qid, y_score.size)
+    return y_true, y_score, check_query_ids(qid, y_score.size, per="entry of y_score")
 
 
 def _groups(qid):

@@ -38,6 +38,7 @@ __all__ = [
     "STATUS_MESSAGES",
     "GAP_ROUNDING",
     "numerical_failure",
+    "all_finite",
     "finish",
 ]
 
@@ -84,6 +85,29 @@ def numerical_failure(primal: float, dual: float) -> bool:
     """
     return not (math.isfinite(primal) and math.isfinite(dual)) \
         or primal - dual < -GAP_ROUNDING * max(abs(primal), abs(dual))
+
+
+def all_finite(value) -> bool:
+    """Whether every number in ``value`` is finite: a float, an ndarray, a
+    scipy sparse matrix, or a list/tuple/dict of them (other objects count
+    as finite).
+
+    Examples
+    --------
+    >>> all_finite({"w": np.ones(3), "b": [0.5, np.inf]}), all_finite(None)
+    (False, True)
+    """
+    if isinstance(value, (float, np.floating)):
+        return math.isfinite(value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind not in "fc" or bool(np.isfinite(value).all())
+    if hasattr(value, "tocsr") and hasattr(value, "data"):
+        return all_finite(value.data)
+    if isinstance(value, dict):
+        return all(all_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(all_finite(v) for v in value)
+    return True
 
 
 #: The one table of ``message`` templates, keyed by ``status``.  The fields
@@ -424,6 +448,8 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
         The iteration limit, e.g. ``"max_iter=100"``.
     advice : str, optional
         Appended to the message of :data:`STATUS_NUMERICAL` after ``"; "``.
+        (``status`` becomes :data:`STATUS_NUMERICAL` whenever ``x`` holds a
+        NaN or infinity, see :func:`all_finite`.)
     gap : float, optional
         The duality gap; default ``primal - dual_objective``.
     **extras
@@ -456,6 +482,9 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
     if status not in STATUS_MESSAGES:
         raise ValueError(f"status: expected one of {sorted(STATUS_MESSAGES)}, got {status!r}")
     primal, dual_objective = float(primal), float(dual_objective)
+    if not all_finite(x):
+        # a model with NaN or infinity is never "converged", whatever the rule said
+        status = STATUS_NUMERICAL
     if gap is None:
         gap = primal - dual_objective
     message = STATUS_MESSAGES[status].format(

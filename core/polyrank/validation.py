@@ -1,8 +1,26 @@
 """Shared input checks.  Every check raises ``ValueError`` (or ``TypeError``)
-with a message that names the offending argument; nothing is repaired."""
+with a message that names the offending argument; nothing is repaired.
+
+The one gate for a design matrix X (``DESIGN.md``, "Conventions": no kernel
+ever sees a sparse matrix whose structure was not checked) is
+:func:`check_design` for the public drivers and :func:`validate_X` for the
+estimators (scikit-learn's ``validate_data`` with the same checks around
+it).  Both run, in O(nnz):
+
+1. :func:`check_sparse_structure` *before* any conversion (scipy's format
+   conversions are compiled code that trusts ``indices`` and ``indptr``): index
+   arrays of an integer type, ``indptr`` of length rows + 1 starting at 0
+   and non-decreasing, every index inside the shape;
+2. conversion to float64 CSR in canonical form (sorted indices, duplicates
+   summed, the value of the matrix unchanged) on a copy, never on the
+   caller's matrix;
+3. :func:`check_magnitude`: no NaN or infinity, and no entry so large that
+   squared norms or kernel values overflow float64.
+"""
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -10,6 +28,12 @@ import scipy.sparse as sp
 
 __all__ = [
     "as_float_array",
+    "check_sparse_structure",
+    "check_magnitude",
+    "max_abs_value",
+    "check_design",
+    "validate_X",
+    "dense_targets",
     "check_dense_unless_linear",
     "check_positive",
     "check_label_set",
@@ -92,6 +116,318 @@ def _check_array(arr, name, ndim, shape, allow_empty, finite) -> np.ndarray:
         raise ValueError(f"{name}: contains NaN or infinity (first at index "
                          f"{tuple(int(b) for b in bad)})")
     return arr
+
+
+# ---------------------------------------------------------------- design matrices
+
+def check_sparse_structure(X, name: str = "X") -> None:
+    """Check the index arrays of a scipy sparse matrix in O(nnz), without
+    converting or modifying it.
+
+    scipy does not check ``indices``/``indptr`` when a CSR/CSC matrix is
+    built from arrays, and its conversions (and polyrank's numba kernels)
+    read and write memory at those indices: a column index out of range or
+    a decreasing ``indptr`` corrupts memory or aborts the interpreter.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array
+        Any format; CSR, CSC and BSR have their ``indptr``/``indices``
+        checked, COO its ``row``/``col``; LIL, DOK and DIA are Python or
+        numpy structures that scipy converts safely.
+    name : str
+        The argument's name in the message.
+
+    Raises
+    ------
+    ValueError
+        Index arrays that are not 1-d integers, an ``indptr`` of the wrong
+        length, not starting at 0, decreasing or pointing past the stored
+        entries, an index < 0 or >= the matrix's size along its axis, or
+        ``data`` shorter than the index array.
+    TypeError
+        Entries that are not real numbers.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_matrix((np.ones(2), np.array([0, 7]), np.array([0, 1, 2])), shape=(2, 3))
+    >>> check_sparse_structure(X)
+    Traceback (most recent call last):
+    ...
+    ValueError: X: malformed sparse matrix: column index 7 at stored entry 1 (row 1) is outside [0, 3)
+    """
+    fmt = X.format
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected real numbers, got dtype {X.dtype}")
+    bad = f"{name}: malformed sparse matrix"
+    if fmt in ("csr", "csc", "bsr"):
+        indptr, indices = X.indptr, X.indices
+        for arr, what in ((indptr, "indptr"), (indices, "indices")):
+            if arr.ndim != 1 or arr.dtype.kind not in "iu":
+                raise ValueError(f"{bad}: {what} must be a 1-d integer array, got dtype "
+                                 f"{arr.dtype} and shape {arr.shape}")
+        rows, cols = X.shape
+        if fmt == "bsr":
+            r, c = X.blocksize
+            rows, cols = rows // r, cols // c
+        major, minor = (rows, cols) if fmt != "csc" else (cols, rows)
+        axis, other = (("row", "column") if fmt != "csc" else ("column", "row"))
+        if indptr.size != major + 1:
+            raise ValueError(f"{bad}: indptr has {indptr.size} entries, expected {major + 1} "
+                             f"(one more than the number of {axis}s)")
+        if indptr[0] != 0:
+            raise ValueError(f"{bad}: indptr must start at 0, got {indptr[0]}")
+        steps = np.diff(indptr)
+        if steps.size and steps.min() < 0:
+            at = int(np.argmax(steps < 0))
+            raise ValueError(f"{bad}: indptr decreases at {axis} {at} ({indptr[at]} -> "
+                             f"{indptr[at + 1]}); it must be non-decreasing")
+        nnz = int(indptr[-1])
+        if nnz > indices.size or nnz > X.data.shape[0]:
+            raise ValueError(f"{bad}: indptr ends at {nnz} but only {indices.size} indices "
+                             f"and {X.data.shape[0]} values are stored")
+        _check_index_range(indices[:nnz], minor, f"{bad}: {other} index", indptr)
+    elif fmt == "coo":
+        coords = getattr(X, "coords", None) or (X.row, X.col)
+        nnz = X.data.shape[0]
+        for arr, size, what in zip(coords, X.shape, ("row", "column")):
+            if arr.ndim != 1 or arr.dtype.kind not in "iu":
+                raise ValueError(f"{bad}: {what} indices must be a 1-d integer array")
+            if arr.size != nnz:
+                raise ValueError(f"{bad}: {arr.size} {what} indices for {nnz} values")
+            _check_index_range(arr, size, f"{bad}: {what} index", None)
+
+
+def _check_index_range(idx, size: int, what: str, indptr) -> None:
+    """Raise ValueError if an index of ``idx`` is outside [0, size)."""
+    if idx.size == 0:
+        return
+    lo, hi = idx.min(), idx.max()
+    if lo >= 0 and hi < size:
+        return
+    at = int(np.argmax((idx < 0) | (idx >= size)))
+    where = (f" (row {int(np.searchsorted(indptr, at, side='right')) - 1})"
+             if indptr is not None else "")
+    raise ValueError(f"{what} {int(idx[at])} at stored entry {at}{where} is outside "
+                     f"[0, {size})")
+
+
+def max_abs_value(X) -> float:
+    """The largest |entry| of a dense array or scipy sparse matrix (0 if
+    it has none), NaN if an entry is NaN."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.size == 0:
+        return 0.0
+    return float(max(data.max(), -data.min()))
+
+
+def check_magnitude(X, name: str = "X", n_features: int | None = None) -> None:
+    """Refuse NaN, infinity and entries whose squares overflow float64.
+
+    The solvers form squared norms ||x||^2, products <x, x'> and kernel
+    values; with d features, an entry above ``sqrt(float64 max / (4 d))``
+    (about 6.7e153 / sqrt(d)) lets ``||x - x'||^2`` overflow to infinity,
+    which turns weights and scores into NaN.  Such data are refused with
+    the remedy rather than solved into a NaN model.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix
+        Float data (already converted).
+    name : str
+        The argument's name in the message.
+    n_features : int, optional
+        d in the bound (default ``X.shape[1]``, or 1 for a 1-d array).
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity (with the position of the first), or an entry too
+        large (with its value, position and the bound), advising to scale
+        the features (:class:`~sklearn.preprocessing.StandardScaler`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_magnitude(np.array([[1.0, 1e200]]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: X: entry 1e+200 at index (0, 1) is too large: squares and products ...
+    """
+    top = max_abs_value(X)
+    if math.isfinite(top):
+        d = n_features if n_features is not None else (X.shape[1] if X.ndim > 1 else 1)
+        limit = math.sqrt(np.finfo(np.float64).max / (4.0 * max(d, 1)))
+        if top <= limit:
+            return
+    data = X.data if sp.issparse(X) else X
+    bad = ~np.isfinite(data)
+    if bad.any():
+        pos = _position(X, int(np.argmax(bad.ravel())))
+        raise ValueError(f"{name}: contains NaN or infinity (first at index {pos})")
+    pos = _position(X, int(np.argmax(np.abs(data).ravel())))
+    raise ValueError(f"{name}: entry {top:.3g} at index {pos} is too large: squares and "
+                     f"products of entries above {limit:.3g} overflow float64 with "
+                     f"{d} features; scale {name} (e.g. make_pipeline(StandardScaler(), "
+                     "estimator))")
+
+
+def _position(X, flat: int) -> tuple:
+    """(row, column) of the ``flat``-th stored entry of X."""
+    if sp.issparse(X):
+        X = X.tocsr() if X.format != "csr" else X
+        row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
+        return (row, int(X.indices[flat]))
+    if X.ndim == 1:
+        return flat
+    return tuple(int(i) for i in np.unravel_index(flat, X.shape))
+
+
+def _canonical_csr(X, original):
+    """X (float64, sparse, structure checked) as CSR in canonical form
+    (sorted indices, no duplicates, no stored entries past ``indptr[-1]``);
+    a copy whenever it would otherwise change ``original``."""
+    X = X.tocsr() if X.format != "csr" else X
+    if X.dtype != np.float64:
+        X = X.astype(np.float64)
+    nnz = int(X.indptr[-1])
+    if X.indices.size != nnz or X.data.size != nnz:
+        X = sp.csr_matrix((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
+    if not X.has_canonical_format:
+        if X is original or X.data is getattr(original, "data", None):
+            X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def check_design(X, name: str = "X", *, accept_sparse: bool = True,
+                 kernel: str | None = None, allow_empty: bool = False):
+    """The one gate for a design matrix X of a public driver.
+
+    Parameters
+    ----------
+    X : array_like or scipy sparse matrix, shape (n_samples, n_features)
+        The instances.
+    name : str
+        The argument's name in messages.
+    accept_sparse : bool
+        Whether scipy sparse input is allowed (else TypeError).
+    kernel : str, optional
+        With a kernel other than ``"linear"``, sparse input is refused
+        (:func:`check_dense_unless_linear`).
+    allow_empty : bool
+        Whether zero rows or columns are acceptable.
+
+    Returns
+    -------
+    ndarray of float64, C-contiguous, or scipy.sparse.csr_matrix
+        The CSR matrix is float64 in canonical form (a copy if the input
+        was not); a dense float64 C-contiguous input is returned as is.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric entries; sparse input where it is not accepted.
+    ValueError
+        Not 2-d, empty, a malformed sparse structure
+        (:func:`check_sparse_structure`), NaN/infinity or entries whose
+        squares overflow (:func:`check_magnitude`).
+    """
+    if X is None:
+        raise TypeError(f"{name}: expected an array or scipy sparse matrix, got None")
+    if sp.issparse(X):
+        if kernel is not None:
+            check_dense_unless_linear(X, kernel, name)
+        if not accept_sparse:
+            raise TypeError(f"{name}: sparse input is not supported here; pass a dense array")
+        if X.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-d matrix, got shape {X.shape}")
+        check_sparse_structure(X, name)
+        out = _canonical_csr(X, X)
+        if not allow_empty and (out.shape[0] == 0 or out.shape[1] == 0):
+            raise ValueError(f"{name}: must not be empty, got shape {out.shape}")
+    else:
+        out = as_float_array(X, name, ndim=2, allow_empty=allow_empty, finite=False)
+    check_magnitude(out, name)
+    return out
+
+
+def validate_X(estimator, X, y="no_validation", *, reset: bool = True, **kwargs):
+    """scikit-learn's :func:`~sklearn.utils.validation.validate_data` with the
+    checks of :func:`check_design` around it: the estimators' one gate.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        Sets/checks ``n_features_in_`` and ``feature_names_in_`` as
+        ``validate_data`` does.
+    X : array_like or scipy sparse matrix, shape (n_samples, n_features)
+    y : array_like, optional
+        Targets, validated by ``validate_data`` (``"no_validation"``: none).
+    reset : bool
+        True in ``fit``, False in ``predict``/``decision_function``/``score``.
+    **kwargs
+        Passed to ``validate_data`` (``accept_sparse``, ``dtype``,
+        ``multi_output``, ...).
+
+    Returns
+    -------
+    X or (X, y)
+        As ``validate_data``; a sparse X is float64 CSR in canonical form.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As ``validate_data`` and :func:`check_design`.
+    """
+    from sklearn.utils.validation import validate_data
+
+    if sp.issparse(X):
+        check_sparse_structure(X, "X")
+    if sp.issparse(y):
+        y = dense_targets(y, "y")        # a label indicator matrix; the solvers want it dense
+    out = validate_data(estimator, X, y, reset=reset, **kwargs)
+    Xv = out[0] if isinstance(out, tuple) else out
+    if sp.issparse(Xv):
+        Xc = _canonical_csr(Xv, X)
+        if Xc is not Xv:
+            out = (Xc,) + tuple(out[1:]) if isinstance(out, tuple) else Xc
+            Xv = Xc
+    check_magnitude(Xv, "X")
+    return out
+
+
+def dense_targets(y, name: str = "y"):
+    """A scipy sparse target matrix (scikit-learn's multilabel convention,
+    e.g. ``MultiLabelBinarizer(sparse_output=True)``) as a dense ndarray,
+    after :func:`check_sparse_structure`; anything else is returned as is.
+
+    Parameters
+    ----------
+    y : array_like or scipy sparse matrix, shape (n, L)
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    ndarray or y unchanged
+
+    Raises
+    ------
+    ValueError, TypeError
+        A malformed sparse structure or non-numeric entries.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> dense_targets(sp.csr_matrix([[0, 1], [1, 0]])).tolist()
+    [[0, 1], [1, 0]]
+    """
+    if sp.issparse(y):
+        check_sparse_structure(y, name)
+        return y.toarray()
+    return y
 
 
 def check_dense_unless_linear(X, kernel: str, name: str = "X") -> None:
@@ -213,9 +549,19 @@ def check_label_set(value, name: str, k: int) -> np.ndarray:
 # ---------------------------------------------------------------- query ids
 # (learning to rank, ``large-scale-linear-ranksvm.txt``, Eq. 1.1)
 
-def check_query_ids(qid, l: int, name: str = "qid") -> np.ndarray:
+def check_query_ids(qid, l: int, name: str = "qid", per: str = "row of X") -> np.ndarray:
     """Check query ids: one integer per row (integral floats accepted);
     documents of a query need not be contiguous.
+
+    Parameters
+    ----------
+    qid : array_like, shape (l,)
+    l : int
+        The number of rows they label.
+    name : str
+        The argument's name in messages.
+    per : str
+        What each id belongs to, in the length message ("one per ...").
 
     Returns
     -------
@@ -240,7 +586,7 @@ def check_query_ids(qid, l: int, name: str = "qid") -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
     if arr.size != l:
-        raise ValueError(f"{name}: expected length {l} (one per row of X), got {arr.size}")
+        raise ValueError(f"{name}: expected length {l} (one per {per}), got {arr.size}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"{name}: expected integer query ids")

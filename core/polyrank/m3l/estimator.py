@@ -6,15 +6,16 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
-from .._sklearn import (LabelColumnsMixin, forget_fitted, log_callback, solver_seed,
-                        warn_if_not_converged)
+from .._sklearn import (LabelColumnsMixin, fit_context, forget_fitted, log_callback,
+                        solver_seed, warn_if_not_converged)
 from ..kernels import check_kernel_params
 from ..result import STATUS_MAX_ITER
+from ..validation import validate_X
 from .priors import check_R
 from .solver import GRAM_DTYPES, SMO_KERNELS, dca, smo
 
@@ -234,7 +235,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
                             f"and solver={self.solver!r} (only by the linear kernel's "
                             "solver 'dca'); pass a dense array")
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the classifier.
 
@@ -283,7 +284,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         """
         solver = self._solver()
         self._check_sparse(X, solver)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              multi_output=True)
         coding, T = encode_targets(y, rankings=False, owner="M3LClassifier")
         if coding.target_type == BINARY:
@@ -363,7 +364,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         self._check_sparse(X, "dca" if self.kernel == "linear" else "smo")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        X = validate_X(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
         if self.kernel == "linear":
             D = np.asarray(X @ self.coef_.T) + self.intercept_
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_float_array, check_positive
+from ..validation import as_float_array, check_positive, dense_targets
 
 __all__ = ["check_R", "prior_from_classes", "empirical_prior", "two_label_prior",
            "labels_pm1"]
@@ -42,7 +42,7 @@ def labels_pm1(Y, name: str = "Y") -> np.ndarray:
     >>> labels_pm1([[0, 1], [1, 1]]).tolist()
     [[-1.0, 1.0], [1.0, 1.0]]
     """
-    Y = as_float_array(Y, name, ndim=2)
+    Y = as_float_array(dense_targets(Y, name), name, ndim=2)
     values = set(np.unique(Y).tolist())
     if values <= {0.0, 1.0}:
         return 2.0 * Y - 1.0

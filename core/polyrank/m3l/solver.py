@@ -43,12 +43,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .._csr import as_csr, row_arrays
+from .._csr import row_arrays
+from .._memory import check_allocation
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
 from ..result import numerical_failure as _failed
-from ..validation import as_float_array, check_int, check_positive
+from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
 from .priors import check_R, labels_pm1
 
@@ -81,13 +82,10 @@ GRAM_DTYPES = ("auto", "float32", "float64")
 
 def _check_problem(X, Y, R, C, ridge, sample_weight, sparse_ok):
     """Validated (X, Y in {-1, +1}, R + ridge I, Cv = C * sample_weight)."""
-    if sp.issparse(X):
-        if not sparse_ok:
-            raise TypeError("X: sparse input is only supported by m3l_dca (the linear "
-                            "kernel); pass a dense array to m3l_smo")
-        X = as_csr(X)
-    else:
-        X = as_float_array(X, "X", ndim=2)
+    if sp.issparse(X) and not sparse_ok:
+        raise TypeError("X: sparse input is only supported by m3l_dca (the linear "
+                        "kernel); pass a dense array to m3l_smo")
+    X = check_design(X)
     Y = labels_pm1(Y)
     if Y.shape[0] != X.shape[0]:
         raise ValueError(f"Y: expected {X.shape[0]} rows (one per row of X), got "
@@ -426,6 +424,11 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
     (rounded once for float32); the rbf diagonal is set to exactly 1.
     ``kind`` is one of the ``_kernels.KIND_*`` codes."""
     N = X.shape[0]
+    check_allocation(np.dtype(dtype).itemsize * float(N) * N,
+                     f"the {N:,} x {N:,} Gram matrix ({np.dtype(dtype).name})",
+                     "use kernel='linear' (solver 'dca', no Gram matrix), a smaller "
+                     "cache_mb (the SMO then keeps only that many MB of kernel rows) or "
+                     "fewer rows")
     K = _small_pages((N, N), dtype)
     buf = np.empty(min(N, _GRAM_BLOCK) * N)
     left, right = _kernel_factors(X, kind, gamma)
@@ -533,6 +536,8 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
         stamp = np.arange(1, N + 1, dtype=np.int64)
         state = np.array([N, 0, N], dtype=np.int64)        # clock, hits, misses
     else:
+        check_allocation(8.0 * n_slots * N, f"the kernel cache ({n_slots:,} rows of {N:,})",
+                         "lower cache_mb")
         rows = np.empty((n_slots, N))
         slot_of = np.full(N, -1, dtype=np.int64)
         owner = np.full(n_slots, -1, dtype=np.int64)

@@ -14,14 +14,15 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._sklearn import (SparseIfLinearMixin, forget_fitted, log_callback, solver_seed,
-                        warn_if_not_converged)
+from .._sklearn import (SparseIfLinearMixin, fit_context, forget_fitted, log_callback,
+                        solver_seed, warn_if_not_converged)
 from ..kernels import kernel_matrix
+from ..validation import validate_X
 from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
                          solve_ordinal)
 from .prank import prank, prank_decision
@@ -142,7 +143,7 @@ class _OrdinalLabels(SparseIfLinearMixin):
         with the linear kernel, the features of ``fit`` (float64, dense or CSR)."""
         check_is_fitted(self, "result_")
         self._check_sparse(X)
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return validate_X(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
 
 _KERNELS = ("linear", "rbf", "poly")
 
@@ -319,7 +320,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
             return self.representation
         return "primal" if self.kernel == "linear" and not self.nonneg else "dual"
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit on objects X and their ordered labels y.
 
@@ -364,7 +365,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         """
         self._check_sparse(X)
         y_raw = y
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
         if sample_weight is not None:
@@ -505,7 +506,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         self.classes = classes
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, *, callback=None, callback_every=1):
         """Run PRank on (X, y); see :func:`polyrank.ordinal.prank`.
 
@@ -535,7 +536,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         """
         self._check_sparse(X)
         y_raw = y
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
         res = prank(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,

@@ -48,7 +48,7 @@ from ..kernels import check_kernel_params
 from ..qp import solve_qp
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       CallbackRunner, SolverResult, finish)
-from ..validation import (as_float_array, check_dense_unless_linear, check_int,
+from ..validation import (as_float_array, check_design, check_int,
                           check_positive)
 from . import _kernels
 from .screened import MAX_NEWTON_DIM, constraint_rows, solve_soft_primal
@@ -171,13 +171,7 @@ def check_X(X, kernel: str):
     ValueError
         If X is not 2-d or holds NaN or infinity.
     """
-    if not sp.issparse(X):
-        return as_float_array(X, "X", ndim=2)
-    check_dense_unless_linear(X, kernel)
-    X = sp.csr_matrix(X, dtype=np.float64)
-    if not np.all(np.isfinite(X.data)):
-        raise ValueError("X: contains NaN or infinity")
-    return X
+    return check_design(X, kernel=kernel)
 
 
 def check_labels(labels, n: int) -> tuple[np.ndarray, int]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._sklearn import log_callback, warn_if_not_converged
+from .._sklearn import fit_context, log_callback, warn_if_not_converged
 from ..metrics import mean_ndcg
-from ..validation import as_float_array, query_ids
+from ..validation import as_float_array, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective
 from .solvers import _cutting_plane, _dcd, _tron
 
@@ -169,7 +169,7 @@ class RankSVM(BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, qid=None, group=None, sample_weight=None, *, callback=None,
             callback_every=1):
         """Fit w.
@@ -229,7 +229,7 @@ class RankSVM(BaseEstimator):
         if (solver == "tron") != (self.loss == "l2"):
             raise ValueError(f"solver: {solver!r} does not solve loss={self.loss!r} "
                              "('tron' is for 'l2'; 'dcd' and 'cutting_plane' for 'l1')")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         qid = query_ids(qid, group, X.shape[0])
@@ -274,7 +274,7 @@ class RankSVM(BaseEstimator):
             If the number of features differs from ``fit``, NaN/inf.
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        X = validate_X(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
         return np.asarray(X @ self.coef_, dtype=np.float64).ravel()
 
     def decision_function(self, X) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..validation import as_float_array, check_positive, check_query_ids
+from ..validation import as_float_array, check_design, check_positive, check_query_ids
 from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
@@ -138,17 +138,7 @@ def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
 
 def _as_design(X):
     """X as float64 C-contiguous ndarray or canonical CSR matrix."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X: expected a 2-d matrix, got shape {X.shape}")
-        if X.shape[0] == 0 or X.shape[1] == 0:
-            raise ValueError("X: must not be empty")
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError("X: contains NaN or infinity")
-        X.sum_duplicates()
-        return X
-    return as_float_array(X, "X", ndim=2)
+    return check_design(X)
 
 
 @dataclass

@@ -7,13 +7,13 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._sklearn import log_callback, solver_seed, warn_if_not_converged
-from ..validation import check_signs
+from .._sklearn import fit_context, log_callback, solver_seed, warn_if_not_converged
+from ..validation import check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
 
@@ -113,7 +113,7 @@ class _SignConstrainedBase(BaseEstimator):
 
     def _validate_fit(self, X, y, sample_weight, **kw):
         self.__dict__.pop("feature_names_in_", None)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, **kw)
+        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, **kw)
         if sample_weight is not None:
             try:
                 sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
@@ -161,7 +161,7 @@ class _SignConstrainedBase(BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self, "result_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_X(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_.T) + self.intercept_
 
 
@@ -283,7 +283,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         self.smoothing = smoothing
         self.top_k = top_k
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the classifier.
 
@@ -430,7 +430,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     smoothing = 0.01    # not used by the regression losses
     top_k = 1
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the regressor (see :meth:`SignConstrainedClassifier.fit`).
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       CallbackRunner, SolverResult, finish)
-from ..validation import check_int, check_positive, check_signs
+from ..validation import check_design, check_int, check_positive, check_signs
 from . import _kernels as K
 from .losses import BINARY_LOSSES, get_loss, r_loss
 
@@ -26,25 +26,8 @@ __all__ = ["sc_sdca", "sc_pegasos", "prepare_data"]
 
 def _as_csr(X) -> sp.csr_matrix:
     """X (dense or scipy.sparse, shape (n, d)) as canonical float64 CSR."""
-    if X is None:
-        raise TypeError("X: expected an array or scipy.sparse matrix, got None")
-    if sp.issparse(X):
-        if X.dtype.kind not in "biuf":
-            raise TypeError(f"X: expected real numbers, got dtype {X.dtype}")
-        Xc = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        Xc.sum_duplicates()
-        Xc.sort_indices()
-    else:
-        arr = np.asarray(X)
-        if arr.dtype == object or arr.dtype.kind not in "biuf":
-            raise TypeError(f"X: expected real numbers, got dtype {arr.dtype}")
-        if arr.ndim != 2:
-            raise ValueError(f"X: expected a 2-d array, got shape {arr.shape}")
-        Xc = sp.csr_matrix(arr.astype(np.float64))
-    if Xc.ndim != 2 or Xc.shape[0] == 0 or Xc.shape[1] == 0:
-        raise ValueError(f"X: must be a non-empty 2-d matrix, got shape {Xc.shape}")
-    if not np.all(np.isfinite(Xc.data)):
-        raise ValueError("X: contains NaN or infinity")
+    X = check_design(X)
+    Xc = sp.csr_matrix(X, copy=True)              # the bias column may be appended
     Xc.indptr = Xc.indptr.astype(np.int64)
     Xc.indices = Xc.indices.astype(np.int64)
     return Xc

@@ -17,12 +17,13 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._csr import _NO_INDEX, as_csr, row_arrays
+from .._csr import _NO_INDEX, row_arrays
+from .._memory import check_allocation
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
                       finish, numerical_failure)
-from ..validation import (as_float_array, check_dense_unless_linear, check_int,
+from ..validation import (as_float_array, check_design, check_int,
                           check_positive)
 from . import _kernels
 from .graph import build_pieces
@@ -260,11 +261,7 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         raise ValueError(f"order: expected one of {ORDERS}, got {order!r}")
     if kernel not in KERNELS:
         raise ValueError(f"kernel: expected one of {KERNELS}, got {kernel!r}")
-    if sp.issparse(X):
-        check_dense_unless_linear(X, kernel)
-        X = as_csr(X)
-    else:
-        X = as_float_array(X, "X", ndim=2)
+    X = check_design(X, kernel=kernel)
     m = X.shape[0]
     Y = _check_targets(Y, m)
     if sample_weight is not None:
@@ -329,6 +326,9 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         if kernel == "precomputed":
             K = X
         elif kernel == "linear":
+            check_allocation(8.0 * m * m, f"the {m:,} x {m:,} Gram matrix of order='greedy'",
+                             "use order='cyclic' or 'random' (no Gram matrix with the "
+                             "linear kernel)")
             K = np.ascontiguousarray((X @ X.T).toarray() if sp.issparse(X) else X @ X.T)
         else:
             K = kernel_matrix(X, kernel=kernel, **kernel_params)

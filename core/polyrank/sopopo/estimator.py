@@ -5,16 +5,17 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, encode_targets, writeable
-from .._sklearn import (LabelColumnsMixin, SparseIfLinearMixin, forget_fitted, log_callback,
-                        solver_seed, warn_if_not_converged)
+from .._sklearn import (LabelColumnsMixin, SparseIfLinearMixin, fit_context, forget_fitted,
+                        log_callback, solver_seed, warn_if_not_converged)
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
+from ..validation import validate_X
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
 from .graph import DECOMPOSITIONS, build_pieces
 
@@ -248,7 +249,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
             return 0.0 if self.kernel == "precomputed" else 1.0
         return float(self.bias)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit the ranker.
 
@@ -298,7 +299,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
             raise ValueError("bias: must be 0 with kernel='precomputed' (add the "
                              "constant to the Gram matrix instead)")
         self._check_sparse(X)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              multi_output=True)
         coding, T = encode_targets(y, rankings=True, owner="LabelRanker")
         m, k = T.shape
@@ -377,7 +378,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         """
         check_is_fitted(self)
         self._check_sparse(X)
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
+        X = validate_X(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
         if self.kernel == "linear":
             D = np.asarray(X @ self.coef_.T) + self.intercept_
         elif self.kernel == "precomputed":

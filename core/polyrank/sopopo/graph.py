@@ -20,6 +20,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
+from .._memory import check_allocation
 from ..validation import as_float_array, check_label_set
 
 __all__ = ["Piece", "DECOMPOSITIONS", "feedback_graph", "layers", "decompose",
@@ -27,6 +28,10 @@ __all__ = ["Piece", "DECOMPOSITIONS", "feedback_graph", "layers", "decompose",
 
 #: Names of the built-in decompositions of Fig. 2.
 DECOMPOSITIONS = ("all_pairs", "adjacent_layers", "top_vs_rest")
+#: Memory of one pair piece: example, C, A and B labels and the shared
+#: pointer (5 x 8 bytes) here, alpha, beta and the active-set position in
+#: the solver (3 x 8 bytes).
+BYTES_PER_PIECE = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -482,6 +487,12 @@ def _all_pairs(Y, body, constant, weight, normalize, C, threshold_label) -> Piec
     P = int(counts.sum())
     if P == 0:
         raise ValueError("sample_weight: every example has weight 0 (nothing to learn from)")
+    check_allocation(P * BYTES_PER_PIECE,
+                     f"decomposition='all_pairs' of {len(rows):,} rows x {k:,} labels "
+                     f"({P:,} pieces, {BYTES_PER_PIECE} bytes each with the solver's "
+                     "dual variables)",
+                     "use decomposition='adjacent_layers' or 'top_vs_rest' (far fewer "
+                     "pieces per row), or fit on fewer rows")
     ex = np.empty(P, dtype=np.int64)
     cs = np.empty(P, dtype=np.float64)
     A_idx = np.empty(P, dtype=np.int64)

@@ -8,11 +8,13 @@ functions g (Eq. 20-21), the knots of Thm. 4, and the algorithm of Fig. 3.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_float_array, as_label_array, check_positive
+from ..validation import (as_float_array, as_label_array, check_magnitude, check_positive,
+                          max_abs_value)
 from . import _kernels
 
 __all__ = ["knots", "g", "solve_reduced", "margins", "soft_project",
@@ -220,16 +222,26 @@ def _ready_labels(a) -> bool:
 def _convert_problem(x, y, U, A, B):
     """Types and shapes of a soft-projection problem (values are checked by
     :func:`_kernels.check_piece`).  Arrays that are already C-contiguous
-    float64 / int64 pass through without a copy."""
+    float64 / int64 pass through without a copy.  U fixes the shape: k
+    labels (rows) and n features (columns); x and y must match it."""
     if not _ready(x, 1):
         x = as_float_array(x, "x", ndim=1, finite=False)
-    if not _ready(y, 1):
-        y = as_float_array(y, "y", ndim=1, finite=False)
-    k = y.shape[0]
-    if not (_ready(U, 2) and U.shape == (k, x.shape[0])):
-        U = as_float_array(U, "U", shape=(k, x.shape[0]), finite=False)
     if x.size == 0:
         raise ValueError("x: must not be empty")
+    if not _ready(U, 2):
+        U = as_float_array(U, "U", ndim=2, finite=False)
+    if U.shape[1] != x.shape[0]:
+        raise ValueError(f"U, x: U has shape {U.shape} but x has {x.shape[0]} entries; "
+                         "U needs one column per entry of x (feature)")
+    if not _ready(y, 1):
+        y = as_float_array(y, "y", ndim=1, finite=False)
+    if y.shape[0] != U.shape[0]:
+        raise ValueError(f"y, U: y has {y.shape[0]} entries but U has {U.shape[0]} rows; "
+                         "both need one per label")
+    # ||x||^2 and the edges y_r - y_s must not overflow (NaN/inf: the kernel's message)
+    for arr, name, d in ((x, "x", x.size), (y, "y", 1)):
+        if math.isfinite(max_abs_value(arr)):
+            check_magnitude(arr, name, n_features=d)
     A = A if _ready_labels(A) else as_label_array(A, "A")
     B = B if _ready_labels(B) else as_label_array(B, "B")
     return x, y, U, A, B
