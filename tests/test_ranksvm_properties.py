@@ -108,7 +108,9 @@ def test_tron_reaches_the_clarabel_optimum(problem, method):
     assert f <= f_ref * (1 + 1e-8) + 1e-9              # at least as good as the reference
     # weak duality: TRON's certified lower bound is below any feasible value
     assert 0 <= res.gap and res.dual_objective <= f_ref * (1 + 1e-12) + 1e-12
-    assert np.all(res.trace.gap >= 0)
+    # early iterates may have no informative dual (D < 0: gap NaN, not shown)
+    gaps = res.trace.gap
+    assert np.all(gaps[~np.isnan(gaps)] >= 0) and np.isfinite(gaps[-1])
     assert res.status in ("converged", "no progress at rounding level")
 
 

@@ -45,6 +45,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .._csr import row_arrays
 from .._memory import check_allocation
+from .._progress import progress
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
                       STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
@@ -432,7 +433,8 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
     K = _small_pages((N, N), dtype)
     buf = np.empty(min(N, _GRAM_BLOCK) * N)
     left, right = _kernel_factors(X, kind, gamma)
-    for s in range(0, N, _GRAM_BLOCK):
+    for s in progress(range(0, N, _GRAM_BLOCK), unit="block",
+                      desc=f"M3L Gram matrix ({N:,} x {N:,})"):
         e = min(N, s + _GRAM_BLOCK)
         D = buf[:(e - s) * (N - s)].reshape(e - s, N - s)
         np.dot(left[s:e], right[s:].T, out=D)
@@ -457,7 +459,8 @@ def gradient_by_rows(X, kernel: str, params: dict, Y, R, alpha) -> np.ndarray:
     A = Y * alpha
     G = np.empty(A.shape)
     block = max(1, min(_GRAM_BLOCK, (1 << 22) // N))
-    for s in range(0, N, block):
+    for s in progress(range(0, N, block), desc=f"M3L dual gradient ({N:,} kernel rows)",
+                      unit="block"):
         e = min(N, s + block)
         F = 2.0 * (kernel_matrix(X[s:e], X, kernel=kernel, **params) @ A) @ R
         G[s:e] = 2.0 - 2.0 * Y[s:e] * F

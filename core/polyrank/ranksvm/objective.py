@@ -141,6 +141,10 @@ def _as_design(X):
     return check_design(X)
 
 
+#: the rounding of the L2 dual relative to the sum of its terms (16 eps)
+_DUAL_ROUNDING = 16 * 2.0 ** -52
+
+
 @dataclass
 class Workspace:
     """Everything of the objective that depends on w only, tied to that w.
@@ -403,12 +407,22 @@ class RankSVMObjective:
         the optimum; computed from the workspace without forming pairs
         (sum alpha_ij (x_i - x_j) = w - grad f(w)).  Returns min(D, f(w))
         (also a lower bound on min f), so that f(w) - dual(w) >= 0 even
-        when rounding puts D a hair above f(w) at the optimum."""
+        when rounding puts D a hair above f(w) at the optimum.
+
+        NaN when D < 0 beyond the rounding of its three terms: such a D is
+        below the trivial bound 0 <= min f and says nothing about the
+        accuracy of w (far from the optimum, or at a large C, where alpha(w)
+        multiplies the error of w by C: at C = 1e12 on MQ2008, D = -8e25 for
+        f = 3e16); the duality gap is then not reported (NaN) rather than
+        printed as a meaningless number."""
         ws = self.workspace(w)
         g = self.grad(w)
         d = ws.w - g
-        out = 2.0 * self.C * ws.hinge - 0.5 * float(d @ d) - self.C * ws.loss
+        terms = (2.0 * self.C * ws.hinge, 0.5 * float(d @ d), self.C * ws.loss)
+        out = terms[0] - terms[1] - terms[2]
         self._finite(out, "the dual objective")
+        if out < -_DUAL_ROUNDING * sum(terms):
+            return math.nan
         # min f <= f(w): the bound is min(D, f(w)), which only differs from D
         # by rounding near the optimum (so the gap f(w) - bound is >= 0)
         return min(out, ws.f)

@@ -21,6 +21,7 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from .._memory import check_allocation
+from .._progress import progress
 from ..validation import as_float_array, check_label_set
 
 __all__ = ["Piece", "DECOMPOSITIONS", "feedback_graph", "layers", "decompose",
@@ -498,7 +499,8 @@ def _all_pairs(Y, body, constant, weight, normalize, C, threshold_label) -> Piec
     A_idx = np.empty(P, dtype=np.int64)
     B_idx = np.empty(P, dtype=np.int64)
     lo = 0
-    for j, i in enumerate(rows):
+    for j, i in progress(enumerate(rows), total=len(rows), unit="row",
+                         desc=f"all_pairs decomposition ({P:,} pieces)"):
         d = int(counts[j])
         if d == 0:
             continue
