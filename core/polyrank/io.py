@@ -176,8 +176,8 @@ def integral_labels(values):
     """
     arr = np.asarray(values)
     if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) \
-            and np.all(arr == np.round(arr)):
-        return arr.astype(np.int64)
+            and np.all(np.abs(arr) <= 2.0 ** 53) and np.all(arr == np.round(arr)):
+        return arr.astype(np.int64)       # whole numbers that int64 holds exactly
     return arr
 
 
@@ -451,15 +451,16 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
     """
     path = os.fspath(path)
     with open(path, newline="", encoding="utf-8-sig") as fh:
-        if delimiter is None:
-            head = "\n".join(fh.read(1 << 16).splitlines()[:20])
-            fh.seek(0)
-            try:
-                delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
-            except csv.Error:
-                delimiter = ","
-        reader = csv.reader(fh, delimiter=delimiter)
+        reader = None
         try:
+            if delimiter is None:
+                head = "\n".join(fh.read(1 << 16).splitlines()[:20])
+                fh.seek(0)
+                try:
+                    delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
+                except csv.Error:
+                    delimiter = ","
+            reader = csv.reader(fh, delimiter=delimiter)
             header = next(reader, None)
             rows, lines = [], []
             for row in reader:
@@ -470,6 +471,7 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
             raise ValueError(f"{path}: not a UTF-8 text file ({_one_line(exc, 120)})") \
                 from exc
         except csv.Error as exc:      # a NUL byte, a field beyond csv's size limit
+            assert reader is not None
             raise ValueError(f"{path}, line {reader.line_num + 1}: not a CSV text file "
                              f"({_one_line(exc, 120)})") from exc
     if header is None or not rows:
