@@ -131,6 +131,20 @@ def test_every_type_a_fitted_estimator_holds_is_trusted():
         assert set(sio.get_untrusted_types(data=sio.dumps(est))) <= trusted, est
 
 
+def test_the_trusted_names_are_the_classes():
+    import importlib
+
+    classes = {LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
+               SignConstrainedClassifier, SignConstrainedRegressor, SolverResult, Trace}
+    found = set()
+    for name in model_trusted_types():
+        module, _, attr = name.rpartition(".")
+        obj = getattr(importlib.import_module(module), attr)
+        assert isinstance(obj, type) and f"{obj.__module__}.{obj.__qualname__}" == name
+        found.add(obj)
+    assert classes <= found
+
+
 def plus_one(A):
     return A + 1
 

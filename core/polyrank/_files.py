@@ -122,22 +122,22 @@ def atomic_open(path, mode: str = "w", **kwargs) -> Iterator[IO]:
     Parameters
     ----------
     path : str or path-like
-    mode : {"w", "wb", "wt", "x", ...}, default "w"
-        A writing mode (append modes make no sense here: ValueError).
+    mode : {"w", "wt", "wb"}, default "w"
+        A mode that writes a new file (ValueError for any other).
     **kwargs
         ``encoding``, ``newline`` ... as for :func:`open`.
 
     Raises
     ------
     ValueError
-        A reading or appending ``mode``.
+        Another ``mode`` (reading, appending, exclusive creation).
     OSError
         As :func:`atomic_path`.
     """
-    if "a" in mode or "r" in mode or "+" in mode:
-        raise ValueError(f"mode: expected a writing mode ('w', 'wb'), got {mode!r}")
+    if mode not in ("w", "wt", "wb"):
+        raise ValueError(f"mode: expected 'w', 'wt' or 'wb', got {mode!r}")
     with atomic_path(path) as tmp:
-        with open(tmp, mode.replace("x", "w"), **kwargs) as fh:
+        with open(tmp, mode, **kwargs) as fh:
             yield fh
             fh.flush()
 

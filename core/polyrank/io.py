@@ -750,16 +750,26 @@ def model_trusted_types() -> list[str]:
     >>> "polyrank.ranksvm.estimator.RankSVM" in model_trusted_types()
     True
     """
-    from . import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-                   SignConstrainedClassifier, SignConstrainedRegressor)
-    from ._multilabel import TargetCoding
-    from .result import SolverResult, Trace
-    from .sopopo.graph import PieceSet
+    return sorted(_TRUSTED_TYPES)
 
-    types = (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-             SignConstrainedClassifier, SignConstrainedRegressor, SolverResult, Trace,
-             TargetCoding, PieceSet)
-    return sorted([f"{t.__module__}.{t.__qualname__}" for t in types] + ["numpy.dtype"])
+
+#: see model_trusted_types; names, not imports (this shared module imports no
+#: paper subpackage); tests/test_io_model_files.py checks each resolves to its
+#: class and that a fitted estimator of each kind holds no other type
+_TRUSTED_TYPES = (
+    "polyrank.sopopo.estimator.LabelRanker",
+    "polyrank.sign.estimator.SignConstrainedClassifier",
+    "polyrank.sign.estimator.SignConstrainedRegressor",
+    "polyrank.ranksvm.estimator.RankSVM",
+    "polyrank.ordinal.estimator.OrdinalMarginRanker",
+    "polyrank.ordinal.estimator.PRank",
+    "polyrank.m3l.estimator.M3LClassifier",
+    "polyrank.result.SolverResult",
+    "polyrank.result.Trace",
+    "polyrank._multilabel.TargetCoding",
+    "polyrank.sopopo.graph.PieceSet",
+    "numpy.dtype",
+)
 
 
 def _json_ready(value):
