@@ -115,9 +115,10 @@ def _quote(text, limit: int = QUOTE_CHARS) -> str:
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text = text.rstrip("\r\n")
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text):,} characters)"
+    shown = repr(text[:limit + 1])          # control characters escaped
+    if len(text) <= limit and len(shown) <= limit + 2:
+        return shown
+    return f"{shown[:limit]}... ({len(text):,} characters)"
 
 
 def _first_bad_line(lines, parse, chunk: int = 4096):
