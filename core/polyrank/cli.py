@@ -239,8 +239,10 @@ def _full_bench_names(rows) -> set:
 def _full_paper_names(rows) -> set:
     """The experiments with rows from a full run in the paper table (the
     last cell names the command: ``date, `polyrank reproduce NAME ...```)."""
-    return {r.split("`")[1] for r in rows
-            if r.startswith("| `") and not _is_quick(r.rsplit("|", 2)[-2].split("`")[-2])}
+    def run_cell(row):
+        return row.rstrip().rstrip("|").rsplit("|", 1)[-1].replace("`", " ")
+
+    return {r.split("`")[1] for r in rows if r.startswith("| `") and not _is_quick(run_cell(r))}
 
 
 def _refuse_quick_over_full(path, command: str, names, full: set) -> None:
