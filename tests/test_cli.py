@@ -81,19 +81,26 @@ def test_help_of_train_and_predict(capsys):
 
 def test_bench_rows_of_the_readme_are_generated(tmp_path):
     """``--readme`` writes one row per bench into the generated block and
-    replaces that bench's row on the next run (issue 15/17: no typed numbers)."""
+    replaces that bench's row on the next run (issue 15/17: no typed numbers);
+    a quick run replaces a quick row, a full run any row, and a quick run
+    never a full run's row (issue 28)."""
     from polyrank.cli import README_BENCH_END, README_BENCH_START, update_readme_bench
 
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n\n{README_BENCH_START}\n{README_BENCH_END}\n\nafter\n")
+    update_readme_bench(readme, "polyrank bench sign --quick", "SC-SDCA quick", ["q"])
     update_readme_bench(readme, "polyrank bench sign", "SC-SDCA vs L-BFGS-B", ["a | b", "c"])
     update_readme_bench(readme, "polyrank bench m3l --quick", "M3L", ["x"])
-    update_readme_bench(readme, "polyrank bench sign --quick", "SC-SDCA again", ["d"])
+    update_readme_bench(readme, "polyrank bench m3l --quick", "M3L again", ["y"])
+    before = readme.read_text()
+    with pytest.raises(ValueError, match="the rows of polyrank bench sign come from full runs"):
+        update_readme_bench(readme, "polyrank bench sign --quick", "SC-SDCA again", ["d"])
     text = readme.read_text()
+    assert text == before
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(rows) == 2
-    assert rows[0].startswith("| `polyrank bench sign --quick` | SC-SDCA again | d |")
-    assert rows[1].startswith("| `polyrank bench m3l --quick` | M3L | x |")
+    assert rows[0].startswith("| `polyrank bench sign` | SC-SDCA vs L-BFGS-B | a \\| b<br>c |")
+    assert rows[1].startswith("| `polyrank bench m3l --quick` | M3L again | y |")
     assert text.startswith("intro\n") and text.endswith("\n\nafter\n")
     bad = tmp_path / "other.md"
     bad.write_text("no block")

@@ -171,7 +171,9 @@ def test_missing_and_corrupt_model_files(capsys, files, tmp_path):
     fails(capsys, "predict", data, truncated, out, match="not a polyrank model file")
     other = tmp_path / "other.model"
     joblib.dump({"weights": [1, 2]}, other)
-    fails(capsys, "predict", data, other, out, match="without polyrank's metadata")
+    fails(capsys, "predict", data, other, out, match="this is a pickle (joblib) file")
+    fails(capsys, "predict", data, other, out, "--trust-pickle",
+          match="without polyrank's metadata")
     assert not out.exists()
 
 

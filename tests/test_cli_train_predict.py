@@ -392,7 +392,7 @@ def test_readers_check_against_the_model(tmp_path, rank_file):
     assert d.zero_based is True and d.X.toarray().tolist() == [[1.5, 0, 1], [0, 2, 0]]
     mixed = tmp_path / "mixed.svm"
     mixed.write_text("1 qid:1 1:1\n0 1:2\n")
-    with pytest.raises(ValueError, match="1 of 2 lines have a qid"):
+    with pytest.raises(ValueError, match="line 2: no qid: field, but 1 of 2 lines have one"):
         read_svmlight(mixed, query_id=True)
 
 

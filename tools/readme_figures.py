@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from polyrank import LabelRanker
+from polyrank._files import write_bytes
 from polyrank.datasets import load_yeast
 from polyrank.experiments import run_experiment
 from polyrank_widgets import DecompositionViewer, GapMonitor, KnotExplorer
@@ -25,7 +26,8 @@ __all__ = ["render_readme_figures"]
 
 
 def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> list[Path]:
-    """Write the README pictures as PNG files.
+    """Write the README pictures as PNG files (each atomically: a temporary
+    file moved into place).
 
     - ``knot_explorer.png``: :class:`~polyrank_widgets.KnotExplorer` on the
       paper's Fig. 4 instance (``sopopo-label-ranking.txt``, Sec. 3.4).
@@ -43,7 +45,7 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     outdir : str or Path
         Folder to write into (created if missing).
     scale : float
-        Pixel scale passed to plotly's ``write_image``.
+        Pixel scale passed to plotly's ``to_image``.
 
     Returns
     -------
@@ -62,7 +64,7 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     written = []
     explorer = KnotExplorer.paper_fig4()
     path = out / "knot_explorer.png"
-    explorer.fig.write_image(path, scale=scale)
+    write_bytes(path, explorer.fig.to_image(format="png", scale=scale))
     written.append(path)
 
     data = load_yeast()
@@ -70,12 +72,12 @@ def render_readme_figures(outdir="notebooks/figures", scale: float = 2.0) -> lis
     LabelRanker(C=0.1, bias=1.0, tol=1e-4, random_state=0).fit(
         data.X_train, data.Y_train, callback=monitor)
     path = out / "gap_monitor_yeast.png"
-    monitor.fig.write_image(path, scale=scale)
+    write_bytes(path, monitor.fig.to_image(format="png", scale=scale))
     written.append(path)
 
     viewer = DecompositionViewer(y=(-1, 0, 2, 0, -1), decomposition="adjacent_layers")
     path = out / "decomposition_viewer.png"
-    viewer.fig.write_image(path, scale=scale)
+    write_bytes(path, viewer.fig.to_image(format="png", scale=scale))
     written.append(path)
 
     path = out / "reproduce_sopopo_fig8.png"

@@ -33,18 +33,27 @@ m3l            M3LClassifier                        SVMlight multi-label, or ARF
 labelranker    LabelRanker                          ``--labels N`` (the last N attributes)
 =============  ===================================  =================================
 
-MODEL is a joblib file holding the fitted estimator (a pipeline with
-``--standardize``) and its metadata (polyrank version, method, data format,
-number and names of the features, label names); ``predict`` checks DATA
-against it.  Only load model files you trust (joblib files are pickles).
-``predict`` writes scores (ranksvm), labels (sign, ordinal) or 0/1 label
+MODEL is a model file that cannot run code when it is loaded (a skops
+archive, see :func:`polyrank.io.save_model`) holding the fitted estimator (a
+pipeline with ``--standardize``) and its metadata (polyrank version, method,
+data format, number and names of the features, label names); ``predict``
+checks DATA against it.  A pickle/joblib model file (polyrank 0.1's format)
+is refused unless ``--trust-pickle`` says you trust its source.  Ranking
+data take their queries from ``qid:`` fields, from ``--query FILE`` (a
+LightGBM/SVMlight ``.query`` file: one query size per line), or from
+``DATA.query`` beside DATA, which is used automatically as LightGBM does
+(and ignored, with a message, when DATA has ``qid:`` fields, as LightGBM
+does).  ``predict`` writes scores (ranksvm), labels (sign, ordinal) or 0/1 label
 rows (m3l, labelranker; ``--scores``: real scores) and, when DATA carries
 targets, prints liblinear-ranksvm's ``Pairwise Accuracy`` (ties in the
 scores count as correct) and ``Mean NDCG`` (LETOR), liblinear's
 ``Accuracy`` or ``Mean squared error``, the mean absolute error (ordinal),
 or the Hamming and ranking losses (multi-label).  A user's mistake (a
-missing or malformed file, an unwritable path, a bad option) ends with a
-one-line message on stderr and exit status 2.
+missing or malformed file, an unwritable path, an output that is one of the
+inputs, a bad option) ends with a one-line message on stderr (with the line
+number for a data error) and exit status 2; ``--debug`` shows the traceback.
+Every file is written atomically: a failed or interrupted run leaves the
+file that was there before.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ import os
 import sys
 import tempfile
 import time
+import traceback
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,8 +80,11 @@ from sklearn.utils import get_tags
 
 from . import (LabelRanker, M3LClassifier, OrdinalMarginRanker, RankSVM,
                SignConstrainedClassifier, SignConstrainedRegressor, __version__)
+from ._files import atomic_open, same_file, write_text
+from .io import _cut as _clip
+from .io import _one_line
 from .io import (integral_labels, label_names_from_xml, load_model, read_arff, read_csv,
-                 read_svmlight, save_model)
+                 read_query, read_svmlight, save_model)
 
 __all__ = ["main", "demo", "build_parser"]
 
@@ -181,23 +194,86 @@ def _readme_row(command: str, title: str, notes) -> str:
 def update_readme_bench(path, command: str, title: str, notes) -> Path:
     """Replace (or add) the row of ``command`` in the generated benchmark
     table of the README at ``path`` (between :data:`README_BENCH_START` and
-    :data:`README_BENCH_END`), keeping the other rows.  Returns the path.
+    :data:`README_BENCH_END`), keeping the other rows; the file is written
+    atomically.  Returns the path.
+
+    A row's first cell is the command that measured it, so it says the run's
+    kind: a ``--quick`` run replaces a quick row of its bench, never a full
+    run's row (ValueError); a full run replaces either.
 
     Raises
     ------
     ValueError
-        If the README has no such block.
+        If the README has no such block, or ``command`` is a ``--quick`` run
+        and the bench's row comes from a full run.
     """
     path, head, body, tail = _readme_block(path, README_BENCH_START, README_BENCH_END,
                                            "benchmark")
     rows = [line for line in body.splitlines() if line.startswith("| `")]
-    key = f"| `{command.split(' --')[0]}"
+    name = _bench_name(command)
+    _refuse_quick_over_full(path, command, [name], _full_bench_names(rows))
     new = _readme_row(command, title, notes)
-    rows = [new if r.startswith(key + "`") or r.startswith(key + " --") else r for r in rows]
+    rows = [new if _bench_name(r.split("`")[1]) == name else r for r in rows]
     if new not in rows:
         rows.append(new)
     return _write_readme_block(path, head, README_BENCH_START, _README_HEADER, rows,
                                README_BENCH_END, tail)
+
+
+def _is_quick(command: str) -> bool:
+    """Whether a command (as written in a README row) is a ``--quick`` run."""
+    return "--quick" in command.split()
+
+
+def _bench_name(command: str) -> str:
+    """``polyrank bench NAME`` of a bench command (its options dropped)."""
+    return command.split(" --")[0].strip()
+
+
+def _full_bench_names(rows) -> set:
+    """The benches whose row in the generated table comes from a full run."""
+    commands = [r.split("`")[1] for r in rows]
+    return {_bench_name(c) for c in commands if not _is_quick(c)}
+
+
+def _full_paper_names(rows) -> set:
+    """The experiments with rows from a full run in the paper table (the
+    last cell names the command: ``date, `polyrank reproduce NAME ...```)."""
+    def run_cell(row):
+        return row.rstrip().rstrip("|").rsplit("|", 1)[-1].replace("`", " ")
+
+    return {r.split("`")[1] for r in rows if r.startswith("| `") and not _is_quick(run_cell(r))}
+
+
+def _refuse_quick_over_full(path, command: str, names, full: set) -> None:
+    """ValueError if ``command`` is a ``--quick`` run and any of ``names``
+    has a README row from a full run."""
+    clash = [n for n in names if n in full]
+    if _is_quick(command) and clash:
+        raise ValueError(f"{path}: the rows of {_clip(', '.join(clash), 120)} come from full "
+                         "runs; a --quick run does not replace them (run without --quick, "
+                         "or give --readme a copy of the file)")
+
+
+def check_readme_quick(path, kind: str, command: str, names) -> None:
+    """Before a ``--quick`` run with ``--readme``: ValueError if the README at
+    ``path`` holds a full run's rows for any of ``names`` (bench commands
+    ``polyrank bench NAME`` for ``kind="bench"``, experiment names for
+    ``kind="reproduce"``), which the run would not be allowed to replace.
+
+    Raises
+    ------
+    ValueError
+        As above, or the README has no generated block of ``kind``.
+    """
+    if not _is_quick(command):
+        return
+    start, end, what = ((README_BENCH_START, README_BENCH_END, "benchmark") if kind == "bench"
+                        else (README_PAPER_START, README_PAPER_END, "paper-vs-polyrank"))
+    path, _, body, _ = _readme_block(path, start, end, what)
+    rows = [line for line in body.splitlines() if line.startswith("| `")]
+    full = _full_bench_names(rows) if kind == "bench" else _full_paper_names(rows)
+    _refuse_quick_over_full(path, command, names, full)
 
 
 def _readme_block(path, start: str, end: str, what: str):
@@ -215,10 +291,11 @@ def _readme_block(path, start: str, end: str, what: str):
 
 def _write_readme_block(path: Path, head: str, start: str, header: str, rows,
                         end: str, tail: str) -> Path:
-    """Write the README back with the block's table (``header``, then
-    ``rows``) between ``start`` and ``end``; returns the path."""
-    path.write_text(head + start + "\n" + header + "\n" + "\n".join(rows) + "\n" + end
-                    + tail, encoding="utf-8")
+    """Write the README back, atomically, with the block's table
+    (``header``, then ``rows``) between ``start`` and ``end``; returns the
+    path."""
+    write_text(path, head + start + "\n" + header + "\n" + "\n".join(rows) + "\n" + end
+               + tail)
     return path
 
 
@@ -235,7 +312,9 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
     """Replace (or add) the rows of experiment ``name`` in the generated
     "paper vs polyrank" table of the README at ``path`` (between
     :data:`README_PAPER_START` and :data:`README_PAPER_END`), keeping the
-    other experiments' rows in registry order.
+    other experiments' rows in registry order; the file is written
+    atomically.  A row's last cell names the command that measured it: a
+    ``--quick`` run replaces quick rows, never a full run's (ValueError).
 
     Parameters
     ----------
@@ -256,7 +335,8 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
     Raises
     ------
     ValueError
-        If the README has no such block.
+        If the README has no such block, or ``command`` is a ``--quick`` run
+        and the experiment's rows come from a full run.
     """
     from .experiments import EXPERIMENTS
     from .experiments.registry import as_record
@@ -270,6 +350,8 @@ def update_readme_paper(path, name: str, command: str, items) -> Path:
     for line in body.splitlines():
         if line.startswith("| `") and "` |" in line:
             rows.setdefault(line[3:line.index("` |")], []).append(line)
+    _refuse_quick_over_full(path, command, [name],
+                            _full_paper_names([r for rs in rows.values() for r in rs]))
     run = f"{time.strftime('%Y-%m-%d')}, `{command}`"
     items = as_record(items)
     rows[name] = [f"| `{name}` | {cell(it['item'])} | {cell(it['paper'])} | "
@@ -285,8 +367,11 @@ def _cmd_bench(args) -> int:
     from .experiments.registry import as_record
 
     command = f"polyrank bench {args.name}{' --quick' if args.quick else ''}"
-    if args.readme is not None and not Path(args.readme).is_file():
-        raise UsageError(f"--readme {args.readme!r}: no such file")
+    if args.readme is not None:
+        if not Path(args.readme).is_file():
+            raise UsageError(f"--readme {args.readme!r}: no such file")
+        with _user_errors("--readme", args.readme):      # before a long run
+            check_readme_quick(args.readme, "bench", command, [_bench_name(command)])
     if args.name != "sopopo":
         if args.k:
             print("polyrank bench: --k applies to 'sopopo' only", file=sys.stderr)
@@ -357,8 +442,12 @@ def _cmd_reproduce(args) -> int:
               + ", ".join(EXPERIMENTS) + " (or 'all')", file=sys.stderr)
         return 2
     names = list(EXPERIMENTS) if args.name == "all" else [args.name]
-    if args.readme is not None and not Path(args.readme).is_file():
-        raise UsageError(f"--readme {args.readme!r}: no such file")
+    if args.readme is not None:
+        if not Path(args.readme).is_file():
+            raise UsageError(f"--readme {args.readme!r}: no such file")
+        with _user_errors("--readme", args.readme):      # before a long run
+            check_readme_quick(args.readme, "reproduce",
+                               f"polyrank reproduce{' --quick' if args.quick else ''}", names)
     out_dir = _out_dir(args.out)
     # with --json, stdout carries only the JSON document
     text = sys.stderr if args.json else sys.stdout
@@ -460,13 +549,14 @@ def _write_index(path, entries, quick: bool):
                "</a>" if png else "")
             + f"<pre>{escape(res.format_table())}</pre>"
             + (f"<ul>{notes}</ul>" if notes else "") + "</section>")
-    path.write_text(
+    write_text(
+        path,
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>polyrank reproduce</title><style>{_INDEX_CSS}</style></head><body>"
         f"<h1>polyrank reproduce all{' --quick' if quick else ''}</h1>"
         "<p>The papers' figures and tables as reproduced by polyrank; every figure is "
         "interactive (one shared <code>plotly.min.js</code> in this directory).</p>"
-        f"<nav>{nav}</nav>{''.join(sections)}</body></html>", encoding="utf-8")
+        f"<nav>{nav}</nav>{''.join(sections)}</body></html>")
     return path
 
 
@@ -481,11 +571,12 @@ def _cmd_warmup(args) -> int:
 
 class UsageError(Exception):
     """A mistake of the user (a file, a path, an option): one line on stderr
-    and exit status 2, never a traceback."""
+    and exit status 2, never a traceback (unless ``--debug``)."""
 
 
-def _one_line(exc) -> str:
-    return " ".join(str(exc).split())
+#: The longest message ``polyrank`` prints for an error or a warning (a
+#: longer one is cut, with its length said).
+MESSAGE_CHARS = 300
 
 
 @contextmanager
@@ -498,12 +589,12 @@ def _user_errors(what: str, path: str | None = None):
     except UsageError:
         raise
     except OSError as exc:
-        reason = exc.strerror or _one_line(exc)
+        reason = exc.strerror or _one_line(exc, MESSAGE_CHARS)
         if exc.filename is None or exc.filename == path:
             raise UsageError(f"{where}: {reason}") from exc
         raise UsageError(f"{where}: cannot access {exc.filename!r}: {reason}") from exc
     except (ValueError, TypeError) as exc:
-        msg = _one_line(exc)
+        msg = _one_line(exc, MESSAGE_CHARS)
         if path is not None and msg.startswith(f"{path}"):
             raise UsageError(f"{what} {msg}") from exc      # the reader named the file
         raise UsageError(f"{where}: {msg}") from exc
@@ -513,7 +604,8 @@ def _user_errors(what: str, path: str | None = None):
 def _warnings_as_lines(prog: str):
     """Show every warning (e.g. a ConvergenceWarning) as one line on stderr."""
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"{prog}: {category.__name__}: {_one_line(message)}", file=sys.stderr)
+        print(f"{prog}: {category.__name__}: {_one_line(message, MESSAGE_CHARS)}",
+              file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")
@@ -521,17 +613,24 @@ def _warnings_as_lines(prog: str):
         yield
 
 
-def _check_writable(path: str, what: str) -> None:
+def _check_writable(path: str, what: str, inputs: dict) -> None:
     """UsageError unless a file can be written at ``path`` (checked before a
-    long fit; the file itself is not created here)."""
+    long fit; the file itself is not created here) and ``path`` is none of
+    ``inputs`` (``{option name: path}``; the same file also through a
+    symbolic or hard link).  Files are written atomically, by a temporary
+    file in the same directory, so that directory must be writable; an
+    existing file without write permission is not replaced."""
+    for name, other in inputs.items():
+        if other is not None and same_file(path, other):
+            raise UsageError(f"{what} {path!r} is the same file as {name} {other!r}; "
+                             f"refusing to overwrite an input (give {what} another name)")
     p = Path(path)
     if p.is_dir():
         raise UsageError(f"{what} {path!r} is a directory")
-    parent = p.parent
+    parent = Path(os.path.realpath(p)).parent
     if not parent.is_dir():
-        raise UsageError(f"{what} {path!r}: directory {str(parent)!r} does not exist")
-    ok = os.access(p, os.W_OK) if p.exists() else os.access(parent, os.W_OK | os.X_OK)
-    if not ok:
+        raise UsageError(f"{what} {path!r}: directory {str(p.parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise UsageError(f"{what} {path!r}: permission denied")
 
 
@@ -680,9 +779,55 @@ def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, lab
     if task in ("regression", "ranking") and data.y is not None \
             and data.y.dtype.kind not in "iuf":
         raise UsageError(f"DATA {path!r}: the targets must be numbers, got {data.y[0]!r}")
-    if task == "ranking" and data.qid is None:
-        data.qid = np.zeros(data.X.shape[0], dtype=np.int64)   # one query, as liblinear
     return data
+
+
+def _queries(args, data, prog: str) -> str:
+    """Set ``data.qid`` of ranking data: the file's ``qid:`` fields, or
+    ``--query FILE``, or ``DATA.query`` beside DATA (LightGBM's convention),
+    else one query (as liblinear-ranksvm).  Returns where the queries came
+    from, for the log.
+
+    As LightGBM, ``qid:`` fields in DATA win over a ``DATA.query`` found
+    beside it (which is then ignored, with a message); ``--query`` given
+    with such a DATA is a contradiction and refused.
+    """
+    n = data.X.shape[0]
+    auto = f"{args.data}.query"
+    if args.query is not None:
+        if data.qid is not None:
+            raise UsageError(f"--query {args.query!r}: DATA {args.data!r} has qid: fields "
+                             "already; give the queries one way only")
+        with _user_errors("--query", args.query):
+            data.qid = read_query(args.query, n)
+        return f"queries from {args.query}"
+    if os.path.isfile(auto):
+        if data.qid is not None:
+            print(f"{prog}: DATA has qid: fields; ignoring {auto} (as LightGBM does)",
+                  file=sys.stderr)
+            return "queries from qid:"
+        with _user_errors("query file", auto):
+            data.qid = read_query(auto, n)
+        print(f"{prog}: query sizes from {auto} (found beside DATA, used as LightGBM does)",
+              file=sys.stderr)
+        return f"queries from {auto}"
+    if data.qid is None:
+        data.qid = np.zeros(n, dtype=np.int64)   # one query, as liblinear-ranksvm
+        return "one query (no qid:, --query or DATA.query)"
+    return "queries from qid:"
+
+
+def _available_bytes() -> int | None:
+    """Memory available to a new allocation (Linux: MemAvailable), or None
+    where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _design(X, est, dense: bool | None = None):
@@ -690,7 +835,16 @@ def _design(X, est, dense: bool | None = None):
     tags accept sparse input, else it is made dense.  Returns (X, dense)."""
     if dense is None:
         dense = sp.issparse(X) and not get_tags(est).input_tags.sparse
-    return (X.toarray() if dense and sp.issparse(X) else X), dense
+    if dense and sp.issparse(X):
+        need, have = 8 * X.shape[0] * X.shape[1], _available_bytes()
+        if have is not None and need > have:
+            raise UsageError(f"DATA: {X.shape[0]:,} rows x {X.shape[1]:,} features need "
+                             f"{need / 1e9:.1f} GB as the dense array "
+                             f"{type(est).__name__} takes; {have / 1e9:.1f} GB are "
+                             "available (fewer features, or a linear method that takes "
+                             "sparse data)")
+        X = X.toarray()
+    return X, dense
 
 
 def _cmd_train(args) -> int:
@@ -699,10 +853,16 @@ def _cmd_train(args) -> int:
     task = "regression" if args.regression else method.task
     fmt = _train_format(args, method)
     labels = _labels_option(args.labels) if args.labels is not None else None
-    _check_writable(args.model, "MODEL")
+    if args.query is not None and task != "ranking":
+        raise UsageError(f"--query applies to ranking data (method 'ranksvm'), not "
+                         f"{args.method!r}")
+    _check_writable(args.model, "MODEL", {
+        "DATA": args.data, "--labels": args.labels, "--signs": args.signs,
+        "--query": args.query, "DATA.query": f"{args.data}.query"})
     data = _read(args.data, fmt, task, None, target=args.target, labels=labels)
     if data.y is None:                             # pragma: no cover - readers require it
         raise UsageError(f"DATA {args.data!r} has no targets")
+    queries = _queries(args, data, "polyrank train") if task == "ranking" else ""
     if args.signs is not None:
         with _user_errors("--signs"):
             est.set_params(signs=_signs_option(args.signs, data))
@@ -729,7 +889,8 @@ def _cmd_train(args) -> int:
     res = getattr(est, "result_", None)
     what = (f"{res.message}, {est.n_iter_} iterations" if res is not None
             and hasattr(est, "n_iter_") else "fitted")
-    extra = f", {np.unique(data.qid).size} queries" if task == "ranking" else ""
+    extra = (f", {np.unique(data.qid).size} queries ({queries})" if task == "ranking"
+             else "")
     print(f"{args.method}: {data.X.shape[0]} rows x {data.X.shape[1]} features{extra}; "
           f"{type(est).__name__}: {what} ({seconds:.2f} s); wrote {args.model}")
     return 0
@@ -770,10 +931,10 @@ _MODEL_KEYS = ("method", "task", "data_format", "n_features", "feature_names",
                "label_names", "target", "zero_based", "dense")
 
 
-def _load(path: str):
+def _load(path: str, trust_pickle: bool = False):
     """The estimator and metadata of a MODEL file, checked."""
     with _user_errors("MODEL", path):
-        est, meta = load_model(path)
+        est, meta = load_model(path, trusted=trust_pickle)
     missing = [k for k in _MODEL_KEYS if k not in meta]
     if missing:
         raise UsageError(f"MODEL {path!r}: not written by polyrank train (no {missing})")
@@ -796,8 +957,9 @@ def _format(v) -> str:
 
 
 def _write_lines(path: str, values) -> None:
+    """OUT: one line per row of ``values``, written atomically."""
     with _user_errors("OUT", path):
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_open(path, "w", encoding="utf-8") as fh:
             for row in values:
                 fh.write((" ".join(map(_format, row)) if np.ndim(row) else _format(row))
                          + "\n")
@@ -842,10 +1004,17 @@ def _metrics(task: str, y, pred, scores, qid) -> list:
 
 
 def _cmd_predict(args) -> int:
-    est, meta = _load(args.model)
+    _check_writable(args.out, "OUT", {"DATA": args.data, "MODEL": args.model,
+                                      "--query": args.query,
+                                      "DATA.query": f"{args.data}.query"})
+    est, meta = _load(args.model, args.trust_pickle)
     task = meta["task"]
-    _check_writable(args.out, "OUT")
+    if args.query is not None and task != "ranking":
+        raise UsageError(f"--query applies to ranking models (method 'ranksvm'), not "
+                         f"{meta['method']!r}")
     data = _read(args.data, meta["data_format"], task, meta)
+    if task == "ranking":
+        _queries(args, data, "polyrank predict")
     final = est[-1] if isinstance(est, Pipeline) else est
     X, _ = _design(data.X, final, dense=meta["dense"])
     with _user_errors("predict"):
@@ -867,14 +1036,19 @@ def _cmd_predict(args) -> int:
     return 0
 
 
+_QUERY_HELP = ("ranksvm: the query sizes, one per line, in the order of the rows (a "
+               "LightGBM/SVMlight .query file); default: qid: fields of DATA, else DATA.query "
+               "beside DATA, else one query")
+
+
 def _add_train_predict(sub) -> None:
     formats = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser(
         "train", help="fit an estimator on a data file and save it (like liblinear's train)",
         formatter_class=formats,
         description=("Fit METHOD's estimator on DATA and write it, with its metadata, to\n"
-                     "the joblib file MODEL.  Options map to the estimator's parameters;\n"
-                     "unset ones keep the estimator's defaults."),
+                     "the model file MODEL (skops: loading it runs no code).  Options map to\n"
+                     "the estimator's parameters; unset ones keep the estimator's defaults."),
         epilog=("methods:\n" + "".join(f"  {k:<12} {m.help}\n" for k, m in _METHODS.items())
                 + "\nexamples:\n"
                 "  polyrank train ranksvm train.txt rank.model -C 0.1\n"
@@ -889,7 +1063,7 @@ def _add_train_predict(sub) -> None:
     p.add_argument("method", choices=list(_METHODS), metavar="METHOD",
                    help="one of " + ", ".join(_METHODS))
     p.add_argument("data", metavar="DATA", help="training data file")
-    p.add_argument("model", metavar="MODEL", help="model file to write (joblib)")
+    p.add_argument("model", metavar="MODEL", help="model file to write")
     for dest, flags, typ, text, _ in _PARAM_OPTIONS:
         p.add_argument(*flags, dest=dest, type=typ, default=None, help=text)
     p.add_argument("--signs", default=None, metavar="SIGNS",
@@ -913,6 +1087,7 @@ def _add_train_predict(sub) -> None:
     p.add_argument("--labels", default=None, metavar="N",
                    help="ARFF: the last N attributes are the 0/1 labels, or a MULAN XML "
                         "file naming them")
+    p.add_argument("--query", default=None, metavar="FILE", help=_QUERY_HELP)
     p.set_defaults(func=_cmd_train)
 
     p = sub.add_parser(
@@ -924,14 +1099,18 @@ def _add_train_predict(sub) -> None:
                      "liblinear-ranksvm (pooled pairs, tied scores count as correct; LETOR "
                      "mean NDCG, 0 for a query without relevant documents), sign "
                      "'Accuracy' (regression: mean squared error), ordinal mean absolute "
-                     "error and accuracy, multi-label Hamming loss and ranking loss.  Only "
-                     "load model files you trust."))
+                     "error and accuracy, multi-label Hamming loss and ranking loss.  MODEL "
+                     "is polyrank's safe format; a pickle/joblib file needs --trust-pickle."))
     p.add_argument("data", metavar="DATA", help="data file in the model's format")
     p.add_argument("model", metavar="MODEL", help="model file written by polyrank train")
     p.add_argument("out", metavar="OUT", help="output file, one line per row of DATA")
     p.add_argument("--scores", action="store_true",
                    help="write the real-valued scores (decision_function) instead of labels")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.add_argument("--query", default=None, metavar="FILE", help=_QUERY_HELP)
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="load a pickle/joblib MODEL (polyrank 0.1's format), which can run "
+                        "code: only for a file whose source you trust")
     p.set_defaults(func=_cmd_predict)
 
 
@@ -939,8 +1118,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error message (and exit status 2)."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {_one_line(message)} "
-                     f"(see '{self.prog} --help')\n")
+        self.exit(2, _clip(f"{self.prog}: error: {_one_line(message, MESSAGE_CHARS)} "
+                           f"(see '{self.prog} --help')", MESSAGE_CHARS) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -950,6 +1129,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Max-margin ranking: solvers, demos and benchmarks; training and "
                     "prediction on your own files.")
     parser.add_argument("--version", action="version", version=f"polyrank {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, show the full traceback instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("demo", help="fit the SOPOPO label ranker on yeast and print test metrics")
@@ -1015,6 +1196,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "two, one per core; 1: compile in this process)")
     p.set_defaults(func=_cmd_warmup)
     _add_train_predict(sub)
+    for p in sub.choices.values():         # --debug after the command name, too
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="on an error, show the full traceback instead of one line")
     return parser
 
 
@@ -1029,9 +1213,13 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 2 for a user's mistake (a one-line
-        message on stderr: a bad option, a missing or malformed file, an
-        unwritable path), 1 when ``reproduce --png`` could not write a PNG.
+        The exit status: 0 on success; 2 for a user's mistake (a one-line
+        message of at most :data:`MESSAGE_CHARS` characters on stderr: a bad
+        option, a missing or malformed file, an unwritable path, an output
+        that is one of the inputs); 1 when ``reproduce --png`` could not
+        write a PNG, or for an internal error (one line, asking for a
+        report); 130 after Ctrl-C.  With ``--debug`` the traceback is shown
+        as well.
     """
     try:
         args = build_parser().parse_args(argv)
@@ -1044,11 +1232,24 @@ def main(argv=None) -> int:
                 return args.func(args)
         return args.func(args)
     except UsageError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
+        return _fail(args, f"{prog}: {_one_line(exc, MESSAGE_CHARS)}", 2)
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        return _fail(args, f"{prog}: interrupted", 130)
+    except MemoryError as exc:
+        return _fail(args, f"{prog}: out of memory ({_one_line(exc, 120) or 'MemoryError'})", 1)
+    except Exception as exc:           # a bug, not the user's mistake
+        return _fail(args, f"{prog}: internal error: {type(exc).__name__}: "
+                           f"{_one_line(exc, 120)} (please report it; --debug shows the "
+                           "traceback)", 1)
+
+
+def _fail(args, message: str, status: int) -> int:
+    """Print ``message`` as one line on stderr (after the traceback of the
+    exception being handled with ``--debug``); return ``status``."""
+    if getattr(args, "debug", False):
+        traceback.print_exc(file=sys.stderr)
+    print(_clip(message, MESSAGE_CHARS), file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,39 +7,54 @@ and the standard library's, never our own:
 - :func:`read_svmlight`: SVMlight / LIBSVM / LETOR text files
   (``<label> [qid:<q>] <j>:<v> ...``; multi-label ``<l1>,<l2> <j>:<v> ...``)
   by :func:`sklearn.datasets.load_svmlight_file`;
+- :func:`read_query`: LightGBM / SVMlight ``.query`` files (one query size
+  per line) as query ids;
 - :func:`read_csv`: delimited text with a header line, by :mod:`csv` (the
   delimiter, e.g. ``,`` or the ``;`` of the UCI wine files, is sniffed);
 - :func:`read_arff`: MULAN multi-label ARFF files (the label attributes are
   the last N, or named by MULAN's XML file) by :func:`scipy.io.arff.loadarff`;
-- :func:`save_model` / :func:`load_model`: a joblib file holding a fitted
+- :func:`save_model` / :func:`load_model`: a model file holding a fitted
   estimator (or pipeline) and its metadata (method, data format, number and
-  names of the features, label names, versions).
+  names of the features, label names, versions) in a format that cannot run
+  code when it is loaded (skops; see :func:`load_model`).
 
-Every reader returns a :class:`DataFile`, raises ``ValueError`` with a message
-that starts with the file's path and says what is wrong, and lets ``OSError``
-(a missing or unreadable file) through.
+Data files are untrusted input: they are parsed and checked, never executed.
+Every reader returns a :class:`DataFile`, raises ``ValueError`` with a
+message that starts with the file's path, gives the line number where one
+line is at fault and quotes at most :data:`QUOTE_CHARS` characters of it,
+and lets ``OSError`` (a missing or unreadable file) through.  Values that
+are not finite (``nan``, ``inf``, an ARFF ``?``) are refused with their line:
+no estimator takes them.
 """
 
 from __future__ import annotations
 
 import csv
+import io
+import json
 import os
+import re
 import warnings
+import zipfile
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import __version__
+from ._files import write_bytes
 from .datasets import _label_names_from_xml
 
-__all__ = ["DataFile", "read_svmlight", "read_csv", "read_arff", "label_names_from_xml",
-           "integral_labels", "save_model", "load_model", "MODEL_FORMAT",
-           "MODEL_FORMAT_VERSION"]
+__all__ = ["DataFile", "read_svmlight", "read_query", "read_csv", "read_arff",
+           "label_names_from_xml", "integral_labels", "save_model", "load_model",
+           "model_trusted_types", "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "QUOTE_CHARS"]
 
 #: The ``format`` entry of a model file written by :func:`save_model`.
 MODEL_FORMAT = "polyrank-model"
-#: Version of the model file layout; :func:`load_model` rejects other versions.
-MODEL_FORMAT_VERSION = 1
+#: Version of the model file layout: 2 is skops + a JSON header (safe to load);
+#: 1 was a joblib pickle (loaded only with ``trusted=True``).
+MODEL_FORMAT_VERSION = 2
+#: The most characters of a file's offending text an error message quotes.
+QUOTE_CHARS = 80
 
 
 @dataclass
@@ -79,9 +94,74 @@ class DataFile:
     zero_based: bool | None = None
 
 
-def _one_line(exc) -> str:
-    """An exception's (or any object's) text on a single line."""
-    return " ".join(str(exc).split())
+def _one_line(exc, limit: int = 200) -> str:
+    """An exception's (or any object's) text on a single line, at most
+    ``limit`` characters (a longer text is cut, with its length said)."""
+    return _cut(" ".join(str(exc).split()), limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its start and
+    how long it was, in ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    tail = f"... ({len(text):,} characters)"
+    return text[:max(limit - len(tail), 0)] + tail
+
+
+def _quote(text, limit: int = QUOTE_CHARS) -> str:
+    """A line (str or bytes) of a user's file as a quoted, printable
+    string of at most ``limit`` characters."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = text.rstrip("\r\n")
+    shown = repr(text[:limit + 1])          # control characters escaped
+    if len(text) <= limit and len(shown) <= limit + 2:
+        return shown
+    return f"{shown[:limit]}... ({len(text):,} characters)"
+
+
+def _first_bad_line(lines, parse, chunk: int = 4096):
+    """The first of ``lines`` (an iterable of (line number, text)) that
+    ``parse`` refuses: ``(line number, text, exception)``, or None.
+
+    ``parse(list of texts)`` is the reader itself on a part of the file, so
+    the line found is the one the reader failed on.  Lines are taken in
+    chunks; a failing chunk is bisected (a part that parses has no bad
+    line), so the cost is about two reads of the file.
+    """
+    def fails(part):
+        try:
+            parse([text for _, text in part])
+        except (MemoryError, KeyboardInterrupt):
+            raise
+        except Exception as exc:       # the reader's own failure, whatever its type
+            return exc
+        return None
+
+    buf = []
+    for item in lines:
+        buf.append(item)
+        if len(buf) == chunk:
+            found = _bisect_bad(buf, fails)
+            if found is not None:
+                return found
+            buf = []
+    return _bisect_bad(buf, fails) if buf else None
+
+
+def _bisect_bad(part, fails):
+    if fails(part) is None:
+        return None
+    lo, hi = 0, len(part)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fails(part[lo:mid]) is None:
+            lo = mid
+        else:
+            hi = mid
+    exc = fails(part[lo:hi])
+    return None if exc is None else (part[lo][0], part[lo][1], exc)
 
 
 def integral_labels(values):
@@ -97,8 +177,8 @@ def integral_labels(values):
     """
     arr = np.asarray(values)
     if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) \
-            and np.all(arr == np.round(arr)):
-        return arr.astype(np.int64)
+            and np.all(np.abs(arr) <= 2.0 ** 53) and np.all(arr == np.round(arr)):
+        return arr.astype(np.int64)       # whole numbers that int64 holds exactly
     return arr
 
 
@@ -138,8 +218,11 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
     Raises
     ------
     ValueError
-        Not an SVMlight file, too many features, mixed ``qid:`` lines, or no
-        label in a multi-label file.
+        Not an SVMlight file (the message gives the first line the parser
+        refuses and quotes its start), a value that is not finite (with its
+        line), too many features (with the line of the first index beyond
+        ``n_features``), mixed ``qid:`` lines, or no label in a multi-label
+        file.
     OSError
         The file cannot be read.
 
@@ -153,24 +236,43 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
     from sklearn.datasets import load_svmlight_file
 
     path = os.fspath(path)
+    with open(path, "rb"):
+        pass                                       # OSError before the parser's messages
+
+    def load(source, zb):
+        return load_svmlight_file(source, dtype=np.float64, multilabel=multilabel,
+                                  zero_based=zb, query_id=query_id)
+
     for zb in ((False, True) if zero_based is None else (bool(zero_based),)):
         try:
-            X, y, *rest = load_svmlight_file(path, dtype=np.float64, multilabel=multilabel,
-                                             zero_based=zb, query_id=query_id)
+            X, y, *rest = load(path, zb)
             break
-        except ValueError as exc:
+        except (OSError, MemoryError):
+            raise
+        except Exception as exc:      # the parser raises ValueError, OverflowError, ...
             if zero_based is None and not zb and "index 0" in str(exc):
                 continue          # a zero-based file: read it again as one
-            raise ValueError(f"{path}: not an SVMlight/LIBSVM file ({_one_line(exc)})") \
-                from exc
+            bad = _first_bad_line(_numbered_lines(path),
+                                  lambda part: load(io.BytesIO(b"".join(part)), zb))
+            if bad is None:
+                raise ValueError(f"{path}: not an SVMlight/LIBSVM file "
+                                 f"({_one_line(exc, 120)})") from exc
+            line, text, why = bad
+            raise ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
+                             f"({_one_line(why, 120)}): {_quote(text)}") from exc
     n = X.shape[0]
     if n == 0:
         raise ValueError(f"{path}: no data lines")
     X = X.tocsr()
+    _check_finite(path, X.data, lambda k: int(np.searchsorted(X.indptr, k, side="right")) - 1,
+                  "a feature value", lambda r: _svmlight_line(path, r))
+    if n_features is not None and X.shape[1] > n_features:
+        k = int(np.flatnonzero(X.indices >= n_features)[0])
+        row = int(np.searchsorted(X.indptr, k, side="right")) - 1
+        raise ValueError(f"{path}: has {X.shape[1]} features, expected at most {n_features} "
+                         f"(line {_svmlight_line(path, row)} has feature index "
+                         f"{X.indices[k] + (0 if zb else 1)})")
     if n_features is not None:
-        if X.shape[1] > n_features:
-            raise ValueError(f"{path}: has {X.shape[1]} features, expected at most "
-                             f"{n_features}")
         X.resize((n, n_features))
     qid = None
     if query_id:
@@ -178,15 +280,109 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
         if qid.size == 0:
             qid = None
         elif qid.size != n:
-            raise ValueError(f"{path}: {qid.size} of {n} lines have a qid: field; give "
-                             "every line one, or none (one query)")
+            line = next(number for number, text in _numbered_lines(path)
+                        if (fields := text.split(b"#", 1)[0].split())
+                        and not any(f.startswith(b"qid:") for f in fields))
+            raise ValueError(f"{path}, line {line}: no qid: field, but {qid.size} of {n} "
+                             "lines have one; give every line one, or none (one query)")
     label_names = None
     if multilabel:
         y, label_names = _indicators(path, y, labels)
     else:
         y = np.asarray(y, dtype=np.float64)
+        _check_finite(path, y, lambda k: k, "a label", lambda r: _svmlight_line(path, r))
     return DataFile(X=X, y=y, qid=qid, format="svmlight", zero_based=zb,
                     label_names=label_names)
+
+
+def _numbered_lines(path):
+    """(line number, bytes) of every line of a file, read as a stream."""
+    with open(path, "rb") as fh:
+        yield from enumerate(fh, 1)
+
+
+def _svmlight_line(path, row: int) -> int:
+    """The line number of data row ``row`` (0-based) of an SVMlight file:
+    as scikit-learn's parser, a ``#`` starts a comment and a line with
+    nothing before it is no row."""
+    r = -1
+    for number, text in _numbered_lines(path):
+        if text.split(b"#", 1)[0].split():
+            r += 1
+            if r == row:
+                return number
+    raise AssertionError(f"{path} has no data row {row}")  # pragma: no cover
+
+
+def _check_finite(path, values, row_of, what: str, line_of) -> None:
+    """ValueError naming the line of the first value that is not finite.
+
+    ``row_of(k)`` maps the position in ``values`` to the data row,
+    ``line_of(row)`` the row to the file's line number.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind != "f":
+        return
+    bad = ~np.isfinite(values)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{path}, line {line_of(row_of(k))}: {what} is {float(values[k])!r} "
+                         "(only finite numbers are accepted)")
+
+
+def read_query(path, n_rows: int) -> np.ndarray:
+    """Read a LightGBM / SVMlight ``.query`` file: the size of each query,
+    one per line, in the order of the data rows.
+
+    LightGBM reads ``DATA.query`` beside ``DATA`` this way (its "query
+    data"); the rows of a query are consecutive.  Blank lines are skipped.
+
+    Parameters
+    ----------
+    path : str or path-like
+    n_rows : int
+        The number of rows of the data file the sizes belong to; the sizes
+        must add up to it.
+
+    Returns
+    -------
+    qid : ndarray of int64, shape (n_rows,)
+        The query of each row: 0 for the rows of the first line's query, 1
+        for the next ... (``np.repeat(arange(n_queries), sizes)``).
+
+    Raises
+    ------
+    ValueError
+        A line that is not a positive integer (with its line number), no
+        query at all, or sizes that do not add up to ``n_rows``.
+    OSError
+        The file cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "train.txt.query"
+    >>> _ = p.write_text("2\\n3\\n")
+    >>> read_query(p, 5).tolist()
+    [0, 0, 1, 1, 1]
+    """
+    path = os.fspath(path)
+    sizes = []
+    for number, raw in _numbered_lines(path):
+        text = raw.strip()
+        if not text:
+            continue
+        if not re.fullmatch(rb"\+?[0-9]{1,18}", text) or int(text) == 0:
+            raise ValueError(f"{path}, line {number}: expected the size of a query (a "
+                             f"positive integer), got {_quote(text)}")
+        sizes.append(int(text))
+    if not sizes:
+        raise ValueError(f"{path}: no query size (an empty .query file)")
+    total = sum(sizes)
+    if total != n_rows:
+        raise ValueError(f"{path}: the {len(sizes)} query sizes add up to {total:,} rows, "
+                         f"the data have {n_rows:,}")
+    return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
 
 
 def _indicators(path, label_sets, labels):
@@ -242,8 +438,8 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
     ------
     ValueError
         Empty file, repeated column names, ragged lines, a missing target or
-        feature column, or a feature value that is not a number (the message
-        gives the line and column).
+        feature column, or a feature value that is not a finite number (the
+        message gives the line and column).
     OSError
         The file cannot be read.
 
@@ -256,37 +452,44 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
     """
     path = os.fspath(path)
     with open(path, newline="", encoding="utf-8-sig") as fh:
-        if delimiter is None:
-            head = "\n".join(fh.read(1 << 16).splitlines()[:20])
-            fh.seek(0)
-            try:
-                delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
-            except csv.Error:
-                delimiter = ","
-        reader = csv.reader(fh, delimiter=delimiter)
+        reader = None
         try:
+            if delimiter is None:
+                head = "\n".join(fh.read(1 << 16).splitlines()[:20])
+                fh.seek(0)
+                try:
+                    delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
+                except csv.Error:
+                    delimiter = ","
+            reader = csv.reader(fh, delimiter=delimiter)
             header = next(reader, None)
             rows, lines = [], []
             for row in reader:
                 if row:
                     rows.append(row)
                     lines.append(reader.line_num)
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: not a CSV text file ({_one_line(exc)})") from exc
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not a UTF-8 text file ({_one_line(exc, 120)})") \
+                from exc
+        except csv.Error as exc:      # a NUL byte, a field beyond csv's size limit
+            assert reader is not None
+            raise ValueError(f"{path}, line {reader.line_num + 1}: not a CSV text file "
+                             f"({_one_line(exc, 120)})") from exc
     if header is None or not rows:
         raise ValueError(f"{path}: no header line and data lines (an empty file?)")
     header = [h.strip() for h in header]
     repeated = sorted({h for h in header if header.count(h) > 1})
     if repeated:
-        raise ValueError(f"{path}: repeated column names {repeated}")
+        raise ValueError(f"{path}, line 1: repeated column names "
+                         f"{_cut(', '.join(map(_quote, repeated)), 160)}")
     for row, line in zip(rows, lines):
         if len(row) != len(header):
             raise ValueError(f"{path}, line {line}: {len(row)} fields, the header has "
                              f"{len(header)} (delimiter {delimiter!r})")
     index = {h: j for j, h in enumerate(header)}
     if target is not None and target not in index and require_target:
-        raise ValueError(f"{path}: no column {target!r} (the target); columns: "
-                         + ", ".join(header))
+        raise ValueError(f"{path}: no column {_quote(target)} (the target); columns: "
+                         + _cut(", ".join(header), 160))
     if feature_names is None:
         feature_names = [h for h in header if h != target]
     else:
@@ -295,10 +498,10 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
         extra = [h for h in header if h not in feature_names and h != target]
         if missing or extra:
             raise ValueError(f"{path}: the feature columns differ from the model's"
-                             + (f"; missing {missing}" if missing else "")
-                             + (f"; unexpected {extra}" if extra else ""))
+                             + (f"; missing {_cut(str(missing), 120)}" if missing else "")
+                             + (f"; unexpected {_cut(str(extra), 120)}" if extra else ""))
     if not feature_names:
-        raise ValueError(f"{path}: no feature column besides the target {target!r}")
+        raise ValueError(f"{path}: no feature column besides the target {_quote(target)}")
     X = np.empty((len(rows), len(feature_names)))
     for k, name in enumerate(feature_names):
         X[:, k] = _numbers(path, [r[index[name]] for r in rows], name, lines)
@@ -309,22 +512,28 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
             y = np.asarray(values, dtype=np.float64)
         except ValueError:
             y = np.asarray(values, dtype=str)
+        _check_finite(path, y, lambda i: i, f"the target {_quote(target)}",
+                      lambda i: lines[i])
     return DataFile(X=X, y=y, feature_names=feature_names, format="csv")
 
 
 def _numbers(path, values, name, lines) -> np.ndarray:
-    """A CSV column as float64, or ValueError naming the first bad cell."""
+    """A CSV column as finite float64, or ValueError naming the first bad
+    cell (line and column)."""
     try:
-        return np.asarray(values, dtype=np.float64)
+        col = np.asarray(values, dtype=np.float64)
     except ValueError:
         for v, line in zip(values, lines):
             try:
                 float(v)
             except ValueError:
                 what = "an empty value (missing values are not supported)" \
-                    if not v.strip() else f"{v!r} is not a number"
-                raise ValueError(f"{path}, line {line}, column {name!r}: {what}") from None
+                    if not v.strip() else f"{_quote(v)} is not a number"
+                raise ValueError(f"{path}, line {line}, column {_quote(name)}: {what}") \
+                    from None
         raise                                       # pragma: no cover
+    _check_finite(path, col, lambda i: i, f"column {_quote(name)}", lambda i: lines[i])
+    return col
 
 
 # ---------------------------------------------------------------------- ARFF
@@ -354,9 +563,11 @@ def read_arff(path, labels, *, feature_names=None, require_labels: bool = True) 
     Raises
     ------
     ValueError
-        Not an ARFF file scipy can read (sparse ARFF, string attributes),
-        a bad N, a missing label attribute, a nominal feature, or a label
-        value other than 0/1.
+        Not an ARFF file scipy can read (sparse ARFF, string attributes, a
+        truncated file), a data line with the wrong number of values, a
+        value that is not finite (a ``?``), a bad N, a missing label
+        attribute, a nominal feature, or a label value other than 0/1; the
+        message gives the line where one line is at fault.
     OSError
         The file cannot be read.
 
@@ -367,21 +578,8 @@ def read_arff(path, labels, *, feature_names=None, require_labels: bool = True) 
     >>> d.X.shape, d.y.shape, d.label_names[0]
     ((917, 103), (917, 14), 'Class1')
     """
-    from scipy.io import arff
-
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as fh:
-        try:
-            rows, meta = arff.loadarff(fh)
-        except (ValueError, NotImplementedError, StopIteration, arff.ArffError,
-                UnicodeDecodeError) as exc:
-            reason = ("no ARFF header (@relation, @attribute, @data)"
-                      if isinstance(exc, StopIteration) else _one_line(exc))
-            hint = (" (sparse ARFF data lines {index value, ...} are not supported by "
-                    "scipy.io.arff; use an SVMlight multi-label file)"
-                    if "{" in str(exc) else "")
-            raise ValueError(f"{path}: not an ARFF file scipy can read ({reason}){hint}") \
-                from exc
+    rows, meta, data_lines = _load_arff(path)
     names = list(meta.names())
     types = dict(zip(names, meta.types()))
     if isinstance(labels, (int, np.integer)) and not isinstance(labels, bool):
@@ -412,7 +610,15 @@ def read_arff(path, labels, *, feature_names=None, require_labels: bool = True) 
                          "last attributes?)")
     if not feature_names:
         raise ValueError(f"{path}: no feature attribute besides the labels")
+    if not data_lines:
+        raise ValueError(f"{path}: no data lines after @data")
     X = np.column_stack([rows[n].astype(np.float64) for n in feature_names])
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"{path}, line {data_lines[i][0]}: attribute "
+                         f"{_quote(feature_names[j])} is {float(X[i, j])!r} (only finite numbers are "
+                         "accepted; '?' is a missing value)")
     Y = None
     if has_labels:
         Y = np.empty((X.shape[0], len(label_names)), dtype=np.int64)
@@ -421,11 +627,74 @@ def read_arff(path, labels, *, feature_names=None, require_labels: bool = True) 
             vals = col.astype(str) if types[name] == "nominal" else col.astype(np.float64)
             ok = np.isin(vals, ["0", "1"] if types[name] == "nominal" else [0.0, 1.0])
             if not ok.all():
-                raise ValueError(f"{path}: label attribute {name!r} holds "
-                                 f"{vals[~ok][0]!r}; labels must be 0 or 1")
+                i = int(np.flatnonzero(~ok)[0])
+                raise ValueError(f"{path}, line {data_lines[i][0]}: label attribute "
+                                 f"{_quote(name)} holds {_quote(str(vals[i]))}; labels must "
+                                 "be 0 or 1")
             Y[:, k] = (vals == ("1" if types[name] == "nominal" else 1.0))
     return DataFile(X=np.ascontiguousarray(X), y=Y, feature_names=feature_names,
                     label_names=label_names, format="arff")
+
+
+_ARFF_DATA = re.compile(r"\s*@data\b", re.IGNORECASE)
+_SPARSE_HINT = ("sparse ARFF data lines {index value, ...} are not supported by "
+                "scipy.io.arff; use an SVMlight multi-label file")
+
+
+def _load_arff(path):
+    """scipy's ``loadarff`` on the file at ``path``, every failure turned into
+    a ValueError that names the line at fault where one is.
+
+    Returns (rows, meta, data_lines): scipy's record array and metadata, and
+    (line number, text) of each data row in order.
+    """
+    from scipy.io import arff
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not an ARFF file (not UTF-8 text: "
+                         f"{_one_line(exc, 120)})") from exc
+    lines = list(io.StringIO(text))                 # split at newlines only, as scipy
+    start = next((i for i, t in enumerate(lines) if _ARFF_DATA.match(t)), None)
+    if start is None:
+        raise ValueError(f"{path}: not an ARFF file (no @data line: a truncated file, or "
+                         "another format)")
+    header = "".join(lines[:start + 1])
+    # scipy's data rows: every line after @data but blank lines and % comments
+    data = [(number, t) for number, t in enumerate(lines[start + 1:], start + 2)
+            if t.strip() and not t.startswith("%")]
+
+    def parse(body):
+        return arff.loadarff(io.StringIO(header + "".join(body)))
+
+    try:
+        _, meta = parse([])
+    except Exception as exc:              # scipy raises ParseArffError, ValueError, ...
+        raise ValueError(f"{path}: not an ARFF header scipy can read "
+                         f"({_one_line(exc, 160)})") from exc
+    n_attributes = len(meta.names())
+    for number, t in data:
+        if t.lstrip().startswith("{"):
+            raise ValueError(f"{path}, line {number}: {_SPARSE_HINT}")
+        quote = "'" if "'" in t else '"'
+        fields = next(csv.reader([t], quotechar=quote, skipinitialspace=True))
+        if len(fields) != n_attributes:
+            raise ValueError(f"{path}, line {number}: {len(fields)} value"
+                             f"{'s' * (len(fields) != 1)}, the header declares "
+                             f"{n_attributes} attributes: {_quote(t)}")
+    try:
+        rows, meta = parse(t for _, t in data)
+    except Exception as exc:
+        bad = _first_bad_line(data, parse)
+        if bad is None:
+            raise ValueError(f"{path}: not an ARFF file scipy can read "
+                             f"({_one_line(exc, 160)})") from exc
+        number, t, why = bad
+        raise ValueError(f"{path}, line {number}: not an ARFF data line scipy can read "
+                         f"({_one_line(why, 120)}): {_quote(t)}") from exc
+    return rows, meta, data
 
 
 def label_names_from_xml(path) -> list[str]:
@@ -450,89 +719,290 @@ def label_names_from_xml(path) -> list[str]:
 
 # ------------------------------------------------------------- model files
 
+#: The member of a model file (a skops zip archive) that holds polyrank's
+#: header: format tag, versions and the metadata given to :func:`save_model`.
+_HEADER = "polyrank-model.json"
+#: The largest header :func:`load_model` reads (a header is a few kB).
+_HEADER_MAX_BYTES = 1 << 24
+#: The first bytes of files pickle or joblib write (protocol 2+ pickles, and
+#: joblib's zlib, gzip, bz2, xz, lzma and lz4 compressed pickles)
+_PICKLE_MAGIC = (b"\x80", b"x\x01", b"x\x5e", b"x\x9c", b"x\xda", b"\x1f\x8b", b"BZh",
+                 b"\xfd7zXZ", b"\x5d\x00\x00", b"\x04\x22\x4d\x18", b"ZF")
+
+
+def model_trusted_types() -> list[str]:
+    """The types a model file may hold beyond skops' defaults (numpy arrays,
+    scipy sparse matrices, scikit-learn's estimators such as ``Pipeline``
+    and ``StandardScaler``, Python containers): polyrank's seven estimators,
+    the solver result they keep (``result_``: :class:`~polyrank.SolverResult`
+    and its :class:`~polyrank.Trace`), their target coding and SOPOPO's piece
+    set, and ``numpy.dtype``.
+
+    Loading constructs these classes from stored data (``cls.__new__`` and
+    the stored attributes); none runs code from the file.
+
+    Returns
+    -------
+    list of str
+        Fully qualified type names, as :func:`skops.io.load` takes them.
+
+    Examples
+    --------
+    >>> "polyrank.ranksvm.estimator.RankSVM" in model_trusted_types()
+    True
+    """
+    return sorted(_TRUSTED_TYPES)
+
+
+#: see model_trusted_types; names, not imports (this shared module imports no
+#: paper subpackage); tests/test_io_model_files.py checks each resolves to its
+#: class and that a fitted estimator of each kind holds no other type
+_TRUSTED_TYPES = (
+    "polyrank.sopopo.estimator.LabelRanker",
+    "polyrank.sign.estimator.SignConstrainedClassifier",
+    "polyrank.sign.estimator.SignConstrainedRegressor",
+    "polyrank.ranksvm.estimator.RankSVM",
+    "polyrank.ordinal.estimator.OrdinalMarginRanker",
+    "polyrank.ordinal.estimator.PRank",
+    "polyrank.m3l.estimator.M3LClassifier",
+    "polyrank.result.SolverResult",
+    "polyrank.result.Trace",
+    "polyrank._multilabel.TargetCoding",
+    "polyrank.sopopo.graph.PieceSet",
+    "numpy.dtype",
+)
+
+
+def _json_ready(value):
+    """Metadata as JSON: numpy arrays and scalars as lists and numbers,
+    tuples and sets as lists, dict keys as strings; any other object as its
+    ``repr``."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(_json_ready(k)): _json_ready(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_ready(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return repr(value)
+
+
 def save_model(path, estimator, **metadata) -> None:
-    """Write a fitted estimator and its metadata to a joblib file.
+    """Write a fitted estimator and its metadata to a model file that cannot
+    run code when it is loaded.
+
+    The file is a skops archive (:func:`skops.io.dump`: the estimator's
+    attributes as JSON and numpy ``.npy`` members, never a pickle) with one
+    more member, ``polyrank-model.json``: the format tag
+    :data:`MODEL_FORMAT`, :data:`MODEL_FORMAT_VERSION`, the versions of
+    polyrank, scikit-learn, skops, numpy and Python, the estimator's class
+    and ``metadata``.  It is written atomically (a temporary file moved into
+    place), so a failed or interrupted save leaves an older file intact.
 
     Parameters
     ----------
     path : str or path-like
     estimator : object
-        A fitted estimator or pipeline.
+        A fitted estimator or pipeline made of polyrank's estimators and
+        scikit-learn's (see :func:`model_trusted_types`).  Everything it
+        holds is stored, ``result_`` (the solver's result and trace)
+        included.
     **metadata
         JSON-like entries stored beside it (``polyrank train`` stores
         ``method``, ``task``, ``data_format``, ``n_features``,
-        ``feature_names``, ``label_names``, ``target``, ...).  The format tag,
-        :data:`MODEL_FORMAT_VERSION` and the versions of polyrank,
-        scikit-learn and Python are added.
+        ``feature_names``, ``label_names``, ``target``, ...).  numpy values
+        are stored as lists and numbers, dict keys as strings, other objects
+        as their ``repr``.
 
     Raises
     ------
+    TypeError
+        ``estimator`` holds a type that :func:`load_model` would not trust
+        (e.g. a user's own transformer in a pipeline): the file is not
+        written.  Save such a model with skops (``skops.io.dump``) and load
+        it with the types you trust.
     OSError
-        The file cannot be written.
+        The file cannot be written (an older file at ``path`` is intact).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from polyrank import RankSVM
+    >>> X, y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([2, 0, 1])
+    >>> est = RankSVM().fit(X, y, qid=np.zeros(3))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rank.model"
+    >>> save_model(path, est, method="ranksvm")
+    >>> est2, meta = load_model(path)
+    >>> bool(np.array_equal(est2.predict(X), est.predict(X))), meta["method"]
+    (True, 'ranksvm')
     """
     import platform
 
-    import joblib
+    import skops
+    import skops.io as sio
     import sklearn
 
-    doc = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
-           "polyrank_version": __version__, "sklearn_version": sklearn.__version__,
-           "python_version": platform.python_version(), **metadata,
-           "estimator": estimator}
-    joblib.dump(doc, os.fspath(path))
+    data = sio.dumps(estimator, compression=zipfile.ZIP_DEFLATED)
+    untrusted = sorted(set(sio.get_untrusted_types(data=data)) - set(model_trusted_types()))
+    if untrusted:
+        raise TypeError(f"estimator: holds types that polyrank's model files do not trust: "
+                        f"{_cut(', '.join(untrusted), 200)} (save it with skops.io.dump and "
+                        "load it with skops.io.load(path, trusted=[...]) yourself)")
+    header = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
+              "polyrank_version": __version__, "sklearn_version": sklearn.__version__,
+              "skops_version": skops.__version__, "numpy_version": np.__version__,
+              "python_version": platform.python_version(),
+              "estimator_class": f"{type(estimator).__module__}.{type(estimator).__qualname__}",
+              "metadata": _json_ready(metadata)}
+    buf = io.BytesIO(data)
+    with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(_HEADER, json.dumps(header, indent=1))
+    write_bytes(path, buf.getvalue())
 
 
-def load_model(path):
-    """Read a model file written by :func:`save_model`.
+def load_model(path, *, trusted: bool = False):
+    """Read a model file written by :func:`save_model`, without running code
+    from it.
 
-    Unpickling runs code from the file: load only model files you trust
-    (as with any pickle or joblib file).
+    The file's header (format tag and versions) is checked first; the
+    estimator is then rebuilt by :func:`skops.io.load`, which constructs
+    only the types of :func:`model_trusted_types` and skops' defaults from
+    stored data and refuses a file that names any other.  A pickle or joblib
+    file (what polyrank 0.1 wrote, or any other program's) can run arbitrary
+    code when it is loaded, so it is refused unless ``trusted=True``.
 
     Parameters
     ----------
     path : str or path-like
+    trusted : bool, default False
+        True: you trust the file's source.  A pickle/joblib model file of
+        format 1 (polyrank's earlier format) is then loaded with joblib, and
+        a skops model file may hold any type.  Never pass True for a file
+        from a source you do not trust.
 
     Returns
     -------
     estimator : object
     metadata : dict
-        Everything :func:`save_model` stored except the estimator.
+        The header's entries (``format``, ``format_version``, the versions)
+        and the metadata given to :func:`save_model`, in one dict (JSON
+        types: lists for tuples and arrays, string dict keys).
 
     Raises
     ------
     ValueError
-        Not a joblib file (corrupt, truncated, another program's model), a
-        joblib file without polyrank's metadata, or another format version.
+        A pickle/joblib file without ``trusted=True``; not a polyrank model
+        file (corrupt, truncated, another program's file); a skops file
+        holding types polyrank does not trust; another format version (the
+        message names both format versions and both polyrank versions).
     OSError
         The file cannot be read.
 
     Warns
     -----
     UserWarning
-        The file was written by another polyrank version.
+        The file was written by another polyrank version (the message names
+        both).
     """
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        head = fh.read(8)                          # OSError before any other message
+    if zipfile.is_zipfile(path):
+        header = _model_header(path)
+        _check_versions(path, header, MODEL_FORMAT_VERSION)
+        est = _load_skops(path, trusted)
+    elif not trusted:
+        if head.startswith(_PICKLE_MAGIC):
+            raise ValueError(f"{path}: this is a pickle (joblib) file, which can run code "
+                             "when loaded; polyrank's model files cannot. Reload with "
+                             "trusted=True (polyrank predict --trust-pickle) only if you trust "
+                             "its source")
+        raise ValueError(f"{path}: not a polyrank model file (neither polyrank's format, a "
+                         "skops zip archive, nor a pickle)")
+    else:
+        header, est = _load_pickle(path)
+        _check_versions(path, header, 1)
+    meta = {k: v for k, v in header.items() if k != "metadata"}
+    meta.update(header.get("metadata") or {})
+    return est, meta
+
+
+def _model_header(path) -> dict:
+    """The JSON header of a model file (a zip archive), checked."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(_HEADER)
+            if info.file_size > _HEADER_MAX_BYTES:
+                raise ValueError(f"a {info.file_size:,}-byte header")
+            header = json.loads(archive.read(info).decode("utf-8"))
+    except KeyError:
+        raise ValueError(f"{path}: not a polyrank model file (a zip archive without "
+                         f"polyrank's header {_HEADER})") from None
+    except (zipfile.BadZipFile, ValueError, UnicodeDecodeError, RuntimeError,
+            EOFError, NotImplementedError) as exc:
+        raise ValueError(f"{path}: damaged polyrank model file ({_one_line(exc, 120)})") \
+            from exc
+    if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
+        raise ValueError(f"{path}: not a polyrank model file (its {_HEADER} has no format "
+                         f"{MODEL_FORMAT!r})")
+    return header
+
+
+def _load_skops(path, trusted: bool):
+    """The estimator of a skops archive, refusing untrusted types unless
+    ``trusted``."""
+    import skops.io as sio
+    from skops.io.exceptions import UntrustedTypesFoundException
+
+    try:
+        types = model_trusted_types()
+        if trusted:
+            types += sio.get_untrusted_types(file=path)
+        return sio.load(path, trusted=types)
+    except UntrustedTypesFoundException as exc:
+        names = sorted(set(sio.get_untrusted_types(file=path)) - set(model_trusted_types()))
+        raise ValueError(f"{path}: holds types polyrank does not trust, refused: "
+                         f"{_cut(', '.join(names) or _one_line(exc), 200)}") from exc
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:       # skops on a damaged archive: KeyError, TypeError, ...
+        raise ValueError(f"{path}: damaged polyrank model file ({type(exc).__name__}: "
+                         f"{_one_line(exc, 120)})") from exc
+
+
+def _load_pickle(path):
+    """(header, estimator) of a trusted joblib model file of format 1."""
     import joblib
 
-    path = os.fspath(path)
-    with open(path, "rb"):
-        pass                                       # OSError before joblib's messages
     try:
         doc = joblib.load(path)
     except Exception as exc:     # unpickling arbitrary bytes can raise anything
         raise ValueError(f"{path}: not a polyrank model file (joblib cannot read it: "
-                         f"{type(exc).__name__}: {_one_line(exc)})") from exc
+                         f"{type(exc).__name__}: {_one_line(exc, 120)})") from exc
     if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
         raise ValueError(f"{path}: not a polyrank model file (a joblib file without "
                          "polyrank's metadata)")
-    if doc.get("format_version") != MODEL_FORMAT_VERSION:
-        raise ValueError(f"{path}: model file format {doc.get('format_version')!r}; this "
-                         f"polyrank {__version__} reads format {MODEL_FORMAT_VERSION}")
-    missing = [k for k in ("estimator", "method", "data_format", "n_features")
-               if k not in doc]
-    if missing:
-        raise ValueError(f"{path}: incomplete polyrank model file (no {missing})")
-    if doc.get("polyrank_version") != __version__:
-        warnings.warn(f"{path}: written by polyrank {doc.get('polyrank_version')}, read "
-                      f"by {__version__}", UserWarning, stacklevel=2)
-    meta = {k: v for k, v in doc.items() if k != "estimator"}
-    return doc["estimator"], meta
+    if "estimator" not in doc:
+        raise ValueError(f"{path}: incomplete polyrank model file (no estimator)")
+    header = {k: v for k, v in doc.items() if k != "estimator"}
+    return header, doc["estimator"]
+
+
+def _check_versions(path, header, expected: int) -> None:
+    """ValueError unless the header says format ``expected`` (2 for a skops
+    archive, 1 for a joblib pickle), UserWarning for another polyrank
+    version."""
+    version, written_by = header.get("format_version"), header.get("polyrank_version")
+    if version != expected:
+        raise ValueError(f"{path}: model file format {version!r} (written by polyrank "
+                         f"{written_by}); this polyrank {__version__} reads format "
+                         f"{MODEL_FORMAT_VERSION} (and 1 with trusted=True)")
+    if written_by != __version__:
+        warnings.warn(f"{path}: written by polyrank {written_by}, read by polyrank "
+                      f"{__version__}", UserWarning, stacklevel=3)

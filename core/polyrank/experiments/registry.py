@@ -29,11 +29,15 @@ import csv
 import dataclasses
 import functools
 import math
+import os
+import tempfile
 import textwrap
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Sequence, dataclass_transform
+
+from .._files import atomic_open, atomic_path, write_bytes
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
@@ -558,13 +562,13 @@ class ExperimentResult:
         """Write ``rows`` to ``path`` as CSV (csv module; the header is the
         keys of the row class, :func:`record_keys`, or for dict rows their
         union in order of first appearance; ``None`` is an empty cell,
-        floats keep full precision).  Returns the path."""
+        floats keep full precision), atomically.  Returns the path."""
         path = Path(path)
         records = self.row_records()
         fields: dict[str, None] = {}
         for row in records:
             fields.update(dict.fromkeys(row))
-        with path.open("w", newline="", encoding="utf-8") as fh:
+        with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=list(fields), restval="")
             writer.writeheader()
             for row in records:
@@ -573,7 +577,9 @@ class ExperimentResult:
         return path
 
     def write_html(self, path, plotlyjs: str = "inline") -> Path:
-        """Write the figure as an interactive HTML file.  Returns the path.
+        """Write the figure as an interactive HTML file, atomically (a
+        temporary file moved into place; see :mod:`polyrank._files`).
+        Returns the path.
 
         Parameters
         ----------
@@ -594,14 +600,27 @@ class ExperimentResult:
         if plotlyjs not in ("inline", "directory"):
             raise ValueError(f"plotlyjs: expected 'inline' or 'directory', got {plotlyjs!r}")
         path = Path(path)
-        self.figure.write_html(str(path), full_html=True,
-                               include_plotlyjs=True if plotlyjs == "inline" else "directory")
+        figure = self.figure
+        with atomic_path(path) as page:
+            if plotlyjs == "inline":
+                figure.write_html(str(page), full_html=True, include_plotlyjs=True)
+                return path                        # leaving the block moves page to path
+            # plotly writes plotly.min.js beside the page, in place: let it write both into
+            # a fresh directory, then move them into place atomically
+            with tempfile.TemporaryDirectory(dir=page.parent, prefix=".plotly-") as tmp:
+                figure.write_html(os.path.join(tmp, "figure.html"), full_html=True,
+                                  include_plotlyjs="directory")
+                os.replace(os.path.join(tmp, "figure.html"), page)
+                js, shared = Path(tmp, "plotly.min.js"), page.parent / "plotly.min.js"
+                if not _same_bytes(js, shared):
+                    with atomic_path(shared) as new_js:
+                        os.replace(js, new_js)
         return path
 
     def write_png(self, path, scale: float = 2.0) -> Path:
-        """Write the figure as a static PNG (plotly's ``write_image``; needs
-        the optional ``kaleido`` package and a Chrome/Chromium).  Returns
-        the path.
+        """Write the figure as a static PNG, atomically (plotly's
+        ``to_image``; needs the optional ``kaleido`` package and a
+        Chrome/Chromium).  Returns the path.
 
         Raises
         ------
@@ -609,9 +628,15 @@ class ExperimentResult:
             If no figure builder is installed (see :attr:`figure`), or
             kaleido or a browser is missing (plotly's messages).
         """
-        path = Path(path)
-        self.figure.write_image(str(path), scale=scale)
-        return path
+        return write_bytes(path, self.figure.to_image(format="png", scale=scale))
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    """Whether the files ``a`` and ``b`` exist and hold the same bytes."""
+    try:
+        return a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
