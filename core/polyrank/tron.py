@@ -195,7 +195,9 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
             raise ValueError("w0: required when obj has no n_features")
         w = np.zeros(int(n))
     else:
-        w = as_float_array(w0, "w0", ndim=1).copy()
+        n = getattr(obj, "n_features", None)
+        w = as_float_array(w0, "w0", ndim=1,
+                           shape=None if n is None else (int(n),)).copy()
     has_dual = callable(getattr(obj, "dual", None))
 
     zero = np.zeros_like(w)

@@ -34,6 +34,7 @@ __all__ = [
     "check_design",
     "validate_X",
     "dense_targets",
+    "check_sample_weight",
     "check_dense_unless_linear",
     "check_positive",
     "check_label_set",
@@ -152,10 +153,10 @@ def check_sparse_structure(X, name: str = "X") -> None:
     --------
     >>> import numpy as np, scipy.sparse as sp
     >>> X = sp.csr_matrix((np.ones(2), np.array([0, 7]), np.array([0, 1, 2])), shape=(2, 3))
-    >>> check_sparse_structure(X)
+    >>> check_sparse_structure(X)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: X: malformed sparse matrix: column index 7 at stored entry 1 (row 1) is outside [0, 3)
+    ValueError: X: malformed sparse matrix: column index 7 at stored entry 1 (row 1) is ...
     """
     fmt = X.format
     if X.dtype.kind not in "biuf":
@@ -383,6 +384,12 @@ def validate_X(estimator, X, y="no_validation", *, reset: bool = True, **kwargs)
     """
     from sklearn.utils.validation import validate_data
 
+    dtype = getattr(X, "dtype", None)
+    if dtype is None and isinstance(X, (list, tuple)):
+        dtype = np.asarray(X).dtype
+    if dtype is not None and getattr(dtype, "kind", "") in "USV":
+        raise TypeError(f"X: expected real numbers, got dtype {dtype} (encode text or "
+                        "categories first, e.g. with sklearn.preprocessing.OneHotEncoder)")
     if sp.issparse(X):
         check_sparse_structure(X, "X")
     if sp.issparse(y):
@@ -396,6 +403,49 @@ def validate_X(estimator, X, y="no_validation", *, reset: bool = True, **kwargs)
             Xv = Xc
     check_magnitude(Xv, "X")
     return out
+
+
+def check_sample_weight(sample_weight, X) -> np.ndarray:
+    """scikit-learn's ``_check_sample_weight`` (one non-negative finite
+    weight per row of X; a scalar is broadcast) with messages that start
+    with the argument's name.
+
+    Parameters
+    ----------
+    sample_weight : array_like of shape (n_samples,) or float
+    X : array_like or sparse matrix, shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        ``"sample_weight: ..."``: not 1-d, the wrong length, negative, NaN
+        or infinite weights.
+
+    Examples
+    --------
+    >>> check_sample_weight([1, 2], np.zeros((3, 1)))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: sample_weight: expected one weight per row of X (shape (3,)), got shape (2,)
+    """
+    from sklearn.utils.validation import _check_sample_weight
+
+    n = X.shape[0]
+    if sample_weight is not None and np.ndim(sample_weight) == 1 \
+            and np.shape(sample_weight)[0] != n:
+        raise ValueError(f"sample_weight: expected one weight per row of X (shape ({n},)), "
+                         f"got shape {np.shape(sample_weight)}")
+    try:
+        return _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                    ensure_non_negative=True)
+    except ValueError as exc:
+        text = str(exc)
+        raise ValueError(text if text.startswith("sample_weight") else
+                         f"sample_weight: {text}") from None
 
 
 def dense_targets(y, name: str = "y"):

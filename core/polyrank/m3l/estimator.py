@@ -8,14 +8,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
 from .._sklearn import (LabelColumnsMixin, fit_context, forget_fitted, log_callback,
                         solver_seed, warn_if_not_converged)
 from ..kernels import check_kernel_params
 from ..result import STATUS_MAX_ITER
-from ..validation import validate_X
+from ..validation import check_sample_weight, validate_X
 from .priors import check_R
 from .solver import GRAM_DTYPES, SMO_KERNELS, dca, smo
 
@@ -294,8 +294,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         if sample_weight is None:
             Cv = np.full(N, float(self.C))
         else:
-            w = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                     ensure_non_negative=True)
+            w = check_sample_weight(sample_weight, X)
             Cv = float(self.C) * w
             if coding.target_type in (BINARY, MULTICLASS):
                 present = np.unique(y[w > 0])

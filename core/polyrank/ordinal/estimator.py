@@ -17,12 +17,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn import (SparseIfLinearMixin, fit_context, forget_fitted, log_callback,
                         solver_seed, warn_if_not_converged)
 from ..kernels import kernel_matrix
-from ..validation import validate_X
+from ..validation import check_sample_weight, validate_X
 from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
                          solve_ordinal)
 from .prank import prank, prank_decision
@@ -369,8 +369,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
+            sample_weight = check_sample_weight(sample_weight, X)
         representation = self._representation()
         if representation == "primal" and self.kernel != "linear":
             raise ValueError(f"representation: 'primal' needs kernel='linear', got "

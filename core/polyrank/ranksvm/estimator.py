@@ -8,11 +8,11 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn import fit_context, log_callback, warn_if_not_converged
 from ..metrics import mean_ndcg
-from ..validation import as_float_array, query_ids, validate_X
+from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective
 from .solvers import _cutting_plane, _dcd, _tron
 
@@ -234,8 +234,7 @@ class RankSVM(BaseEstimator):
         y = np.asarray(y, dtype=np.float64)
         qid = query_ids(qid, group, X.shape[0])
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
+            sample_weight = check_sample_weight(sample_weight, X)
         obj = RankSVMObjective._trusted(X, y, qid, self.C, self.method, self.partial_pairs,
                                         sample_weight)
         kwargs = {}

@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn import fit_context, log_callback, solver_seed, warn_if_not_converged
-from ..validation import check_signs, validate_X
+from ..validation import check_sample_weight, check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
 
@@ -115,11 +115,7 @@ class _SignConstrainedBase(BaseEstimator):
         self.__dict__.pop("feature_names_in_", None)
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, **kw)
         if sample_weight is not None:
-            try:
-                sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                     ensure_non_negative=True)
-            except ValueError as e:
-                raise ValueError(f"sample_weight: {e}") from None
+            sample_weight = check_sample_weight(sample_weight, X)
             if not sample_weight.sum() > 0:
                 raise ValueError("sample_weight: all weights are zero")
         return X, y, sample_weight

@@ -8,14 +8,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, encode_targets, writeable
 from .._sklearn import (LabelColumnsMixin, SparseIfLinearMixin, fit_context, forget_fitted,
                         log_callback, solver_seed, warn_if_not_converged)
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
-from ..validation import validate_X
+from ..validation import check_sample_weight, validate_X
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
 from .graph import DECOMPOSITIONS, build_pieces
 
@@ -304,8 +304,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         coding, T = encode_targets(y, rankings=True, owner="LabelRanker")
         m, k = T.shape
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
+            sample_weight = check_sample_weight(sample_weight, X)
             if coding.target_type in (BINARY, MULTICLASS):
                 present = coding.classes[T[sample_weight > 0].any(axis=0)]
                 if present.size < 2:
