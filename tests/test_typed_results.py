@@ -106,6 +106,7 @@ TINY = {
     "label-ranker-defaults": _ranker_defaults,
     "sopopo-many-labels": _plain("sopopo-many-labels", quick=True, repeats=1, passes=2,
                                  k_small=8, k_large=12),
+    "input-check": _plain("input-check", quick=True, repeats=1),
 }
 
 

@@ -64,6 +64,7 @@ from .bench.first_fit import bench_first_fit
 from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
                                  crammer_singer_primal)
 from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
+from .bench.input_check import bench_input_check
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
