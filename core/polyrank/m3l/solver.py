@@ -559,9 +559,9 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
     runner, status, max_pg, it = _start(callback, callback_every)
     steps_total = rounds_total = 0
     for it in range(1, max_iter + 1):
-        steps, max_pg, rounds = _kernels.smo_pass(X, kind, g, c0, deg, Kdiag, Yt, R, Cv, At,
-                                                  Gt, u, rows, slot_of, owner, stamp, state,
-                                                  tol, max(N, L))
+        steps, max_pg, rounds = _smo_iteration(
+            (X, kind, g, c0, deg, Kdiag, Yt, R, Cv, At, Gt, u, rows, slot_of, owner, stamp,
+             state, tol), max(N, L), it)
         steps_total += steps
         rounds_total += rounds
         primal, dual = m3l_objectives(At.T, Gt.T, Cv)
@@ -577,6 +577,39 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": int(state[1]),
              "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R}
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-smo", extra)
+
+
+#: variable updates per call of the SMO kernel: an iteration of N updates is
+#: cut into calls of this many, so that Ctrl-C (raised when a call returns)
+#: and the progress bar of a verbose fit act within seconds at any N
+_SMO_CHUNK = 2000
+
+
+def _smo_iteration(args, n_steps: int, it: int):
+    """One SMO iteration: at least ``n_steps`` updates (``_kernels.smo_pass``)
+    or until every projected gradient is below tol, by calls of
+    :data:`_SMO_CHUNK` updates.  Each call stops at the end of a round and
+    recomputes the labels' largest projected gradients exactly, so the rounds
+    and iterates are those of one call of ``n_steps``.  Returns (steps,
+    max_pg, rounds)."""
+    steps = rounds = 0
+    max_pg = math.inf
+    tol = args[-1]
+    L, N = args[10].shape                                 # Gt
+    bar = progress(None, total=n_steps, unit="update",
+                   desc=f"M3L SMO iteration {it} ({N:,} examples)") \
+        if N >= 10 * _SMO_CHUNK else None
+    while steps < n_steps and max_pg >= tol:
+        s, max_pg, r = _kernels.smo_pass(*args, min(max(_SMO_CHUNK, L), n_steps - steps))
+        steps += s
+        rounds += r
+        if bar is not None:
+            bar.update(s)
+        if s == 0:
+            break
+    if bar is not None:
+        bar.close()
+    return steps, max_pg, rounds
 
 
 def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, shrinking,
