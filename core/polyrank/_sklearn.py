@@ -32,7 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .kernels import check_kernel_params, kernel_matrix
 from .exceptions import TrivialModelWarning
-from .result import STATUS_CALLBACK, STATUS_CONVERGED, IterInfo
+from .result import STATUS_CALLBACK, STATUS_COMPLETED, STATUS_CONVERGED, IterInfo
 from .validation import check_dense_unless_linear
 
 __all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "format_iter_line",
@@ -94,8 +94,9 @@ def log_callback(callback, verbose, name: str, file=None):
 
 
 def warn_if_not_converged(estimator, res, hint: str = "") -> None:
-    """Issue a ConvergenceWarning unless ``res`` converged or was stopped by
-    the callback on purpose.
+    """Issue a ConvergenceWarning unless ``res`` converged, completed its
+    fixed passes (an online algorithm) or was stopped by the callback on
+    purpose.
 
     Parameters
     ----------
@@ -106,7 +107,7 @@ def warn_if_not_converged(estimator, res, hint: str = "") -> None:
     hint : str
         What the user can do, e.g. ``"increase max_iter or tol"``.
     """
-    if res.status in (STATUS_CONVERGED, STATUS_CALLBACK):
+    if res.status in (STATUS_CONVERGED, STATUS_COMPLETED, STATUS_CALLBACK):
         return
     text = f"{type(estimator).__name__}: {res.message}"
     if hint:
