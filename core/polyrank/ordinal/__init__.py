@@ -19,7 +19,8 @@ J. Oper. Res. Soc. Japan 58(4):394-409, 2015
 - :func:`prank`: kernel PRank (Crammer & Singer, NIPS 2001), the paper's
   baseline (Sec. 10).
 - :class:`OrdinalMarginRanker`, :class:`PRank`: the scikit-learn estimators.
-- :func:`make_instance`: the random instances S.n.q and NS.n.q (Sec. 10).
+- :func:`make_instance`: the random instances S.n.q and NS.n.q (Sec. 10);
+  :func:`make_overlapping`: overlapping grades (where (S) collapses).
 """
 
 import warnings
@@ -31,11 +32,13 @@ from .estimator import OrdinalMarginRanker, PRank
 from .generation import (FORMULATIONS, METHODS, InfeasibleError, algorithm_name,
                          check_labels, formulation_name, initial_working_set,
                          paper_notation, predict_labels, solve_ordinal)
-from .instances import PAPER_THRESHOLDS, make_instance, rank_loss
+from .instances import (PAPER_THRESHOLDS, WHITE_WINE_GRADES, make_instance, make_overlapping,
+                        rank_loss)
 from .prank import prank
 from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
 
 __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
+           "make_overlapping", "WHITE_WINE_GRADES",
            "solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
            "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",
            "InfeasibleError", "algorithm_name", "formulation_name", "check_labels",

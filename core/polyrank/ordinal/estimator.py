@@ -155,8 +155,6 @@ _KERNELS = ("linear", "rbf", "poly")
 #: ``formulation="svor"`` each must keep its default
 _PAPER_ONLY = {"margin": "soft", "nonneg": False, "method": "auto", "representation": "auto",
                "add_per_iter": "auto", "subproblem_solver": "auto"}
-#: the iteration limit when ``max_iter`` is None
-_DEFAULT_MAX_ITER = {"svor": 1000, "paper": 10000}
 
 
 class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
@@ -274,8 +272,8 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         coordinate descent); "paper", violations up to tol count as
         satisfied (None: 1e-7).
     max_iter : int or None, default=None
-        "svor": maximum Newton steps (linear, squared hinge) or passes of
-        dual coordinate descent (None: 1000); "paper": maximum QP
+        "svor": maximum Newton steps (linear, squared hinge; None: 1000) or
+        passes of dual coordinate descent (None: 10000); "paper": maximum QP
         sub-problems (None: 10000).
     classes : array_like or None, default=None
         The labels from lowest to highest, for labels without a numeric
@@ -428,9 +426,10 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
 
     def _solve(self, X, codes, sample_weight, callback, callback_every):
         """The solver's result for the checked data."""
-        tol = 1e-7 if self.tol is None and self.formulation == "paper" else self.tol
-        max_iter = _DEFAULT_MAX_ITER[self.formulation] if self.max_iter is None \
-            else self.max_iter
+        tol, max_iter = self.tol, self.max_iter
+        if self.formulation == "paper":
+            tol = 1e-7 if tol is None else tol
+            max_iter = 10000 if max_iter is None else max_iter
         log = log_callback(callback, self.verbose, "OrdinalMarginRanker")
         if self.formulation == "svor":
             return solve_svor(X, codes, c=self.c, loss=self.loss, kernel=self.kernel,

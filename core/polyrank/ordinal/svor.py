@@ -64,7 +64,7 @@ from .generation import (_kernel_columns, _kernel_params, check_labels, check_X,
                          predict_labels)
 
 __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "SVOR_SOLVERS", "THRESHOLD_LOSSES",
-           "DEFAULT_TOL"]
+           "DEFAULT_TOL", "DEFAULT_MAX_ITER"]
 
 #: the losses L of :func:`solve_svor`
 SVOR_LOSSES = ("squared_hinge", "hinge")
@@ -72,6 +72,8 @@ SVOR_LOSSES = ("squared_hinge", "hinge")
 SVOR_SOLVERS = ("auto", "tron", "dual_cd")
 #: the relative duality gap at which :func:`solve_svor` stops with ``tol=None``
 DEFAULT_TOL = {"tron": 1e-9, "dual_cd": 1e-4}
+#: the iteration limit of :func:`solve_svor` with ``max_iter=None``
+DEFAULT_MAX_ITER = {"tron": 1000, "dual_cd": 10000}
 #: the losses :func:`loss_thresholds` minimises, with their kernel codes
 THRESHOLD_LOSSES = {"mae": _kernels.LOSS_ABSOLUTE, "mse": _kernels.LOSS_SQUARED,
                     "zero_one": _kernels.LOSS_ZERO_ONE}
@@ -298,7 +300,8 @@ def _check_svor(X, c, loss, kernel, gamma, degree, coef0, solver, tol, max_iter)
         solver = "tron" if loss == "squared_hinge" and kernel == "linear" else "dual_cd"
     c = check_positive(c, "c")
     tol = DEFAULT_TOL[solver] if tol is None else check_positive(tol, "tol")
-    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else check_int(
+        max_iter, "max_iter", minimum=1)
     X = check_X(X, kernel)
     params = _kernel_params(kernel, gamma, degree, coef0, X.shape[1])
     return X, c, solver, tol, max_iter, params
@@ -364,7 +367,7 @@ def _svor_tron(prob, tol, max_iter, callback, callback_every):
 
 def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
                kernel: str = "linear", gamma=None, degree: int = 3, coef0: float = 1.0,
-               solver: str = "auto", tol=None, max_iter: int = 1000,
+               solver: str = "auto", tol=None, max_iter=None,
                sample_weight=None, random_state: int = 0, callback=None,
                callback_every: int = 1) -> SolverResult:
     """Support vector ordinal regression with implicit constraints (SVORIM,
@@ -412,8 +415,9 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
         (TRON) or at the dual iterate (dual CD)).  None: 1e-9 for TRON
         (quadratic convergence: a Newton step or two more than 1e-6), 1e-4
         for dual CD (linear convergence).
-    max_iter : int
-        Maximum number of Newton steps (TRON) or passes (dual CD).
+    max_iter : int or None
+        Maximum number of Newton steps (TRON; None: 1000) or passes (dual
+        CD; None: 10000, which the hinge on a linear kernel may need).
     sample_weight : array_like, shape (n,), optional
         v_i >= 0; an integer weight is the object repeated.
     random_state : int
