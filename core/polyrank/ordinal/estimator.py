@@ -564,7 +564,9 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         return "standardise X (e.g. StandardScaler) or raise c"
 
     def decision_function(self, X) -> np.ndarray:
-        """Scores f(x) = sum_j lambda_j kappa(x^j, x) (or w . x).
+        """Scores f(x) = w . x (linear kernel) or sum_r u_r kappa(x^r, x) over
+        ``support_vectors_`` (u = ``dual_coef_``: SVOR's expansion, or the
+        paper's lambda).
 
         Parameters
         ----------
