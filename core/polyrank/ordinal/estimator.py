@@ -168,7 +168,8 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     ``formulation="svor"`` (the default) minimises SVOR with implicit
     constraints (SVORIM, W. Chu and S. S. Keerthi, "Support vector ordinal
     regression", Neural Computation 19(3), 2007, Sec. 3), with labels 0..l,
-    s_ij = +1 if l_i > j else -1 and the squared hinge L(t) = max(0, t)^2
+    s_ij = +1 if l_i >= j else -1 (threshold j between grades j - 1 and
+    j) and the squared hinge L(t) = max(0, t)^2
     (``loss="squared_hinge"``; ``"hinge"`` is max(0, t), Chu & Keerthi's
     own)::
 
@@ -177,11 +178,12 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     a unit margin and a slack for every (object, threshold) pair on the
     wrong side, the SVM form of the all-threshold loss that mord's
     ``LogisticAT`` minimises with the logistic loss; the thresholds are
-    regularised like a bias feature (as LIBLINEAR's ``-B 1``), which keeps
-    them ordered at the optimum (Chu & Keerthi's Theorem).  It is solved by
-    trust-region Newton over (w, b) for the linear kernel (O(nnz(X) + n l)
-    per Hessian-vector product, a handful of Newton steps), by dual
-    coordinate descent with a kernel (:func:`polyrank.ordinal.solve_svor`).
+    regularised like a bias feature (as LIBLINEAR's ``-B 1``) and come out
+    ordered at the optimum (Chu & Keerthi's Theorem; swapping two thresholds
+    leaves ||b||^2 unchanged).  It is solved by trust-region Newton over
+    (w, b) for the linear kernel and the squared hinge (O(nnz(X) + n l) per
+    Hessian-vector product, a handful of Newton steps), by dual coordinate
+    descent with a kernel or the hinge (:func:`polyrank.ordinal.solve_svor`).
     With overlapping grades it does not collapse, unlike the minimum-margin
     problems: those pay a slack only for the two thresholds around an
     object's own grade, and on overlapping grades their optimum can be

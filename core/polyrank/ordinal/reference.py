@@ -24,7 +24,8 @@ __all__ = ["svor_qp"]
 
 
 def _pairs(labels, l, cw):
-    """The pairs (i, j) with c_i > 0 and their signs s_ij (+1 if l_i > j)."""
+    """The pairs (i, j) with c_i > 0, j = 0..l-1 the threshold between
+    grades j and j + 1, and their signs s_ij (+1 if l_i > j)."""
     rows = np.flatnonzero(cw > 0)
     i = np.repeat(rows, l)
     j = np.tile(np.arange(l), rows.size)

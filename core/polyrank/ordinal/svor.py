@@ -14,7 +14,7 @@ only for the two thresholds around an object's own grade), a model that
 puts every object in the middle grade pays for every threshold it crosses,
 so overlapping grades do not collapse it to w = 0.
 
-With labels 0..l, s_ij = +1 if l_i > j else -1 (j = 1..l; threshold j
+With labels 0..l, s_ij = +1 if l_i >= j else -1 (j = 1..l; threshold j
 lies between grades j - 1 and j), the problem solved is, in the units of
 the paper's (S) (no factor 1/2)::
 
@@ -28,8 +28,14 @@ bias feature (``-B 1``); Chu & Keerthi leave them free.  Their Theorem
 (the thresholds come out ordered, b_1 <= ... <= b_l) holds here too: swapping
 two thresholds leaves ||b||^2 unchanged.
 
-It is solved in the dual of LIBLINEAR's form of the same problem, half of
-it with C_i = c v_i / 2 and the bias features z_ij = (phi(x_i), -e_j)::
+With the linear kernel and the squared hinge it is solved by trust-region
+Newton (:func:`polyrank.tron.tron`) over (w, b): the objective is
+differentiable, each function, gradient and Hessian-vector product costs
+O(nnz(X) + n l), and a handful of Newton steps reach a relative duality gap
+of 1e-9 (the dual point alpha_ij = c v_i max(0, r_ij) gives the bound).
+Otherwise (the hinge, or a kernel) it is solved in the dual of LIBLINEAR's
+form of the same problem, half of it with C_i = c v_i / 2 and the bias
+features z_ij = (phi(x_i), -e_j)::
 
     max_{0 <= alpha <= U}  sum alpha - 1/2 ||W||^2 - 1/2 sum_ij D_i alpha_ij^2,
     W = (w, b) = sum_ij alpha_ij s_ij z_ij
@@ -115,10 +121,9 @@ class _Problem:
         self.cw = cw
         self.squared = loss == "squared_hinge"
         pos = cw > 0
-        with np.errstate(divide="ignore"):
-            self.upper = np.full(n, np.inf) if self.squared else 0.5 * cw
-            self.diag = np.where(pos, 1.0 / np.where(pos, cw, 1.0), 0.0) \
-                if self.squared else np.zeros(n)
+        self.upper = np.full(n, np.inf) if self.squared else 0.5 * cw
+        self.diag = np.where(pos, 1.0 / np.where(pos, cw, 1.0), 0.0) \
+            if self.squared else np.zeros(n)
         self.rows_all = np.flatnonzero(pos).astype(np.int64)
         if kernel == "linear":
             self.K = None
@@ -373,7 +378,7 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
     """Support vector ordinal regression with implicit constraints (SVORIM,
     Chu & Keerthi 2007, Sec. 3), by TRON or by dual coordinate descent.
 
-    Minimises, with labels 0..l, s_ij = +1 if l_i > j else -1 (threshold j
+    Minimises, with labels 0..l, s_ij = +1 if l_i >= j else -1 (threshold j
     between grades j - 1 and j) and L(t) = max(0, t)^2 (``"squared_hinge"``)
     or max(0, t) (``"hinge"``)::
 
