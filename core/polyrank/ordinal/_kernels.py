@@ -849,6 +849,14 @@ def _svor_shuffle(rows, m, state):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _svor_begin_pass(rows, m, state, pg):
+    """A fresh random order of rows[:m] and this pass's PG extremes reset."""
+    _svor_shuffle(rows, m, state)
+    pg[2] = -np.inf
+    pg[3] = np.inf
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _svor_keep_rows(rows, m, l, active):
     """Drop from rows[:m] the objects without an active pair; returns the new m."""
     kept = 0
@@ -907,9 +915,7 @@ def svor_pass_dense(X, sqnorm, labels, l, alpha, b, w, upper, diag, active, rows
     (int, float)
         The new m and the largest |alpha change| of the pass.
     """
-    _svor_shuffle(rows, m, state)
-    pg[2] = -np.inf
-    pg[3] = np.inf
+    _svor_begin_pass(rows, m, state, pg)
     d = X.shape[1]
     moved = 0.0
     for t in range(m):
@@ -929,9 +935,7 @@ def svor_pass_dense(X, sqnorm, labels, l, alpha, b, w, upper, diag, active, rows
 def svor_pass_csr(indptr, indices, data, sqnorm, labels, l, alpha, b, w, upper, diag,
                   active, rows, m, state, pg):
     """:func:`svor_pass_dense` on CSR rows (O(nnz_i + l) per object)."""
-    _svor_shuffle(rows, m, state)
-    pg[2] = -np.inf
-    pg[3] = np.inf
+    _svor_begin_pass(rows, m, state, pg)
     moved = 0.0
     for t in range(m):
         i = rows[t]
@@ -951,9 +955,7 @@ def svor_pass_gram(K, labels, l, alpha, b, u, f, upper, diag, active, rows, m, s
     """:func:`svor_pass_dense` with a kernel: the Gram matrix K (n, n) and
     the scores f = K u (in place, (n,)) instead of w; u_i = sum_j s_ij
     alpha_ij (in place).  An object's step costs O(n) (f += du K[i])."""
-    _svor_shuffle(rows, m, state)
-    pg[2] = -np.inf
-    pg[3] = np.inf
+    _svor_begin_pass(rows, m, state, pg)
     n = K.shape[0]
     moved = 0.0
     for t in range(m):
