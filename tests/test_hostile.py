@@ -238,6 +238,23 @@ def test_magnitudes_give_a_clear_error_or_a_finite_model(name, exponent, sparse,
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.parametrize("scale", [1e30, 1e100, 1e150])
+def test_one_huge_column_ends_promptly(name, scale):
+    """One column scaled far beyond the others (within the gate's bound):
+    a clear error or a finite model, in a bounded number of steps (TRON
+    looped forever on a NaN predicted reduction at 1e100)."""
+    est, X, y, kw = problem(name)
+    X = X.copy()
+    X[:, 0] *= scale
+    try:
+        model = quiet_fit(est, X, y, **kw)
+    except ValueError as exc:
+        assert any(w in str(exc) for w in ("scale", "standardi", "StandardScaler")), str(exc)
+        return
+    assert np.all(np.isfinite(scores(model, X)))
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
 @pytest.mark.parametrize("value", [1e308, 1e200, -1e160, np.inf, np.nan])
 def test_huge_and_non_finite_entries_are_refused_up_front(name, value):
     est, X, y, kw = problem(name)

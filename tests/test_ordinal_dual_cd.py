@@ -225,11 +225,11 @@ def test_estimator_passes_the_sub_problem_solver_through():
     from polyrank import OrdinalMarginRanker
 
     X, y = make_instance(150, 2, separable=False, seed=11)
-    kw = {"kernel": "rbf", "gamma": 2.0, "c": 10.0}
+    kw = {"formulation": "paper", "kernel": "rbf", "gamma": 2.0, "c": 10.0}
     fast = OrdinalMarginRanker(**kw).fit(X, y)
     ref = OrdinalMarginRanker(subproblem_solver="clarabel", **kw).fit(X, y)
     assert fast.result_.subproblem_solver == "dual_cd"
     assert ref.result_.subproblem_solver == "clarabel"
     assert fast.result_.objective == pytest.approx(ref.result_.objective, rel=REL)
     with pytest.raises(ValueError, match="subproblem_solver"):
-        OrdinalMarginRanker(subproblem_solver="smo").fit(X, y)
+        OrdinalMarginRanker(formulation="paper", subproblem_solver="smo").fit(X, y)

@@ -23,7 +23,8 @@ POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
 
 def test_fit_predict_decision_function_match_the_solver():
     X, y = make_instance(150, 1, separable=False, seed=3)
-    model = OrdinalMarginRanker(margin="soft", c=10.0, add_per_iter=2, **POLY4).fit(X, y)
+    model = OrdinalMarginRanker(formulation="paper", margin="soft", c=10.0,
+                                add_per_iter=2, **POLY4).fit(X, y)
     res = solve_ordinal(X, y, margin="soft", c=10.0, **POLY4)
     assert model.result_.objective == pytest.approx(res.objective, rel=1e-12)
     np.testing.assert_allclose(model.decision_function(X), res.scores, rtol=1e-9, atol=1e-9)
@@ -40,15 +41,15 @@ def test_fit_predict_decision_function_match_the_solver():
 
 def test_hard_margin_separable_zero_rank_loss_and_linear_coef():
     X, y = make_instance(150, 2, separable=True, seed=4)
-    model = OrdinalMarginRanker(margin="hard", **POLY4).fit(X, y)
+    model = OrdinalMarginRanker(formulation="paper", margin="hard", **POLY4).fit(X, y)
     assert model.score(X, y) == 0.0                       # Table 2: zero on S instances
     assert np.all(np.diff(model.thresholds_) >= 2 - 1e-6)   # p_{k+1} - p_k >= 2
-    lin = OrdinalMarginRanker(margin="soft", c=10.0).fit(X, y)
+    lin = OrdinalMarginRanker(formulation="paper", margin="soft", c=10.0).fit(X, y)
     np.testing.assert_allclose(lin.decision_function(X), X @ lin.coef_, rtol=1e-10)
-    primal = OrdinalMarginRanker(margin="soft", c=10.0, representation="primal").fit(X, y)
+    primal = OrdinalMarginRanker(formulation="paper", c=10.0, representation="primal").fit(X, y)
     assert primal.result_.objective == pytest.approx(lin.result_.objective, rel=1e-6)
     np.testing.assert_allclose(primal.coef_, lin.coef_, rtol=1e-4)
-    full = OrdinalMarginRanker(margin="soft", c=10.0, method="full").fit(X, y)
+    full = OrdinalMarginRanker(formulation="paper", c=10.0, method="full").fit(X, y)
     assert full.result_.objective == pytest.approx(lin.result_.objective, rel=1e-6)
 
 
@@ -57,13 +58,15 @@ def test_hard_margin_infeasible_and_convergence_warning():
     X = np.vstack([X, X[:1]])
     y = np.r_[y, (y[0] + 2) % 4]
     with pytest.raises(InfeasibleError, match="infeasible"):
-        OrdinalMarginRanker(margin="hard", **POLY4).fit(X, y)
+        OrdinalMarginRanker(formulation="paper", margin="hard", **POLY4).fit(X, y)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        OrdinalMarginRanker(margin="soft", method="generation", max_iter=1).fit(X, y)
+        OrdinalMarginRanker(formulation="paper", method="generation", max_iter=1).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 Newton steps"):
+        OrdinalMarginRanker(max_iter=1).fit(X, y)
 
 
 def test_sklearn_clone_params_and_callback():
-    model = OrdinalMarginRanker(margin="soft", c=3.0, kernel="rbf", gamma=2.0)
+    model = OrdinalMarginRanker(formulation="paper", c=3.0, kernel="rbf", gamma=2.0)
     assert clone(model).get_params() == model.get_params()
     X, y = make_instance(80, 1, separable=False, seed=6)
     calls = []
@@ -82,13 +85,15 @@ def test_sklearn_clone_params_and_callback():
     ({"X_nan": True}, ValueError, "NaN"),
     ({"kernel": "sigmoid"}, ValueError, "kernel"),
     ({"margin": "firm"}, ValueError, "margin"),
+    ({"margin": "hard"}, ValueError, "formulation=.paper."),
+    ({"formulation": "svm"}, ValueError, "formulation"),
 ])
 def test_estimator_hostile_input(bad, exc, match):
     X = np.random.default_rng(7).uniform(size=(20, 2))
     y = np.array(bad.get("labels", [0, 1, 2, 3] * 5))
     if bad.get("X_nan"):
         X[2, 0] = np.nan
-    params = {k: v for k, v in bad.items() if k in ("c", "kernel", "margin")}
+    params = {k: v for k, v in bad.items() if k in ("c", "kernel", "margin", "formulation")}
     with pytest.raises(exc, match=match):
         OrdinalMarginRanker(**params).fit(X, y)
     if not params:
@@ -136,8 +141,8 @@ def test_sparse_linear_equals_dense_and_kernels_refuse_it():
     X, y = make_instance(80, 2, separable=False, seed=12)
     X[X < 0.3] = 0.0
     for rep in ("primal", "dual"):
-        d = OrdinalMarginRanker(representation=rep).fit(X, y)
-        s = OrdinalMarginRanker(representation=rep).fit(sp.csr_matrix(X), y)
+        d = OrdinalMarginRanker(formulation="paper", representation=rep).fit(X, y)
+        s = OrdinalMarginRanker(formulation="paper", representation=rep).fit(sp.csr_matrix(X), y)
         assert s.result_.objective == pytest.approx(d.result_.objective, rel=1e-7)
         np.testing.assert_allclose(s.decision_function(sp.csr_matrix(X)),
                                    d.decision_function(X), atol=1e-6)
@@ -166,16 +171,18 @@ def test_sample_weight_equals_repeated_objects():
     w[:4] = [1, 1, 1, 1]
     keep = np.repeat(np.arange(60), w.astype(int))
     for rep in ("primal", "dual"):
-        a = OrdinalMarginRanker(c=3.0, representation=rep).fit(X, y, sample_weight=w)
-        b = OrdinalMarginRanker(c=3.0, representation=rep).fit(X[keep], y[keep])
-        full = OrdinalMarginRanker(c=3.0, representation=rep, method="full").fit(
+        a = OrdinalMarginRanker(formulation="paper", c=3.0, representation=rep).fit(
             X, y, sample_weight=w)
+        b = OrdinalMarginRanker(formulation="paper", c=3.0, representation=rep).fit(
+            X[keep], y[keep])
+        full = OrdinalMarginRanker(formulation="paper", c=3.0, representation=rep,
+                                   method="full").fit(X, y, sample_weight=w)
         assert a.result_.objective == pytest.approx(b.result_.objective, rel=1e-6)
         assert a.result_.objective == pytest.approx(full.result_.objective, rel=1e-6)
         np.testing.assert_allclose(a.decision_function(X), b.decision_function(X),
                                    atol=1e-4 * np.abs(b.decision_function(X)).max())
     with pytest.raises(ValueError, match="sample_weight: needs margin='soft'"):
-        OrdinalMarginRanker(margin="hard").fit(X, y, sample_weight=w)
+        OrdinalMarginRanker(formulation="paper", margin="hard").fit(X, y, sample_weight=w)
     with pytest.raises(ValueError, match="[Nn]egative"):
         OrdinalMarginRanker().fit(X, y, sample_weight=-w)
 
@@ -188,11 +195,12 @@ def test_fast_defaults_reach_the_papers_optimum():
     rows = np.random.default_rng(16).choice(wine.X.shape[0], 200, replace=False)
     X = StandardScaler().fit_transform(wine.X[rows])
     y = wine.quality[rows]
-    default = OrdinalMarginRanker().fit(X, y)
-    fast = OrdinalMarginRanker(method="generation").fit(X, y)
+    kw = {"formulation": "paper"}
+    default = OrdinalMarginRanker(**kw).fit(X, y)
+    fast = OrdinalMarginRanker(method="generation", **kw).fit(X, y)
     paper = OrdinalMarginRanker(representation="dual", method="generation",
-                                add_per_iter=2).fit(X, y)
-    whole = OrdinalMarginRanker(method="full", representation="dual").fit(X, y)
+                                add_per_iter=2, **kw).fit(X, y)
+    whole = OrdinalMarginRanker(method="full", representation="dual", **kw).fit(X, y)
     assert default.result_.algorithm == "full QP" and default.result_.formulation == "S"
     assert fast.result_.algorithm == "RS" and paper.result_.algorithm == "RCSbar"
     assert fast.n_iter_ < paper.n_iter_ / 5
@@ -216,21 +224,31 @@ def test_clarabel_failure_becomes_a_value_error_saying_what_to_do(monkeypatch):
     X, y = make_instance(40, 1, separable=False, seed=14)
     for rep in ("primal", "dual"):
         with pytest.raises(ValueError, match="InsufficientProgress.*standardize X.*lower c"):
-            OrdinalMarginRanker(representation=rep, subproblem_solver="clarabel").fit(X, y)
+            OrdinalMarginRanker(formulation="paper", representation=rep,
+                                subproblem_solver="clarabel").fit(X, y)
 
 
-def test_prank_warns_when_its_passes_do_not_separate():
+def test_prank_passes_are_its_design_not_a_failure():
+    """Issue 28 item 5: PRank makes a fixed number of passes by design: the
+    result says "completed the passes" (success), no ConvergenceWarning;
+    a mistake-free pass is "converged"."""
     X, y = make_instance(80, 1, separable=False, seed=15)
-    with pytest.warns(ConvergenceWarning, match="mistakes in the last"):
-        PRank(max_iter=3).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        PRank().fit(X, y)                      # one pass: the on-line protocol
+        for max_iter in (1, 3):
+            res = PRank(max_iter=max_iter).fit(X, y).result_
+            assert res.status == "completed the passes" and res.success
+            assert res.message.startswith(f"completed {max_iter} passes (max_iter={max_iter})")
+            assert "gap" not in res.message and "dual" not in res.message
+        Xs, ys = make_instance(30, 1, separable=True, seed=6)
+        res = PRank(max_iter=10_000).fit(Xs, ys).result_
+        assert res.status == "converged" and res.mistakes == 0 and res.nit < 10_000
 
 
 def test_decision_function_checks_features():
     X, y = make_instance(60, 1, seed=8)
     model = OrdinalMarginRanker().fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), X @ model.coef_)
     with pytest.raises(ValueError, match="X"):
         model.decision_function(np.ones((3, 3)))
     with pytest.raises(ValueError, match="NaN"):

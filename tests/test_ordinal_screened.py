@@ -117,13 +117,15 @@ def test_failed_check_falls_back_to_the_whole_problem(monkeypatch):
 
 def test_auto_picks_newton_for_the_linear_soft_primal_only(monkeypatch):
     X, labels = _problem(1, n=120)
-    est = OrdinalMarginRanker().fit(X, labels)                 # soft, linear, primal
+    est = OrdinalMarginRanker(formulation="paper").fit(X, labels)   # soft, linear, primal
     assert est.result_.subproblem_solver == "newton"
     line = np.arange(30.0)[:, None]                           # separable
-    hard = OrdinalMarginRanker(margin="hard", method="full").fit(line, np.arange(30) >= 15)
+    hard = OrdinalMarginRanker(formulation="paper", margin="hard", method="full").fit(
+        line, np.arange(30) >= 15)
     assert hard.result_.subproblem_solver == "clarabel"
     monkeypatch.setattr("polyrank.ordinal.generation.MAX_NEWTON_DIM", 3)   # d + l = 9
-    assert OrdinalMarginRanker().fit(X, labels).result_.subproblem_solver == "clarabel"
+    assert OrdinalMarginRanker(formulation="paper").fit(
+        X, labels).result_.subproblem_solver == "clarabel"
 
 
 def test_generation_of_rs_uses_it_on_each_sub_problem():
@@ -143,7 +145,8 @@ def test_newton_refuses_problems_it_does_not_solve(kw):
     with pytest.raises(ValueError, match="subproblem_solver: 'newton'"):
         solve_ordinal(X, labels, subproblem_solver="newton", **args)
     with pytest.raises(ValueError, match="subproblem_solver"):
-        OrdinalMarginRanker(subproblem_solver="newton", **kw).fit(X, labels)
+        OrdinalMarginRanker(formulation="paper", subproblem_solver="newton", **kw).fit(
+            X, labels)
 
 
 def test_badly_scaled_features_same_optimum_without_warnings():

@@ -35,12 +35,13 @@ from sklearn.exceptions import ConvergenceWarning
 from ._progress import verbosity
 from .kernels import check_kernel_params, kernel_matrix
 from .exceptions import NumericalError, TrivialModelWarning
-from .result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_NUMERICAL, IterInfo, all_finite
+from .result import (STATUS_CALLBACK, STATUS_COMPLETED, STATUS_CONVERGED, STATUS_NUMERICAL,
+                     IterInfo, all_finite)
 from .validation import check_dense_unless_linear
 
 __all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "format_iter_line",
-           "solver_seed", "forget_fitted", "fitted_attributes", "fit_context", "LabelColumnsMixin",
-           "SparseIfLinearMixin"]
+           "solver_seed", "forget_fitted", "fitted_attributes", "fit_context", "raise_numerical",
+           "LabelColumnsMixin", "SparseIfLinearMixin"]
 
 
 def format_iter_line(name: str, info: IterInfo) -> str:
@@ -98,8 +99,9 @@ def log_callback(callback, verbose, name: str, file=None):
 
 
 def warn_if_not_converged(estimator, res, hint: str = "") -> None:
-    """Issue a ConvergenceWarning unless ``res`` converged or was stopped by
-    the callback on purpose; raise if the solve left no finite model.
+    """Issue a ConvergenceWarning unless ``res`` converged, completed its
+    fixed passes (an online algorithm) or was stopped by the callback on
+    purpose; raise if the solve left no finite model.
 
     Called by every ``fit`` right after its driver, before any fitted
     attribute is set.
@@ -126,16 +128,39 @@ def warn_if_not_converged(estimator, res, hint: str = "") -> None:
         For every other status than converged or stopped by the callback
         (iteration cap, stall, a numerical failure with a finite model).
     """
-    if res.status in (STATUS_CONVERGED, STATUS_CALLBACK):
+    if res.status in (STATUS_CONVERGED, STATUS_COMPLETED, STATUS_CALLBACK):
         return
     text = f"{type(estimator).__name__}: {res.message}"
     if hint:
         text += f"; {hint}"
     if res.status == STATUS_NUMERICAL and not all_finite(res.x):
-        forget_fitted(estimator, fitted_attributes(estimator))
-        raise NumericalError(text + " (the model holds NaN or infinity: the estimator "
-                             "is left unfitted)", res)
+        raise_numerical(estimator, res, hint)
     warnings.warn(text, ConvergenceWarning, stacklevel=_user_stacklevel())
+
+
+def raise_numerical(estimator, res, hint: str = ""):
+    """Leave ``estimator`` unfitted and raise NumericalError for a solve that
+    ended in ``"numerical failure"``.
+
+    Parameters
+    ----------
+    estimator : object
+        Its fitted attributes (of this or an earlier fit) are removed.
+    res : SolverResult
+        The failed solve (its message starts the error's).
+    hint : str
+        What the user can do.
+
+    Raises
+    ------
+    polyrank.exceptions.NumericalError
+        Always.
+    """
+    forget_fitted(estimator, fitted_attributes(estimator))
+    text = f"{type(estimator).__name__}: {res.message}" + (f"; {hint}" if hint else "")
+    state = "NaN or infinity" if not all_finite(res.x) else "no trustworthy solution"
+    raise NumericalError(f"{text} (the model holds {state}: the estimator is left "
+                         "unfitted)", res)
 
 
 def fit_context(fit):

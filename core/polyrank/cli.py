@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import io
 import json
 import os
@@ -366,7 +367,8 @@ def _cmd_bench(args) -> int:
     from .experiments import BENCHES, bench_sopopo, format_table
     from .experiments.registry import as_record
 
-    command = f"polyrank bench {args.name}{' --quick' if args.quick else ''}"
+    command = (f"polyrank bench {args.name}{' --quick' if args.quick else ''}"
+               + (f" --data {Path(args.data).name}" if args.data else ""))
     if args.readme is not None:
         if not Path(args.readme).is_file():
             raise UsageError(f"--readme {args.readme!r}: no such file")
@@ -376,8 +378,15 @@ def _cmd_bench(args) -> int:
         if args.k:
             print("polyrank bench: --k applies to 'sopopo' only", file=sys.stderr)
             return 2
+        extra = {}
+        if args.data is not None:
+            if "data" not in inspect.signature(BENCHES[args.name].func).parameters:
+                raise UsageError(f"--data: bench {args.name!r} takes no data file")
+            if not Path(args.data).is_file():
+                raise UsageError(f"--data {args.data!r}: no such file")
+            extra["data"] = args.data
         res = BENCHES[args.name].run(quick=args.quick, seed=args.seed,
-                                     progress=not args.json)
+                                     progress=not args.json, **extra)
         text = sys.stderr if args.json else sys.stdout
         print(f"{args.name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
         print(res.format_table(), file=text)
@@ -1160,6 +1169,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the result as this bench's row of the generated table "
                         "in the README at PATH")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--data", metavar="PATH", default=None,
+                   help="a data file for the benches that take one (ordinal-wine: "
+                        "winequality-white.csv)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)
 

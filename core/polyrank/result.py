@@ -11,9 +11,11 @@ the solve, and the result records ``status="stopped by callback"``.
 
 Every driver ends with :func:`finish`, which builds the :class:`SolverResult`
 from one status-message table (:data:`STATUS_MESSAGES`) and gives ``success``
-one meaning: the stopping rule was met (``status == STATUS_CONVERGED``).
-Reaching the iteration limit, a callback stop, a stall at rounding level or a
-numerical failure are not successes.
+one meaning: the run ended as designed, its stopping rule met
+(``status == STATUS_CONVERGED``) or, for an online algorithm that makes a
+fixed number of passes by design, those passes completed
+(:data:`STATUS_COMPLETED`).  Reaching the iteration limit, a callback stop, a
+stall at rounding level or a numerical failure are not successes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ __all__ = [
     "IterInfo",
     "CallbackRunner",
     "STATUS_CONVERGED",
+    "STATUS_COMPLETED",
     "STATUS_MAX_ITER",
     "STATUS_CALLBACK",
     "STATUS_NUMERICAL",
@@ -44,6 +47,10 @@ __all__ = [
 
 #: ``status`` when the stopping rule (duality gap, gradient norm ...) was met.
 STATUS_CONVERGED = "converged"
+#: ``status`` of an online algorithm whose fixed number of passes (its design,
+#: e.g. PRank's on-line protocol) is done without its early stopping rule
+#: being met: not a failure (``success`` is True, no ConvergenceWarning).
+STATUS_COMPLETED = "completed the passes"
 #: ``status`` when the iteration limit was reached first.
 STATUS_MAX_ITER = "maximum number of iterations reached"
 #: ``status`` when the callback raised :class:`StopIteration`.
@@ -118,6 +125,7 @@ def all_finite(value) -> bool:
 #: ``dual`` and ``advice`` (what to change, for a numerical failure).
 STATUS_MESSAGES = {
     STATUS_CONVERGED: "{rule} after {nit} {unit}",
+    STATUS_COMPLETED: "completed {nit} {unit} ({limit}); {progress}",
     STATUS_MAX_ITER: "{limit} {unit} done; {progress}",
     STATUS_CALLBACK: "callback raised StopIteration after {nit} {unit}; {progress}",
     STATUS_NUMERICAL: ("after {nit} {unit}: primal {primal:.6g}, dual {dual:.6g}: an "
@@ -147,11 +155,13 @@ class SolverResult(dict):
     nit : int
         Number of iterations (passes, epochs, Newton steps: see the solver).
     success : bool
-        True if and only if the stopping rule was met (``status ==
-        STATUS_CONVERGED``); reaching the iteration limit is not success.
+        True if and only if the run ended as designed: the stopping rule was
+        met (``status == STATUS_CONVERGED``) or an online algorithm completed
+        its fixed number of passes (:data:`STATUS_COMPLETED`); reaching the
+        iteration limit is not success.
     status : str
         A key of :data:`STATUS_MESSAGES`: :data:`STATUS_CONVERGED`,
-        :data:`STATUS_MAX_ITER`, :data:`STATUS_CALLBACK`,
+        :data:`STATUS_COMPLETED`, :data:`STATUS_MAX_ITER`, :data:`STATUS_CALLBACK`,
         :data:`STATUS_NUMERICAL`, :data:`STATUS_STALLED` or
         :data:`STATUS_NO_PROGRESS`.
     message : str
@@ -460,8 +470,9 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
     -------
     SolverResult
         With ``x``, ``dual``, ``primal_objective``, ``dual_objective``,
-        ``gap``, ``nit``, ``success`` (``status == STATUS_CONVERGED``: the
-        stopping rule was met; the iteration limit is not success),
+        ``gap``, ``nit``, ``success`` (``status`` is :data:`STATUS_CONVERGED`,
+        the stopping rule met, or :data:`STATUS_COMPLETED`; the iteration
+        limit is not success),
         ``status``, ``message``, ``solver``, ``trace`` and ``extras``.
 
     Raises
@@ -492,7 +503,8 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
         dual=dual_objective, advice=f"; {advice}" if advice else "")
     out = SolverResult(
         x=x, dual=dual, primal_objective=primal, dual_objective=dual_objective,
-        gap=float(gap), nit=int(nit), success=status == STATUS_CONVERGED, status=status,
+        gap=float(gap), nit=int(nit), success=status in (STATUS_CONVERGED, STATUS_COMPLETED),
+        status=status,
         message=message, solver=solver, trace=runner.trace)
     clash = set(extras) & set(out)
     if clash:

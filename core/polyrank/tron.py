@@ -29,7 +29,8 @@ import math
 import numpy as np
 
 from .result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                     STATUS_NO_PROGRESS, CallbackRunner, SolverResult, finish)
+                     STATUS_NO_PROGRESS, STATUS_NUMERICAL, CallbackRunner, SolverResult,
+                     finish)
 from .validation import as_float_array, check_int, check_positive
 
 __all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]
@@ -260,9 +261,11 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
             status = STATUS_CONVERGED
         elif stop:
             status = STATUS_CALLBACK
+        elif not (math.isfinite(prered) and math.isfinite(actred) and math.isfinite(f)):
+            status = STATUS_NUMERICAL       # an overflow: more trials would loop forever
         elif f < -1.0e32:
             status = STATUS_NO_PROGRESS
-        elif abs(actred) <= 0 and prered <= 0:
+        elif prered <= 0 or delta <= 0:     # LIBLINEAR: "WARNING: prered <= 0"
             status = STATUS_NO_PROGRESS
         elif abs(actred) <= 1.0e-12 * abs(f) and abs(prered) <= 1.0e-12 * abs(f):
             status = STATUS_NO_PROGRESS

@@ -1,11 +1,17 @@
-"""Ordinal ranking by minimum-margin maximisation with row and column
-generation, and kernels.
+"""Ordinal ranking: support vector ordinal regression (the default model) and
+minimum-margin maximisation with row and column generation, with kernels.
 
-Source: Y. Izunaga, K. Sato, K. Tatsumi and Y. Yamamoto, "Row and column
+Source of the minimum-margin problems: Y. Izunaga, K. Sato, K. Tatsumi and Y. Yamamoto, "Row and column
 generation algorithms for minimum margin maximization of ranking problems",
 J. Oper. Res. Soc. Japan 58(4):394-409, 2015
 (``row-column-generation-ordinal.txt``).
 
+- :func:`solve_svor`: support vector ordinal regression with implicit
+  constraints (SVORIM; W. Chu and S. S. Keerthi, Neural Computation 19(3),
+  2007, Sec. 3), the default model of :class:`OrdinalMarginRanker`, by
+  trust-region Newton (linear) or dual coordinate descent (kernels);
+  :func:`loss_thresholds`: thresholds minimising the training MAE (or
+  another loss) exactly, by dynamic programming.
 - :func:`solve_ordinal`: the problems (H), (H-bar), (H~), (H~+), (S),
   (S-bar), (S~) (Sec. 3, 5, 6, 8, Appendix A) by the algorithms RH,
   RC(H-bar), RC(H~), RS, RC(S-bar), RC(S~) (Sec. 4, 5, 7, 8, 10), or as one
@@ -13,17 +19,27 @@ J. Oper. Res. Soc. Japan 58(4):394-409, 2015
 - :func:`prank`: kernel PRank (Crammer & Singer, NIPS 2001), the paper's
   baseline (Sec. 10).
 - :class:`OrdinalMarginRanker`, :class:`PRank`: the scikit-learn estimators.
-- :func:`make_instance`: the random instances S.n.q and NS.n.q (Sec. 10).
+- :func:`make_instance`: the random instances S.n.q and NS.n.q (Sec. 10);
+  :func:`make_overlapping`: overlapping grades (where (S) collapses).
 """
 
+import warnings
+
+import scipy.sparse as sp
+
+from ..exceptions import TrivialModelWarning
 from .estimator import OrdinalMarginRanker, PRank
 from .generation import (FORMULATIONS, METHODS, InfeasibleError, algorithm_name,
                          check_labels, formulation_name, initial_working_set,
                          paper_notation, predict_labels, solve_ordinal)
-from .instances import PAPER_THRESHOLDS, make_instance, rank_loss
+from .instances import (PAPER_THRESHOLDS, WHITE_WINE_GRADES, make_instance, make_overlapping,
+                        rank_loss)
 from .prank import prank
+from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
 
-__all__ = ["solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
+__all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
+           "make_overlapping", "WHITE_WINE_GRADES",
+           "solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
            "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",
            "InfeasibleError", "algorithm_name", "formulation_name", "check_labels",
            "initial_working_set", "paper_notation", "predict_labels"]
@@ -33,6 +49,11 @@ def _warmup() -> None:
     """Compile (or load from cache) every kernel of this subpackage on a tiny
     problem; called by :func:`polyrank.warmup`."""
     X, labels = make_instance(12, separable=True, seed=0)
+    for kernel in ("linear", "rbf"):                 # SVOR: TRON and dual CD
+        solve_svor(X, labels, kernel=kernel, tol=1e-3)
+    solve_svor(X, labels, loss="hinge", tol=1e-3)
+    solve_svor(sp.csr_matrix(X), labels, loss="hinge", tol=1e-3)
+    loss_thresholds(X[:, 0], labels)
     solve_ordinal(X, labels, margin="hard", kernel="poly", gamma=1.0, degree=2)
     solve_ordinal(X, labels, margin="hard", kernel="poly", gamma=1.0, degree=2,
                   nonneg=True)
@@ -40,12 +61,8 @@ def _warmup() -> None:
                   add_per_iter=1)
     for kernel in ("rbf", "poly"):                  # the SMO sub-problem solver
         solve_ordinal(X, labels, margin="soft", kernel=kernel, gamma=1.0, degree=2)
-    import warnings
-
-    import scipy.sparse as sp
-
-    with warnings.catch_warnings():       # a pass or two: PRank has not converged
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings():      # one pass on 12 objects: a trivial model
+        warnings.simplefilter("ignore", TrivialModelWarning)
         for kernel in ("linear", "rbf", "poly"):
             PRank(kernel=kernel).fit(X, labels).predict(X)
         PRank().fit(sp.csr_matrix(X), labels).predict(sp.csr_matrix(X))

@@ -1,6 +1,8 @@
 """scikit-learn estimators for ordinal ranking: :class:`OrdinalMarginRanker`
-(minimum-margin maximisation, ``row-column-generation-ordinal.txt``) and
-:class:`PRank` (its baseline, Crammer & Singer 2001).
+(support vector ordinal regression, Chu & Keerthi 2007, by default; the
+minimum-margin maximisation of ``row-column-generation-ordinal.txt`` with
+``formulation="paper"``) and :class:`PRank` (the paper's baseline, Crammer &
+Singer 2001).
 
 Both are thin layers (``DESIGN.md``): declarative ``_parameter_constraints``,
 one :func:`~sklearn.utils.validation.validate_data` at the boundary, ordered
@@ -20,12 +22,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn import (SparseIfLinearMixin, fit_context, forget_fitted, log_callback,
-                        solver_seed, warn_if_not_converged)
+                        raise_numerical, solver_seed, warn_if_not_converged,
+                        warn_if_trivial)
 from ..kernels import kernel_matrix
+from ..result import STATUS_NUMERICAL
 from ..validation import check_sample_weight, validate_X
 from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
                          solve_ordinal)
 from .prank import prank, prank_decision
+from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
 
 __all__ = ["OrdinalMarginRanker", "PRank"]
 
@@ -148,13 +153,53 @@ class _OrdinalLabels(SparseIfLinearMixin):
 _KERNELS = ("linear", "rbf", "poly")
 
 
-class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
-    """Ordinal ranking by minimum-margin maximisation (Izunaga et al. 2015).
+#: the parameters of the paper's formulations and their defaults: with
+#: ``formulation="svor"`` each must keep its default
+_PAPER_ONLY = {"margin": "soft", "nonneg": False, "method": "auto", "representation": "auto",
+               "add_per_iter": "auto", "subproblem_solver": "auto"}
 
-    Learns a score f(x) = w . phi(x) = sum_j lambda_j kappa(x^j, x) and
-    thresholds p_1 < ... < p_l; an object gets the label max {k | f(x) >
-    p_k} (p_0 = -inf, Sec. 10).  Minimises ``row-column-generation-ordinal.txt``
-    (H~) of Sec. 5 (``margin="hard"``)::
+
+class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
+    """Ordinal ranking with a large margin: support vector ordinal regression
+    (the default) or the minimum-margin maximisation of Izunaga et al. 2015.
+
+    Learns a score f(x) = w . phi(x) = sum_r u_r kappa(x^r, x) and
+    thresholds b_1 <= ... <= b_l; an object gets the label max {k | f(x) >
+    b_k} (b_0 = -inf, Sec. 10 of ``row-column-generation-ordinal.txt``).
+
+    ``formulation="svor"`` (the default) minimises SVOR with implicit
+    constraints (SVORIM, W. Chu and S. S. Keerthi, "Support vector ordinal
+    regression", Neural Computation 19(3), 2007, Sec. 3), with labels 0..l,
+    s_ij = +1 if l_i >= j else -1 (threshold j between grades j - 1 and
+    j) and the squared hinge L(t) = max(0, t)^2
+    (``loss="squared_hinge"``; ``"hinge"`` is max(0, t), Chu & Keerthi's
+    own)::
+
+        ||w||^2 + ||b||^2 + c sum_i v_i sum_{j=1..l} L(1 - s_ij (f(x_i) - b_j))
+
+    a unit margin and a slack for every (object, threshold) pair on the
+    wrong side, the SVM form of the all-threshold loss that mord's
+    ``LogisticAT`` minimises with the logistic loss; the thresholds are
+    regularised like a bias feature (as LIBLINEAR's ``-B 1``) and come out
+    ordered at the optimum (Chu & Keerthi's Theorem; swapping two thresholds
+    leaves ||b||^2 unchanged).  It is solved by trust-region Newton over
+    (w, b) for the linear kernel and the squared hinge (O(nnz(X) + n l) per
+    Hessian-vector product, a handful of Newton steps), by dual coordinate
+    descent with a kernel or the hinge (:func:`polyrank.ordinal.solve_svor`).
+    With overlapping grades it does not collapse, unlike the minimum-margin
+    problems: those pay a slack only for the two thresholds around an
+    object's own grade, and on overlapping grades their optimum can be
+    w = 0 with every object predicted as one grade.
+
+    Then the thresholds used by :meth:`predict` are chosen for the loss the
+    user scores (``threshold_rule="mae"``: the mean absolute error of the
+    training predictions, minimised exactly over all ordered thresholds by
+    dynamic programming over the sorted training scores,
+    :func:`polyrank.ordinal.loss_thresholds`); the objective's own b stays
+    in ``result_.thresholds``.
+
+    ``formulation="paper"`` minimises the paper's problems: (H~) of Sec. 5
+    (``margin="hard"``)::
 
         lambda' K~ lambda  s.t.  p_{l_i} + 1 <= (k~^i)' lambda <= p_{l_i+1} - 1,
 
@@ -164,7 +209,8 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     (Sec. 3.1, 6.1; the same optimum, Lemma 3.1); ``nonneg=True`` adds
     lambda >= 0 (H~+, Appendix A).  ``method="generation"`` runs the paper's
     row (and column) generation (Sec. 4-8, 10), ``method="full"`` solves the
-    whole QP with Clarabel.
+    whole QP with Clarabel.  Its thresholds are the problem's p
+    (``threshold_rule="auto"``).
 
     Labels are ordered classes as users have them: numbers (wine quality
     3..8; their numeric order), an ordered pandas Categorical (its
@@ -172,9 +218,28 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
 
     Parameters
     ----------
-    margin : {"hard", "soft"}, default="soft"
+    formulation : {"svor", "paper"}, default="svor"
+        "svor": SVORIM (above; ``margin``, ``nonneg``, ``method``,
+        ``representation``, ``add_per_iter`` and ``subproblem_solver`` must
+        keep their defaults); "paper": the minimum-margin problems of
+        Izunaga et al. selected by ``margin``, ``representation``,
+        ``nonneg`` (``loss`` must keep its default).
     c : float, default=10.0
-        Slack penalty c > 0 (soft margin; the paper's experiments: 10).
+        Slack penalty c > 0, in the units of the paper's (S) (objectives
+        without a factor 1/2; LIBLINEAR's C = c / 2; the paper's
+        experiments: 10).
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+        L of the SVOR objective.  "hinge" is solved by dual coordinate
+        descent also for the linear kernel (many more passes).
+    threshold_rule : {"auto", "mae", "mse", "zero_one", "objective"}, default="auto"
+        The thresholds :meth:`predict` uses: those minimising the training
+        mean absolute error ("mae"), squared error ("mse", both in the
+        labels' units when they are numbers, else in positions of
+        ``classes_``) or error rate ("zero_one") of the predictions at the
+        fitted scores, or the objective's own ("objective").  "auto": "mae"
+        for "svor", "objective" for "paper".
+    margin : {"hard", "soft"}, default="soft"
+        (``formulation="paper"``.)
     kernel : {"linear", "rbf", "poly"}, default="linear"
     gamma : float or None, default=None
         rbf: exp(-gamma ||x - y||^2) (the paper's sigma: gamma = 1 / (2
@@ -182,47 +247,56 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     degree : int, default=3
     coef0 : float, default=1.0
     nonneg : bool, default=False
-        lambda >= 0: monotone contours for nondecreasing kernels on
-        nonnegative data (Appendix A, Lemma A.1).
+        (``formulation="paper"``.) lambda >= 0: monotone contours for
+        nondecreasing kernels on nonnegative data (Appendix A, Lemma A.1).
     method : {"auto", "generation", "full"}, default="auto"
-        "generation": the paper's row (and column) generation; "full": the
-        whole problem at once; "auto": "full" for the soft margin in the
-        primal (linear kernel: solved as a QP over the objects near the
-        margin, see ``subproblem_solver``; generation's W would grow to every
-        margin violator anyway), else "generation".
+        (``formulation="paper"``.) "generation": the paper's row (and
+        column) generation; "full": the whole problem at once; "auto":
+        "full" for the soft margin in the primal (linear kernel: solved as a
+        QP over the objects near the margin, see ``subproblem_solver``;
+        generation's W would grow to every margin violator anyway), else
+        "generation".
     representation : {"auto", "dual", "primal"}, default="auto"
-        "primal" solves (H) / (S) for w by row generation (RH / RS; linear
-        kernel only; sub-problems of size n_features, not |W|); "dual" the
-        paper's lambda representation (RC(H-bar) ...); "auto": "primal" for
-        the linear kernel without ``nonneg``, else "dual".
+        (``formulation="paper"``.) "primal" solves (H) / (S) for w by row
+        generation (RH / RS; linear kernel only; sub-problems of size
+        n_features, not |W|); "dual" the paper's lambda representation
+        (RC(H-bar) ...); "auto": "primal" for the linear kernel without
+        ``nonneg``, else "dual".
     add_per_iter : int or "auto", default="auto"
-        At most this many objects added to W per iteration.  "auto": 2 for
-        the hard margin (the paper's choice, Sec. 10: W stays the few objects
-        on the margin), max(2, ceil(n / 8)) for the soft margin, where every
-        object that violates its margin ends in W (its slack is positive), so
-        adding 2 per iteration costs ~n/2 QP solves (full red wine: 756
-        sub-problems, 19.5 s, against 10 and 0.27 s; the same optimum).
-    tol : float, default=1e-7
-        Violations up to tol count as satisfied.
-    max_iter : int, default=10000
-        Maximum number of QP sub-problems.
+        (``formulation="paper"``.) At most this many objects added to W per
+        iteration.  "auto": 2 for the hard margin (the paper's choice, Sec.
+        10: W stays the few objects on the margin), max(2, ceil(n / 8)) for
+        the soft margin, where every object that violates its margin ends in
+        W (its slack is positive), so adding 2 per iteration costs ~n/2 QP
+        solves (full red wine: 756 sub-problems, 19.5 s, against 10 and
+        0.27 s; the same optimum).
+    tol : float or None, default=None
+        The stopping rule's tolerance: "svor", the relative duality gap
+        (P - D) / P (None: 1e-9 with trust-region Newton, 1e-4 with dual
+        coordinate descent); "paper", violations up to tol count as
+        satisfied (None: 1e-7).
+    max_iter : int or None, default=None
+        "svor": maximum Newton steps (linear, squared hinge; None: 1000) or
+        passes of dual coordinate descent (None: 10000); "paper": maximum QP
+        sub-problems (None: 10000).
     classes : array_like or None, default=None
         The labels from lowest to highest, for labels without a numeric
         order (e.g. ``["bad", "fair", "good"]``); every class must occur in
         the training labels.
     verbose : int, default=0
-        ``v >= 1``: a log line every v sub-problems.
+        ``v >= 1``: a log line every v iterations.
     subproblem_solver : {"auto", "dual_cd", "newton", "clarabel"}, default="auto"
-        How the sub-problems of the dual representation (RC(H-bar), RC(H~),
-        RC(S-bar), RC(S~)) are solved: "dual_cd" by warm-started SMO on their
-        dual in numba, "clarabel" from scratch by Clarabel; the soft margin
-        primal (S) (the default model: linear kernel, ``method="full"``) by
-        "newton", a QP over the objects near the margin only (found by
-        Newton's method on the smoothed hinge, every other object checked
-        against the result: the same optimum, 3-4x faster than "clarabel" on
-        red wine); "auto": "dual_cd" for the soft margin in the dual, "newton"
-        for it in the primal (m + l <= 300), "clarabel" for the hard margin
-        (see :func:`polyrank.ordinal.solve_ordinal`).  "newton" with another
+        (``formulation="paper"``.) How the sub-problems of the dual
+        representation (RC(H-bar), RC(H~), RC(S-bar), RC(S~)) are solved:
+        "dual_cd" by warm-started SMO on their dual in numba, "clarabel"
+        from scratch by Clarabel; the soft margin primal (S) (linear kernel,
+        ``method="full"``) by "newton", a QP over the objects near the
+        margin only (found by Newton's method on the smoothed hinge, every
+        other object checked against the result: the same optimum, 3-4x
+        faster than "clarabel" on red wine); "auto": "dual_cd" for the soft
+        margin in the dual, "newton" for it in the primal (m + l <= 300),
+        "clarabel" for the hard margin (see
+        :func:`polyrank.ordinal.solve_ordinal`).  "newton" with another
         problem raises ValueError.
 
     Attributes
@@ -230,27 +304,32 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     classes_ : ndarray, shape (l + 1,)
         The ordered labels; ``predict`` returns them.
     thresholds_ : ndarray, shape (l,)
-        p_1..p_l (between ``classes_[k-1]`` and ``classes_[k]``).
+        The thresholds :meth:`predict` uses (between ``classes_[k-1]`` and
+        ``classes_[k]``; see ``threshold_rule``).
     coef_ : ndarray, shape (n_features,)
         w (linear kernel only).
     dual_coef_ : ndarray, shape (n_support,)
-        lambda_j of the objects in ``support_`` (dual representation).
+        The kernel expansion's coefficients of the objects in ``support_``
+        (svor: u_r; paper: lambda_j; kernel or dual representation).
     support_ : ndarray of int64, shape (n_support,)
-        Indices of the training objects in the final working set W.
+        svor: the objects with a positive multiplier; paper: the final
+        working set W.
     support_vectors_ : ndarray, shape (n_support, n_features)
-        (Dual representation.)
+        (Kernel or dual representation.)
     result_ : SolverResult
-        From :func:`polyrank.ordinal.solve_ordinal` (trace: |W|, objective
-        bounds and violations per sub-problem).
+        From :func:`polyrank.ordinal.solve_svor` or
+        :func:`polyrank.ordinal.solve_ordinal` (``result_.thresholds``: the
+        objective's thresholds).
     n_iter_ : int
-        Sub-problems solved.
+        Newton steps, passes or sub-problems.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         (When X has string column names.)
 
     See Also
     --------
-    polyrank.ordinal.solve_ordinal : the solver.
+    polyrank.ordinal.solve_svor, polyrank.ordinal.solve_ordinal : the solvers.
+    polyrank.ordinal.loss_thresholds : the thresholds of ``threshold_rule``.
     PRank : the perceptron baseline of Sec. 10.
 
     Examples
@@ -258,17 +337,23 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     >>> import numpy as np
     >>> from polyrank import OrdinalMarginRanker
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0], [6.0], [7.0]])
-    >>> model = OrdinalMarginRanker(margin="hard").fit(X, [3, 3, 4, 4, 5, 5])
+    >>> model = OrdinalMarginRanker().fit(X, [3, 3, 4, 4, 5, 5])
     >>> model.predict([[0.5], [3.5], [9.0]]).tolist()
     [3, 4, 5]
+    >>> paper = OrdinalMarginRanker(formulation="paper", margin="hard").fit(X, [3, 3, 4, 4, 5, 5])
+    >>> np.round(paper.thresholds_, 6).tolist()      # (H): unit margins between layers
+    [2.0, 5.0]
     >>> grades = ["poor", "poor", "fair", "fair", "good", "good"]
     >>> OrdinalMarginRanker(classes=["poor", "fair", "good"]).fit(X, grades).predict([[6.5]])
     array(['good'], dtype='<U4')
     """
 
     _parameter_constraints: dict = {
-        "margin": [StrOptions(set(MARGINS))],
+        "formulation": [StrOptions({"svor", "paper"})],
         "c": [Interval(Real, 0, np.inf, closed="neither")],
+        "loss": [StrOptions(set(SVOR_LOSSES))],
+        "threshold_rule": [StrOptions({"auto", "objective"} | set(THRESHOLD_LOSSES))],
+        "margin": [StrOptions(set(MARGINS))],
         "kernel": [StrOptions(set(_KERNELS))],
         "gamma": [Interval(Real, 0, np.inf, closed="neither"), None],
         "degree": [Interval(Integral, 1, None, closed="left")],
@@ -277,19 +362,23 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         "method": [StrOptions(set(METHODS) | {"auto"})],
         "representation": [StrOptions({"auto", "dual", "primal"})],
         "add_per_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "tol": [Interval(Real, 0, np.inf, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "classes": ["array-like", None],
         "verbose": ["verbose"],
         "subproblem_solver": [StrOptions(set(SUBPROBLEM_SOLVERS))],
     }
 
-    def __init__(self, margin="soft", c=10.0, kernel="linear", gamma=None, degree=3,
-                 coef0=1.0, nonneg=False, method="auto", representation="auto",
-                 add_per_iter="auto", tol=1e-7, max_iter=10000, classes=None, verbose=0,
+    def __init__(self, formulation="svor", c=10.0, loss="squared_hinge",
+                 threshold_rule="auto", margin="soft", kernel="linear", gamma=None,
+                 degree=3, coef0=1.0, nonneg=False, method="auto", representation="auto",
+                 add_per_iter="auto", tol=None, max_iter=None, classes=None, verbose=0,
                  subproblem_solver="auto"):
-        self.margin = margin
+        self.formulation = formulation
         self.c = c
+        self.loss = loss
+        self.threshold_rule = threshold_rule
+        self.margin = margin
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -320,6 +409,57 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
             return self.representation
         return "primal" if self.kernel == "linear" and not self.nonneg else "dual"
 
+    def _check_formulation(self) -> None:
+        """The parameters of the other formulation keep their defaults."""
+        if self.formulation == "svor":
+            bad = {k: getattr(self, k) for k, v in _PAPER_ONLY.items()
+                   if getattr(self, k) != v}
+            if bad:
+                shown = ", ".join(f"{k}={v!r}" for k, v in bad.items())
+                raise ValueError(f"formulation: {shown} select(s) the paper's minimum-margin "
+                                 f"problems; pass formulation='paper' with it (the default "
+                                 f"formulation='svor' has no such parameter)")
+        elif self.loss != "squared_hinge":
+            raise ValueError(f"loss: {self.loss!r} applies to formulation='svor' only (the "
+                             f"paper's problems have their own slacks)")
+
+    def _threshold_rule(self) -> str:
+        if self.threshold_rule != "auto":
+            return self.threshold_rule
+        return "mae" if self.formulation == "svor" else "objective"
+
+    def _solve(self, X, codes, sample_weight, callback, callback_every):
+        """The solver's result for the checked data."""
+        tol, max_iter = self.tol, self.max_iter
+        if self.formulation == "paper":
+            tol = 1e-7 if tol is None else tol
+            max_iter = 10000 if max_iter is None else max_iter
+        log = log_callback(callback, self.verbose, "OrdinalMarginRanker")
+        if self.formulation == "svor":
+            return solve_svor(X, codes, c=self.c, loss=self.loss, kernel=self.kernel,
+                              gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+                              tol=tol, max_iter=max_iter, sample_weight=sample_weight,
+                              callback=log, callback_every=callback_every)
+        representation = self._representation()
+        if representation == "primal" and self.kernel != "linear":
+            raise ValueError(f"representation: 'primal' needs kernel='linear', got "
+                             f"kernel={self.kernel!r}")
+        return solve_ordinal(X, codes, margin=self.margin, c=self.c,
+                             representation=representation, kernel=self.kernel,
+                             gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+                             nonneg=self.nonneg, method=self._method(),
+                             add_per_iter=self._add_per_iter(X.shape[0]), tol=tol,
+                             max_iter=max_iter, sample_weight=sample_weight,
+                             subproblem_solver=self.subproblem_solver, callback=log,
+                             callback_every=callback_every)
+
+    def _grade_levels(self):
+        """The grades' values in the loss of ``threshold_rule``: the labels
+        themselves when they are numbers, else their positions 0..l."""
+        if self.classes_.dtype.kind in "biuf":
+            return self.classes_.astype(np.float64)
+        return np.arange(self.classes_.size, dtype=np.float64)
+
     @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit on objects X and their ordered labels y.
@@ -331,13 +471,15 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         y : array_like, shape (n,)
             Ordered labels (see the class docstring); at least 2 classes.
         sample_weight : array_like, shape (n,), optional
-            Weights w_i >= 0 (soft margin): object i's slacks cost c w_i
-            (an integer weight = the object repeated).
+            Weights v_i >= 0 (not with the hard margin): object i's slacks
+            cost c v_i (an integer weight = the object repeated); they also
+            weight the training loss of ``threshold_rule``.
         callback : callable, optional
-            ``callback(info: IterInfo)`` after each sub-problem (e.g. a
-            :class:`polyrank_widgets.GapMonitor`); StopIteration stops.
+            ``callback(info: IterInfo)`` after each Newton step, pass or
+            sub-problem (e.g. a :class:`polyrank_widgets.GapMonitor`);
+            StopIteration stops.
         callback_every : int, default=1
-            Call ``callback`` only after the sub-problems whose number is
+            Call ``callback`` only after the iterations whose number is
             divisible by this.
 
         Returns
@@ -352,17 +494,28 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         ValueError
             Empty or non-finite X, fewer than 2 classes, labels without an
             order (give ``classes``), a label missing from ``classes``,
-            negative weights or weights with the hard margin, a sub-problem
+            negative weights or weights with the hard margin, a parameter of
+            the other formulation (see ``formulation``), a sub-problem
             Clarabel cannot solve (the message says: standardize X or lower
-            c), bad parameters.
+            c), a non-finite objective during the solve (scale X), bad
+            parameters.
         TypeError
             Sparse X with a non-linear kernel; non-numeric X.
+        MemoryError
+            ``formulation="svor"`` with a kernel whose n x n Gram matrix
+            exceeds the available memory.
 
         Warns
         -----
         sklearn.exceptions.ConvergenceWarning
-            If ``max_iter`` sub-problems end with violations left.
+            If ``max_iter`` ends the solve before its stopping rule.
+        polyrank.exceptions.TrivialModelWarning
+            If the model is trivial: every weight zero, or one grade
+            predicted for every training object although y holds several
+            (the paper's formulation on overlapping grades: use the default
+            formulation="svor").
         """
+        self._check_formulation()
         self._check_sparse(X)
         y_raw = y
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
@@ -370,40 +523,53 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         codes, classes = self._encode_y(y_raw, y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
-        representation = self._representation()
-        if representation == "primal" and self.kernel != "linear":
-            raise ValueError(f"representation: 'primal' needs kernel='linear', got "
-                             f"kernel={self.kernel!r}")
-        res = solve_ordinal(X, codes, margin=self.margin, c=self.c,
-                            representation=representation, kernel=self.kernel,
-                            gamma=self.gamma, degree=self.degree, coef0=self.coef0,
-                            nonneg=self.nonneg, method=self._method(),
-                            add_per_iter=self._add_per_iter(X.shape[0]), tol=self.tol,
-                            max_iter=self.max_iter, sample_weight=sample_weight,
-                            subproblem_solver=self.subproblem_solver,
-                            callback=log_callback(callback, self.verbose,
-                                                  "OrdinalMarginRanker"),
-                            callback_every=callback_every)
+        res = self._solve(X, codes, sample_weight, callback, callback_every)
+        if res.status == STATUS_NUMERICAL:
+            raise_numerical(self, res)
         warn_if_not_converged(self, res, "increase max_iter")
+        self._store(X, res, classes)
+        rule = self._threshold_rule()
+        if rule != "objective":
+            self.thresholds_ = loss_thresholds(res.scores, codes, levels=self._grade_levels(),
+                                               loss=rule, sample_weight=sample_weight,
+                                               reference=res.thresholds)
+        warn_if_trivial(self, coef=self.coef_ if hasattr(self, "coef_") else self.dual_coef_,
+                        train_pred=self.classes_[self._predict_codes(res.scores)],
+                        y=self.classes_[codes],
+                        remedy=self._trivial_remedy())
+        return self
+
+    def _store(self, X, res, classes) -> None:
+        """The fitted attributes of a solver result."""
         forget_fitted(self, ("coef_", "dual_coef_", "support_vectors_"))
         self.classes_ = classes
         self.result_ = res
         self.n_iter_ = res.nit
         self.thresholds_ = res.thresholds
         self._params = res.kernel_params
-        if representation == "primal":
+        if self.kernel == "linear" and (self.formulation == "svor"
+                                        or self._representation() == "primal"):
             self.coef_ = res.x
-            self.support_ = res.working_set
-        else:
-            self.support_ = np.sort(res.working_set)
-            self.dual_coef_ = res.x[self.support_]
-            self.support_vectors_ = X[self.support_]
-            if self.kernel == "linear":
-                self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
-        return self
+            self.support_ = res.support if self.formulation == "svor" else res.working_set
+            return
+        self.support_ = np.sort(res.support if self.formulation == "svor"
+                                else res.working_set)
+        self.dual_coef_ = res.x[self.support_]
+        self.support_vectors_ = X[self.support_]
+        if self.kernel == "linear":
+            self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
+
+    def _trivial_remedy(self) -> str:
+        if self.formulation == "paper":
+            return ("the paper's minimum-margin problem degenerates when grades overlap "
+                    "(a slack only for the two thresholds around each object's grade): use "
+                    "the default formulation='svor'")
+        return "standardise X (e.g. StandardScaler) or raise c"
 
     def decision_function(self, X) -> np.ndarray:
-        """Scores f(x) = sum_j lambda_j kappa(x^j, x) (or w . x).
+        """Scores f(x) = w . x (linear kernel) or sum_r u_r kappa(x^r, x) over
+        ``support_vectors_`` (u = ``dual_coef_``: SVOR's expansion, or the
+        paper's lambda).
 
         Parameters
         ----------
@@ -439,10 +605,11 @@ class PRank(_OrdinalLabels, BaseEstimator):
     kernel : {"linear", "rbf", "poly"}, default="linear"
     gamma, degree, coef0 : see :class:`OrdinalMarginRanker`.
     max_iter : int, default=1
-        Maximum number of iterations, one iteration being one pass over
-        the data (on-line PRank, the paper's protocol: 1); fitting stops
-        earlier after a pass without a mistake (as scikit-learn's
-        ``Perceptron(max_iter=...)``).
+        The number of passes over the data (on-line PRank, the paper's
+        protocol: 1); fitting stops earlier after a pass without a mistake.
+        PRank is an online algorithm: ending after ``max_iter`` passes is its
+        design (``result_.status == "completed the passes"``), not a failure
+        to converge, and issues no warning.
     shuffle : bool, default=False
     random_state : int, RandomState or None, default=None
         Seeds the shuffling.
@@ -467,10 +634,9 @@ class PRank(_OrdinalLabels, BaseEstimator):
 
     Warns
     -----
-    sklearn.exceptions.ConvergenceWarning
-        With ``max_iter > 1``, if the last pass still made mistakes (PRank
-        iterates until a pass is mistake-free; one pass is the on-line
-        protocol and never warns).
+    polyrank.exceptions.TrivialModelWarning
+        If the fit is trivial: every alpha zero, or one grade predicted for
+        every training object although y holds several.
 
     Examples
     --------
@@ -529,9 +695,16 @@ class PRank(_OrdinalLabels, BaseEstimator):
         ------
         ValueError
             Empty or non-finite X, bad labels (see :class:`OrdinalMarginRanker`),
-            bad parameters.
+            bad parameters; a score that is not finite during the passes
+            (features whose products overflow: scale X); the ranker is left
+            unfitted.
         TypeError
             Sparse X with a non-linear kernel.
+
+        Warns
+        -----
+        polyrank.exceptions.TrivialModelWarning
+            See the class docstring.
         """
         self._check_sparse(X)
         y_raw = y
@@ -543,9 +716,8 @@ class PRank(_OrdinalLabels, BaseEstimator):
                     random_state=solver_seed(self.random_state),
                     callback=log_callback(callback, self.verbose, "PRank"),
                     callback_every=callback_every)
-        if self.max_iter > 1:
-            warn_if_not_converged(self, res, "the data may not be separable by this "
-                                  "kernel; more max_iter or another kernel")
+        if res.status == STATUS_NUMERICAL:
+            raise_numerical(self, res)
         self.classes_ = classes
         self.result_ = res
         self.n_iter_ = res.nit
@@ -557,6 +729,8 @@ class PRank(_OrdinalLabels, BaseEstimator):
         forget_fitted(self, ("coef_",))
         if self.kernel == "linear":
             self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
+        warn_if_trivial(self, coef=res.x, train_pred=self.predict(X), y=y,
+                        remedy="more passes (max_iter), shuffle=True, or standardise X")
         return self
 
     def decision_function(self, X) -> np.ndarray:

@@ -1,5 +1,6 @@
 """The random instances S.n.q and NS.n.q of Sec. 10 and the average rank
-loss of Table 2 (``row-column-generation-ordinal.txt``)."""
+loss of Table 2 (``row-column-generation-ordinal.txt``), and overlapping
+grades with the frequencies of real wine ratings (:func:`make_overlapping`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,73 @@ import numpy as np
 
 from ..validation import check_int, check_positive
 
-__all__ = ["make_instance", "instance_name", "rank_loss", "PAPER_THRESHOLDS"]
+__all__ = ["make_instance", "make_overlapping", "instance_name", "rank_loss",
+           "PAPER_THRESHOLDS", "WHITE_WINE_GRADES"]
 
 #: The fixed thresholds (p_1, p_2, p_3) of the generator (Sec. 10); p_0 = -inf.
 PAPER_THRESHOLDS = (0.5, 1.0, 1.5)
+
+
+#: Objects per grade of the UCI white wine quality data (quality 3..9; P.
+#: Cortez et al., Decision Support Systems 47(4), 2009): 4,898 wines in 7
+#: overlapping grades, two of them rare.
+WHITE_WINE_GRADES = (20, 163, 1457, 2198, 880, 175, 5)
+
+
+def make_overlapping(n: int = 4898, n_features: int = 11, *, signal: float = 0.6,
+                     counts=WHITE_WINE_GRADES, seed: int = 0):
+    """Overlapping grades: a latent score with noise cut at quantiles.
+
+    x ~ N(0, I) in ``n_features`` dimensions, z = signal (x . beta) + e with
+    beta a random unit vector and e ~ N(0, 1), and the grade of z among the
+    quantiles of z that give the grades the relative frequencies ``counts``
+    (by default those of white wine).  With ``signal`` <= 0.6 the grades
+    overlap so much that the paper's soft margin problem (S) has the optimum
+    w = 0 (every object in one grade), while an all-threshold model (SVOR)
+    still ranks: the stand-in of ``polyrank bench ordinal-wine`` for white
+    wine, which is not bundled.
+
+    Parameters
+    ----------
+    n, n_features : int
+        Objects and features (>= 1).
+    signal : float
+        Weight of the linear part against the unit noise (> 0).
+    counts : sequence of int
+        Relative frequencies of the grades 0..l (at least 2, each > 0).
+    seed : int
+
+    Returns
+    -------
+    (ndarray (n, n_features), ndarray of int64 (n,))
+        X and the grades 0..l (every grade used when n is large enough;
+        a grade may be empty for small n).
+
+    Raises
+    ------
+    ValueError
+        n < 1, n_features < 1, signal <= 0, fewer than 2 counts or a
+        count <= 0.
+
+    Examples
+    --------
+    >>> X, y = make_overlapping(1000, seed=1)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((1000, 11), [0, 1, 2, 3, 4, 5, 6])
+    """
+    n = check_int(n, "n", minimum=1)
+    n_features = check_int(n_features, "n_features", minimum=1)
+    signal = check_positive(signal, "signal")
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 1 or counts.size < 2 or np.any(counts <= 0):
+        raise ValueError(f"counts: expected at least 2 positive frequencies, got {counts}")
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, n_features))
+    beta = rng.normal(size=n_features)
+    beta /= np.linalg.norm(beta)
+    z = signal * (X @ beta) + rng.normal(size=n)
+    cuts = np.quantile(z, np.cumsum(counts)[:-1] / counts.sum())
+    return X, np.searchsorted(cuts, z).astype(np.int64)
 
 
 def instance_name(n: int, q: int, separable: bool) -> str:

@@ -8,8 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner,
-                      SolverResult, finish)
+from ..result import (STATUS_CALLBACK, STATUS_COMPLETED, STATUS_CONVERGED, STATUS_NUMERICAL,
+                      CallbackRunner, SolverResult, finish)
 from ..validation import check_int
 from . import _kernels
 from .generation import check_labels, check_X
@@ -31,7 +31,8 @@ def _kernel_args(kernel, gamma, degree, coef0, m):
 def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
           coef0: float = 1.0, max_iter: int = 1, shuffle: bool = False,
           random_state=None, callback=None, callback_every: int = 1) -> SolverResult:
-    """Kernel PRank, on-line, at most ``max_iter`` passes over the objects.
+    """Kernel PRank, on-line, ``max_iter`` passes over the objects (fewer
+    when a pass makes no mistake).
 
     Keeps f(x) = sum_j alpha_j kappa(x^j, x) and thresholds b_1 <= ... <=
     b_l; predicts the label min {r | f(x) < b_{r+1}} (b_{l+1} = +inf) and, on
@@ -50,10 +51,10 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     kernel, gamma, degree, coef0
         As in :func:`polyrank.ordinal.solve_ordinal`.
     max_iter : int
-        Maximum number of iterations, one iteration being one pass over
-        the data (>= 1; the paper's on-line PRank: 1).  The run stops
-        earlier after a pass without a mistake, as scikit-learn's
-        ``Perceptron(max_iter=...)`` stops before its cap.
+        The number of passes over the data (>= 1; the paper's on-line
+        PRank: 1).  PRank is an online algorithm: the passes are its
+        design, not a cap on a convergence process; the run stops earlier
+        only after a pass without a mistake (the data separated).
     shuffle : bool
         Visit the objects in a fresh random order each pass (else in the
         given order).
@@ -72,9 +73,13 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
         alpha != 0); ``nit`` passes; ``mistakes`` in the last pass;
         ``kernel`` and ``kernel_params`` (the kernel's checked parameters);
         ``primal_objective``, ``dual_objective`` and ``gap`` are NaN (PRank
-        is an online algorithm with no objective);
-        ``status`` ``"converged"`` if a pass made no mistake, else the
-        maximum-iterations status (PRank has no other stopping rule).
+        is an online algorithm with no objective and no dual);
+        ``status``: ``"converged"`` if a pass made no mistake,
+        ``"completed the passes"`` (:data:`~polyrank.result.STATUS_COMPLETED`,
+        ``success`` True) after ``max_iter`` passes with mistakes,
+        ``"numerical failure"`` if a score was not finite (features so large
+        that their products overflow; the pass stops there) or ``"stopped by
+        callback"``.
 
     Raises
     ------
@@ -88,6 +93,8 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     >>> r = prank(X, [0, 0, 1, 1], max_iter=10)
     >>> r.status, r.mistakes
     ('converged', 0)
+    >>> prank(X, [0, 0, 1, 1]).message          # one pass, the on-line protocol
+    'completed 1 passes (max_iter=1); 2 mistakes in the last pass'
     """
     sparse = sp.issparse(X)
     X = check_X(X, kernel)
@@ -104,19 +111,22 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     thr = np.zeros(l)
     support = np.empty(n, dtype=np.int64)
     n_support = 0
-    status = STATUS_MAX_ITER
+    status = STATUS_COMPLETED
     mistakes = 0
     it = 0
     for it in range(1, max_iter + 1):
         order = rng.permutation(n) if shuffle else np.arange(n)
         if sparse:
-            mistakes, n_support, loss = _kernels.prank_epoch_csr(
+            mistakes, n_support, loss, finite = _kernels.prank_epoch_csr(
                 X.indptr, X.indices, X.data, labels, order, alpha, thr, support, n_support, w)
         else:
-            mistakes, n_support, loss = _kernels.prank_epoch(
+            mistakes, n_support, loss, finite = _kernels.prank_epoch(
                 X, labels, order, alpha, thr, support, n_support, *kargs)
         stop = runner.record(it, np.nan, np.nan, mistakes=float(mistakes),
                              online_rank_loss=loss / n, n_support=float(n_support))
+        if not finite:
+            status = STATUS_NUMERICAL
+            break
         if mistakes == 0:
             status = STATUS_CONVERGED
             break
@@ -124,12 +134,17 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
             status = STATUS_CALLBACK
             break
     sup = np.sort(support[:n_support])
-    return finish(runner, status, solver="prank", x=alpha, dual=None, primal=np.nan,
-                  dual_objective=np.nan, nit=it, unit="passes",
-                  rule="the last pass made no mistake",
-                  progress=f"{mistakes} mistakes in the last pass",
-                  limit=f"max_iter={max_iter}", thresholds=thr.copy(), support=sup,
-                  mistakes=int(mistakes), kernel=kernel, kernel_params=params)
+    res = finish(runner, status, solver="prank", x=alpha, dual=None, primal=np.nan,
+                 dual_objective=np.nan, nit=it, unit="passes",
+                 rule="the last pass made no mistake",
+                 progress=f"{mistakes} mistakes in the last pass",
+                 limit=f"max_iter={max_iter}", thresholds=thr.copy(), support=sup,
+                 mistakes=int(mistakes), kernel=kernel, kernel_params=params)
+    if status == STATUS_NUMERICAL:      # PRank has no objective: say what happened
+        res.message = (f"in pass {it} a score was not finite (NaN or infinity: products of "
+                       f"the features overflow float64); scale the features (e.g. "
+                       f"sklearn.preprocessing.StandardScaler)")
+    return res
 
 
 def prank_decision(X_fit, alpha, X, kernel, params) -> np.ndarray:

@@ -1,0 +1,56 @@
+"""PRank's honest endings (issue 28 item 5): a fixed number of passes is its
+design, a non-finite score is a numerical failure that leaves no model, and
+nothing mentions a duality gap PRank does not have."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+from polyrank import PRank
+from polyrank.exceptions import TrivialModelWarning
+from polyrank.ordinal import make_instance, prank
+from polyrank.result import STATUS_COMPLETED, STATUS_NUMERICAL
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "csr"])
+def test_overflowing_features_end_in_numerical_failure(kernel):
+    X, y = make_instance(60, 1, separable=False, seed=1)
+    X = X.copy()
+    X[:, 0] *= 1e308                               # x . x overflows float64
+    data = sp.csr_matrix(X) if kernel == "csr" else X
+    with np.errstate(over="ignore", invalid="ignore"):
+        res = prank(data, y, kernel="linear" if kernel == "csr" else kernel, max_iter=3)
+    assert res.status == STATUS_NUMERICAL and res.success is False
+    assert "not finite" in res.message and "scale the features" in res.message
+    assert "dual" not in res.message and "gap" not in res.message
+    model = PRank(kernel="linear" if kernel == "csr" else kernel)
+    with pytest.raises(ValueError, match="not finite"), np.errstate(over="ignore",
+                                                                    invalid="ignore"):
+        model.fit(data, y)
+    with pytest.raises(NotFittedError):
+        model.predict(X[:2])
+
+
+def test_completed_passes_log_has_no_gap(capsys):
+    X, y = make_instance(80, 1, separable=False, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = PRank(max_iter=4, verbose=1, shuffle=True, random_state=0).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("PRank iter") == 4 and "mistakes" in out
+    assert "gap" not in out and "dual" not in out and "primal" not in out
+    res = model.result_
+    assert res.status == STATUS_COMPLETED and res.success and res.nit == 4
+    assert res.message == f"completed 4 passes (max_iter=4); {res.mistakes} mistakes in the last pass"
+
+
+def test_trivial_prank_warns():
+    X = np.zeros((12, 2))                           # every score 0: one grade
+    y = np.arange(12) % 3
+    with pytest.warns(TrivialModelWarning, match="PRank: every weight is zero|predicts"):
+        PRank().fit(X, y)
