@@ -14,24 +14,33 @@ from sklearn.exceptions import NotFittedError
 from polyrank import PRank
 from polyrank.exceptions import TrivialModelWarning
 from polyrank.ordinal import make_instance, prank
+from polyrank.exceptions import NumericalError
 from polyrank.result import STATUS_COMPLETED, STATUS_NUMERICAL
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "csr"])
-def test_overflowing_features_end_in_numerical_failure(kernel):
+def test_overflowing_features_are_refused_or_end_in_numerical_failure(kernel):
     X, y = make_instance(60, 1, separable=False, seed=1)
-    X = X.copy()
-    X[:, 0] *= 1e308                               # x . x overflows float64
-    data = sp.csr_matrix(X) if kernel == "csr" else X
+    k = "linear" if kernel == "csr" else kernel
+    huge = X.copy()
+    huge[:, 0] *= 1e308                            # x . x overflows float64: the input gate
+    with pytest.raises(ValueError, match="too large.*scale X"):
+        prank(sp.csr_matrix(huge) if kernel == "csr" else huge, y, kernel=k, max_iter=3)
+    with pytest.raises(ValueError, match="too large.*scale X"):
+        PRank(kernel=k).fit(huge, y)
+    if kernel != "poly":
+        return
+    big = X.copy()
+    big[:, 0] *= 1e150                             # passes the gate; (x . x')^3 overflows
     with np.errstate(over="ignore", invalid="ignore"):
-        res = prank(data, y, kernel="linear" if kernel == "csr" else kernel, max_iter=3)
+        res = prank(big, y, kernel=k, max_iter=3)
     assert res.status == STATUS_NUMERICAL and res.success is False
     assert "not finite" in res.message and "scale the features" in res.message
     assert "dual" not in res.message and "gap" not in res.message
-    model = PRank(kernel="linear" if kernel == "csr" else kernel)
-    with pytest.raises(ValueError, match="not finite"), np.errstate(over="ignore",
-                                                                    invalid="ignore"):
-        model.fit(data, y)
+    model = PRank(kernel=k).fit(X, y)               # fitted, then a failed refit
+    with pytest.raises(NumericalError, match="not finite"), np.errstate(over="ignore",
+                                                                        invalid="ignore"):
+        model.fit(big, y)
     with pytest.raises(NotFittedError):
         model.predict(X[:2])
 
