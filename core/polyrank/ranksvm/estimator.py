@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._sklearn import log_callback, warn_if_not_converged
+from .._sklearn import log_callback, warn_if_not_converged, warn_if_trivial
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, query_ids
 from .objective import METHODS, RankSVMObjective
@@ -252,6 +252,10 @@ class RankSVM(BaseEstimator):
         self.n_iter_ = res.nit
         self.n_pairs_ = res.n_pairs
         self.n_queries_ = int(np.unique(qid).size)
+        if res.success:     # an unfinished solve has its ConvergenceWarning
+            warn_if_trivial(self, coef=self.coef_,
+                            remedy=f"raise C (now {self.C:g}), or standardise X: "
+                                   "make_pipeline(StandardScaler(), RankSVM())")
         return self
 
     def predict(self, X) -> np.ndarray:

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._sklearn import log_callback, solver_seed, warn_if_not_converged
+from .._sklearn import log_callback, solver_seed, warn_if_not_converged, warn_if_trivial
 from ..validation import check_signs
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
@@ -158,6 +158,22 @@ class _SignConstrainedBase(BaseEstimator):
         self.dual_coef_ = res.dual
         self.signs_ = c[:-1] if bias > 0 else c
         return coef, intercept
+
+    def _warn_if_trivial(self, X, y, sample_weight, classes=None) -> None:
+        """TrivialModelWarning when every weight is 0 (the signs may contradict
+        the data, or lam is too large) or, for a classifier (``classes``
+        given), every training row of positive weight gets the same class
+        although ``y`` holds several."""
+        pred = target = None
+        if classes is not None:
+            keep = slice(None) if sample_weight is None else sample_weight > 0
+            s = np.asarray(X @ self.coef_.T) + self.intercept_
+            pred = (s[:, 0] > 0) if s.shape[1] == 1 else np.argmax(s, axis=1)
+            pred, target = classes[np.asarray(pred, dtype=np.intp)][keep], np.asarray(y)[keep]
+        warn_if_trivial(self, coef=self.coef_, train_pred=pred, y=target,
+                        remedy=f"lower lam (now {self.lam:g}), check that the signs do not "
+                               "contradict the data, or standardise X: make_pipeline("
+                               f"StandardScaler(), {type(self).__name__}(...))")
 
     def _scores(self, X):
         check_is_fitted(self, "result_")
@@ -353,6 +369,8 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
             self.intercept_ = np.asarray(intercept, dtype=float).reshape(1)
         self.classes_ = classes
         self.loss_ = loss
+        if self.result_.success:    # an unfinished solve has its ConvergenceWarning
+            self._warn_if_trivial(X, y, sample_weight, classes)
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -456,6 +474,8 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
                                       sample_weight=sample_weight)
         self.coef_ = coef
         self.intercept_ = float(intercept)
+        if self.result_.success:    # an unfinished solve has its ConvergenceWarning
+            self._warn_if_trivial(X, y, sample_weight)
         return self
 
     def predict(self, X) -> np.ndarray:
