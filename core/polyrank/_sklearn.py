@@ -37,7 +37,7 @@ from .result import STATUS_CALLBACK, STATUS_CONVERGED, IterInfo
 from .validation import check_dense_unless_linear
 
 __all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "warn_if_unscaled",
-           "feature_scale_issue", "format_iter_line",
+           "feature_scale_issue", "kernel_width_hint", "format_iter_line",
            "solver_seed", "forget_fitted", "LabelColumnsMixin", "SparseIfLinearMixin"]
 
 
@@ -297,6 +297,17 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear") -> bool:
                   "(sklearn.pipeline, sklearn.preprocessing)", FeatureScaleWarning,
                   stacklevel=_user_stacklevel())
     return True
+
+
+def kernel_width_hint(estimator) -> str:
+    """The part of a trivial kernel model's remedy that names the kernel
+    width: ``", raise gamma (the kernel width, now ...)"`` for the rbf and
+    poly kernels (a too narrow gamma makes the kernel almost constant),
+    else ``""``.  The estimator defines ``kernel`` and ``gamma``."""
+    if estimator.kernel not in ("rbf", "poly"):
+        return ""
+    now = "1/n_features" if estimator.gamma is None else f"{estimator.gamma:g}"
+    return f", raise gamma (the kernel width, now {now})"
 
 
 def solver_seed(random_state):

@@ -12,7 +12,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
 from .._sklearn import (LabelColumnsMixin, forget_fitted, log_callback, solver_seed,
-                        warn_if_not_converged, warn_if_trivial, warn_if_unscaled)
+                        warn_if_not_converged, warn_if_trivial, warn_if_unscaled,
+                        kernel_width_hint)
 from ..kernels import check_kernel_params
 from ..result import STATUS_MAX_ITER
 from .priors import check_R
@@ -22,6 +23,7 @@ __all__ = ["M3LClassifier", "SOLVERS"]
 
 #: solver names of :class:`M3LClassifier`
 SOLVERS = ("auto", "smo", "dca")
+
 #: the fix every warning about unscaled features names
 _SCALE_HINT = "standardise X: make_pipeline(StandardScaler(), M3LClassifier())"
 
@@ -368,7 +370,8 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         warn_if_trivial(self, coef=getattr(self, "coef_", None)
                         if self.kernel == "linear" else self.dual_coef_,
                         train_pred=self._coding.predict(train)[keep], y=np.asarray(y)[keep],
-                        remedy=f"raise C (now {self.C:g}), or {_SCALE_HINT}")
+                        remedy=f"raise C (now {self.C:g}){kernel_width_hint(self)}, "
+                               f"or {_SCALE_HINT}")
 
     def decision_function(self, X) -> np.ndarray:
         """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3); with the

@@ -7,7 +7,9 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -23,6 +25,8 @@ _SOLVERS = ("sdca", "pegasos")
 #: the multiclass generalisation used when a binary loss name is given with
 #: more than two classes (Sec. 5)
 _MULTICLASS_OF = {"hinge": "max_hinge", "logistic": "softmax"}
+#: the losses that are negative log-likelihoods, hence give probabilities
+_PROBABILISTIC = ("logistic", "softmax")
 
 
 def _feature_index(key, names, d: int) -> int:
@@ -391,6 +395,76 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         if s.ndim == 1:
             return self.classes_[(s > 0).astype(int)]
         return self.classes_[np.argmax(s, axis=1)]
+
+    def _has_proba(self) -> bool:
+        """``predict_proba`` exists for the likelihood losses only (as
+        :func:`sklearn.utils.metaestimators.available_if` would say)."""
+        if self.loss not in _PROBABILISTIC:
+            raise AttributeError(f"predict_proba: only with loss='logistic' or 'softmax' "
+                                 f"(negative log-likelihoods), not loss={self.loss!r}")
+        return True
+
+    @available_if(_has_proba)
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities of the logistic and softmax losses.
+
+        ``loss="logistic"`` with two classes: P(classes_[1] | x) =
+        1 / (1 + exp(-s(x))), s the decision function (the logistic loss
+        log(1 + exp(-y s)) of Table 1 of
+        ``sign-constrained-sdca-pegasos.txt`` is its negative
+        log-likelihood); ``"softmax"`` (or ``"logistic"`` with more
+        classes): P(c | x) = exp(s_c) / sum_j exp(s_j) (the soft-max loss
+        of Sec. 5, Eq. 20).  Computed without overflow for any finite
+        scores.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix}, shape (n, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+
+        Raises
+        ------
+        AttributeError
+            For a loss without probabilities (``hasattr(clf,
+            "predict_proba")`` is False then).
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            If the number of features differs from ``fit``.
+        """
+        s = self._scores(X)
+        if s.shape[1] == 1:
+            return np.column_stack([expit(-s[:, 0]), expit(s[:, 0])])
+        return softmax(s, axis=1)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithms of :meth:`predict_proba`, computed directly (finite
+        where the probability underflows to 0).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix}, shape (n, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n, n_classes)
+            Columns in the order of ``classes_``.
+
+        Raises
+        ------
+        AttributeError, sklearn.exceptions.NotFittedError, ValueError
+            As :meth:`predict_proba`.
+        """
+        s = self._scores(X)
+        if s.shape[1] == 1:
+            # log sigmoid(+-s) = -log(1 + exp(-+s))
+            return np.column_stack([-np.logaddexp(0.0, s[:, 0]), -np.logaddexp(0.0, -s[:, 0])])
+        return log_softmax(s, axis=1)
 
 
 class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):

@@ -12,7 +12,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, RANKING, encode_targets, writeable
 from .._sklearn import (LabelColumnsMixin, SparseIfLinearMixin, forget_fitted, log_callback,
-                        solver_seed, warn_if_not_converged, warn_if_trivial, warn_if_unscaled)
+                        solver_seed, warn_if_not_converged, warn_if_trivial, warn_if_unscaled,
+                        kernel_width_hint)
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
@@ -386,7 +387,8 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
                 # targets order the labels in several ways
                 target = np.argsort(-target, axis=1, kind="stable")
         warn_if_trivial(self, coef=coef, train_pred=pred, y=target,
-                        remedy=f"raise C (now {self.C:g}), or {_SCALE_HINT}")
+                        remedy=f"raise C (now {self.C:g}){kernel_width_hint(self)}, "
+                               f"or {_SCALE_HINT}")
 
     def decision_function(self, X) -> np.ndarray:
         """Scores for every label (larger means more relevant).
