@@ -24,7 +24,7 @@ def _data(seed=0, n=60, d=5):
 
 def test_binary_classifier_equals_the_solver_and_maps_labels():
     X, y, _ = _data()
-    clf = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 1, -1], tol=1e-10,
+    clf = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 1, -1], bias=0.0, tol=1e-10,
                                     random_state=0).fit(X, y)
     assert list(clf.classes_) == ["neg", "pos"] and clf.coef_.shape == (1, 5)
     ypm = np.where(y == "pos", 1.0, -1.0)
@@ -107,7 +107,7 @@ def test_regressor_equals_ridge_positive_and_has_an_intercept():
     X = rng.normal(size=(70, 4))
     y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=70)
     lam = 0.01
-    reg = SignConstrainedRegressor(lam=lam, signs=np.ones(4), tol=1e-12,
+    reg = SignConstrainedRegressor(lam=lam, signs=np.ones(4), bias=0.0, tol=1e-12,
                                    max_iter=20000, random_state=0).fit(X, y)
     ridge = Ridge(alpha=lam * 70, positive=True, fit_intercept=False, tol=1e-12,
                   max_iter=100000).fit(X, y)
@@ -236,8 +236,8 @@ def test_softmax_probabilities_equal_multinomial_logistic_regression(loss, n_cla
     from sklearn.linear_model import LogisticRegression
     X, y = _proba_data(n_classes, seed=1)
     lam, n = 0.01, len(y)
-    clf = SignConstrainedClassifier(lam=lam, loss=loss, tol=1e-14, max_iter=100_000,
-                                    random_state=0).fit(X, y)
+    clf = SignConstrainedClassifier(lam=lam, loss=loss, bias=0.0, tol=1e-14,
+                                    max_iter=100_000, random_state=0).fit(X, y)
     assert clf.result_.success and clf.loss_ == "softmax"
     ref = LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12,
                              max_iter=100_000).fit(X, y)

@@ -14,7 +14,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._sklearn import log_callback, solver_seed, warn_if_not_converged, warn_if_trivial
+from .._sklearn import (log_callback, solver_seed, warn_if_not_converged, warn_if_trivial,
+                        warn_if_unscaled)
 from ..validation import check_signs
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
@@ -126,6 +127,7 @@ class _SignConstrainedBase(BaseEstimator):
                 raise ValueError(f"sample_weight: {e}") from None
             if not sample_weight.sum() > 0:
                 raise ValueError("sample_weight: all weights are zero")
+        warn_if_unscaled(self, X)
         return X, y, sample_weight
 
     def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False,
@@ -146,7 +148,8 @@ class _SignConstrainedBase(BaseEstimator):
             max_iter = 1000 if self.max_iter is None else self.max_iter
             res = sc_sdca(Xc, y, loss, self.lam, c, max_iter=max_iter,
                           average_from=self.average_from, shrinking=shrinking, **common)
-            warn_if_not_converged(self, res, "increase max_iter or tol")
+            warn_if_not_converged(self, res, "increase max_iter or tol, or standardise X: "
+                                  f"make_pipeline(StandardScaler(), {type(self).__name__}())")
         else:
             res = sc_pegasos(Xc, y, loss, self.lam, c, batch_size=self.batch_size,
                              max_iter=self.max_iter, **common)
@@ -236,9 +239,14 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
         losses.  ``False`` is the paper's plain Alg. 2.
     batch_size : int, default=1
         Pegasos: mini-batch size k.
-    bias : float, default=0.0
+    bias : float, default=1.0
         If > 0, a constant feature of this value is appended (unconstrained,
-        regularised like the other weights), giving ``intercept_``.
+        regularised like the other weights, LIBLINEAR's ``-B``), giving
+        ``intercept_``; 0 fits the paper's model without intercept.  The
+        default gives the model an intercept, as scikit-learn's linear
+        models have: without one, a model after a StandardScaler predicts
+        scores centred on 0 (on red wine, SignConstrainedRegressor's test
+        R^2 is -48 with ``bias=0`` and 0.373 with ``bias=1``, Ridge's 0.373).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
         ``v >= 1``: a log line (primal, dual, gap) every v epochs/steps.
@@ -269,9 +277,20 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
 
     Warns
     -----
+    polyrank.exceptions.FeatureScaleWarning
+        Before the solve, if X does not look standardised (feature standard
+        deviations spanning more than 1e3, or rows dominated by their common
+        mean; raw red wine: SC-SDCA ends 1,000 epochs without converging).
+        The fix: ``make_pipeline(StandardScaler(), SignConstrainedClassifier())``
+        (a positive scaling keeps the signs of the weights; centring moves
+        the intercept only).
     sklearn.exceptions.ConvergenceWarning
         SDCA: ``max_iter`` epochs used before the duality gap reached
         ``tol``; Pegasos: ``max_iter`` steps done with the gap above ``tol``.
+    polyrank.exceptions.TrivialModelWarning
+        After a converged fit whose weights are all 0 (e.g. signs that
+        contradict the data) or that predicts one class for every training
+        row of positive weight although ``y`` holds several.
 
     See Also
     --------
@@ -297,7 +316,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
 
     def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca",
                  smoothing=0.01, top_k=1, tol=1e-6, max_iter=None, average_from=None,
-                 shrinking="auto", batch_size=1, bias=0.0, random_state=None, verbose=0):
+                 shrinking="auto", batch_size=1, bias=1.0, random_state=None, verbose=0):
         super().__init__(lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
                          batch_size, bias, random_state, verbose)
         self.smoothing = smoothing
@@ -330,9 +349,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
 
         Warns
         -----
+        polyrank.exceptions.FeatureScaleWarning
+            See the class docstring (also for the two below).
         sklearn.exceptions.ConvergenceWarning
-            If SDCA used all ``max_iter`` epochs (Pegasos: steps) before the
-            gap reached ``tol``.
+        polyrank.exceptions.TrivialModelWarning
         """
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         check_classification_targets(y)
@@ -474,8 +494,12 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     Minimises Eq. 5 of ``sign-constrained-sdca-pegasos.txt`` with the square
     error loss 0.5 (s - y)^2 (ridge regression) or the absolute error loss
     |s - y| (Table 1) by SC-SDCA (Alg. 2) or SC-Pegasos (Alg. 1).  With
-    ``loss="square"`` and ``signs`` all +1 it equals scikit-learn's
-    ``Ridge(alpha=lam * n, positive=True, fit_intercept=False)``.
+    ``loss="square"``, ``bias=0`` and ``signs`` all +1 it equals
+    scikit-learn's ``Ridge(alpha=lam * n, positive=True,
+    fit_intercept=False)``; with the default ``bias=1`` the intercept is a
+    weight of a constant feature, regularised by lam/2 like the others (it
+    shrinks the intercept by a factor 1 / (1 + lam), negligible at the
+    default lam = 1e-3).  The simple peer of its defaults is ``Ridge()``.
 
     Parameters
     ----------
@@ -498,11 +522,19 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     ValueError, TypeError
         In ``fit``: see :func:`polyrank.sign.sc_sdca`.
 
+    Warns
+    -----
+    polyrank.exceptions.FeatureScaleWarning
+        As :class:`SignConstrainedClassifier` (also for the two below).
+    sklearn.exceptions.ConvergenceWarning
+    polyrank.exceptions.TrivialModelWarning
+        After a converged fit whose weights are all 0.
+
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> reg = SignConstrainedRegressor(lam=1e-3, signs=[1, 1], tol=1e-10,
+    >>> reg = SignConstrainedRegressor(lam=1e-3, signs=[1, 1], bias=0.0, tol=1e-10,
     ...                                max_iter=10000).fit(X, [1.0, -1.0, 0.0])
     >>> np.round(reg.coef_, 4).tolist()      # Ridge(alpha=0.003, positive=True): 1/2.003, 0
     [0.4993, 0.0]
@@ -515,7 +547,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
 
     def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-6,
                  max_iter=None, average_from=None, shrinking="auto", batch_size=1,
-                 bias=0.0, random_state=None, verbose=0):
+                 bias=1.0, random_state=None, verbose=0):
         super().__init__(lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
                          batch_size, bias, random_state, verbose)
 
