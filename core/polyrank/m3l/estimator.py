@@ -45,6 +45,11 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     vector"), so the bias is regularised and correlated through R. It has
     no effect with the translation-invariant rbf kernel.
 
+    Its simple peer is one-vs-rest :class:`~sklearn.svm.LinearSVC`: with
+    the defaults, test Hamming loss 0.2002 on yeast as bundled (0.2012
+    after a StandardScaler) against 0.2028 (0.2073), and red-wine grade
+    accuracy 0.574 against 0.580 (``tests/test_real_data_defaults.py``).
+
     What ``y`` means (attribute ``target_type_``):
 
     * **a label indicator matrix** (N, L), the paper's setting: entries all
@@ -67,8 +72,17 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         Symmetric positive-definite prior (dense; negative entries allowed).
         None means the identity (1-vs-All). A matrix that is not positive
         definite raises ValueError unless ``ridge`` makes it so.
-    C : float, default=1.0
-        Slack penalty (> 0).
+    C : float, default=0.1
+        Slack penalty (> 0).  With R = I, M3L is L hinge-loss SVMs of
+        penalty 2C.  The default 0.1 (1.0 before) is measured after a
+        StandardScaler, where rows have squared norm n_features: test
+        Hamming loss 0.2012, 0.2054, 0.1336 on yeast, emotions and scene
+        (MULAN splits) against 0.2031, 0.2261, 0.1551 at C = 1, and a fit
+        of 1.9 s instead of 36 s on yeast (the dual coordinate ascent slows
+        as C ||x||^2 grows); on the raw yeast and scene rows it gives 0.2002
+        and 0.1048 (one-vs-rest LinearSVC 0.2028 and 0.1236).  With the rbf
+        kernel a larger C often pays (standardised yeast, gamma = 1 /
+        n_features: 0.1920 at C = 1, 0.2033 at C = 0.1).
     kernel : {"linear", "rbf", "poly"}, default="linear"
         k(x, y) = x.y, exp(-gamma ||x - y||^2), (gamma x.y + coef0)^degree.
     gamma : float or None, default=None
@@ -191,7 +205,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         "gram_dtype": [StrOptions(set(GRAM_DTYPES))],
     }
 
-    def __init__(self, R=None, C=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0,
+    def __init__(self, R=None, C=0.1, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  bias=1.0, tol=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
                  switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False,
                  verbose=0, gram_dtype="auto"):
