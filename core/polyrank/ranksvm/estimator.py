@@ -48,6 +48,10 @@ class RankSVM(BaseEstimator):
     Used like LightGBM's ``LGBMRanker`` or XGBoost's ``XGBRanker``: ``fit(X,
     y, qid=...)`` (or ``group=`` query sizes), ``predict(X)`` gives scores
     (only their order inside a query matters), ``score`` is the mean NDCG.
+    Its simple peer is pointwise least squares (:class:`~sklearn.linear_model.Ridge`
+    on the relevance labels, blind to the queries): on MQ2008 (Fold 1)
+    ``RankSVM()`` reaches a test mean NDCG of 0.4577 against 0.4519
+    (``tests/test_real_data_defaults.py``).
 
     Parameters
     ----------

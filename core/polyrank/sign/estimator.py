@@ -199,7 +199,15 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     with a loss of Table 1 for two classes (labels mapped to -1 for
     ``classes_[0]``, +1 for ``classes_[1]``), or Eq. 23 + 27 with a loss of
     Sec. 5 and a sign matrix C (d, m) for more classes, by SC-SDCA (Alg. 2,
-    4) or SC-Pegasos (Alg. 1, 3).
+    4) or SC-Pegasos (Alg. 1, 3).  The losses ``"logistic"`` and
+    ``"softmax"`` are negative log-likelihoods and give
+    :meth:`predict_proba`.
+
+    Without signs the default model is a hinge-loss SVM with a regularised
+    intercept; its simple peer is :class:`~sklearn.svm.LinearSVC`: test
+    accuracy 0.9427 on phishing and 0.9814 on w8a (LinearSVC 0.9433, 0.9859)
+    and 0.743 on red wine (quality >= 6, after a StandardScaler; 0.749)
+    (``tests/test_real_data_defaults.py``).
 
     Parameters
     ----------
@@ -499,7 +507,9 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     fit_intercept=False)``; with the default ``bias=1`` the intercept is a
     weight of a constant feature, regularised by lam/2 like the others (it
     shrinks the intercept by a factor 1 / (1 + lam), negligible at the
-    default lam = 1e-3).  The simple peer of its defaults is ``Ridge()``.
+    default lam = 1e-3).  Its simple peer is :class:`~sklearn.linear_model.Ridge`:
+    test R^2 0.368 on red wine after a StandardScaler (Ridge 0.368;
+    ``tests/test_real_data_defaults.py``).
 
     Parameters
     ----------
