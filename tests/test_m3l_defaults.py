@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from conftest import random_scales, warns_before_the_solve
 from polyrank import M3LClassifier
 from polyrank.datasets import load_yeast
 from polyrank.exceptions import FeatureScaleWarning, TrivialModelWarning
@@ -25,31 +26,15 @@ def yeast():
     return d.X_train[:500], d.Y_train[:500]
 
 
-def random_scales(X, seed=0):
-    """X with every column multiplied by 10^U(-3, 3)."""
-    return X * 10.0 ** np.random.default_rng(seed).uniform(-3, 3, X.shape[1])
-
-
 @pytest.mark.parametrize("solver, kernel", [("dca", "linear"), ("smo", "linear"),
                                             ("smo", "rbf")])
 def test_unscaled_features_warn_before_the_solve_naming_the_pipeline(yeast, solver, kernel):
     X, Y = yeast
-    seen = []
-
-    def first_iteration(info):
-        seen.append(len(record))
-        raise StopIteration
-
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        M3LClassifier(solver=solver, kernel=kernel, random_state=0).fit(
-            random_scales(X), Y, callback=first_iteration)
-    scale = [w for w in record if w.category is FeatureScaleWarning]
-    assert len(scale) == 1 and seen == [1]
-    text = str(scale[0].message)
-    assert text.startswith("M3LClassifier: X does not look standardised")
-    assert "make_pipeline(StandardScaler(), M3LClassifier())" in text
-    assert scale[0].filename == __file__
+    early = warns_before_the_solve(M3LClassifier(solver=solver, kernel=kernel, random_state=0),
+                                   random_scales(X), Y, FeatureScaleWarning)
+    assert len(early) == 1
+    assert str(early[0].message).startswith("M3LClassifier: X does not look standardised")
+    assert "make_pipeline(StandardScaler(), M3LClassifier())" in str(early[0].message)
 
 
 def test_mean_dominated_rows_warn_and_the_pipeline_converges_quietly(yeast):

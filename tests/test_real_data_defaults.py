@@ -34,7 +34,7 @@ phishing and w8a are already on comparable scales, so their raw fits must
 be quiet and as good as the peer.
 
 Marked ``realdata`` (``pytest -m "not realdata"`` skips it); it runs in the
-default suite (about a minute on 2 cores).
+default suite (about 35 s on 2 cores).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
+from conftest import random_scales, warns_before_the_solve
 from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
                       SignConstrainedClassifier, SignConstrainedRegressor)
 from polyrank.datasets import (load_mq2008, load_phishing, load_w8a, load_winequality_red,
@@ -101,11 +102,6 @@ def mq2008():
     return load_mq2008()
 
 
-def random_scales(X, seed=0):
-    """X with every column multiplied by 10^U(-3, 3)."""
-    return X * 10.0 ** np.random.default_rng(seed).uniform(-3, 3, X.shape[1])
-
-
 # ------------------------------------------------------------------ helpers
 
 def _prep(estimator, scaled: bool, sparse: bool = False):
@@ -131,59 +127,44 @@ def _no_worse(ours: float, peer: float, higher_is_better: bool, what: str) -> No
 
 
 def _warns_before_the_solve(estimator, X, y):
-    """The FeatureScaleWarning comes before the first iteration (the fit is
-    stopped there: the point is the early warning, not the crawl)."""
-    seen = []
-
-    def first(info):
-        seen.append(any(w.category is FeatureScaleWarning for w in record))
-        raise StopIteration
-
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        estimator.fit(X, y, callback=first)
-    assert seen == [True], [str(w.message) for w in record]
-    text = next(str(w.message) for w in record if w.category is FeatureScaleWarning)
-    assert f"make_pipeline(StandardScaler(), {type(estimator).__name__}())" in text
+    """The FeatureScaleWarning, naming the pipeline, comes before the first
+    iteration (the fit is stopped there: the point is the early warning,
+    not the crawl)."""
+    early = warns_before_the_solve(estimator, X, y, FeatureScaleWarning)
+    assert len(early) == 1
+    fix = f"make_pipeline(StandardScaler(), {type(estimator).__name__}())"
+    assert fix in str(early[0].message)
 
 
 # ------------------------------------------------------------------ label columns
 
-@pytest.mark.parametrize("scaled", [False, True], ids=["raw", "scaled"])
-def test_label_ranker_on_yeast_ranks_labels_as_well_as_one_vs_rest(yeast, scaled):
-    X, Y, Xt, Yt = yeast
-    model = _prep(LabelRanker(random_state=0), scaled)
-    _quiet_fit(model, X, Y)
-    peer = _prep(OneVsRestClassifier(LinearSVC()), scaled).fit(X, Y)
-    _no_worse(label_ranking_loss(Yt, model.decision_function(Xt)),
-              label_ranking_loss(Yt, peer.decision_function(Xt)), False,
-              "LabelRanker test label ranking loss on yeast")
-
-
-@pytest.mark.parametrize("scaled", [False, True], ids=["raw", "scaled"])
-def test_m3l_on_yeast_has_the_hamming_loss_of_one_vs_rest(yeast, scaled):
-    X, Y, Xt, Yt = yeast
-    model = _prep(M3LClassifier(random_state=0), scaled)
-    _quiet_fit(model, X, Y)
-    peer = _prep(OneVsRestClassifier(LinearSVC()), scaled).fit(X, Y)
-    _no_worse(hamming_loss(Yt, model.predict(Xt)), hamming_loss(Yt, peer.predict(Xt)), False,
-              "M3LClassifier test Hamming loss on yeast")
+#: the score each label-column estimator is compared on, and the method giving
+#: its input: LabelRanker ranks labels, M3LClassifier predicts label sets
+_YEAST_SCORE = {LabelRanker: (label_ranking_loss, "decision_function"),
+                M3LClassifier: (hamming_loss, "predict")}
 
 
 @pytest.mark.parametrize("estimator", [LabelRanker, M3LClassifier])
-def test_yeast_in_arbitrary_units_warns_first_and_the_pipeline_fixes_it(yeast, estimator):
+@pytest.mark.parametrize("units, scaled", [("bundled", False), ("bundled", True),
+                                           ("arbitrary", True)])
+def test_label_columns_on_yeast_score_as_well_as_one_vs_rest(yeast, estimator, units, scaled):
+    """yeast as bundled (rows of norm 1) raw and standardised, and yeast in
+    arbitrary units (:func:`random_scales`) standardised."""
     X, Y, Xt, Yt = yeast
-    Xs, Xts = random_scales(X), random_scales(Xt)
-    _warns_before_the_solve(estimator(random_state=0), Xs, Y)
-    model = _prep(estimator(random_state=0), True)
-    _quiet_fit(model, Xs, Y)
-    peer = _prep(OneVsRestClassifier(LinearSVC()), True).fit(Xs, Y)
-    if estimator is LabelRanker:
-        ours = label_ranking_loss(Yt, model.decision_function(Xts))
-        theirs = label_ranking_loss(Yt, peer.decision_function(Xts))
-    else:
-        ours, theirs = hamming_loss(Yt, model.predict(Xts)), hamming_loss(Yt, peer.predict(Xts))
-    _no_worse(ours, theirs, False, f"{estimator.__name__} on yeast in arbitrary units")
+    if units == "arbitrary":
+        X, Xt = random_scales(X), random_scales(Xt)
+    model = _prep(estimator(random_state=0), scaled)
+    _quiet_fit(model, X, Y)
+    peer = _prep(OneVsRestClassifier(LinearSVC()), scaled).fit(X, Y)
+    loss, method = _YEAST_SCORE[estimator]
+    _no_worse(loss(Yt, getattr(model, method)(Xt)), loss(Yt, getattr(peer, method)(Xt)), False,
+              f"{estimator.__name__} test {loss.__name__} on yeast ({units} units)")
+
+
+@pytest.mark.parametrize("estimator", [LabelRanker, M3LClassifier])
+def test_yeast_in_arbitrary_units_warns_before_the_solve(yeast, estimator):
+    X, Y, _, _ = yeast
+    _warns_before_the_solve(estimator(random_state=0), random_scales(X), Y)
 
 
 @pytest.mark.parametrize("estimator", [LabelRanker, M3LClassifier])

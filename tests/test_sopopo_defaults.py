@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from conftest import random_scales, warns_before_the_solve
 from polyrank import LabelRanker
 from polyrank._sklearn import feature_scale_issue
 from polyrank.datasets import load_yeast
@@ -27,31 +28,17 @@ def yeast():
     return d.X_train[:600], d.Y_train[:600]
 
 
-def random_scales(X, seed=0):
-    """X with every column multiplied by 10^U(-3, 3): features in units
-    nobody chose for this model (a reproducible stand-in for raw data)."""
-    return X * 10.0 ** np.random.default_rng(seed).uniform(-3, 3, X.shape[1])
-
-
 def test_unscaled_features_warn_before_the_solve_naming_the_pipeline(yeast):
     X, Y = yeast
-    seen = []
-
-    def first_pass(info):
-        seen.append(len(record))
-        raise StopIteration
-
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        LabelRanker(random_state=0, shrinking=False).fit(random_scales(X), Y,
-                                                         callback=first_pass)
-    scale = [w for w in record if w.category is FeatureScaleWarning]
-    assert len(scale) == 1 and seen == [1]          # issued before the first pass
-    text = str(scale[0].message)
+    early = warns_before_the_solve(LabelRanker(random_state=0, shrinking=False),
+                                   random_scales(X), Y, FeatureScaleWarning)
+    assert len(early) == 1
+    text = str(early[0].message)
     assert text.startswith("LabelRanker: X does not look standardised: feature standard "
                            "deviations range from")
     assert "make_pipeline(StandardScaler(), LabelRanker())" in text
-    assert scale[0].filename == __file__            # points at the user's line
+    # it points at the user's line (here the helper's fit call), not at polyrank
+    assert early[0].filename == warns_before_the_solve.__code__.co_filename
 
 
 def test_rows_dominated_by_their_mean_warn_and_the_pipeline_does_not(yeast):
