@@ -299,9 +299,9 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
             Before the solve, if X does not look standardised (feature
             standard deviations spanning more than 1e3, or rows dominated by
             their common mean): dual coordinate ascent crawls on such data
-            (raw MULAN emotions: 10,000 checks, 40 s, no convergence; raw
-            red wine: 360 s) and the penalty weighs features by their
-            units.  The fix: ``make_pipeline(StandardScaler(),
+            (raw MULAN emotions: 7,434 checks and 52 s, against 26 checks
+            and 0.1 s after a StandardScaler) and the penalty weighs
+            features by their units.  The fix: ``make_pipeline(StandardScaler(),
             M3LClassifier())``.
         sklearn.exceptions.ConvergenceWarning
             If ``max_iter`` ends the solve before every projected gradient
