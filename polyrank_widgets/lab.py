@@ -345,6 +345,8 @@ class SolverLab(WidgetDisplay):
         if self.test is not None:
             score = float(est.score(*self.test))
         with self._lock:
+            if flag.event.is_set() and not flag.stopped_by_user:
+                return          # superseded while it was scored: the newer fit reports
             self.estimator_, self.score_, self.error_ = est, score, None
             self.n_fits_ += 1
         if self.view is not None:
