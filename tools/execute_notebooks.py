@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -66,6 +67,7 @@ def execute_notebook(path, timeout: float = 1800.0) -> float:
             nbformat.write(nb, f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))    # mkstemp makes it 0600
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
