@@ -15,7 +15,10 @@ interpreter, from the notebook's own folder, and is stored with:
 - no widget state (``metadata.widgets``: megabytes of plotly JSON that
   nbval ignores and GitHub cannot draw) and no per-cell timing metadata
   (``metadata.execution``: time stamps that change on every run);
-- the seeds the notebooks fix themselves (nothing here draws random numbers).
+- the seeds the notebooks fix themselves (nothing here draws random numbers);
+- no compile progress bar: the numba kernels are compiled (``polyrank.warmup()``)
+  before the first notebook starts, and the bar ``polyrank.warmup()`` shows when
+  loading them from the cache takes over 2 s (a busy machine) is not stored.
 
 A notebook whose execution raises is left untouched and the script exits 1
 naming the cell; each file is replaced atomically (temporary file in the same
@@ -38,11 +41,20 @@ REPO = Path(__file__).resolve().parents[1]
 
 __all__ = ["execute_notebook", "main"]
 
+#: how the progress bar of ``polyrank.warmup()`` starts (a tqdm widget, closed at the end)
+WARMUP_BAR = "compiling polyrank's numba kernels"
+
+
+def _is_warmup_bar(output) -> bool:
+    data = output.get("data", {})
+    return ("application/vnd.jupyter.widget-view+json" in data
+            and str(data.get("text/plain", "")).startswith(WARMUP_BAR))
+
 
 def execute_notebook(path, timeout: float = 1800.0) -> float:
     """Execute the notebook ``path`` in a fresh kernel and store it in place
-    (outputs, no widget state, no timing metadata); returns the seconds it
-    took.
+    (outputs, no widget state, no timing metadata, no warm-up progress bar);
+    returns the seconds it took.
 
     Raises
     ------
@@ -61,6 +73,8 @@ def execute_notebook(path, timeout: float = 1800.0) -> float:
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if not _is_warmup_bar(o)]
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".ipynb")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -86,6 +100,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     paths = args.notebooks or sorted((REPO / "notebooks").glob("*.ipynb"))
+    # compile the numba kernels here first: a kernel that compiles shows a
+    # progress bar, which would be stored in the notebook
+    import polyrank
+    polyrank.warmup()
     failed = []
     for path in paths:
         if not Path(path).is_file():
