@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -75,17 +73,10 @@ def execute_notebook(path, timeout: float = 1800.0) -> float:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if not _is_warmup_bar(o)]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".ipynb")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            nbformat.write(nb, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))    # mkstemp makes it 0600
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    from polyrank._files import atomic_open
+
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        nbformat.write(nb, f)
     return time.perf_counter() - t0
 
 
