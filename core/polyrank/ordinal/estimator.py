@@ -613,6 +613,13 @@ class PRank(_OrdinalLabels, BaseEstimator):
     shuffle : bool, default=False
     random_state : int, RandomState or None, default=None
         Seeds the shuffling.
+    average : bool, default=True
+        Keep the averaged model (alpha and thresholds averaged over every
+        step; Harrington, ICML 2003), which is much less noisy than the last
+        iterate: on standardised red wine, one pass gives a test MAE of 0.41
+        averaged against 0.77 for the last iterate (predicting the most
+        frequent grade: 0.73).  ``average=False`` is the paper's PRank
+        (Crammer & Singer, Fig. 1), the baseline of Sec. 10.
     classes : array_like or None, default=None
         The labels from lowest to highest (see :class:`OrdinalMarginRanker`).
     verbose : int, default=0
@@ -621,7 +628,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
     ----------
     classes_ : ndarray (l + 1,)
     dual_coef_ : ndarray (n_support,)
-        alpha_j of the objects in ``support_``.
+        alpha_j of the objects in ``support_`` (averaged if ``average``).
     support_ : ndarray of int64
     support_vectors_ : ndarray or sparse matrix (n_support, n_features)
     coef_ : ndarray (n_features,)
@@ -655,12 +662,13 @@ class PRank(_OrdinalLabels, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
+        "average": ["boolean"],
         "classes": ["array-like", None],
         "verbose": ["verbose"],
     }
 
     def __init__(self, kernel="linear", gamma=None, degree=3, coef0=1.0, max_iter=1,
-                 shuffle=False, random_state=None, classes=None, verbose=0):
+                 shuffle=False, random_state=None, average=True, classes=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -668,6 +676,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
+        self.average = average
         self.classes = classes
         self.verbose = verbose
 
@@ -713,7 +722,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
         codes, classes = self._encode_y(y_raw, y)
         res = prank(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                     coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
-                    random_state=solver_seed(self.random_state),
+                    random_state=solver_seed(self.random_state), average=self.average,
                     callback=log_callback(callback, self.verbose, "PRank"),
                     callback_every=callback_every)
         if res.status == STATUS_NUMERICAL:
