@@ -9,9 +9,15 @@ from conftest import GAP_ROUNDING
 from sklearn.svm import SVC, LinearSVC
 
 from polyrank.kernels import kernel_matrix
-from polyrank.m3l import (dual_gradient, dual_qp, m3l_dca, m3l_objectives, m3l_smo,
-                          projected_gradient)
-from polyrank.m3l import _kernels
+from polyrank.m3l import (
+    _kernels,
+    dual_gradient,
+    dual_qp,
+    m3l_dca,
+    m3l_objectives,
+    m3l_smo,
+    projected_gradient,
+)
 from polyrank.result import STATUS_CONVERGED
 
 TOL = 1e-6          # agreement with the references (alpha, objectives)

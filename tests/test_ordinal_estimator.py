@@ -15,8 +15,13 @@ from sklearn.preprocessing import StandardScaler
 from polyrank import OrdinalMarginRanker, PRank
 from polyrank.datasets import data_path, load_winequality_red
 from polyrank.kernels import kernel_matrix
-from polyrank.ordinal import (InfeasibleError, make_instance, predict_labels, rank_loss,
-                              solve_ordinal)
+from polyrank.ordinal import (
+    InfeasibleError,
+    make_instance,
+    predict_labels,
+    rank_loss,
+    solve_ordinal,
+)
 
 POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
 

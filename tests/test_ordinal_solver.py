@@ -13,10 +13,18 @@ import numpy as np
 import pytest
 
 from polyrank.kernels import kernel_matrix
-from polyrank.ordinal import (PAPER_THRESHOLDS, InfeasibleError, check_labels,
-                              initial_working_set, make_instance, predict_labels,
-                              prank, rank_loss, solve_ordinal)
-from polyrank.ordinal import _kernels
+from polyrank.ordinal import (
+    PAPER_THRESHOLDS,
+    InfeasibleError,
+    _kernels,
+    check_labels,
+    initial_working_set,
+    make_instance,
+    prank,
+    predict_labels,
+    rank_loss,
+    solve_ordinal,
+)
 from polyrank.ordinal import generation as gen_module
 
 REL = 1e-6

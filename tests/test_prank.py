@@ -12,9 +12,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from polyrank import PRank
-from polyrank.exceptions import TrivialModelWarning
+from polyrank.exceptions import NumericalError, TrivialModelWarning
 from polyrank.ordinal import make_instance, prank
-from polyrank.exceptions import NumericalError
 from polyrank.result import STATUS_COMPLETED, STATUS_NUMERICAL
 
 

@@ -7,9 +7,17 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ranksvm, bench_ranksvm_l1,
-                                  large_k_problem,
-                                  ranksvm_fig4, ranksvm_fig7, ranksvm_methods, ranksvm_vs_svr)
+from polyrank.experiments import (
+    BENCHES,
+    EXPERIMENTS,
+    bench_ranksvm,
+    bench_ranksvm_l1,
+    large_k_problem,
+    ranksvm_fig4,
+    ranksvm_fig7,
+    ranksvm_methods,
+    ranksvm_vs_svr,
+)
 from polyrank.ranksvm import group_queries
 
 

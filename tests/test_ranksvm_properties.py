@@ -12,8 +12,12 @@ from hypothesis import strategies as st
 
 from polyrank.qp import solve_qp
 from polyrank.ranksvm import METHODS, RankSVMObjective, ranksvm_cutting_plane, ranksvm_tron
-from polyrank.ranksvm.reference import brute_force_fun, brute_force_l1, pair_weights, \
-    preference_pairs
+from polyrank.ranksvm.reference import (
+    brute_force_fun,
+    brute_force_l1,
+    pair_weights,
+    preference_pairs,
+)
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
+from conftest import random_scales, warns_before_the_solve
 from sklearn.linear_model import Ridge
 from sklearn.metrics import hamming_loss, label_ranking_loss, r2_score
 from sklearn.model_selection import StratifiedKFold, cross_validate, train_test_split
@@ -51,11 +51,16 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from conftest import random_scales, warns_before_the_solve
-from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-                      SignConstrainedClassifier, SignConstrainedRegressor)
-from polyrank.datasets import (load_mq2008, load_phishing, load_w8a, load_winequality_red,
-                               load_yeast)
+from polyrank import (
+    LabelRanker,
+    M3LClassifier,
+    OrdinalMarginRanker,
+    PRank,
+    RankSVM,
+    SignConstrainedClassifier,
+    SignConstrainedRegressor,
+)
+from polyrank.datasets import load_mq2008, load_phishing, load_w8a, load_winequality_red, load_yeast
 from polyrank.exceptions import FeatureScaleWarning
 from polyrank.metrics import mean_ndcg
 from polyrank.result import STATUS_COMPLETED, STATUS_CONVERGED

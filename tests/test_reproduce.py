@@ -17,10 +17,18 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (EXPERIMENTS, ExperimentResult, fig7_data,
-                                  get_experiment, run_experiment, sopopo_fig6,
-                                  sopopo_fig7, sopopo_fig8)
-from polyrank.experiments import _baseline, registry
+from polyrank.experiments import (
+    EXPERIMENTS,
+    ExperimentResult,
+    _baseline,
+    fig7_data,
+    get_experiment,
+    registry,
+    run_experiment,
+    sopopo_fig6,
+    sopopo_fig7,
+    sopopo_fig8,
+)
 from polyrank.experiments._baseline import BaselineError, BaselineRunner
 from polyrank.experiments.sopopo._common import CLARABEL_TASKS
 from polyrank.sopopo import sopopo_batch

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from polyrank.result import (STATUS_CALLBACK, CallbackRunner, IterInfo,
-                             SolverResult, Trace)
+from polyrank.result import STATUS_CALLBACK, CallbackRunner, IterInfo, SolverResult, Trace
 
 
 def test_solver_result_is_a_dict_with_attributes():

@@ -260,6 +260,8 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
             line, text, why = bad
             raise ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
                              f"({_one_line(why, 120)}): {_quote(text)}") from exc
+    else:                     # every attempt either breaks, continues to the next or raises
+        raise AssertionError("unreachable: no reading of the SVMlight file was attempted")
     n = X.shape[0]
     if n == 0:
         raise ValueError(f"{path}: no data lines")
@@ -844,9 +846,9 @@ def save_model(path, estimator, **metadata) -> None:
     """
     import platform
 
+    import sklearn
     import skops
     import skops.io as sio
-    import sklearn
 
     data = sio.dumps(estimator, compression=zipfile.ZIP_DEFLATED)
     untrusted = sorted(set(sio.get_untrusted_types(data=data)) - set(model_trusted_types()))

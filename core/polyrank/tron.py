@@ -28,9 +28,16 @@ import math
 
 import numpy as np
 
-from .result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                     STATUS_NO_PROGRESS, STATUS_NUMERICAL, CallbackRunner, SolverResult,
-                     finish)
+from .result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NO_PROGRESS,
+    STATUS_NUMERICAL,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from .validation import as_float_array, check_int, check_positive
 
 __all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]

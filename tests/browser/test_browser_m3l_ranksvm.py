@@ -42,8 +42,7 @@ def cold_hamming_pct(r: float) -> float:
     from sklearn.metrics import hamming_loss
 
     from polyrank import M3LClassifier
-    from polyrank.m3l import fig5_setup
-    from polyrank.m3l import two_label_prior
+    from polyrank.m3l import fig5_setup, two_label_prior
 
     s = fig5_setup(200, 0.6, 0)
     m = M3LClassifier(R=two_label_prior(r), kernel="rbf", gamma=1.0, C=1.0, tol=1e-3,

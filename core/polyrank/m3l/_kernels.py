@@ -34,7 +34,6 @@ import math
 import numba
 import numpy as np
 
-
 #: floating-point contraction and reassociation (vectorised dot products);
 #: no assumptions about NaN/inf, which the shrinking bounds use
 _FAST = {"reassoc", "contract", "nsz", "arcp"}

@@ -6,7 +6,7 @@ correlation r.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.metrics import hamming_loss

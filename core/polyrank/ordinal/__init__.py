@@ -29,11 +29,25 @@ import scipy.sparse as sp
 
 from ..exceptions import TrivialModelWarning
 from .estimator import OrdinalMarginRanker, PRank
-from .generation import (FORMULATIONS, METHODS, InfeasibleError, algorithm_name,
-                         check_labels, formulation_name, initial_working_set,
-                         paper_notation, predict_labels, solve_ordinal)
-from .instances import (PAPER_THRESHOLDS, WHITE_WINE_GRADES, make_instance, make_overlapping,
-                        rank_loss)
+from .generation import (
+    FORMULATIONS,
+    METHODS,
+    InfeasibleError,
+    algorithm_name,
+    check_labels,
+    formulation_name,
+    initial_working_set,
+    paper_notation,
+    predict_labels,
+    solve_ordinal,
+)
+from .instances import (
+    PAPER_THRESHOLDS,
+    WHITE_WINE_GRADES,
+    make_instance,
+    make_overlapping,
+    rank_loss,
+)
 from .prank import prank
 from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
 

@@ -13,22 +13,30 @@ or any labels with their order given as ``classes=``) mapped to the solver's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._sklearn import (SparseIfLinearMixin, fit_context, forget_fitted, log_callback,
-                        raise_numerical, solver_seed, warn_if_not_converged,
-                        warn_if_trivial)
+from .._sklearn import (
+    SparseIfLinearMixin,
+    fit_context,
+    forget_fitted,
+    log_callback,
+    raise_numerical,
+    solver_seed,
+    warn_if_not_converged,
+    warn_if_trivial,
+)
 from ..kernels import kernel_matrix
 from ..result import STATUS_NUMERICAL
 from ..validation import check_sample_weight, validate_X
-from .generation import (MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels,
-                         solve_ordinal)
+from .generation import MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels, solve_ordinal
 from .prank import prank, prank_decision
 from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
 
@@ -48,7 +56,15 @@ def _categories(y):
 
 
 class _OrdinalLabels(SparseIfLinearMixin):
-    """Ordered labels <-> the solver's 0..l, ``classes_``, predict, score."""
+    """Ordered labels <-> the solver's 0..l, ``classes_``, predict, score.
+
+    The estimator defines ``classes``, ``decision_function`` and
+    ``_predict_codes``; ``fit`` sets ``classes_``."""
+
+    classes: ArrayLike | None
+    classes_: np.ndarray
+    decision_function: Callable[..., np.ndarray]
+    _predict_codes: Callable[[np.ndarray], np.ndarray]
 
     def _encode_y(self, y_raw, y):
         """Codes 0..l (int64, (n,)) and ``classes_`` of the training labels

@@ -46,10 +46,15 @@ import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
 from ..qp import solve_qp
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult, finish)
-from ..validation import (as_float_array, check_design, check_int,
-                          check_positive)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
+from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
 from .screened import MAX_NEWTON_DIM, constraint_rows, solve_soft_primal
 

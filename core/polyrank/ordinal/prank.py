@@ -8,8 +8,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
-from ..result import (STATUS_CALLBACK, STATUS_COMPLETED, STATUS_CONVERGED, STATUS_NUMERICAL,
-                      CallbackRunner, SolverResult, finish)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_COMPLETED,
+    STATUS_CONVERGED,
+    STATUS_NUMERICAL,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from ..validation import check_int
 from . import _kernels
 from .generation import check_labels, check_X

@@ -20,11 +20,18 @@ import scipy.sparse as sp
 from .._csr import _NO_INDEX, row_arrays
 from .._memory import check_allocation
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
-                      finish, numerical_failure)
-from ..validation import (as_float_array, check_design, check_int,
-                          check_positive)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NUMERICAL,
+    STATUS_STALLED,
+    CallbackRunner,
+    SolverResult,
+    finish,
+    numerical_failure,
+)
+from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
 

@@ -29,8 +29,7 @@ from ... import RankSVM, SignConstrainedClassifier
 from ...datasets import load_mq2008, load_w8a
 from ...validation import validate_X
 from .._harness import cpu_time
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record,
-                        register_bench)
+from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 
 __all__ = ["bench_input_check", "InputCheckRow", "InputCheckSummary"]
 

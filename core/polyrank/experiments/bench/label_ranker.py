@@ -40,8 +40,15 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    ExperimentResult,
+    RepeatedBench,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
            "bench_label_ranker_defaults", "multilabel_sets", "CrammerSingerRow", "YeastPasses",

@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from sklearn.datasets import make_multilabel_classification
@@ -32,8 +32,15 @@ from ...kernels import kernel_matrix
 from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import (BenchRunInfo, ExperimentResult, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    BenchRunInfo,
+    ExperimentResult,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal",
            "M3LLabelsRow", "M3LLabelsSummary"]

@@ -5,11 +5,11 @@ linear and rbf M3L (R = I) against 1-vs-All LIBLINEAR and LIBSVM, single-threade
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.metrics import hamming_loss
-from sklearn.svm import LinearSVC, SVC
+from sklearn.svm import SVC, LinearSVC
 from threadpoolctl import threadpool_limits
 
 from ...datasets import load_yeast

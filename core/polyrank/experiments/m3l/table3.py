@@ -16,12 +16,11 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
 from ...datasets import load_yeast
-from ...m3l import empirical_prior, M3LClassifier
+from ...m3l import M3LClassifier, empirical_prior, shifted_subset
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, record, register
 from ._common import _PAPER, LINEAR, RBF
-from ...m3l import shifted_subset
 
 __all__ = ["m3l_table3", "Table3Row", "Table3Summary"]
 

@@ -30,12 +30,12 @@ One module per experiment; importing this package registers them in the
 order of the paper, then its benchmarks (``bench``).
 """
 
-from ._common import FULL_QP_MAX_N, GroupRow, InstanceRow, POLY4, TableSettings
+from ._common import FULL_QP_MAX_N, POLY4, GroupRow, InstanceRow, TableSettings
+from .bench import RC_SVC_SETTING, bench_ordinal, bench_ordinal_rc, bench_ordinal_wine
+from .curves import CURVE_MODELS, WINE_FEATURES, ordinal_curves, wine_two_features
 from .fig4 import ordinal_fig4
 from .table1 import ordinal_table1
 from .table2 import ordinal_table2
-from .curves import CURVE_MODELS, WINE_FEATURES, ordinal_curves, wine_two_features
-from .bench import RC_SVC_SETTING, bench_ordinal, bench_ordinal_rc, bench_ordinal_wine
 
 __all__ = ["ordinal_fig4", "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",
            "bench_ordinal_wine", "bench_ordinal_rc", "FULL_QP_MAX_N", "POLY4", "WINE_FEATURES",

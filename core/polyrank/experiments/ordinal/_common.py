@@ -18,7 +18,7 @@ from ...ordinal.instances import instance_name
 from ...ordinal.prank import prank_decision
 from .._baseline import BaselineError, BaselineRunner
 from .._harness import mean_sd, progress_bar
-from ..registry import column, RunInfo
+from ..registry import RunInfo, column
 
 __all__ = ["POLY4", "FULL_QP_MAX_N", "TABLE1_FULL_QP_MAX_N", "FULL_QP_TASKS", "InstanceRow",
            "GroupRow", "TableSettings"]

@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass, fields
 
 import numpy as np
-from sklearn.model_selection import cross_val_predict, KFold
+from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -27,13 +27,21 @@ except ImportError:
 from ...datasets import load_winequality_red
 from ...exceptions import TrivialModelWarning
 from ...io import integral_labels, read_csv
-from ...ordinal import _warmup, make_instance, make_overlapping, OrdinalMarginRanker, solve_ordinal
+from ...ordinal import OrdinalMarginRanker, _warmup, make_instance, make_overlapping, solve_ordinal
 from ...ordinal.instances import instance_name
 from ...ordinal.reference import svor_qp
 from .._harness import fmt
-from ..registry import (BenchRunInfo, ExperimentResult, RepeatedBench, RepeatsInfo, column,
-                        fmt_spec, record, register_bench)
-from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
+from ..registry import (
+    BenchRunInfo,
+    ExperimentResult,
+    RepeatedBench,
+    RepeatsInfo,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+)
+from ._common import POLY4, InstanceRow, _FullQPWorker, _instance_runs
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
            "OrdinalBenchRow", "OrdinalBenchEntry", "OrdinalBenchSummary", "WineRow",

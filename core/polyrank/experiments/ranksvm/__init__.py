@@ -24,12 +24,12 @@ One module per experiment; importing this package registers them in the
 order of the paper, then its benchmarks (``bench``).
 """
 
-from ._common import METHOD_LABELS, large_k_problem, PathRow, SelectionRow, SolverRow, SolverSummary
-from .fig4 import ranksvm_fig4
-from .methods import ranksvm_methods
-from .fig7 import ranksvm_fig7
-from .vs_svr import ranksvm_vs_svr
+from ._common import METHOD_LABELS, PathRow, SelectionRow, SolverRow, SolverSummary, large_k_problem
 from .bench import bench_ranksvm, bench_ranksvm_l1
+from .fig4 import ranksvm_fig4
+from .fig7 import ranksvm_fig7
+from .methods import ranksvm_methods
+from .vs_svr import ranksvm_vs_svr
 
 __all__ = ["ranksvm_fig4", "ranksvm_methods", "ranksvm_fig7", "ranksvm_vs_svr", "bench_ranksvm",
            "bench_ranksvm_l1", "large_k_problem", "METHOD_LABELS", "SelectionRow", "PathRow",

@@ -22,8 +22,15 @@ from ...datasets import load_mq2008
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from ...ranksvm.reference import brute_force_fun, brute_force_l1, preference_pairs
 from .._harness import median_times, progress_bar
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    ExperimentResult,
+    RepeatedBench,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 from ._common import _datasets
 
 __all__ = ["bench_ranksvm", "bench_ranksvm_l1", "RankBenchRow", "RankBenchSummary",

@@ -17,8 +17,14 @@ from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, column, fmt_spec, record, register
-from ._common import (_fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER,
-                      SignDataInfo)
+from ._common import (
+    _PAPER,
+    FIG2_DATA,
+    FIG2_PAPER_ORDER,
+    SignDataInfo,
+    _fig2_data,
+    correlation_signs,
+)
 
 __all__ = ["sign_convergence", "ConvergenceRow", "ConvergenceSummary"]
 

@@ -10,8 +10,8 @@ import dataclasses
 import math
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -21,10 +21,27 @@ from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import mean_sd, progress_bar
 from ..bench.sopopo import _fig6_problem, _per_call_times
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
-                        record, register)
-from ._common import (_BudgetedSolver, _check_budget, _check_ks, _clarabel_accuracy, _loglog_slope,
-                      _OBJ_RTOL, _PAPER, _rel, CLARABEL_TASKS)
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    SourceInfo,
+    column,
+    fmt_spec,
+    fmt_time,
+    record,
+    register,
+)
+from ._common import (
+    _OBJ_RTOL,
+    _PAPER,
+    CLARABEL_TASKS,
+    _BudgetedSolver,
+    _check_budget,
+    _check_ks,
+    _clarabel_accuracy,
+    _loglog_slope,
+    _rel,
+)
 
 __all__ = ["sopopo_fig6", "Fig6Row", "Fig6Problem", "Fig6Summary"]
 

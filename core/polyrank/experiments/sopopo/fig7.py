@@ -10,8 +10,8 @@ import dataclasses
 import math
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -20,10 +20,24 @@ from ...sopopo import sopopo_batch
 from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import progress_bar
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
-                        record, register)
-from ._common import (_BudgetedSolver, _check_budget, _check_ks, _loglog_slope, _PAPER,
-                      CLARABEL_TASKS)
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    SourceInfo,
+    column,
+    fmt_spec,
+    fmt_time,
+    record,
+    register,
+)
+from ._common import (
+    _PAPER,
+    CLARABEL_TASKS,
+    _BudgetedSolver,
+    _check_budget,
+    _check_ks,
+    _loglog_slope,
+)
 
 __all__ = ["fig7_data", "sopopo_fig7", "Fig7Row", "Fig7K100", "Fig7Summary"]
 

@@ -16,8 +16,16 @@ from ..._csr import row_arrays
 from ...sopopo import _kernels, build_pieces
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, record,
-                        register, table_columns)
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    SourceInfo,
+    column,
+    fmt_spec,
+    record,
+    register,
+    table_columns,
+)
 from ._common import _PAPER
 from .fig7 import fig7_data
 
