@@ -172,7 +172,8 @@ def test_objective_identities_match_direct_formulas():
     G = dual_gradient(K, Y, R, alpha)
     P, D = m3l_objectives(alpha, G, C)
     Z = 2 * X.T @ (Y * alpha) @ R
-    primal = 0.5 * np.trace(Z.T @ Z @ np.linalg.inv(R)) + C * np.maximum(0, 2 - 2 * Y * (X @ Z)).sum()
+    primal = (0.5 * np.trace(Z.T @ Z @ np.linalg.inv(R))
+              + C * np.maximum(0, 2 - 2 * Y * (X @ Z)).sum())
     # Eq. 25: 2 sum alpha - 2 sum_{l,k} R_lk alpha_l' Y_l K Y_k alpha_k
     B = Y * alpha
     dual = 2 * alpha.sum() - 2 * sum(R[l, k] * B[:, l] @ K @ B[:, k]

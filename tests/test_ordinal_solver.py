@@ -146,7 +146,8 @@ def _poly_features(X, degree):
 
     pf = PolynomialFeatures(degree).fit(X)
     weights = np.array([math.factorial(degree)
-                        / (math.factorial(degree - a.sum()) * np.prod([math.factorial(t) for t in a]))
+                        / (math.factorial(degree - a.sum())
+                           * np.prod([math.factorial(t) for t in a]))
                         for a in pf.powers_])
     return pf.transform(X) * np.sqrt(weights)
 

@@ -54,7 +54,8 @@ def test_completed_passes_log_has_no_gap(capsys):
     assert "gap" not in out and "dual" not in out and "primal" not in out
     res = model.result_
     assert res.status == STATUS_COMPLETED and res.success and res.nit == 4
-    assert res.message == f"completed 4 passes (max_iter=4); {res.mistakes} mistakes in the last pass"
+    assert res.message == (f"completed 4 passes (max_iter=4); {res.mistakes} mistakes "
+                           "in the last pass")
 
 
 def test_trivial_prank_warns():

@@ -236,7 +236,7 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
         if it > max_iter:
             status = STATUS_MAX_ITER
             break
-        s, r, cg_iter, boundary = trcg(lambda v: obj.Hv(w, v), g, delta, cg_tol)
+        s, r, cg_iter, boundary = trcg(lambda v, w=w: obj.Hv(w, v), g, delta, cg_tol)
         n_hv += cg_iter
         trial += 1
         w_new = w + s

@@ -362,7 +362,7 @@ class Notebook:
         """Run -> Run All Cells from the menu bar, wait until every code cell
         has run and the kernel is idle, and fail on any error output."""
         page = self.page
-        for attempt in range(3):
+        for _attempt in range(3):
             self.settle(30_000, quiet_s=0.5)
             # the Run menu acts on the active notebook: give it the focus first
             self.cell(0).click(position={"x": 5, "y": 5})
@@ -398,7 +398,7 @@ class Notebook:
             self.page.wait_for_timeout(200)
             self.wait_idle(timeout_ms)
             plots = self.cell(i).locator(".js-plotly-plot")
-            _poll(lambda: plots.evaluate_all(
+            _poll(lambda plots=plots: plots.evaluate_all(
                 "gds => gds.every(g => g._fullLayout && g.querySelector('.gtitle') "
                 "&& g.querySelector('.gtitle').textContent)"),
                   bool, 20_000, f"the figures of cell {i} to be drawn")
@@ -463,7 +463,7 @@ class Notebook:
             plots = cell.locator(".jp-OutputArea .js-plotly-plot")
             if plots.count() == 0:
                 continue
-            _poll(lambda: plots.evaluate_all(
+            _poll(lambda plots=plots: plots.evaluate_all(
                 "gds => gds.every(g => g._fullLayout && g.data && g.data.length > 0 "
                 "&& g.querySelector('.gtitle') && g.querySelector('.gtitle').textContent)"),
                   bool, timeout_ms, f"the figures of cell {i} to be drawn")

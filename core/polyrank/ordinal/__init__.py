@@ -1,9 +1,9 @@
 """Ordinal ranking: support vector ordinal regression (the default model) and
 minimum-margin maximisation with row and column generation, with kernels.
 
-Source of the minimum-margin problems: Y. Izunaga, K. Sato, K. Tatsumi and Y. Yamamoto, "Row and column
-generation algorithms for minimum margin maximization of ranking problems",
-J. Oper. Res. Soc. Japan 58(4):394-409, 2015
+Source of the minimum-margin problems: Y. Izunaga, K. Sato, K. Tatsumi and
+Y. Yamamoto, "Row and column generation algorithms for minimum margin
+maximization of ranking problems", J. Oper. Res. Soc. Japan 58(4):394-409, 2015
 (``row-column-generation-ordinal.txt``).
 
 - :func:`solve_svor`: support vector ordinal regression with implicit

@@ -591,7 +591,6 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
         lambda (a lower bound on the sub-problem's optimum).
     """
     w = lab.shape[0]
-    l = n_labels - 1
     tau = 1e-12
     lam = np.empty(w)
     gmax = np.empty(n_labels + 1)

@@ -275,10 +275,10 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                 N, L = Ytr.shape
                 out = {}
 
-                def fit_m3l():
+                def fit_m3l(Xtr=Xtr, Ytr=Ytr, out=out):
                     out["m3l"] = m3l_dca(Xtr, Ytr, None, C, tol=tol, random_state=seed)
 
-                def fit_svc():
+                def fit_svc(Xtr=Xtr, Ytr=Ytr, L=L, out=out):
                     out["svc"] = [LinearSVC(loss="hinge", fit_intercept=False, C=2 * C,
                                             dual=True, tol=tol, max_iter=1_000_000,
                                             random_state=seed).fit(Xtr, Ytr[:, lab])

@@ -23,8 +23,9 @@ The whole QP costs O(n^3) per interior-point iteration on a dense n x n
 kernel matrix, so it runs in a separate worker process under a time budget
 (killed when it exceeds it; larger n are then skipped for it) and is not
 attempted above :data:`FULL_QP_MAX_N` objects (5000), whose dense matrices
-need 8 GB at n = 5000 (and about four times that at n = 10000).  Speed is reported as ratios of times measured in the
-same run, never asserted in tests (``DESIGN.md``).
+need 8 GB at n = 5000 (and about four times that at n = 10000).  Speed is
+reported as ratios of times measured in the same run, never asserted in tests
+(``DESIGN.md``).
 
 One module per experiment; importing this package registers them in the
 order of the paper, then its benchmarks (``bench``).

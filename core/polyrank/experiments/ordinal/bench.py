@@ -45,8 +45,8 @@ from ._common import POLY4, InstanceRow, _FullQPWorker, _instance_runs
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
            "OrdinalBenchRow", "OrdinalBenchEntry", "OrdinalBenchSummary", "WineRow",
-           "WineSet", "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow", "WholeQPRow", "RcTable1Row",
-           "OrdinalRcSummary"]
+           "WineSet", "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow", "WholeQPRow",
+           "RcTable1Row", "OrdinalRcSummary"]
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,8 @@ class OrdinalBenchSummary(BenchRunInfo):
 @register_bench("ordinal", "RC(H~) vs the whole QP (Clarabel) on S.5000 and S.10000 "
                 "(poly d=4); target >= 20x faster, same objective")
 def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                  sizes=None, n_sets: int | None = None, budget_s: float | None = None) -> ExperimentResult:
+                  sizes=None, n_sets: int | None = None,
+                  budget_s: float | None = None) -> ExperimentResult:
     """Time RC(H~) against the whole QP (H~) on separable instances.
 
     Parameters
@@ -771,7 +772,8 @@ def _table1_notes(rows, all_ok, max_diff, notes):
         for solver in ("dual_cd", "clarabel"):
             if r.get(f"{solver}_s") is not None:
                 d = r.get(f"{solver}_obj_rel_diff")
-                parts.append(f"{solver} {r[f'{solver}_s']:.3f} s ({r[f'{solver}_iter']} sub-problems"
+                parts.append(f"{solver} {r[f'{solver}_s']:.3f} s "
+                             f"({r[f'{solver}_iter']} sub-problems"
                              + (f", {r[f'{solver}_fallback']} by Clarabel"
                                 if r.get(f'{solver}_fallback') else "")
                              + (f", obj diff {d:.1e}" if d is not None else "") + ");")

@@ -233,8 +233,9 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                 res = ranksvm_tron(X, y, qid, 1.0, method=method, tol=1e-3)
                 reps = repeats if (method in ("selection_tree", "y_tree") or name == "MQ2008") \
                     else max(1, repeats // 3)
-                t, c = median_times(lambda: ranksvm_tron(X, y, qid, 1.0, method=method,
-                                                         tol=1e-3), reps, warmup=True)
+                t, c = median_times(
+                    lambda X=X, y=y, qid=qid, method=method: ranksvm_tron(
+                        X, y, qid, 1.0, method=method, tol=1e-3), reps, warmup=True)
                 rows.append({"dataset": name, "method": method, "seconds": t, "cpu_s": c,
                              "steps": int(res.nit), "n_hv": int(res.n_hv),
                              "f": float(res.primal_objective)})

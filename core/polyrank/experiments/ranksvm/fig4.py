@@ -214,7 +214,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
             bar.update()
         base = info["methods"].get("selection_tree")
         if base:
-            for m, v in info["methods"].items():
+            for v in info["methods"].values():
                 v["ratio_to_selection_tree"] = v["time_s"] / base["time_s"]
         info["methods"] = {m: RankFig4Method(**v) for m, v in info["methods"].items()}
         datasets[name] = RankFig4Dataset(**info)

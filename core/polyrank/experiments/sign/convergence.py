@@ -220,7 +220,7 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     notes = [f"P(w*) = {p_star:.12f} (Clarabel QP); L-BFGS-B with bounds: "
              f"{lb.primal_objective:.12f} (relative difference "
              f"{abs(lb.primal_objective - p_star) / p_star:.1e})",
-             "final P(w) - P(w*) after %d epochs: " % epochs + ", ".join(
+             f"final P(w) - P(w*) after {epochs:d} epochs: " + ", ".join(
                  f"{k} {v:.2e}" for k, v in summary_final.items()),
              "epochs to P(w) - P(w*) <= 1e-6: " + ", ".join(
                  f"{k} {v if v is not None else 'not reached'}" for k, v in reach.items()),

@@ -301,9 +301,10 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
     budget_s : float, optional
         Time budget of one Clarabel solve in seconds (default 480; quick:
         10).  A k whose time, extrapolated from the solves measured so far
-        (log-log fit), exceeds the budget is not started.  The first solve over budget is stopped and larger k are
-        skipped (their ``ratio_lower_bound`` assumes that Clarabel's time
-        does not decrease with k).
+        (log-log fit), exceeds the budget is not started.  The first solve
+        over budget is stopped and larger k are skipped (their
+        ``ratio_lower_bound`` assumes that Clarabel's time does not decrease
+        with k).
     repeats : int, default 3
         Timed SOPOPO runs per k (identical runs; the median is reported).
     clarabel_formulation : {"factored", "gram"}, default "factored"
@@ -383,7 +384,8 @@ def _fig7_rows(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, bar):
     # warm up numba here and Clarabel in the worker
     Xw, Yw = fig7_data(np.random.default_rng(12345), 4, 8, 3)
     sopopo_batch(Xw, Yw, C=0.1, decomposition="top_vs_rest", tol=0.0, atol=atol, shrinking=False)
-    with BaselineRunner(CLARABEL_TASKS, [("eq38", (Xw, Yw, _pieces(Yw), 0.1, formulation))]) as worker:
+    warm = [("eq38", (Xw, Yw, _pieces(Yw), 0.1, formulation))]
+    with BaselineRunner(CLARABEL_TASKS, warm) as worker:
         return _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng,
                           bar, _BudgetedSolver(worker, "eq38", budget_s))
 
