@@ -31,7 +31,7 @@ def _run(code, tmp_path):
 
 
 def test_core_fits_and_the_cli_run_without_the_jupyter_extra(tmp_path):
-    out = _run("""
+    out = _run(f"""
         import numpy as np
         from polyrank import RankSVM, SignConstrainedClassifier
         from polyrank.cli import main
@@ -43,8 +43,8 @@ def test_core_fits_and_the_cli_run_without_the_jupyter_extra(tmp_path):
         dump_svmlight_file(X, np.where(y == 1, 1, -1), "d.svm")
         assert main(["train", "sign", "d.svm", "m.model"]) == 0
         assert main(["predict", "d.svm", "m.model", "p.txt"]) == 0
-        print("modules:", sorted({m.split(".")[0] for m in sys.modules} & set(%r)))
-    """ % (EXTRA,), tmp_path)
+        print("modules:", sorted({{m.split(".")[0] for m in sys.modules}} & set({EXTRA!r})))
+    """, tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "True" and lines[1] == "(3,)"

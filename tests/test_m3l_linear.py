@@ -6,8 +6,8 @@ certificate, its checks and callbacks, and a quick run of
 
 import numpy as np
 import pytest
-from conftest import GAP_ROUNDING
 import scipy.sparse as sp
+from conftest import GAP_ROUNDING
 from sklearn.datasets import make_multilabel_classification
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC

@@ -21,8 +21,13 @@ import polyrank.experiments as E
 import polyrank.experiments.bench.first_fit as ff
 import polyrank.experiments.bench.label_ranker as lb
 import polyrank.experiments.bench.m3l_labels as ml
-from polyrank.experiments.registry import (ExperimentResult, as_record, format_rows, record_keys,
-                                           table_columns)
+from polyrank.experiments.registry import (
+    ExperimentResult,
+    as_record,
+    format_rows,
+    record_keys,
+    table_columns,
+)
 
 
 def _first_fit(monkeypatch):

@@ -48,8 +48,22 @@ Importing this package registers every experiment and benchmark, in the
 order of the papers.
 """
 
-from .registry import (BENCHES, EXPERIMENTS, Experiment, ExperimentResult, format_rows,
-                       get_experiment, list_experiments, register_bench, run_experiment)
+from .registry import (
+    BENCHES,
+    EXPERIMENTS,
+    Experiment,
+    ExperimentResult,
+    format_rows,
+    get_experiment,
+    list_experiments,
+    register_bench,
+    run_experiment,
+)
+
+# isort: off
+# the order of these imports is the order in which the experiments and
+# benchmarks register, the order `polyrank reproduce --list` and
+# `polyrank bench --list` show: the order of the papers
 from .bench.sopopo import bench_sopopo, format_table
 from .sopopo import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 from .sign import bench_sign, correlation_signs, sign_convergence, sign_fig2, sign_small_sample
@@ -65,6 +79,7 @@ from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_li
                                  crammer_singer_primal)
 from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
 from .bench.input_check import bench_input_check
+# isort: on
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",

@@ -34,7 +34,6 @@ import math
 import numba
 import numpy as np
 
-
 #: floating-point contraction and reassociation (vectorised dot products);
 #: no assumptions about NaN/inf, which the shrinking bounds use
 _FAST = {"reassoc", "contract", "nsz", "arcp"}
@@ -531,7 +530,7 @@ def _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos, n_
         # a uniformly random interleaving of the labels' shuffled sets
         m = 0
         for l in range(L):
-            for t in range(n_vis[l]):
+            for _ in range(n_vis[l]):
                 seq[m] = l
                 m += 1
         for t in range(total - 1, 0, -1):

@@ -47,8 +47,15 @@ from .._csr import row_arrays
 from .._memory import check_allocation
 from .._progress import progress
 from ..kernels import check_kernel_params, kernel_matrix
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NUMERICAL,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from ..result import numerical_failure as _failed
 from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels

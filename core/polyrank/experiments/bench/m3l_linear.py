@@ -40,8 +40,16 @@ from ...datasets import load_yeast
 from ...m3l import M3LClassifier, m3l_dca
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import (BenchRunInfo, ExperimentResult, RepeatsInfo, column, fmt_spec, record,
-                        register_bench, speed_phrase)
+from ..registry import (
+    BenchRunInfo,
+    ExperimentResult,
+    RepeatsInfo,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 from .m3l_labels import labels_problem
 
 __all__ = ["bench_m3l_linear", "linear_problems", "liblinear_primal", "M3LLinearRow",
