@@ -49,7 +49,7 @@ SLOW = (
     "tests/test_cli_train_predict.py::test_bundled_mq2008_end_to_end",
     "tests/test_readme_own_data.py::test_python_blocks_run_as_written",
     "tests/test_io_model_files.py::test_a_crafted_pickle_is_refused_and_runs_nothing",
-    "tests/test_lean_install.py::test_core_fits_and_the_cli_run_without_the_jupyter_extra",
+    "tests/test_lean_install.py",
     "tests/test_sopopo_projection.py::test_g_equals_bisection_reference_and_is_convex_c1",
     "tests/test_sopopo_pairs.py::test_pair_path_reaches_the_general_paths_optimum",
     "tests/test_sopopo_pairs.py::test_many_labels_memory_is_linear_in_the_edges",
