@@ -6,11 +6,16 @@ Under pytest-xdist (``-n 2 --dist loadfile``: each notebook runs whole in one
 worker, its cells in order in one kernel) every worker gets its own numba
 cache directory below ``NUMBA_CACHE_DIR`` when that is set, so that two
 kernels compiling into an empty cache never write the same index files.
+With ``POLYRANK_NUMBA_CACHE_SEED`` set to a cache directory (``.ci/test``
+fills one with ``polyrank warmup``, both cores compiling for a generic CPU)
+each worker's directory starts as a copy of it, instead of every worker
+compiling every kernel again.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,7 +25,11 @@ def pytest_configure(config):
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     base = os.environ.get("NUMBA_CACHE_DIR")
     if worker and base:                    # the kernels inherit this environment
-        os.environ["NUMBA_CACHE_DIR"] = str(Path(base) / worker)
+        mine = Path(base) / worker
+        seed = os.environ.get("POLYRANK_NUMBA_CACHE_SEED")
+        if seed:
+            shutil.copytree(seed, mine, dirs_exist_ok=True)
+        os.environ["NUMBA_CACHE_DIR"] = str(mine)
 
 
 def pytest_collection_modifyitems(config, items):

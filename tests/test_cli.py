@@ -166,3 +166,32 @@ def test_the_readme_bench_table_names_registered_benches():
         name = row.split("`")[1].split()[2]
         assert name == "sopopo" or name in BENCHES
         assert "NOT met" not in row and "target" not in row.lower()
+
+
+# ---------------------------------------------------------------- polyrank lab
+def test_lab_opens_the_tour_with_allow_root_only_as_root(monkeypatch, capsys):
+    """Issue 34, item 5: the README's first command starts JupyterLab on the
+    tour for any user; as root (a container's default) JupyterLab stops with
+    "Running as root is not recommended" unless given --allow-root."""
+    import shlex
+
+    from polyrank.cli import main
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    for euid, root in ((0, True), (1000, False)):
+        monkeypatch.setattr("os.geteuid", lambda euid=euid: euid)
+        assert main(["lab", "--print-command", "--port", "8899"]) == 0
+        cmd = shlex.split(capsys.readouterr().out)
+        assert cmd[1:4] == ["-m", "jupyterlab", str(Path("notebooks") / "00_tour.ipynb")]
+        assert "--port=8899" in cmd and ("--allow-root" in cmd) is root
+
+
+def test_lab_without_a_notebook_says_where_to_run_it(tmp_path, monkeypatch, capsys):
+    from polyrank.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["lab", "--print-command"]) == 2
+    err = capsys.readouterr().err
+    assert "notebooks/00_tour.ipynb" in err and "clone of the repository" in err
+    assert main(["lab", "missing.ipynb"]) == 2
+    assert "'missing.ipynb' not found" in capsys.readouterr().err

@@ -593,6 +593,44 @@ def _cmd_warmup(args) -> int:
     return 0
 
 
+#: the notebook ``polyrank lab`` opens when none is given (in a clone of the repository)
+TOUR = Path("notebooks") / "00_tour.ipynb"
+
+
+def _lab_command(notebook: str | None, port: int | None) -> list[str]:
+    """The JupyterLab command line of ``polyrank lab`` (UsageError when the
+    notebook or JupyterLab is missing)."""
+    import importlib.util
+
+    path = Path(notebook) if notebook else TOUR
+    if not path.is_file():
+        where = (f"no {TOUR} in {Path.cwd()}: run `polyrank lab` from a clone of the "
+                 "repository, or give a notebook: polyrank lab PATH.ipynb") if not notebook \
+            else f"notebook {notebook!r} not found"
+        raise UsageError(where)
+    if importlib.util.find_spec("jupyterlab") is None:
+        raise UsageError("JupyterLab is not installed: pip install 'polyrank[jupyter]' "
+                         "(from a clone: pip install -e '.[jupyter]')")
+    cmd = [sys.executable, "-m", "jupyterlab", str(path)]
+    if port is not None:
+        cmd.append(f"--port={port}")
+    # JupyterLab refuses to start as root (a container's default user) without it
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd
+
+
+def _cmd_lab(args) -> int:
+    import shlex
+    import subprocess
+
+    cmd = _lab_command(args.notebook, args.port)
+    if args.print_command:
+        print(shlex.join(cmd))
+        return 0
+    return subprocess.call(cmd)
+
+
 # ------------------------------------------------------- train / predict
 
 class UsageError(Exception):
@@ -1218,6 +1256,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "table of this README (between its 'polyrank reproduce' markers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=_cmd_reproduce)
+
+    p = sub.add_parser(
+        "lab", help="open the tour (or NOTEBOOK) in JupyterLab",
+        description="Start JupyterLab on notebooks/00_tour.ipynb (run from a clone of the "
+                    "repository) or on NOTEBOOK, with the options it needs here (as root, "
+                    "a container's default user: --allow-root). Needs the jupyter extra.")
+    p.add_argument("notebook", nargs="?", metavar="NOTEBOOK",
+                   help=f"the notebook to open (default {TOUR})")
+    p.add_argument("--port", type=int, default=None, help="port of the server (default 8888 "
+                   "or the next free one)")
+    p.add_argument("--print-command", action="store_true",
+                   help="print the JupyterLab command line instead of running it")
+    p.set_defaults(func=_cmd_lab)
 
     p = sub.add_parser("warmup", help="compile every numba kernel once (cached on disk)")
     p.add_argument("--jobs", type=int, default=None,

@@ -42,6 +42,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 #: Default timeout of one browser step (milliseconds).
 STEP_MS = 30_000
 
+#: How long a figure may take to be drawn (milliseconds): plotly draws a
+#: widget's figure some seconds after its cell ran when the two cores are
+#: busy (a kernel fitting, the notebooks tier beside the browser tests); a
+#: figure never drawn still fails, only later.
+DRAW_MS = 90_000
+
 
 def find_chromium() -> str | None:
     """The Chromium executable: ``$POLYRANK_CHROMIUM``, else ``chromium`` or
@@ -401,7 +407,7 @@ class Notebook:
             _poll(lambda plots=plots: plots.evaluate_all(
                 "gds => gds.every(g => g._fullLayout && g.querySelector('.gtitle') "
                 "&& g.querySelector('.gtitle').textContent)"),
-                  bool, 20_000, f"the figures of cell {i} to be drawn")
+                  bool, DRAW_MS, f"the figures of cell {i} to be drawn")
         self.assert_no_errors()
         return self
 
@@ -450,7 +456,7 @@ class Notebook:
         if errors.count():
             raise AssertionError("a cell raised:\n" + "\n".join(errors.all_inner_texts()))
 
-    def assert_all_figures_drawn(self, timeout_ms: int = 20_000) -> int:
+    def assert_all_figures_drawn(self, timeout_ms: int = DRAW_MS) -> int:
         """Scroll to every cell and check that each plotly figure it shows is
         drawn (a layout with a non-empty title, at least one trace); the
         Run-All race of issue 17 drew some figures empty.  Returns the number
@@ -491,7 +497,7 @@ class Notebook:
             '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stdout"]'
         ).all_inner_texts())
 
-    def figure(self, title_contains: str, timeout_ms: int = STEP_MS) -> Figure:
+    def figure(self, title_contains: str, timeout_ms: int = DRAW_MS) -> Figure:
         """The rendered plotly figure whose title contains ``title_contains``
         (whitespace-normalised), with ``.widget`` the ipywidgets box holding
         it and its controls.  AssertionError, listing the titles on the
