@@ -15,7 +15,7 @@ import numpy as np
 
 from ..validation import check_query_ids
 
-__all__ = ["DASK_EXTRA", "import_distributed", "get_client", "collection_parts",
+__all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "collection_parts",
            "n_columns", "column_names", "place_parts", "start_actors", "Rounds",
            "payload_bytes", "query_split", "check_no_split", "release"]
 
@@ -37,6 +37,23 @@ def import_distributed():
         raise ImportError("polyrank.dask needs dask.distributed, which is not installed; "
                           f"install the dask extra: {DASK_EXTRA}") from exc
     return distributed
+
+
+def import_dask():
+    """The ``dask`` module, imported on first use.
+
+    Raises
+    ------
+    ImportError
+        If dask is not installed; the message names the extra.
+    """
+    try:
+        import dask
+        import dask.array  # noqa: F401  (the collections the estimators build)
+    except ImportError as exc:
+        raise ImportError(f"polyrank.dask needs dask, which is not installed; install the "
+                          f"dask extra: {DASK_EXTRA}") from exc
+    return dask
 
 
 def get_client(client):
@@ -159,8 +176,7 @@ def place_parts(client, columns: list) -> dict:
         worker address -> list of (partition index, future of the tuple of
         the partition's pieces), in partition order.
     """
-    import dask
-
+    dask = import_dask()
     n = max(len(c) for c in columns if c is not None)
     rows = [[None if c is None else c[i] for c in columns] for i in range(n)]
     futures = client.compute([dask.delayed(_tuple)(*row) for row in rows])

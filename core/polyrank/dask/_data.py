@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_int
+from ._common import import_dask
 
 __all__ = ["make_ranking", "make_ranking_partition", "query_splits"]
 
@@ -111,9 +112,8 @@ def make_ranking(n_documents: int, *, n_features: int = 46, docs_per_query: int 
     >>> X.shape, X.numblocks, int(qid[-1].compute())
     ((1000, 5), (3, 1), 49)
     """
-    import dask
-    import dask.array as da
-
+    dask = import_dask()
+    da = dask.array
     n_documents = check_int(n_documents, "n_documents", minimum=1)
     docs_per_query = check_int(docs_per_query, "docs_per_query", minimum=1)
     n_features = check_int(n_features, "n_features", minimum=1)
