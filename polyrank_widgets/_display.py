@@ -3,12 +3,28 @@ static snapshots (PNG) that keep a notebook readable without a kernel."""
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from contextlib import contextmanager
 
 _KALEIDO_LOCK = threading.Lock()
 _KALEIDO_SERVER = None          # None: not tried yet; True: running; False: unavailable
+_NEEDS = ("a static image needs kaleido and Chrome/Chromium (pip install kaleido; "
+          "apt-get install chromium, or BROWSER_PATH=/path/to/chrome)")
+
+
+def _browser_missing() -> bool:
+    """True when kaleido (1.x, through choreographer) would find no
+    Chrome/Chromium to start: ``BROWSER_PATH``, PATH and the usual places.
+    kaleido's sync server starts its browser in a thread that dies silently
+    when there is none, and every export then waits for it forever."""
+    try:
+        from choreographer.browsers.chromium import Chromium
+    except ImportError:             # not kaleido 1.x: its own error says what is missing
+        return False
+    path = Chromium.find_browser(skip_local=False)
+    return not (path and os.path.isfile(path) and os.access(path, os.X_OK))
 
 
 def figure_png(fig, scale: float = 1.0) -> bytes:
@@ -21,13 +37,16 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
     RuntimeError
         If kaleido or a Chrome/Chromium is missing (the message says what to
         install: ``pip install kaleido`` and Chromium, e.g. ``apt-get install
-        chromium``).
+        chromium``); at once, never after waiting for a browser that does
+        not exist.
     """
     global _KALEIDO_SERVER
     import plotly.graph_objects as go
 
     with _KALEIDO_LOCK:
         if _KALEIDO_SERVER is None:
+            if _browser_missing():
+                raise RuntimeError(f"{_NEEDS}: no Chrome/Chromium found")
             try:
                 import kaleido
                 kaleido.start_sync_server(silence_warnings=True)
@@ -40,9 +59,7 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
                                         category=UserWarning)
                 return go.Figure(fig).to_image(format="png", scale=scale)
         except Exception as exc:
-            raise RuntimeError(
-                f"a static image needs kaleido and Chrome/Chromium (pip install kaleido; "
-                f"apt-get install chromium): {type(exc).__name__}: {exc}") from exc
+            raise RuntimeError(f"{_NEEDS}: {type(exc).__name__}: {exc}") from exc
 
 
 def static_images(enable: bool = True) -> str:

@@ -24,6 +24,7 @@ from polyrank.m3l import fig5_curve, fig5_setup, two_label_prior
 from polyrank.validation import as_float_array
 
 from ._display import WidgetDisplay
+from ._text import escape
 
 __all__ = ["CorrelationSlider"]
 
@@ -58,6 +59,9 @@ class CorrelationSlider(WidgetDisplay):
         Default: computed on 13 values of r in [-0.9, 0.9] at construction
         by :func:`polyrank.m3l.fig5_curve`.
     label_names : (str, str), optional
+        Names of the two labels in the title and the readout (shown as
+        literal text: escaped, no markup); default ``"label a"``,
+        ``"label b"`` with the column numbers.
     C, kernel, gamma, tol, bias
         :class:`polyrank.M3LClassifier` settings (default: the rbf
         reference settings gamma = 1, C = 1, tol = 1e-3, bias 1).
@@ -86,7 +90,7 @@ class CorrelationSlider(WidgetDisplay):
     ------
     ValueError
         Mismatched shapes, NaN, labels out of range or equal, |r| >= 1,
-        a curve with mismatched lengths.
+        a curve with mismatched lengths, ``label_names`` not two names.
 
     Examples
     --------
@@ -121,7 +125,11 @@ class CorrelationSlider(WidgetDisplay):
         self.X, self.Y2 = X, Y[:, [a, b]]
         self.X_test, self.Y2_test = X_test, Y_test[:, [a, b]]
         self.labels = (a, b)
-        self.label_names = tuple(label_names) if label_names else (f"label {a}", f"label {b}")
+        if label_names is not None and (isinstance(label_names, str)
+                                        or len(tuple(label_names)) != 2):
+            raise ValueError(f"label_names: expected two names, got {label_names!r}")
+        self.label_names = (tuple(str(n) for n in label_names) if label_names is not None
+                            else (f"label {a}", f"label {b}"))
         self.train_corr = _corr(self.Y2)
         self.test_corr = _corr(self.Y2_test)
         self.model = M3LClassifier(R=two_label_prior(0.0), C=C, kernel=kernel, gamma=gamma,
@@ -210,7 +218,7 @@ class CorrelationSlider(WidgetDisplay):
         return fig
 
     def _title(self) -> str:
-        a, b = self.label_names
+        a, b = (escape(n) for n in self.label_names)
         return f"{a} / {b}: r = {self.r:+.2f}, test Hamming loss {self.hamming_pct:.2f} %"
 
     def _render(self) -> None:
@@ -219,7 +227,7 @@ class CorrelationSlider(WidgetDisplay):
             self.fig.data[1].y = [self.hamming_pct]
             self.fig.layout.title.text = self._title()
         h = self.history[-1]
-        a, b = self.label_names
+        a, b = (escape(n) for n in self.label_names)
         self.readout.value = (
             f"<b>r = {self.r:+.2f}</b>: test Hamming loss <b>{self.hamming_pct:.2f} %</b>"
             f"<br>corr({a}, {b}): train {self.train_corr:+.2f}, test {self.test_corr:+.2f}"

@@ -25,7 +25,6 @@ boxes (as in the paper).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import ipywidgets as ipw
@@ -35,6 +34,7 @@ from polyrank.sopopo import feedback_graph, layers
 from scipy.spatial import cKDTree
 
 from ._display import WidgetDisplay
+from ._text import escape
 from .decomposition_model import (CUSTOM_EXAMPLE, KINDS, DecompositionModel, _fmt,
                                   parse_decomposition, parse_numbers)
 
@@ -462,7 +462,7 @@ class DecompositionViewer(WidgetDisplay):
 
     def _show_error(self, exc: Exception) -> None:
         self.status.value = (f"<div style='color:{_COLORS['error']};white-space:normal'>"
-                             f"<b>{type(exc).__name__}</b>: {html.escape(str(exc), quote=False)}"
+                             f"<b>{escape(type(exc).__name__)}</b>: {escape(exc)}"
                              "</div>")
 
     def _clear_error(self) -> None:

@@ -21,6 +21,7 @@ from polyrank.result import IterInfo
 from polyrank.validation import check_int, check_positive
 
 from ._monitor import TraceMonitor
+from ._text import escape
 
 __all__ = ["GapMonitor"]
 
@@ -85,8 +86,9 @@ class GapMonitor(TraceMonitor):
     Parameters
     ----------
     title : str, optional
-        Figure title; the latest iteration, gap P - D and relative gap
-        (P - D) / |P| are appended to it.
+        Figure title, shown as literal text (escaped: no markup); the
+        latest iteration, gap P - D and relative gap (P - D) / |P| are
+        appended to it.
     log_y : bool, optional
         Draw the gap on a log axis (default). Gaps <= 0 (rounding at
         convergence) are drawn one decade below the smallest positive gap, in
@@ -267,7 +269,7 @@ class GapMonitor(TraceMonitor):
         else:
             drawn, lifted = gap, np.zeros(gap.shape, bool)
         colors = np.where(lifted, _COLORS["clipped"], _COLORS["gap"])
-        title = self.title
+        title = escape(self.title)
         if it.size:
             title += f": iteration {int(it[-1])},  gap = {gap[-1]:.3g}"
             if primal[-1] != 0.0 and np.isfinite(primal[-1]):

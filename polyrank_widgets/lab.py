@@ -41,6 +41,7 @@ from polyrank._jit import CompileNotice, package_of
 from sklearn.base import clone
 
 from ._display import WidgetDisplay
+from ._text import escape
 from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
@@ -344,6 +345,8 @@ class SolverLab(WidgetDisplay):
         if self.test is not None:
             score = float(est.score(*self.test))
         with self._lock:
+            if flag.event.is_set() and not flag.stopped_by_user:
+                return          # superseded while it was scored: the newer fit reports
             self.estimator_, self.score_, self.error_ = est, score, None
             self.n_fits_ += 1
         if self.view is not None:
@@ -358,9 +361,9 @@ class SolverLab(WidgetDisplay):
     def _set_readout(self, status: str, est=None, seconds=None, error=None) -> None:
         color = "#2ca02c" if status == "converged" else (
             "#d62728" if error or "maximum" in status or "failure" in status else "#333")
-        rows = [("status", f"<b style='color:{color}'>{status}</b>")]
+        rows = [("status", f"<b style='color:{color}'>{escape(status)}</b>")]
         if error:
-            rows.append(("error", f"<span style='color:#d62728'>{error}</span>"))
+            rows.append(("error", f"<span style='color:#d62728'>{escape(error)}</span>"))
         if est is not None:
             res = getattr(est, "result_", None)
             nit = getattr(est, "n_iter_", None)
@@ -450,7 +453,9 @@ class _SignView:
                                   style={"button_width": "44px", "description_width": "110px"})
             t.observe(self._on_toggle, names="value")
             self.toggles.append(t)
-        fig = go.Figure(go.Bar(x=self.names, y=np.zeros(d), name="coef",
+        # the names as plotly shows them: escaped (a name is text, not markup)
+        self._shown = np.array([escape(n) for n in self.names], dtype=object)
+        fig = go.Figure(go.Bar(x=self._shown.tolist(), y=np.zeros(d), name="coef",
                                marker_color="#1f77b4"))
         fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="held at 0 by its sign",
                                  marker=dict(symbol="x", size=9, color="#d62728")))
@@ -480,10 +485,9 @@ class _SignView:
             w = np.sign(w.sum(0)) * np.linalg.norm(w, axis=0)
         c = self.signs()
         held = (c != 0) & (np.abs(w) <= 1e-12)
-        names = np.asarray(self.names)
         with self.fig.batch_update():
             self.fig.data[0].y = w
-            self.fig.data[1].x = names[held].tolist()
+            self.fig.data[1].x = self._shown[held].tolist()
             self.fig.data[1].y = np.zeros(int(held.sum())).tolist()
 
 
@@ -512,14 +516,14 @@ class _CurvesView:
             x=X[:, 0], y=X[:, 1], mode="markers", name="objects (colour: label)",
             marker=dict(color=codes, colorscale="Viridis", size=6, showscale=True,
                         colorbar=dict(title="label", tickvals=list(range(classes.size)),
-                                      ticktext=[str(c) for c in classes]),
+                                      ticktext=[escape(c) for c in classes]),
                         line=dict(width=0.5, color="white")),
-            text=[str(v) for v in y], hovertemplate="label %{text}<extra></extra>"))
+            text=[escape(v) for v in y], hovertemplate="label %{text}<extra></extra>"))
         names = getattr(lab.X, "columns", None)
         fig.update_layout(template="plotly_white", width=660, height=540,
                           title="separating curves f(x) = p_k (labelled with p_k)",
-                          xaxis_title=str(names[0]) if names is not None else "x1",
-                          yaxis_title=str(names[1]) if names is not None else "x2",
+                          xaxis_title=escape(names[0]) if names is not None else "x1",
+                          yaxis_title=escape(names[1]) if names is not None else "x2",
                           legend=dict(orientation="h", y=-0.16),
                           margin=dict(l=70, r=20, t=60, b=90))
         self.fig = go.FigureWidget(fig)

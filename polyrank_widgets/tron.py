@@ -18,6 +18,7 @@ from polyrank.result import IterInfo
 from polyrank.validation import check_positive
 
 from ._monitor import TraceMonitor
+from ._text import escape
 
 __all__ = ["TronMonitor"]
 
@@ -35,7 +36,8 @@ class TronMonitor(TraceMonitor):
     Parameters
     ----------
     title : str, optional
-        Figure title; the latest step, f and ||grad f|| are appended.
+        Figure title, shown as literal text (escaped: no markup); the latest
+        step, f and ||grad f|| are appended.
     grad_norm0 : float or None, optional
         ||grad f(0)||; with ``tol`` it draws the stopping level of Eq. 4.4
         on the gradient panel (``result.grad_norm0`` after a solve).
@@ -160,7 +162,7 @@ class TronMonitor(TraceMonitor):
         h = self.history
         it = np.asarray(h["iteration"], dtype=np.int64)
         colors = [_COLOR if a else _REJECTED for a in h["accepted"]]
-        title = self.title
+        title = escape(self.title)
         if len(it):
             title += (f": step {h['iteration'][-1]},  f = {h['primal'][-1]:.8g},  "
                       f"||grad f|| = {h['grad_norm'][-1]:.3g}")

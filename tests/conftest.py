@@ -209,3 +209,29 @@ def logistic():
     """A 200 x 8 :class:`Logistic` problem at C = 2."""
     X, y = binary_problem(0, n=200, d=8)
     return Logistic(X, y, C=2.0)
+
+
+# ------------------------------------------------------------ unscaled features
+
+def random_scales(X, seed=0):
+    """X with every column multiplied by 10^U(-3, 3): features in units
+    nobody chose for the model (a reproducible stand-in for raw data)."""
+    return X * 10.0 ** np.random.default_rng(seed).uniform(-3, 3, X.shape[1])
+
+
+def warns_before_the_solve(estimator, X, y, category):
+    """Fit ``estimator`` with a callback that stops at the first iteration and
+    return the ``category`` warnings (``warnings.WarningMessage``) issued
+    before it, i.e. before the solve; the fit must reach that iteration."""
+    import warnings
+    before = []
+
+    def first(info):
+        before.extend(w for w in record if w.category is category)
+        raise StopIteration
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        estimator.fit(X, y, callback=first)
+    assert estimator.result_.nit == 1, estimator.result_.nit
+    return before

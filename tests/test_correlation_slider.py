@@ -28,7 +28,7 @@ def slider():
 
 def test_initial_state_matches_a_cold_fit(slider):
     X, Y, Xt, Yt = _data()
-    cold = M3LClassifier(R=two_label_prior(0.0), kernel="rbf", gamma=0.5).fit(X, Y)
+    cold = M3LClassifier(R=two_label_prior(0.0), C=1.0, kernel="rbf", gamma=0.5).fit(X, Y)
     assert slider.r == 0.0 and slider.slider.value == 0.0
     assert slider.hamming_pct == pytest.approx(100 * hamming_loss(Yt, cold.predict(Xt)))
     curve, current = slider.fig.data
@@ -44,7 +44,8 @@ def test_slider_refits_warm_started_and_updates_the_view(slider):
     X, Y, Xt, Yt = _data()
     slider.slider.value = -0.6
     assert slider.r == -0.6 and len(slider.history) == 2
-    cold = M3LClassifier(R=two_label_prior(-0.6), kernel="rbf", gamma=0.5, tol=1e-3).fit(X, Y)
+    cold = M3LClassifier(R=two_label_prior(-0.6), C=1.0, kernel="rbf", gamma=0.5,
+                         tol=1e-3).fit(X, Y)
     np.testing.assert_allclose(slider.model.decision_function(Xt),
                                cold.decision_function(Xt), atol=0.05)
     assert slider.model.result_.trace.dual[0] > cold.result_.trace.dual[0]   # warm start

@@ -144,7 +144,7 @@ def test_auto_dispatch_and_estimator():
         m3l_smo(X, Y, None, 1.0, method="newton")
     with pytest.raises(TypeError, match="shrinking"):
         m3l_smo(X, Y, None, 1.0, method="cd", shrinking="yes")
-    est = M3LClassifier(kernel="rbf", gamma=0.5, tol=1e-9, random_state=0).fit(X, Y)
+    est = M3LClassifier(C=1.0, kernel="rbf", gamma=0.5, tol=1e-9, random_state=0).fit(X, Y)
     assert est.result_.solver == "m3l-cd" and est.result_.success
     smo = m3l_smo(np.hstack([X, np.ones((len(X), 1))]), Y, None, 1.0, kernel="rbf",
                   gamma=0.5, tol=1e-9, method="smo")

@@ -339,3 +339,46 @@ def test_l2_driver_weights_match_estimator():
     m = RankSVM(C=2.0, tol=1e-6).fit(X, y, qid=qid, sample_weight=sw)
     np.testing.assert_array_equal(m.coef_, res.x)
     assert res.gap >= 0
+
+
+# ------------------------------------------------------------------ one query by default
+# issue 29, item 4: 9,000 documents of 63 queries silently fitted as one query
+
+def test_fit_without_qid_on_many_rows_warns_that_all_rows_are_one_query(mq):
+    X, y, qid = mq
+    with pytest.warns(UserWarning, match=r"no qid \(nor group\), so all 9,630 rows form one "
+                      r"query \(14,872,101 preference pairs\).*qid=np.zeros"):
+        RankSVM(max_iter=1).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="RankSVM: fit got no qid")
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        # quiet: the queries given, one query on purpose, or few rows
+        RankSVM(max_iter=1).fit(X, y, qid=qid)
+        starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True])
+        RankSVM(max_iter=1).fit(X, y, group=np.diff(starts))
+        RankSVM(max_iter=1).fit(X, y, qid=np.zeros(len(y)))
+        RankSVM(max_iter=1).fit(X[:1000], y[:1000])
+
+
+def test_ranking_scorer_in_cross_validation_without_routing_scores_nothing():
+    """A scorer that gets no qid refuses (cross_validate turns that into NaN and
+    a warning that carries the remedy) instead of scoring each fold as one query."""
+    from sklearn.model_selection import cross_val_score
+    X, y, qid = _data(4)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = ndcg_scorer(k=5)
+    with pytest.warns(UserWarning, match=r"(?s)Scoring failed.*qid: ndcg_scorer needs the "
+                      r"query ids.*set_fit_request\(qid=True\)"):
+        scores = cross_val_score(RankSVM(), X, y, scoring=scorer, cv=3)
+    assert np.all(np.isnan(scores))
+
+
+def test_a_fit_to_zero_weights_warns():
+    from polyrank.exceptions import TrivialModelWarning
+    X, y, qid = _data(5)
+    with pytest.warns(TrivialModelWarning, match=r"RankSVM: every weight is zero; raise C"):
+        model = RankSVM().fit(np.zeros_like(X), y, qid=qid)
+    assert model.result_.success
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrivialModelWarning)
+        RankSVM().fit(X, y, qid=qid)

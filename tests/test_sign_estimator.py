@@ -24,7 +24,7 @@ def _data(seed=0, n=60, d=5):
 
 def test_binary_classifier_equals_the_solver_and_maps_labels():
     X, y, _ = _data()
-    clf = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 1, -1], tol=1e-10,
+    clf = SignConstrainedClassifier(lam=0.05, signs=[1, -1, 0, 1, -1], bias=0.0, tol=1e-10,
                                     random_state=0).fit(X, y)
     assert list(clf.classes_) == ["neg", "pos"] and clf.coef_.shape == (1, 5)
     ypm = np.where(y == "pos", 1.0, -1.0)
@@ -107,7 +107,7 @@ def test_regressor_equals_ridge_positive_and_has_an_intercept():
     X = rng.normal(size=(70, 4))
     y = X @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=70)
     lam = 0.01
-    reg = SignConstrainedRegressor(lam=lam, signs=np.ones(4), tol=1e-12,
+    reg = SignConstrainedRegressor(lam=lam, signs=np.ones(4), bias=0.0, tol=1e-12,
                                    max_iter=20000, random_state=0).fit(X, y)
     ridge = Ridge(alpha=lam * 70, positive=True, fit_intercept=False, tol=1e-12,
                   max_iter=100000).fit(X, y)
@@ -191,3 +191,120 @@ def test_shrinking_reaches_the_same_model_through_the_estimators():
     reg = SignConstrainedRegressor(lam=0.01, loss="absolute", shrinking=True, tol=1e-8,
                                    max_iter=20000, random_state=0).fit(X[:, :5], X[:, 5])
     assert reg.result_.gap <= 1e-8 and "n_active" in reg.result_.trace.columns
+
+
+# ------------------------------------------------------------ probabilities
+# issue 29, item 5: predict_proba / predict_log_proba of the likelihood losses,
+# against scikit-learn's LogisticRegression on the same unconstrained problem:
+# lam/2 ||w||^2 + 1/n sum log-loss  <=>  1/2 ||w||^2 + C sum log-loss, C = 1/(lam n)
+
+def _proba_data(n_classes, seed=0, n=150, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    scores = X @ rng.normal(size=(d, n_classes)) + 0.8 * rng.normal(size=(n, n_classes))
+    # labels whose sorted order differs from their order of appearance
+    names = np.array(["zeta", "alpha", "mu", "beta"][:n_classes])
+    return X, names[np.argmax(scores, axis=1)]
+
+
+@pytest.mark.parametrize("bias", [0.0, 1.0, 3.0])
+def test_logistic_probabilities_equal_logistic_regression(bias):
+    """Binary logistic loss: liblinear's LogisticRegression appends the same
+    regularised constant feature (intercept_scaling = bias)."""
+    from sklearn.linear_model import LogisticRegression
+    X, y = _proba_data(2)
+    lam, n = 0.01, len(y)
+    clf = SignConstrainedClassifier(lam=lam, loss="logistic", bias=bias, tol=1e-14,
+                                    max_iter=100_000, random_state=0).fit(X, y)
+    assert clf.result_.success
+    ref = LogisticRegression(solver="liblinear", C=1 / (lam * n), fit_intercept=bias > 0,
+                             intercept_scaling=max(bias, 1.0), tol=1e-12,
+                             max_iter=100_000).fit(X, y)
+    assert list(clf.classes_) == list(ref.classes_) == ["alpha", "zeta"]
+    P, L = clf.predict_proba(X), clf.predict_log_proba(X)
+    assert P.shape == L.shape == (n, 2)
+    np.testing.assert_allclose(P, ref.predict_proba(X), atol=1e-6)
+    np.testing.assert_allclose(L, ref.predict_log_proba(X), atol=1e-5)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-15)
+    # the probability of classes_[1] grows with the decision function
+    assert np.array_equal(clf.predict(X), clf.classes_[np.argmax(P, axis=1)])
+    assert np.all(np.diff(P[np.argsort(clf.decision_function(X)), 1]) >= 0)
+
+
+@pytest.mark.parametrize("loss, n_classes", [("softmax", 3), ("logistic", 4), ("softmax", 2)])
+def test_softmax_probabilities_equal_multinomial_logistic_regression(loss, n_classes):
+    from sklearn.linear_model import LogisticRegression
+    X, y = _proba_data(n_classes, seed=1)
+    lam, n = 0.01, len(y)
+    clf = SignConstrainedClassifier(lam=lam, loss=loss, bias=0.0, tol=1e-14,
+                                    max_iter=100_000, random_state=0).fit(X, y)
+    assert clf.result_.success and clf.loss_ == "softmax"
+    ref = LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12,
+                             max_iter=100_000).fit(X, y)
+    assert list(clf.classes_) == list(ref.classes_)
+    P = clf.predict_proba(X)
+    assert P.shape == (n, n_classes)
+    if n_classes > 2:     # LogisticRegression fits two classes by the binary loss
+        np.testing.assert_allclose(P, ref.predict_proba(X), atol=1e-6)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-14)
+    np.testing.assert_allclose(clf.predict_log_proba(X), np.log(P), rtol=1e-12)
+    assert np.array_equal(clf.predict(X), clf.classes_[np.argmax(P, axis=1)])
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_probabilities_stay_finite_at_huge_scores(n_classes):
+    X, y = _proba_data(n_classes, seed=2)
+    clf = SignConstrainedClassifier(loss="logistic", random_state=0).fit(X, y)
+    clf.coef_ = clf.coef_ * 1e6           # scores ~1e6: exp overflows if done naively
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        P, L = clf.predict_proba(X), clf.predict_log_proba(X)
+    assert np.all(np.isfinite(P)) and np.all(np.isfinite(L))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-14)
+    assert L.min() < -1e4                 # log of an underflowed probability, still finite
+
+
+@pytest.mark.parametrize("loss", ["hinge", "smoothed_hinge", "max_hinge", "top_k_hinge"])
+def test_no_probabilities_without_a_likelihood_loss(loss):
+    X, y = _proba_data(3 if loss in ("max_hinge", "top_k_hinge") else 2)
+    clf = SignConstrainedClassifier(loss=loss, random_state=0)
+    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "predict_log_proba")
+    clf.fit(X, y)
+    assert not hasattr(clf, "predict_proba")
+    with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as info:
+        clf.predict_proba(X)
+    assert "only with loss='logistic' or 'softmax'" in str(info.value.__cause__)
+    assert hasattr(SignConstrainedClassifier(loss="logistic"), "predict_proba")
+    assert not hasattr(SignConstrainedRegressor(), "predict_proba")
+
+
+# ------------------------------------------------------------ trivial models
+# issue 29, item 2
+
+def test_signs_that_contradict_the_data_warn_of_a_trivial_model():
+    from polyrank.exceptions import TrivialModelWarning
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 0, "pos", "neg")
+    # both weights must be <= 0 although both features point to "pos": w = 0
+    with pytest.warns(TrivialModelWarning, match=r"SignConstrainedClassifier: every weight "
+                      r"is zero.*lower lam \(now 0.001\).*signs"):
+        clf = SignConstrainedClassifier(signs=[-1, -1], random_state=0).fit(X, y)
+    assert clf.result_.success and not np.any(clf.coef_)
+    with pytest.warns(TrivialModelWarning, match="SignConstrainedRegressor: every weight"):
+        SignConstrainedRegressor(signs=[-1, -1], random_state=0).fit(X, X @ [1.0, 2.0])
+    # the weights are not all zero, but the intercept (bias feature) wins everywhere
+    Xs = np.column_stack([X[:, 0], -np.abs(X[:, 1])])
+    yi = np.where(rng.random(80) < 0.9, "pos", "neg")
+    with pytest.warns(TrivialModelWarning, match="predicts pos for every training row "
+                      "although y holds 2 distinct values"):
+        SignConstrainedClassifier(lam=1.0, bias=1.0, random_state=0).fit(Xs, yi)
+
+
+def test_ordinary_fits_do_not_warn_of_a_trivial_model():
+    import warnings
+    from polyrank.exceptions import TrivialModelWarning
+    X, y, _ = _data(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrivialModelWarning)
+        SignConstrainedClassifier(signs=[1, -1, 0, 0, 1], random_state=0).fit(X, y)
+        SignConstrainedRegressor(random_state=0).fit(X, X @ [1.0, 0.0, 0.0, 2.0, 0.0])

@@ -69,8 +69,8 @@ def test_square_loss_weights_equal_sklearn_ridge_positive():
     yr = yr + X @ np.arange(5.0)
     s = s + np.random.default_rng(0).uniform(0, 1, size=s.size)   # real-valued weights
     lam = 0.02
-    ours = SignConstrainedRegressor(lam=lam, signs=[1] * 5, tol=1e-13, max_iter=50000,
-                                    random_state=0).fit(X, yr, sample_weight=s)
+    ours = SignConstrainedRegressor(lam=lam, signs=[1] * 5, bias=0.0, tol=1e-13,
+                                    max_iter=50000, random_state=0).fit(X, yr, sample_weight=s)
     ridge = Ridge(alpha=lam * s.sum(), positive=True, fit_intercept=False, tol=1e-12)
     ridge.fit(X, yr, sample_weight=s)
     np.testing.assert_allclose(ours.coef_, ridge.coef_, atol=1e-6)
@@ -82,7 +82,7 @@ def test_hinge_weights_equal_liblinear_sample_weight():
     X, yb, _, _, _, _, s = _problem(3, n=80)
     s = s * 0.7
     lam = 0.01
-    ours = SignConstrainedClassifier(lam=lam, tol=1e-12, max_iter=50000,
+    ours = SignConstrainedClassifier(lam=lam, bias=0.0, tol=1e-12, max_iter=50000,
                                      random_state=0).fit(X, yb, sample_weight=s)
     svc = LinearSVC(C=1 / (lam * s.sum()), loss="hinge", fit_intercept=False, tol=1e-9,
                     max_iter=1_000_000).fit(X, yb, sample_weight=s)

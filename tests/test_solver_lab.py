@@ -105,6 +105,35 @@ def test_a_newer_change_cancels_the_running_fit():
     assert lab.estimator_.result_.status == "converged"
 
 
+class _RefitWhileScored(pr.SignConstrainedClassifier):
+    """Scoring the fit at lam = 1e-2 moves the lab's control to 1e-1 and
+    waits for that newer fit to end, so the older fit stores its result
+    last (a person moving the slider while the test score is computed)."""
+
+    hook: dict = {}
+
+    def score(self, X, y, sample_weight=None):
+        lab = self.hook.pop("lab", None)
+        if lab is not None and self.lam == pytest.approx(1e-2):
+            lab.controls["lam"].value = 1e-1
+            assert lab.wait(T)
+        return super().score(X, y, sample_weight=sample_weight)
+
+
+def test_a_fit_superseded_while_scored_keeps_out_of_the_lab():
+    X, y = make_classification(200, 5, random_state=0)
+    lab = SolverLab(_RefitWhileScored(random_state=0, lam=1e-2), X, y,
+                    params={"lam": (1e-3, 1.0)}, test=(X, y), fit=False)
+    _RefitWhileScored.hook["lab"] = lab
+    lab.refit()
+    first = lab._thread
+    first.join(T)
+    assert lab.wait(T) and not first.is_alive()
+    # the newer fit's result stays: the superseded one is dropped
+    assert lab.n_fits_ == 1 and lab.estimator_.lam == pytest.approx(1e-1)
+    assert lab.score_ == pytest.approx(lab.estimator_.score(X, y))
+
+
 def test_stop_keeps_a_stopped_fit():
     X, y = make_classification(3000, 20, random_state=1)
     est = pr.SignConstrainedClassifier(random_state=0, tol=1e-14, max_iter=100000,

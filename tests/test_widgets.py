@@ -333,3 +333,33 @@ class _Trace:
 
     def __len__(self):
         return len(self.iteration)
+
+
+def test_static_image_without_a_browser_fails_at_once(monkeypatch):
+    # kaleido's sync server starts Chromium in a thread that dies silently when
+    # there is none; an export then waited for it forever (static_images() hung a
+    # notebook on a machine without Chromium)
+    import threading
+
+    import choreographer.browsers.chromium as chromium
+    import plotly.graph_objects as go
+
+    from polyrank_widgets import _display
+
+    monkeypatch.setattr(_display, "_KALEIDO_SERVER", None)
+    monkeypatch.setattr(chromium.Chromium, "find_browser",
+                        classmethod(lambda cls, **kwargs: None))
+    raised = []
+
+    def export():
+        try:
+            _display.figure_png(go.Figure())
+        except RuntimeError as exc:
+            raised.append(str(exc))
+
+    worker = threading.Thread(target=export, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "figure_png waits for a browser that does not exist"
+    assert raised and "no Chrome/Chromium found" in raised[0]
+    assert "apt-get install chromium" in raised[0]

@@ -7,7 +7,7 @@ here.
 
 from __future__ import annotations
 
-__all__ = ["TrivialModelWarning", "NumericalError"]
+__all__ = ["TrivialModelWarning", "NumericalError", "FeatureScaleWarning"]
 
 
 class TrivialModelWarning(UserWarning):
@@ -41,3 +41,17 @@ class NumericalError(ValueError):
     def __init__(self, message: str, result=None) -> None:
         super().__init__(message)
         self.result = result
+
+
+class FeatureScaleWarning(UserWarning):
+    """The training features are far from standardised (columns on scales
+    that differ by orders of magnitude, or rows dominated by their common
+    mean), which makes a dual coordinate solver crawl and lets the L2
+    penalty weigh the features by their units.
+
+    Issued before the solve starts, with the statistics that triggered it
+    and the fix (``make_pipeline(StandardScaler(), Estimator())``).
+    Filter it like any warning::
+
+        warnings.simplefilter("ignore", FeatureScaleWarning)
+    """

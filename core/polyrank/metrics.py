@@ -328,11 +328,12 @@ def _mean(vals, weights=None) -> float:
 def _need_qid(qid, name):
     if qid is None:
         raise ValueError(
-            f"qid: {name} needs the query ids of the rows it scores and got none. "
-            "Enable metadata routing (sklearn.set_config(enable_metadata_routing="
-            "True)) and pass qid with the data, e.g. cross_validate(..., "
-            "params={'qid': qid, 'groups': qid}) or GridSearchCV(...).fit(X, y, "
-            "qid=qid, groups=qid)")
+            f"qid: {name} needs the query ids of the rows it scores and got none "
+            "(without them every fold would be scored as one query). Enable metadata "
+            "routing (sklearn.set_config(enable_metadata_routing=True)), let the ranker "
+            "receive qid too (RankSVM().set_fit_request(qid=True)) and pass qid with the "
+            "data, e.g. cross_validate(..., params={'qid': qid, 'groups': qid}) or "
+            "GridSearchCV(...).fit(X, y, qid=qid, groups=qid)")
     return qid
 
 

@@ -57,7 +57,9 @@ def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
     delta : float
         Trust-region radius (> 0).
     cg_tol : float
-        Stop when ||r|| <= cg_tol ||g|| (LIBLINEAR: 0.1).
+        Stop when ||r|| <= cg_tol ||g|| (LIBLINEAR: 0.1), or after max(n, 5)
+        steps (LIBLINEAR's ``newton.cpp``), or at a non-finite curvature
+        d'Hd (then s holds NaN).
 
     Returns
     -------
@@ -84,10 +86,19 @@ def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
     tol = cg_tol * math.sqrt(float(g @ g))
     rTr = float(r @ r)
     cg_iter = 0
-    while math.sqrt(rTr) > tol:
+    # in exact arithmetic CG ends within n steps; with rounding on an
+    # ill-conditioned H (one feature 1e100 times the others) the residual can
+    # stall above tol for ever: LIBLINEAR's newton.cpp caps the steps at
+    # max(n, 5), and a non-finite curvature ends the loop (the caller sees
+    # the NaN predicted reduction)
+    max_cg = max(n, 5)
+    while math.sqrt(rTr) > tol and cg_iter < max_cg:
         cg_iter += 1
         Hd = Hv(d)
         dHd = float(d @ Hd)
+        if not math.isfinite(dHd):
+            s = s + np.nan * d
+            return s, r, cg_iter, False
         alpha = rTr / dHd
         s_new = s + alpha * d
         if math.sqrt(float(s_new @ s_new)) > delta:

@@ -435,10 +435,11 @@ def check_sample_weight(sample_weight, X) -> np.ndarray:
     from sklearn.utils.validation import _check_sample_weight
 
     n = X.shape[0]
-    if sample_weight is not None and np.ndim(sample_weight) == 1 \
-            and np.shape(sample_weight)[0] != n:
-        raise ValueError(f"sample_weight: expected one weight per row of X (shape ({n},)), "
-                         f"got shape {np.shape(sample_weight)}")
+    if sample_weight is not None and not isinstance(sample_weight, numbers.Number):
+        sample_weight = np.asarray(sample_weight)     # array-likes without __array_function__
+        if sample_weight.ndim == 1 and sample_weight.shape[0] != n:
+            raise ValueError(f"sample_weight: expected one weight per row of X "
+                             f"(shape ({n},)), got shape {sample_weight.shape}")
     try:
         return _check_sample_weight(sample_weight, X, dtype=np.float64,
                                     ensure_non_negative=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .._text import escape
+
 __all__ = ["fig5", "table3", "table1", "awa_prior", "fig2"]
 
 
@@ -28,7 +30,7 @@ def fig5(res) -> go.Figure:
                         mode="lines+markers", name=f"M3L {name}", line={"color": color})
     fig.add_vline(x=0, line_dash="dot", line_color="grey",
                   annotation_text="r = 0: 1-vs-All", annotation_position="top")
-    a, b = summary.pair
+    a, b = (escape(n) for n in summary.pair)
     fig.update_layout(
         title=(f"Fig. 5 on yeast: {a} / {b} (corr. {summary.train_subset_corr:+.2f} "
                f"in training subset, {summary.test_corr:+.2f} on test)"),
@@ -47,7 +49,7 @@ def table3(res) -> go.Figure:
     rows = sorted(rows, key=lambda r: r.test_hamming_pct, reverse=True)
     colors = ["#d62728" if r.method.startswith("M3L") else "#7f7f7f" for r in rows]
     fig = go.Figure(go.Bar(
-        x=[r.test_hamming_pct for r in rows], y=[r.method for r in rows],
+        x=[r.test_hamming_pct for r in rows], y=[escape(r.method) for r in rows],
         orientation="h", marker_color=colors,
         error_x={"type": "data", "array": [r.sd or 0.0 for r in rows]}))
     lo = min(r.test_hamming_pct for r in rows)
@@ -83,7 +85,7 @@ def awa_prior(res) -> go.Figure:
 
     Draws the result of ``m3l-awa-prior`` (``m3l-multilabel-zero-shot.txt``).
     """
-    R, names = res.data["R"], res.data["names"]
+    R, names = res.data["R"], [escape(n) for n in res.data["names"]]
     fig = go.Figure(go.Heatmap(z=R, x=names, y=names, zmin=-1, zmax=1,
                                colorscale="RdBu", reversescale=True,
                                colorbar={"title": "R"}))

@@ -15,6 +15,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .._text import escape
+
 #: colours of the quality labels 3..8 (labels 0..5)
 _QUALITY_COLORS = ("#7f3b08", "#d95f02", "#e6ab02", "#66a61e", "#1b9e77", "#386cb0")
 
@@ -26,7 +28,7 @@ def fig4(res) -> go.Figure:
 
     Draws the result of ``ordinal-fig4`` (``row-column-generation-ordinal.txt``).
     """
-    rows, name = res.rows, res.summary.instance
+    rows, name = res.rows, escape(res.summary.instance)
     x = [r.iteration for r in rows]
     fig = go.Figure()
     for key, label, color in (("gen_s", "GenTime (generate)", "#1f77b4"),
@@ -122,8 +124,8 @@ def curves(res) -> go.Figure:
     """
     g, Xtr, ytr = res.data["grid"], res.data["X"], res.data["y"]
     models = res.data["models"]
-    fig = make_subplots(rows=1, cols=len(models), subplot_titles=[m[0] for m in models],
-                        horizontal_spacing=0.05)
+    fig = make_subplots(rows=1, cols=len(models),
+                        subplot_titles=[escape(m[0]) for m in models], horizontal_spacing=0.05)
     for col, (name, Z, thr) in enumerate(models, start=1):
         for k, p in enumerate(thr, start=1):
             x, y, at = _level_line(g, Z, p)

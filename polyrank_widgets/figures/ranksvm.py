@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 
 from polyrank.experiments.ranksvm import METHOD_LABELS
 
+from .._text import escape
 from ._layout import finish_panels
 
 _COLORS = {"direct": "#d62728", "y_tree": "#ff7f0e", "selection_tree": "#1f77b4",
@@ -30,7 +31,7 @@ def fig4(res) -> go.Figure:
     """
     rows, summary = res.rows, res.summary
     names = list(summary.datasets)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[escape(n) for n in names],
                         horizontal_spacing=0.1)
     for c, name in enumerate(names, start=1):
         info = summary.datasets[name]
@@ -39,8 +40,8 @@ def fig4(res) -> go.Figure:
                    and r.rel_f > 0 and r.step > 0]
             fig.add_trace(go.Scatter(
                 x=[r.time_s for r in pts], y=[r.rel_f for r in pts],
-                mode="lines+markers", name=METHOD_LABELS.get(method, method),
-                legendgroup=method, showlegend=c == 1,
+                mode="lines+markers", name=escape(METHOD_LABELS.get(method, method)),
+                legendgroup=escape(method), showlegend=c == 1,
                 line={"color": _COLORS.get(method)}), row=1, col=c)
         fig.add_hline(y=info.default_line, line_dash="dot", line_color="grey",
                       row=1, col=c)
@@ -68,9 +69,10 @@ def methods(res) -> go.Figure:
         x = [r.time_s for r in pts]
         for c, key in enumerate(("rel_f", "test_pairwise_accuracy", "test_mean_ndcg"), 1):
             ys = [getattr(r, key) if (key != "rel_f" or r.rel_f > 0) else None for r in pts]
-            fig.add_trace(go.Scatter(x=x, y=ys, mode="lines+markers", name=s, legendgroup=s,
-                                     showlegend=c == 1, line={"color": colors.get(s)},
-                                     marker={"size": 4}), row=1, col=c)
+            fig.add_trace(go.Scatter(x=x, y=ys, mode="lines+markers", name=escape(s),
+                                     legendgroup=escape(s), showlegend=c == 1,
+                                     line={"color": colors.get(s)}, marker={"size": 4}),
+                          row=1, col=c)
     for c in (1, 2, 3):
         fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)
     fig.update_yaxes(type="log", exponentformat="power", row=1, col=1)
@@ -95,7 +97,7 @@ def fig7(res) -> go.Figure:
         for s in dict.fromkeys(r.solver for r in pts):
             mine = [r for r in pts if r.solver == s and r.rel_f > 0]
             fig.add_trace(go.Scatter(x=[r.time_s for r in mine], y=[r.rel_f for r in mine],
-                                     mode="lines+markers", name=s, legendgroup=s,
+                                     mode="lines+markers", name=escape(s), legendgroup=escape(s),
                                      showlegend=c == 1, line={"color": colors.get(s)},
                                      marker={"size": 4}), row=1, col=c)
         fig.update_xaxes(title_text="training time (s)", type="log", row=1, col=c)

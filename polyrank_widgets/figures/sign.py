@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 
 from polyrank.experiments.sign import FIG2_DATA
 
+from .._text import escape
 from ._layout import finish_panels
 
 _COLORS = {"SC-SDCA": "#d62728", "SC-Pega (k=10)": "#1f77b4",
@@ -34,14 +35,15 @@ def convergence(res) -> go.Figure:
         rs = [r for r in rows if r.solver == name]
         fig.add_trace(go.Scatter(
             x=[r.epoch for r in rs], y=[max(r.primal_gap, floor) for r in rs],
-            mode="lines+markers", name=name, marker={"size": 4},
+            mode="lines+markers", name=escape(name), marker={"size": 4},
             line={"color": _COLORS.get(name)},
-            hovertemplate="epoch %{x}<br>P - P* %{y:.3e}<extra>" + name + "</extra>"))
+            hovertemplate="epoch %{x}<br>P - P* %{y:.3e}<extra>%{fullData.name}</extra>"))
     fig.update_yaxes(type="log", exponentformat="power",
                      title_text="primal objective gap P(w) - P(w*) (log scale)")
     fig.update_xaxes(title_text="epochs")
     fig.update_layout(
-        title={"text": (f"Fig. 2 ({FIG2_DATA[summary.data]}) reproduced: {summary.data} "
+        title={"text": (f"Fig. 2 ({FIG2_DATA[summary.data]}) reproduced: "
+                        f"{escape(summary.data)} "
                         f"(n = {summary.n}), smoothed hinge γ = {summary.smoothing:g}, λ = 1/n"),
                "x": 0.5},
         template="plotly_white", width=800, height=480,
@@ -57,14 +59,14 @@ def fig2(res) -> go.Figure:
     rows, runs = res.rows, res.summary.runs
     names = list(runs)
     fig = make_subplots(rows=1, cols=len(names), horizontal_spacing=0.07, subplot_titles=[
-        f"({FIG2_DATA[runs[n].data]}) {n}, n = {runs[n].n}"
+        f"({FIG2_DATA[runs[n].data]}) {escape(n)}, n = {runs[n].n}"
         for n in names])
     for c, name in enumerate(names, 1):
         for solver in runs[name].final_primal_gap:
             rs = [r for r in rows if r.data == name and r.solver == solver]
             fig.add_trace(go.Scatter(
                 x=[r.epoch for r in rs], y=[max(r.primal_gap, 1e-14) for r in rs],
-                mode="lines", name=solver, legendgroup=solver, showlegend=c == 1,
+                mode="lines", name=escape(solver), legendgroup=escape(solver), showlegend=c == 1,
                 line={"color": _COLORS.get(solver)}), row=1, col=c)
     return finish_panels(fig, len(names), x_title="epochs", y_title="P(w) - P(w*)",
                          width=1200, title="Fig. 2 reproduced: primal objective gap against "

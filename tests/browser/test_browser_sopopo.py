@@ -87,7 +87,7 @@ def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
 
     # --- GapMonitor: one point per SOPOPO pass, as many as the table reports
     gap_fig = nb.figure("all pairs, bias = 1)")
-    table = nb.stdout(nb.find_cell("ranking_row(\"SOPOPO LabelRanker, bias=1\""))
+    table = nb.stdout(nb.find_cell("table = {  # name: (rank loss, coverage, LRAP)"))
     passes = int(re.search(r"SOPOPO LabelRanker, bias=1\s+\S+\s+\S+\s+\S+\s+(\d+)",
                            table).group(1))
     gap, primal, dual = (gap_fig.trace(n) for n in ("gap", "primal", "dual"))

@@ -78,6 +78,6 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_ordinal_rc", "bench_ordinal_wine",
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
-           "bench_first_fit", "bench_sopopo_vs_liblinear",
+           "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
            "crammer_singer_primal"]

@@ -11,8 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
-from .._sklearn import (LabelColumnsMixin, fit_context, forget_fitted, log_callback,
-                        solver_seed, warn_if_not_converged)
+from .._sklearn import (LabelColumnsMixin, fit_context, forget_fitted, kernel_width_hint,
+                        log_callback, solver_seed, warn_if_not_converged, warn_if_trivial,
+                        warn_if_unscaled)
 from ..kernels import check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
@@ -23,6 +24,9 @@ __all__ = ["M3LClassifier", "SOLVERS"]
 
 #: solver names of :class:`M3LClassifier`
 SOLVERS = ("auto", "smo", "dca")
+
+#: the fix every warning about unscaled features names
+_SCALE_HINT = "standardise X: make_pipeline(StandardScaler(), M3LClassifier())"
 
 
 class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
@@ -41,6 +45,11 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     implicitly simulate b by adding an extra dimension to the feature
     vector"), so the bias is regularised and correlated through R. It has
     no effect with the translation-invariant rbf kernel.
+
+    Its simple peer is one-vs-rest :class:`~sklearn.svm.LinearSVC`: with
+    the defaults, test Hamming loss 0.2002 on yeast as bundled (0.2012
+    after a StandardScaler) against 0.2028 (0.2073), and red-wine grade
+    accuracy 0.574 against 0.580 (``tests/test_real_data_defaults.py``).
 
     What ``y`` means (attribute ``target_type_``):
 
@@ -64,8 +73,17 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         Symmetric positive-definite prior (dense; negative entries allowed).
         None means the identity (1-vs-All). A matrix that is not positive
         definite raises ValueError unless ``ridge`` makes it so.
-    C : float, default=1.0
-        Slack penalty (> 0).
+    C : float, default=0.1
+        Slack penalty (> 0).  With R = I, M3L is L hinge-loss SVMs of
+        penalty 2C.  The default 0.1 (1.0 before) is measured after a
+        StandardScaler, where rows have squared norm n_features: test
+        Hamming loss 0.2012, 0.2054, 0.1336 on yeast, emotions and scene
+        (MULAN splits) against 0.2031, 0.2261, 0.1551 at C = 1, and a fit
+        of 1.9 s instead of 36 s on yeast (the dual coordinate ascent slows
+        as C ||x||^2 grows); on the raw yeast and scene rows it gives 0.2002
+        and 0.1048 (one-vs-rest LinearSVC 0.2028 and 0.1236).  With the rbf
+        kernel a larger C often pays (standardised yeast, gamma = 1 /
+        n_features: 0.1920 at C = 1, 0.2033 at C = 0.1).
     kernel : {"linear", "rbf", "poly"}, default="linear"
         k(x, y) = x.y, exp(-gamma ||x - y||^2), (gamma x.y + coef0)^degree.
     gamma : float or None, default=None
@@ -188,7 +206,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         "gram_dtype": [StrOptions(set(GRAM_DTYPES))],
     }
 
-    def __init__(self, R=None, C=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0,
+    def __init__(self, R=None, C=0.1, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  bias=1.0, tol=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
                  switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False,
                  verbose=0, gram_dtype="auto"):
@@ -278,9 +296,20 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
 
         Warns
         -----
+        polyrank.exceptions.FeatureScaleWarning
+            Before the solve, if X does not look standardised (feature
+            standard deviations spanning more than 1e3, or rows dominated by
+            their common mean): dual coordinate ascent crawls on such data
+            (raw MULAN emotions: 7,434 checks and 52 s, against 26 checks
+            and 0.1 s after a StandardScaler) and the penalty weighs
+            features by their units.  The fix: ``make_pipeline(StandardScaler(),
+            M3LClassifier())``.
         sklearn.exceptions.ConvergenceWarning
             If ``max_iter`` ends the solve before every projected gradient
             is below ``tol``, or an objective becomes non-finite.
+        polyrank.exceptions.TrivialModelWarning
+            If every weight is 0, or every training row of positive weight
+            gets the same prediction although the targets hold several.
         """
         solver = self._solver()
         self._check_sparse(X, solver)
@@ -303,6 +332,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
                                      "positive weight; M3LClassifier needs 2 classes")
         R = ((1.0 + self.ridge) * np.eye(L) if self.R is None
              else check_R(self.R, L, self.ridge))
+        warn_if_unscaled(self, X, self.kernel)
         Xa = writeable(self._augment(X))
         alpha0 = None
         if self.warm_start and getattr(self, "alpha_", None) is not None \
@@ -327,7 +357,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
             self.dual_coef_ = res.x
             if self.kernel != "linear":
                 self.X_fit_ = Xa
-        warn_if_not_converged(self, res, "increase max_iter or tol"
+        warn_if_not_converged(self, res, f"increase max_iter or tol, or {_SCALE_HINT}"
                               if res.status == STATUS_MAX_ITER else "")
         n_features = X.shape[1]
         if Z is not None:
@@ -339,7 +369,23 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         self.result_ = res
         self.n_iter_ = res.nit
         self.n_labels_ = L
+        if res.success:     # an unfinished solve has its ConvergenceWarning
+            self._warn_if_trivial(res, Ypm, y, Cv > 0)
         return self
+
+    def _warn_if_trivial(self, res, Ypm, y, keep) -> None:
+        """TrivialModelWarning when every weight is 0 or every training row
+        of positive weight (``keep``) gets the same prediction although
+        ``y`` holds several."""
+        # the training decisions from the dual gradient G = 2 - 2 y f (y = +-1)
+        train = Ypm * (1.0 - 0.5 * res.dual["G"])
+        if self.target_type_ == BINARY:
+            train = train.ravel()
+        warn_if_trivial(self, coef=getattr(self, "coef_", None)
+                        if self.kernel == "linear" else self.dual_coef_,
+                        train_pred=self._coding.predict(train)[keep], y=np.asarray(y)[keep],
+                        remedy=f"raise C (now {self.C:g}){kernel_width_hint(self)}, "
+                               f"or {_SCALE_HINT}")
 
     def decision_function(self, X) -> np.ndarray:
         """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3); with the

@@ -4,19 +4,28 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._sklearn import fit_context, log_callback, warn_if_not_converged
+from .._sklearn import (_user_stacklevel, fit_context, log_callback, warn_if_not_converged,
+                        warn_if_trivial)
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective
 from .solvers import _cutting_plane, _dcd, _tron
 
 __all__ = ["RankSVM"]
+
+#: ``fit`` without ``qid``/``group`` on more rows than this warns that every
+#: row is put in one query: LETOR queries hold tens to hundreds of documents
+#: (MQ2008 20 on average, at most 121; MSLR-WEB about 120), so a thousand
+#: rows more likely come from several queries
+ONE_QUERY_ROWS = 1000
 
 
 class RankSVM(BaseEstimator):
@@ -40,6 +49,10 @@ class RankSVM(BaseEstimator):
     Used like LightGBM's ``LGBMRanker`` or XGBoost's ``XGBRanker``: ``fit(X,
     y, qid=...)`` (or ``group=`` query sizes), ``predict(X)`` gives scores
     (only their order inside a query matters), ``score`` is the mean NDCG.
+    Its simple peer is pointwise least squares (:class:`~sklearn.linear_model.Ridge`
+    on the relevance labels, blind to the queries): on MQ2008 (Fold 1)
+    ``RankSVM()`` reaches a test mean NDCG of 0.4577 against 0.4519
+    (``tests/test_real_data_defaults.py``).
 
     Parameters
     ----------
@@ -183,7 +196,9 @@ class RankSVM(BaseEstimator):
             matters for fitting; :meth:`score` needs them >= 0).
         qid : array-like of int, shape (l,), optional
             Query id of each row (rows of a query need not be contiguous).
-            Without ``qid`` and ``group`` all rows form one query.
+            Without ``qid`` and ``group`` all rows form one query (a
+            warning says so when there are more than 1,000 rows; pass
+            ``qid=np.zeros(l)`` to fit one query on purpose).
         group : array-like of int, shape (n_queries,), optional
             LightGBM-style query sizes instead of ``qid``: the first
             ``group[0]`` rows are query 0, the next ``group[1]`` query 1, ...
@@ -217,9 +232,17 @@ class RankSVM(BaseEstimator):
 
         Warns
         -----
+        UserWarning
+            Before the solve, without ``qid`` and ``group`` on more than
+            :data:`ONE_QUERY_ROWS` (1,000) rows: all rows form one query,
+            which is rarely meant (LETOR queries hold tens to hundreds of
+            documents); the message says how to pass or route ``qid``.
         sklearn.exceptions.ConvergenceWarning
             If the solver stops before its tolerance (``max_iter`` reached
             or no progress at rounding level).
+        polyrank.exceptions.TrivialModelWarning
+            If the solve converged to w = 0 (no pair is worth a non-zero
+            weight: raise C).
         """
         if self.partial_pairs and self.loss != "l2":
             raise ValueError("partial_pairs: only with loss='l2'")
@@ -232,11 +255,20 @@ class RankSVM(BaseEstimator):
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
+        qid_given = qid is not None or group is not None
         qid = query_ids(qid, group, X.shape[0])
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         obj = RankSVMObjective._trusted(X, y, qid, self.C, self.method, self.partial_pairs,
                                         sample_weight)
+        if not qid_given and X.shape[0] > ONE_QUERY_ROWS:
+            warnings.warn(
+                f"RankSVM: fit got no qid (nor group), so all {X.shape[0]:,} rows form one "
+                f"query ({obj.n_pairs:,} preference pairs). If the rows come from several "
+                "queries pass fit(X, y, qid=...) or group=[query sizes] (in a Pipeline or "
+                "cross_validate: sklearn.set_config(enable_metadata_routing=True) and "
+                "RankSVM().set_fit_request(qid=True)); to fit one query on purpose, pass "
+                "qid=np.zeros(len(X)).", UserWarning, stacklevel=_user_stacklevel())
         kwargs = {}
         if solver == "dcd":
             kwargs["random_state"] = check_random_state(self.random_state).randint(2**31 - 1)
@@ -251,6 +283,10 @@ class RankSVM(BaseEstimator):
         self.n_iter_ = res.nit
         self.n_pairs_ = res.n_pairs
         self.n_queries_ = int(np.unique(qid).size)
+        if res.success:     # an unfinished solve has its ConvergenceWarning
+            warn_if_trivial(self, coef=self.coef_,
+                            remedy=f"raise C (now {self.C:g}), or standardise X: "
+                                   "make_pipeline(StandardScaler(), RankSVM())")
         return self
 
     def predict(self, X) -> np.ndarray:

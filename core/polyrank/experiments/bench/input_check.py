@@ -23,7 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import validate_data
 
+from ... import RankSVM, SignConstrainedClassifier
+from ...datasets import load_mq2008, load_w8a
+from ...validation import validate_X
 from .._harness import cpu_time
 from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record,
                         register_bench)
@@ -73,9 +77,6 @@ class InputCheckSummary(RepeatedBench):
 
 
 def _cases(quick: bool):
-    from ... import RankSVM, SignConstrainedClassifier
-    from ...datasets import load_mq2008, load_w8a
-
     mq = load_mq2008()
     X = sp.csr_matrix(mq.X_train)
     yield ("MQ2008 train (CSR), RankSVM()", RankSVM(), X, mq.y_train,
@@ -109,10 +110,6 @@ def bench_input_check(*, quick: bool = False, seed: int = 0, progress: bool = Fa
         (:class:`InputCheckSummary`) with the largest extra percentage.
     """
     import warnings
-
-    from sklearn.utils.validation import validate_data
-
-    from ...validation import validate_X
 
     repeats = 3 if quick else repeats
     rows = []

@@ -1,0 +1,99 @@
+"""M3LClassifier on data nobody tuned it for (issue 29, items 2-3): a
+warning before the solve when X is not standardised (naming the pipeline
+that fixes it), a ConvergenceWarning that names it too, and a warning when
+a fit ends in a trivial model.  Its Hamming loss against one-vs-rest
+LinearSVC is in tests/test_real_data_defaults.py."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from conftest import random_scales, warns_before_the_solve
+from polyrank import M3LClassifier
+from polyrank.datasets import load_yeast
+from polyrank.exceptions import FeatureScaleWarning, TrivialModelWarning
+
+
+@pytest.fixture(scope="module")
+def yeast():
+    d = load_yeast()
+    return d.X_train[:500], d.Y_train[:500]
+
+
+@pytest.mark.parametrize("solver, kernel", [("dca", "linear"), ("smo", "linear"),
+                                            ("smo", "rbf")])
+def test_unscaled_features_warn_before_the_solve_naming_the_pipeline(yeast, solver, kernel):
+    X, Y = yeast
+    early = warns_before_the_solve(M3LClassifier(solver=solver, kernel=kernel, random_state=0),
+                                   random_scales(X), Y, FeatureScaleWarning)
+    assert len(early) == 1
+    assert str(early[0].message).startswith("M3LClassifier: X does not look standardised")
+    assert "make_pipeline(StandardScaler(), M3LClassifier())" in str(early[0].message)
+
+
+def test_mean_dominated_rows_warn_and_the_pipeline_converges_quietly(yeast):
+    X, Y = yeast
+    with pytest.warns(FeatureScaleWarning, match="dominated by their common mean"):
+        M3LClassifier(max_iter=1, random_state=0).fit(X + 30.0, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = make_pipeline(StandardScaler(), M3LClassifier(random_state=0))
+        model.fit(random_scales(X + 30.0), Y)
+    assert model[-1].result_.success
+
+
+def test_the_convergence_warning_names_the_scaler(yeast):
+    X, Y = yeast
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 iterations done.*increase "
+                      r"max_iter or tol, or standardise X: make_pipeline\(StandardScaler\(\), "
+                      r"M3LClassifier\(\)\)"):
+        M3LClassifier(max_iter=1, random_state=0).fit(X, Y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_a_trivial_fit_warns_with_the_reason_and_the_remedy(yeast, kernel):
+    """Rare labels the features do not explain: no label is ever predicted."""
+    X, _ = yeast
+    rng = np.random.default_rng(0)
+    Y = (rng.random((len(X), 5)) < 0.04).astype(int)
+    with pytest.warns(TrivialModelWarning, match=r"M3LClassifier: the model predicts "
+                      r"\[0, 0, 0, 0, 0\] for every training row although y holds \d+ "
+                      r"distinct rows; raise C \(now 0.1\)(, raise gamma .*)?, or standardise X"):
+        model = M3LClassifier(kernel=kernel, random_state=0).fit(X, Y)
+    assert model.result_.success
+    y = np.where(rng.random(len(X)) < 0.05, "rare", "common")
+    with pytest.warns(TrivialModelWarning, match="predicts common for every training row"):
+        M3LClassifier(kernel=kernel, random_state=0).fit(X, y)
+
+
+def test_a_too_narrow_kernel_width_is_named(yeast):
+    """yeast's rows have norm 1: with gamma = 1/n_features every kernel value
+    is about exp(-2/104) = 0.98, and the model predicts one label set."""
+    X, Y = yeast
+    with pytest.warns(TrivialModelWarning, match=r"predicts \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+                      r"0, 1, 1, 0\] for every training row.*raise gamma \(now "
+                      r"1/n_features; a small gamma makes the kernel almost constant\)"):
+        M3LClassifier(kernel="rbf", random_state=0).fit(X, Y)
+
+
+def test_ordinary_fits_stay_quiet(yeast):
+    X, Y = yeast
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        M3LClassifier(random_state=0).fit(X, Y)
+        M3LClassifier(kernel="rbf", gamma=1.0, random_state=0).fit(X, Y)
+        # classes after the recommended StandardScaler (on yeast's unit-norm rows
+        # the default C = 0.1 predicts the majority class: a warning then)
+        M3LClassifier(random_state=0).fit(StandardScaler().fit_transform(X),
+                                          np.argmax(Y[:, :3], axis=1))
+        # a class absent from the rows of positive weight is no trivial model
+        w = np.ones(len(X))
+        y = np.where(X[:, 0] > 0, "a", "b")
+        y[:4], w[:4] = "c", 0.0
+        M3LClassifier(random_state=0).fit(X, y, sample_weight=w)

@@ -1,0 +1,117 @@
+"""Re-execute the notebooks and store them the way the repository keeps them.
+
+Run from the repository root, in the development venv (``pip install -e
+".[dev]"``; Chromium for the static images, ``apt-get install chromium``)::
+
+    python tools/execute_notebooks.py                  # every notebooks/*.ipynb
+    python tools/execute_notebooks.py notebooks/04_ranksvm.ipynb ...
+    python -m pytest notebooks/                        # then nbval checks them
+
+Each notebook runs top to bottom in a fresh ``python3`` kernel of this
+interpreter, from the notebook's own folder, and is stored with:
+
+- every output (the static PNG images included: ``static_images()`` and the
+  widgets' ``snapshot()`` cells), execution counts 1, 2, ... in order;
+- no widget state (``metadata.widgets``: megabytes of plotly JSON that
+  nbval ignores and GitHub cannot draw) and no per-cell timing metadata
+  (``metadata.execution``: time stamps that change on every run);
+- the seeds the notebooks fix themselves (nothing here draws random numbers);
+- no compile progress bar: the numba kernels are compiled (``polyrank.warmup()``)
+  before the first notebook starts, and the bar ``polyrank.warmup()`` shows when
+  loading them from the cache takes over 2 s (a busy machine) is not stored.
+
+A notebook whose execution raises is left untouched and the script exits 1
+naming the cell; each file is replaced atomically (temporary file in the same
+folder, fsync, ``os.replace``), so an interrupted run never leaves a
+truncated notebook.  Re-run it after changes that move the printed numbers
+(e.g. after merging a solver change), then commit the notebooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+__all__ = ["execute_notebook", "main"]
+
+#: how the progress bar of ``polyrank.warmup()`` starts (a tqdm widget, closed at the end)
+WARMUP_BAR = "compiling polyrank's numba kernels"
+
+
+def _is_warmup_bar(output) -> bool:
+    data = output.get("data", {})
+    return ("application/vnd.jupyter.widget-view+json" in data
+            and str(data.get("text/plain", "")).startswith(WARMUP_BAR))
+
+
+def execute_notebook(path, timeout: float = 1800.0) -> float:
+    """Execute the notebook ``path`` in a fresh kernel and store it in place
+    (outputs, no widget state, no timing metadata, no warm-up progress bar);
+    returns the seconds it took.
+
+    Raises
+    ------
+    nbclient.exceptions.CellExecutionError
+        If a cell raises (the file is not changed).
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = Path(path).resolve()
+    nb = nbformat.read(path, as_version=4)
+    t0 = time.perf_counter()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                   store_widget_state=False,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if not _is_warmup_bar(o)]
+    from polyrank._files import atomic_open
+
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        nbformat.write(nb, f)
+    return time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    """Command line: execute the given notebooks (default: all of
+    ``notebooks/``) in order; returns the exit code (1 if one failed)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="notebooks to execute (default: notebooks/*.ipynb)")
+    parser.add_argument("--timeout", type=float, default=1800.0,
+                        help="seconds one cell may run (default 1800)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
+    paths = args.notebooks or sorted((REPO / "notebooks").glob("*.ipynb"))
+    # compile the numba kernels here first: a kernel that compiles shows a
+    # progress bar, which would be stored in the notebook
+    import polyrank
+    polyrank.warmup()
+    failed = []
+    for path in paths:
+        if not Path(path).is_file():
+            print(f"{path}: no such notebook", file=sys.stderr)
+            failed.append(path)
+            continue
+        print(f"{path} ...", end=" ", flush=True)
+        try:
+            seconds = execute_notebook(path, args.timeout)
+        except Exception as exc:        # a cell raised: say which, keep the file
+            print(f"FAILED, file unchanged\n{type(exc).__name__}: {str(exc)[-3000:]}",
+                  file=sys.stderr)
+            failed.append(path)
+            continue
+        print(f"{seconds:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
