@@ -16,8 +16,8 @@ import numpy as np
 from ..validation import check_query_ids
 
 __all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "collection_parts",
-           "n_columns", "column_names", "place_parts", "start_actors", "Rounds",
-           "payload_bytes", "query_split", "check_no_split", "release"]
+           "n_columns", "column_names", "balance", "place_parts", "start_actors", "Rounds",
+           "payload_bytes", "check_rows", "query_split", "check_no_split", "release"]
 
 #: How to install what :mod:`polyrank.dask` needs.
 DASK_EXTRA = "pip install 'polyrank[dask]'"
@@ -160,7 +160,53 @@ def _tuple(*items):
     return items
 
 
-def place_parts(client, columns: list) -> dict:
+def balance(holders: list, sizes: list, workers: list) -> list:
+    """The worker each partition is to stay on (or move to): greedy, the
+    largest partitions first, a partition stays where it is while its
+    holder's load is within 10 % of the even share, else it goes to the
+    least loaded worker.
+
+    Parameters
+    ----------
+    holders : list of str
+        The worker holding each partition.
+    sizes : list of float
+        Its bytes.
+    workers : list of str
+        The cluster's workers.
+
+    Returns
+    -------
+    list of str
+        The worker of each partition; as ``holders`` when they are already
+        spread evenly (nothing moves), e.g. data generated or persisted on
+        the workers by dask's scheduler.
+
+    Examples
+    --------
+    >>> balance(["a", "a", "a", "a"], [1, 1, 1, 1], ["a", "b"])
+    ['a', 'a', 'b', 'b']
+    >>> balance(["a", "b", "b"], [4, 1, 1], ["a", "b"])
+    ['a', 'b', 'b']
+    """
+    workers = sorted(set(workers) | set(holders))
+    n_used = min(len(workers), len(sizes))
+    share = 1.1 * sum(sizes) / max(n_used, 1)
+    load = dict.fromkeys(workers, 0.0)
+    out = [None] * len(sizes)
+    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
+    for i in order:
+        if load[holders[i]] + sizes[i] <= share or load[holders[i]] == 0:
+            out[i] = holders[i]
+            load[holders[i]] += sizes[i]
+    for i in order:
+        if out[i] is None:
+            out[i] = min(workers, key=lambda w: (load[w], w))
+            load[out[i]] += sizes[i]
+    return out
+
+
+def place_parts(client, columns: list, spread: bool = False) -> dict:
     """Compute the partitions on the cluster and group them by the worker
     that holds them (the data stay there).
 
@@ -169,6 +215,10 @@ def place_parts(client, columns: list) -> dict:
     client : distributed.Client
     columns : list of (list of delayed or None)
         Per collection its parts (None: absent, passed as None).
+    spread : bool, default False
+        Assign the partitions to the cluster's workers evenly by bytes
+        (:func:`balance`): the ones that move are sent once, when the
+        actors start; the rounds then take about equal time on every worker.
 
     Returns
     -------
@@ -185,9 +235,14 @@ def place_parts(client, columns: list) -> dict:
         if f.status == "error":
             f.result()                       # raises the partition's error
     who = client.who_has(futures)
+    holders = [sorted(who[f.key])[0] for f in futures]
+    if spread:
+        sizes = client.nbytes([f.key for f in futures], summary=False)
+        holders = balance(holders, [float(sizes.get(f.key, 0)) for f in futures],
+                          list(client.scheduler_info(n_workers=-1)["workers"]))
     by_worker = defaultdict(list)
     for i, f in enumerate(futures):
-        by_worker[sorted(who[f.key])[0]].append((i, f))
+        by_worker[holders[i]].append((i, f))
     return dict(sorted(by_worker.items()))
 
 
@@ -205,7 +260,11 @@ def start_actors(client, by_worker: dict, cls, *args):
                              actor=True, workers=[addr], allow_other_workers=False,
                              pure=False)
                for addr, items in by_worker.items()]
-    return [f.result() for f in futures], futures
+    try:
+        return [f.result() for f in futures], futures
+    except BaseException:
+        release(futures)
+        raise
 
 
 def payload_bytes(obj) -> int:
@@ -231,6 +290,13 @@ class Rounds:
     """Rounds of calls to every actor: each call sends the same arguments to
     all actors and waits for all answers.
 
+    Parameters
+    ----------
+    actors : list of distributed.Actor
+    futures : list of distributed.Future, optional
+        The actors' futures (:func:`start_actors`), released by
+        :meth:`close`.
+
     Attributes
     ----------
     actors : list of distributed.Actor
@@ -240,8 +306,9 @@ class Rounds:
         Payload bytes (:func:`payload_bytes`) of all calls and answers.
     """
 
-    def __init__(self, actors):
+    def __init__(self, actors, futures=()):
         self.actors = list(actors)
+        self.futures = list(futures)
         self.n_rounds = 0
         self.bytes_sent = 0
         self.bytes_received = 0
@@ -256,10 +323,51 @@ class Rounds:
         self.bytes_received += payload_bytes(out)
         return out
 
+    def close(self) -> None:
+        """Let the actors go: release their futures and the references the
+        handles hold (a handle
+        may live on in a reference cycle of dask's until Python's garbage
+        collector runs, and would keep its actor and the actor's partitions
+        in the worker's memory until then)."""
+        handles = [getattr(actor, "_future", None) for actor in self.actors]
+        release(self.futures + [f for f in handles if f is not None])
+        self.actors, self.futures = [], []
+
     @property
     def bytes(self) -> int:
         """bytes_sent + bytes_received."""
         return self.bytes_sent + self.bytes_received
+
+
+def _rows(part) -> tuple:
+    """The number of rows of each piece of a partition (None: absent)."""
+    return tuple(None if p is None else int(np.shape(p)[0]) for p in part)
+
+
+def check_rows(client, by_worker: dict, names: list) -> None:
+    """Raise ValueError if a partition's pieces differ in their numbers of
+    rows (y, qid or sample_weight chunked otherwise than X): counted where
+    the partitions lie, one integer per piece sent to the client.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    by_worker : dict
+        As returned by :func:`place_parts`.
+    names : list of str
+        The pieces' argument names, X first.
+    """
+    items = sorted(((i, f) for parts in by_worker.values() for i, f in parts),
+                   key=lambda t: t[0])
+    counts = client.gather([client.submit(_rows, f, pure=False) for _, f in items])
+    for (i, _), rows in zip(items, counts):
+        for name, n in zip(names[1:], rows[1:]):
+            if n is not None and n != rows[0]:
+                raise ValueError(
+                    f"{name}: partition {i} has {n} rows, the same partition of {names[0]} "
+                    f"has {rows[0]}; give {name} the row chunks of {names[0]} (columns of one "
+                    f"dask DataFrame, or dask arrays chunked alike: "
+                    f"{name}.rechunk({{0: {names[0]}.chunks[0]}}))")
 
 
 def _unique_qids(part, position: int):

@@ -41,6 +41,9 @@ from . import _common as C_
 
 __all__ = ["DaskRankSVM", "DaskRankSVMObjective", "RankSVMShard"]
 
+#: the pieces of a partition, in order
+_NAMES = ["X", "y", "qid", "sample_weight"]
+
 
 def _values(piece):
     """A partition's piece as numpy / scipy (pandas objects by ``to_numpy``)."""
@@ -371,24 +374,26 @@ class DaskRankSVM(RankSVM):
 
     def _start(self, client, X, y, qid, sample_weight):
         """Place the partitions, check the queries, start one shard per
-        worker: (objective, actor futures, per-partition summary)."""
+        worker: (objective, per-partition summary); ``obj.rounds.close()``
+        stops the shards."""
         cols = self._collections(X, y, qid, sample_weight)
         n_features = C_.n_columns(X)
-        by_worker = C_.place_parts(client, cols)
+        by_worker = C_.place_parts(client, cols, spread=True)
         try:
+            C_.check_rows(client, by_worker, _NAMES)
             C_.check_no_split(client, by_worker, 2)
             actors, futures = C_.start_actors(client, by_worker, RankSVMShard, float(self.C),
                                               self.method, bool(self.partial_pairs),
                                               n_features)
         finally:
             C_.release([f for items in by_worker.values() for _, f in items])
+        rounds = C_.Rounds(actors, futures)
         try:
-            rounds = C_.Rounds(actors)
             summary = [s for part in rounds("summary") for s in part]
         except BaseException:
-            C_.release(futures)
+            rounds.close()
             raise
-        return DaskRankSVMObjective(rounds, n_features, self.C), futures, summary
+        return DaskRankSVMObjective(rounds, n_features, self.C), summary
 
     @fit_context
     def fit(self, X, y, qid=None, sample_weight=None, *, callback=None, callback_every=1):
@@ -434,7 +439,8 @@ class DaskRankSVM(RankSVM):
         """
         self._check_solver()
         client = C_.get_client(self.client)
-        obj, futures, summary = self._start(client, X, y, qid, sample_weight)
+        obj, summary = self._start(client, X, y, qid, sample_weight)
+        n_workers = len(obj.rounds.actors)
         try:
             n_pairs = sum(s[3] for s in summary)
             if n_pairs == 0:
@@ -446,12 +452,12 @@ class DaskRankSVM(RankSVM):
                        callback_every=callback_every, solver="dask-tree-tron")
             res.n_sv = obj.terms(res.x)[1].n_sv
         finally:
-            C_.release(futures)
+            obj.rounds.close()
         warn_if_not_converged(self, res, "increase max_iter, or standardise X")
         res.n_pairs, res.C, res.method = n_pairs, float(self.C), self.method
         res.n_rounds = obj.rounds.n_rounds
         res.bytes_sent, res.bytes_received = obj.rounds.bytes_sent, obj.rounds.bytes_received
-        self._set_fitted(res, X, summary, len(futures))
+        self._set_fitted(res, X, summary, n_workers)
         return self
 
     def _set_fitted(self, res, X, summary, n_workers):
@@ -532,6 +538,7 @@ class DaskRankSVM(RankSVM):
         client = C_.get_client(self.client)
         by_worker = C_.place_parts(client, self._collections(X, y, qid, sample_weight))
         try:
+            C_.check_rows(client, by_worker, _NAMES)
             C_.check_no_split(client, by_worker, 2)
             parts = [client.submit(_ndcg_part, f, self.coef_, pure=False)
                      for items in by_worker.values() for _, f in items]

@@ -30,6 +30,8 @@ own); notebooks and the ``polyrank`` CLI call them.
   labels against top_vs_rest; memory per edge).
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
+- :func:`bench_ranksvm_dask`: ``polyrank bench ranksvm-dask`` (RankSVM in
+  one process against DaskRankSVM on 1 and 2 workers).
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
 - :func:`ranksvm_fig4`, :func:`ranksvm_methods`, :func:`ranksvm_vs_svr`,
@@ -65,6 +67,7 @@ from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_li
                                  crammer_singer_primal)
 from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
 from .bench.input_check import bench_input_check
+from .bench.ranksvm_dask import bench_ranksvm_dask
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
@@ -80,4 +83,4 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
            "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
-           "crammer_singer_primal"]
+           "crammer_singer_primal", "bench_ranksvm_dask"]
