@@ -45,7 +45,7 @@ from ...dask._common import import_distributed
 from ...dask._data import query_splits
 from ...ranksvm import RankSVM
 from ...validation import check_int
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, format_rows, record,
+from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record,
                         register_bench)
 
 __all__ = ["bench_ranksvm_dask", "RankDaskRow", "RankDaskSummary"]
@@ -138,6 +138,14 @@ class RankDaskSummary(RepeatedBench):
         (None without a 2-worker setting).
     time_target_met : bool
         ``ratio_2_workers <= 0.7``.
+    cpu_ratio_2_workers : float or None
+        The busiest of 2 workers' CPU seconds over the single process's CPU
+        seconds at ``largest``: about the time ratio on a machine with a
+        free core per worker.
+    core_share : float
+        The single process's CPU seconds over its wall seconds at
+        ``largest`` (1: it had a core to itself; less: other processes
+        took part of it).
     driver_mb : tuple of float
         The Dask drivers' peaks (MiB), one per size (largest worker count).
     memory_target_met : bool or None
@@ -167,6 +175,8 @@ class RankDaskSummary(RepeatedBench):
     largest: int
     ratio_2_workers: float | None
     time_target_met: bool
+    cpu_ratio_2_workers: float | None
+    core_share: float
     driver_mb: tuple
     memory_target_met: bool | None
     max_rel_f: float
@@ -397,7 +407,7 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
     seed : int
         Seed of the generated data.
     progress : bool
-        Print each size's rows as they are done.
+        Print a line per size and worker count as it is done.
     sizes : tuple of int, optional
         Numbers of documents, multiples of ``docs_per_query``; default
         1,000,000 and 10,000,000 (quick: 20,000 and 100,000).
@@ -448,10 +458,7 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
                              driver, data_mb, f1, latency))
         for r in part:
             r["ratio"] = r["total_s"] / part[0]["total_s"]
-        part = [RankDaskRow(**r) for r in part]
-        if progress:
-            print(format_rows(part), flush=True)
-        rows += part
+        rows += [RankDaskRow(**r) for r in part]
     return _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after, opts)
 
 
@@ -479,6 +486,10 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
     largest = sizes[-1]
     two = [r for r in rows if r.setting == "Dask, 2 workers"]
     ratio = next((r.ratio for r in two if r.documents == largest), None)
+    one = next(r for r in rows if r.setting == "1 process" and r.documents == largest)
+    cpu_ratio = next((r.max_worker_cpu_s / one.cpu_s for r in two
+                      if r.documents == largest), None)
+    share = one.cpu_s / one.total_s
     dask_rows = [r for r in rows if r.setting == f"Dask, {workers[-1]} worker"
                  + ("s" if workers[-1] > 1 else "")]
     driver = tuple(float(r.driver_mb) for r in dask_rows)
@@ -491,7 +502,9 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
     notes = []
     if ratio is not None:
         notes.append(f"time: 2 workers at {largest:,} documents take {ratio:.2f}x the single "
-                     f"process's total (target <= 0.7x: {'met' if ratio <= 0.7 else 'NOT met'})")
+                     f"process's total (target <= 0.7x: {'met' if ratio <= 0.7 else 'NOT met'}); "
+                     f"in CPU seconds the busiest worker did {cpu_ratio:.2f}x the single "
+                     f"process's work, which had {share:.0%} of a core (CPU s / wall s)")
     notes += [
         f"memory: the driver's peak allocations during a {workers[-1]}-worker fit are "
         + ", ".join(f"{m:.1f} MiB" for m in driver) + " at "
@@ -512,6 +525,7 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
     summary = RankDaskSummary(
         bench="ranksvm-dask", quick=quick, repeats=repeats, largest=largest,
         ratio_2_workers=ratio, time_target_met=bool(ratio is not None and ratio <= 0.7),
+        cpu_ratio_2_workers=cpu_ratio, core_share=share,
         driver_mb=driver, memory_target_met=mem_ok, max_rel_f=max_rel,
         us_per_doc_round=us_doc, round_ms=latency, worker_bytes_per_doc=per_doc,
         projected_s=seconds, projected_worker_gib=gib, load_before=load_before,
