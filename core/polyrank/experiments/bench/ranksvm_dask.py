@@ -74,11 +74,13 @@ class RankDaskRow:
     total_s : float
         Median wall seconds of ``fit`` (validation, query grouping; for
         Dask also placing the partitions, the checks and starting the
-        actors; TRON).
+        actors; TRON); for 1 process over the fits of every setting.
     s_per_iter : float
         Median wall seconds of the TRON phase per Newton step.
     ratio : float
-        total_s over the single process's at the same size.
+        total_s over the median wall seconds of the single-process fits
+        that alternated with this setting's fits (same size, same cluster,
+        same stretch of time: the fairest pairing on a shared machine).
     cpu_s : float
         Median CPU seconds of the fit: the process's, or the workers' and
         the driver's summed.
@@ -139,13 +141,12 @@ class RankDaskSummary(RepeatedBench):
     time_target_met : bool
         ``ratio_2_workers <= 0.7``.
     cpu_ratio_2_workers : float or None
-        The busiest of 2 workers' CPU seconds over the single process's CPU
-        seconds at ``largest``: about the time ratio on a machine with a
-        free core per worker.
+        The busiest of 2 workers' CPU seconds over the CPU seconds of the
+        single-process fits alternating with them, at ``largest``: about the
+        time ratio on a machine with a free core per worker.
     core_share : float
-        The single process's CPU seconds over its wall seconds at
-        ``largest`` (1: it had a core to itself; less: other processes
-        took part of it).
+        Those single-process fits' CPU seconds over their wall seconds (1:
+        a core to themselves; less: other processes took part of it).
     driver_mb : tuple of float
         The Dask drivers' peaks (MiB), one per size (largest worker count).
     memory_target_met : bool or None
@@ -412,7 +413,7 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
         Numbers of documents, multiples of ``docs_per_query``; default
         1,000,000 and 10,000,000 (quick: 20,000 and 100,000).
     repeats : int, optional
-        Alternating repeats per setting (default 1).
+        Alternating repeats per setting (default 3; quick: 1).
     workers : tuple of int
         The worker counts of the Dask settings (one LocalCluster each).
     C, tol : float
@@ -436,7 +437,8 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
     """
     sizes = ((20_000, 100_000) if quick else (1_000_000, 10_000_000)) if sizes is None \
         else tuple(sorted(int(s) for s in sizes))
-    repeats = 1 if repeats is None else check_int(repeats, "repeats", minimum=1)
+    repeats = (1 if quick else 3) if repeats is None else check_int(repeats, "repeats",
+                                                                     minimum=1)
     workers = tuple(sorted(check_int(w, "workers", minimum=1) for w in workers))
     if not workers:
         raise ValueError("workers: at least one worker count")
@@ -456,8 +458,10 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
             _, _, _, clocks, res, driver, _, _, latency = runs[w][n]
             part.append(_row(n, f"Dask, {w} worker{'s' if w > 1 else ''}", clocks, res,
                              driver, data_mb, f1, latency))
-        for r in part:
-            r["ratio"] = r["total_s"] / part[0]["total_s"]
+        part[0]["ratio"] = 1.0
+        for w, r in zip(workers, part[1:]):
+            # against the single-process fits that alternated with this setting's
+            r["ratio"] = r["total_s"] / _median(c[0] for c in runs[w][n][0])
         rows += [RankDaskRow(**r) for r in part]
     return _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after, opts)
 
@@ -486,10 +490,11 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
     largest = sizes[-1]
     two = [r for r in rows if r.setting == "Dask, 2 workers"]
     ratio = next((r.ratio for r in two if r.documents == largest), None)
-    one = next(r for r in rows if r.setting == "1 process" and r.documents == largest)
-    cpu_ratio = next((r.max_worker_cpu_s / one.cpu_s for r in two
+    paired = runs[workers[-1]][largest][0]         # the single fits beside the most workers
+    one_wall, one_cpu = _median(c[0] for c in paired), _median(c[2] for c in paired)
+    cpu_ratio = next((r.max_worker_cpu_s / one_cpu for r in two
                       if r.documents == largest), None)
-    share = one.cpu_s / one.total_s
+    share = one_cpu / one_wall
     dask_rows = [r for r in rows if r.setting == f"Dask, {workers[-1]} worker"
                  + ("s" if workers[-1] > 1 else "")]
     driver = tuple(float(r.driver_mb) for r in dask_rows)
@@ -501,10 +506,11 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
               f"on {n_cpus} cores" if load_before is not None else f"{n_cpus} cores")
     notes = []
     if ratio is not None:
-        notes.append(f"time: 2 workers at {largest:,} documents take {ratio:.2f}x the single "
-                     f"process's total (target <= 0.7x: {'met' if ratio <= 0.7 else 'NOT met'}); "
-                     f"in CPU seconds the busiest worker did {cpu_ratio:.2f}x the single "
-                     f"process's work, which had {share:.0%} of a core (CPU s / wall s)")
+        notes.append(f"time: 2 workers at {largest:,} documents take {ratio:.2f}x the time of "
+                     f"the single-process fits alternating with them ({one_wall:.3g} s; target "
+                     f"<= 0.7x: {'met' if ratio <= 0.7 else 'NOT met'}); in CPU seconds the "
+                     f"busiest worker did {cpu_ratio:.2f}x their work, and they had "
+                     f"{share:.0%} of a core (CPU s / wall s)")
     notes += [
         f"memory: the driver's peak allocations during a {workers[-1]}-worker fit are "
         + ", ".join(f"{m:.1f} MiB" for m in driver) + " at "
