@@ -45,5 +45,5 @@ from .knots import KnotExplorer
 from .lab import SolverLab
 from .tron import TronMonitor
 
-__all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor", "KnotExplorer",
-           "SolverLab", "TronMonitor"]
+__all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor",
+           "KnotExplorer", "SolverLab", "TronMonitor"]

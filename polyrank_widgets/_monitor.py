@@ -18,6 +18,7 @@ import math
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
+
 from polyrank.result import IterInfo, Trace
 
 from ._display import WidgetDisplay

@@ -15,10 +15,10 @@ readout) which only shows it.
 
 from __future__ import annotations
 
-
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
+
 from polyrank import M3LClassifier
 from polyrank.m3l import fig5_curve, fig5_setup, two_label_prior
 from polyrank.validation import as_float_array
@@ -239,7 +239,7 @@ class CorrelationSlider(WidgetDisplay):
 
     @classmethod
     def from_yeast(cls, n_train: int = 200, rho_train: float = 0.6, seed: int = 0,
-                   curve=None, **kwargs) -> "CorrelationSlider":
+                   curve=None, **kwargs) -> CorrelationSlider:
         """The slider on the data of ``polyrank reproduce m3l-fig5``: yeast
         Class2 / Class4 (correlation -0.36 on test), a training subset of
         ``n_train`` points with correlation ``+rho_train``.

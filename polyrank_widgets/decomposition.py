@@ -30,13 +30,20 @@ from dataclasses import dataclass
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-from polyrank.sopopo import feedback_graph, layers
 from scipy.spatial import cKDTree
+
+from polyrank.sopopo import feedback_graph, layers
 
 from ._display import WidgetDisplay
 from ._text import escape
-from .decomposition_model import (CUSTOM_EXAMPLE, KINDS, DecompositionModel, _fmt,
-                                  parse_decomposition, parse_numbers)
+from .decomposition_model import (
+    CUSTOM_EXAMPLE,
+    KINDS,
+    DecompositionModel,
+    _fmt,
+    parse_decomposition,
+    parse_numbers,
+)
 
 __all__ = ["DecompositionViewer"]
 

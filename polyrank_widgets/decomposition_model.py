@@ -26,8 +26,8 @@ import ast
 import re
 
 import numpy as np
-from polyrank.sopopo import (DECOMPOSITIONS, Piece, PieceLoss, decompose,
-                             feedback_graph, piece_loss)
+
+from polyrank.sopopo import DECOMPOSITIONS, Piece, PieceLoss, decompose, feedback_graph, piece_loss
 from polyrank.validation import as_float_array, check_int
 
 __all__ = ["DecompositionModel", "parse_numbers", "parse_decomposition", "KINDS",

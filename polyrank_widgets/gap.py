@@ -17,6 +17,7 @@ import time
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
 from polyrank.result import IterInfo
 from polyrank.validation import check_int, check_positive
 
@@ -215,7 +216,7 @@ class GapMonitor(TraceMonitor):
             raise StopIteration(f"gap {row['gap']:.3g} <= stop_at_gap "
                                 f"{self.stop_at_gap:.3g}")
 
-    def replay(self, trace) -> "GapMonitor":
+    def replay(self, trace) -> GapMonitor:
         """Clear the monitor and draw a finished trace.
 
         Parameters

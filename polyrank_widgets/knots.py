@@ -20,6 +20,7 @@ from typing import Any
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
+
 from polyrank.sopopo import g, knots, margins, solve_reduced
 from polyrank.validation import as_float_array, check_int, check_positive
 
@@ -151,7 +152,7 @@ class KnotExplorer(WidgetDisplay):
 
     # ------------------------------------------------------------ builders
     @classmethod
-    def from_projection(cls, x, y, U, A, B, C, **kwargs) -> "KnotExplorer":
+    def from_projection(cls, x, y, U, A, B, C, **kwargs) -> KnotExplorer:
         """Build the explorer for one soft projection (Eq. 7).
 
         Source: ``sopopo-label-ranking.txt``, Sec. 3.2 (definition of mu and
@@ -183,7 +184,7 @@ class KnotExplorer(WidgetDisplay):
         return cls(mu, nu, C, **kwargs)
 
     @classmethod
-    def paper_fig4(cls, C: float = 10.0, **kwargs) -> "KnotExplorer":
+    def paper_fig4(cls, C: float = 10.0, **kwargs) -> KnotExplorer:
         """The example of Fig. 4 of the paper.
 
         y = (1, ..., 6), u.x = (2, 3, 5, 1, 6, 4), A = {4, 5, 6},

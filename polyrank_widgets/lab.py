@@ -37,8 +37,9 @@ import traceback
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-from polyrank._jit import CompileNotice, package_of
 from sklearn.base import clone
+
+from polyrank._jit import CompileNotice, package_of
 
 from ._display import WidgetDisplay
 from ._text import escape
@@ -393,8 +394,15 @@ class SolverLab(WidgetDisplay):
 
 # ---------------------------------------------------------------- views
 def _make_view(lab: SolverLab):
-    from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-                          SignConstrainedClassifier, SignConstrainedRegressor)
+    from polyrank import (
+        LabelRanker,
+        M3LClassifier,
+        OrdinalMarginRanker,
+        PRank,
+        RankSVM,
+        SignConstrainedClassifier,
+        SignConstrainedRegressor,
+    )
 
     est = lab.estimator
     if isinstance(est, RankSVM):

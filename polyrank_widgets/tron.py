@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
 from polyrank.result import IterInfo
 from polyrank.validation import check_positive
 
@@ -133,7 +134,7 @@ class TronMonitor(TraceMonitor):
         self._record(row)
         self._render()
 
-    def replay(self, trace) -> "TronMonitor":
+    def replay(self, trace) -> TronMonitor:
         """Clear the monitor and draw a finished TRON trace (``result.trace``).
 
         Raises

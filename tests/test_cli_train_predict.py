@@ -16,13 +16,24 @@ import re
 import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
-from sklearn.metrics import (accuracy_score, hamming_loss, label_ranking_loss,
-                             mean_absolute_error, mean_squared_error)
+from sklearn.metrics import (
+    accuracy_score,
+    hamming_loss,
+    label_ranking_loss,
+    mean_absolute_error,
+    mean_squared_error,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, RankSVM,
-                      SignConstrainedClassifier, SignConstrainedRegressor)
+from polyrank import (
+    LabelRanker,
+    M3LClassifier,
+    OrdinalMarginRanker,
+    RankSVM,
+    SignConstrainedClassifier,
+    SignConstrainedRegressor,
+)
 from polyrank.cli import main
 from polyrank.datasets import data_path, load_mq2008
 from polyrank.io import load_model, read_arff, read_csv, read_svmlight, save_model

@@ -31,14 +31,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from conftest import (GAP_ROUNDING, RTOL_ROUNDING, Logistic, binary_problem,
-                      label_ranking_problem, multilabel_problem, query_problem)
+from conftest import (
+    GAP_ROUNDING,
+    RTOL_ROUNDING,
+    Logistic,
+    binary_problem,
+    label_ranking_problem,
+    multilabel_problem,
+    query_problem,
+)
 
 from polyrank.m3l import m3l_dca, m3l_smo
 from polyrank.ordinal import make_instance, prank, solve_ordinal, solve_svor
 from polyrank.ranksvm import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
-from polyrank.result import (STATUS_CALLBACK, STATUS_COMPLETED, STATUS_CONVERGED,
-                             STATUS_MAX_ITER, STATUS_MESSAGES, IterInfo, SolverResult, Trace)
+from polyrank.result import (
+    STATUS_CALLBACK,
+    STATUS_COMPLETED,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_MESSAGES,
+    IterInfo,
+    SolverResult,
+    Trace,
+)
 from polyrank.sign import sc_pegasos, sc_sdca
 from polyrank.sopopo import sopopo_batch
 from polyrank.tron import tron

@@ -18,8 +18,15 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-                      SignConstrainedClassifier, SignConstrainedRegressor)
+from polyrank import (
+    LabelRanker,
+    M3LClassifier,
+    OrdinalMarginRanker,
+    PRank,
+    RankSVM,
+    SignConstrainedClassifier,
+    SignConstrainedRegressor,
+)
 from polyrank.metrics import ndcg_scorer
 
 distributed = pytest.importorskip("distributed")

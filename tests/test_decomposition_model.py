@@ -3,7 +3,6 @@ DecompositionViewer (sopopo-label-ranking.txt, Sec. 2, Eq. 1-3, Fig. 1-2),
 and the text parsing of the viewer's boxes."""
 
 import ast
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +13,11 @@ from conftest import brute_piece_loss
 
 from polyrank.sopopo import DECOMPOSITIONS, decompose, piece_loss
 from polyrank_widgets import DecompositionViewer
-from polyrank_widgets.decomposition_model import (DecompositionModel,
-                                                  parse_decomposition, parse_numbers)
+from polyrank_widgets.decomposition_model import (
+    DecompositionModel,
+    parse_decomposition,
+    parse_numbers,
+)
 
 MODEL = Path(__file__).resolve().parents[1] / "polyrank_widgets" / "decomposition_model.py"
 FIG1 = (-1.0, 0.0, 2.0, 0.0, -1.0)

@@ -1,6 +1,6 @@
 """No function body in ``core/`` (nor in ``polyrank_widgets/``) longer than
-:data:`MAX_CODE_LINES` code lines (docstrings, comments and blank lines not counted; a nested function
-counts towards its parent).  A long driver is split into named helpers; a
+:data:`MAX_CODE_LINES` code lines (docstrings, comments and blank lines not
+counted; a nested function counts towards its parent).  A long driver is split into named helpers; a
 numba kernel only where the split does not cost speed."""
 
 import ast

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from polyrank import RankSVM
-from polyrank import _files
+from polyrank import RankSVM, _files
 from polyrank._files import atomic_open, atomic_path, same_file, write_bytes, write_text
 from polyrank.cli import README_BENCH_END, README_BENCH_START, main, update_readme_bench
 from polyrank.experiments import run_experiment

@@ -25,12 +25,26 @@ from sklearn.datasets import dump_svmlight_file
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-                      SignConstrainedClassifier, SignConstrainedRegressor, SolverResult,
-                      Trace, __version__)
+from polyrank import (
+    LabelRanker,
+    M3LClassifier,
+    OrdinalMarginRanker,
+    PRank,
+    RankSVM,
+    SignConstrainedClassifier,
+    SignConstrainedRegressor,
+    SolverResult,
+    Trace,
+    __version__,
+)
 from polyrank.cli import main
-from polyrank.io import (MODEL_FORMAT, MODEL_FORMAT_VERSION, load_model,
-                         model_trusted_types, save_model)
+from polyrank.io import (
+    MODEL_FORMAT,
+    MODEL_FORMAT_VERSION,
+    load_model,
+    model_trusted_types,
+    save_model,
+)
 
 # ------------------------------------------------------------ round trips
 

@@ -87,7 +87,7 @@ def _calls():
     """(caller, callee, position, arg node, path) for every call of a
     separately compiled kernel from a kernel."""
     kernels = _jitted_functions()
-    for name, (path, fn, _) in kernels.items():
+    for path, fn, _ in kernels.values():
         for node in ast.walk(fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 callee = kernels.get(node.func.id)
@@ -109,7 +109,7 @@ def test_the_scan_finds_the_kernels():
 
 def test_no_literal_counter_is_passed_to_a_kernel():
     bad = []
-    for fn, callee, pos, arg, path in _calls():
+    for fn, callee, _pos, arg, path in _calls():
         if isinstance(arg, ast.Name) and arg.id in _literal_then_changed(fn):
             bad.append(f"{path.name}:{arg.lineno} {fn.name} passes {arg.id!r} (starts as an "
                        f"int literal) to {callee}: write {arg.id} = np.int64(...)")
@@ -118,7 +118,7 @@ def test_no_literal_counter_is_passed_to_a_kernel():
 
 def test_no_kernel_gets_both_a_literal_and_a_variable():
     seen = defaultdict(lambda: [[], []])           # (callee, pos) -> [literal sites, other]
-    for fn, callee, pos, arg, path in _calls():
+    for _fn, callee, pos, arg, path in _calls():
         seen[(callee, pos)][0 if _is_int_literal(arg) else 1].append(
             f"{path.name}:{arg.lineno}")
     bad = [f"{callee} argument {pos}: int literal at {lit}, variable at {var}"

@@ -1,6 +1,7 @@
 """The lean install (``pip install polyrank``, no ``jupyter`` extra): the core,
-its estimators and the command work without ipywidgets, anywidget,
-JupyterLab, kaleido and pandas; ``import polyrank_widgets`` says which extra
+its estimators and the command work without plotly, ipywidgets, anywidget,
+JupyterLab, kaleido and pandas (the base install is what a Dask worker or a
+production pipeline needs); ``import polyrank_widgets`` says which extra
 it needs (issue 17, item 7).
 
 A fresh venv per test run would cost a download; instead the packages of the
@@ -13,7 +14,7 @@ import sys
 import textwrap
 
 #: the packages of the ``jupyter`` extra (pyproject.toml)
-EXTRA = ("ipywidgets", "anywidget", "jupyterlab", "ipykernel", "kaleido", "pandas")
+EXTRA = ("plotly", "ipywidgets", "anywidget", "jupyterlab", "ipykernel", "kaleido", "pandas")
 
 _BLOCK = textwrap.dedent(f"""
     import sys
@@ -31,7 +32,7 @@ def _run(code, tmp_path):
 
 
 def test_core_fits_and_the_cli_run_without_the_jupyter_extra(tmp_path):
-    out = _run("""
+    out = _run(f"""
         import numpy as np
         from polyrank import RankSVM, SignConstrainedClassifier
         from polyrank.cli import main
@@ -43,8 +44,8 @@ def test_core_fits_and_the_cli_run_without_the_jupyter_extra(tmp_path):
         dump_svmlight_file(X, np.where(y == 1, 1, -1), "d.svm")
         assert main(["train", "sign", "d.svm", "m.model"]) == 0
         assert main(["predict", "d.svm", "m.model", "p.txt"]) == 0
-        print("modules:", sorted({m.split(".")[0] for m in sys.modules} & set(%r)))
-    """ % (EXTRA,), tmp_path)
+        print("modules:", sorted({{m.split(".")[0] for m in sys.modules}} & set({EXTRA!r})))
+    """, tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "True" and lines[1] == "(3,)"
@@ -56,3 +57,15 @@ def test_widgets_without_the_extra_name_it(tmp_path):
     out = _run("import polyrank_widgets", tmp_path)
     assert out.returncode != 0
     assert "pip install 'polyrank[jupyter]'" in out.stderr
+
+
+def test_reproduce_without_the_extra_writes_the_table_and_names_it(tmp_path):
+    out = _run("""
+        from polyrank.cli import main
+        print("rc", main(["reproduce", "sign-fig2", "--quick", "--out", "o", "--no-progress"]))
+    """, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "rc 1"                  # the figure is missing
+    assert "pip install 'polyrank[jupyter]'" in out.stdout + out.stderr
+    assert (tmp_path / "o" / "sign-fig2.csv").is_file()          # the table is written
+    assert not (tmp_path / "o" / "sign-fig2.html").exists()

@@ -10,11 +10,11 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import random_scales, warns_before_the_solve
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from conftest import random_scales, warns_before_the_solve
 from polyrank import M3LClassifier
 from polyrank.datasets import load_yeast
 from polyrank.exceptions import FeatureScaleWarning, TrivialModelWarning

@@ -10,8 +10,14 @@ from sklearn.metrics import hamming_loss
 
 from polyrank import M3LClassifier
 from polyrank.datasets import load_yeast
-from polyrank.m3l import (check_R, dual_qp, empirical_prior, labels_pm1,
-                          prior_from_classes, two_label_prior)
+from polyrank.m3l import (
+    check_R,
+    dual_qp,
+    empirical_prior,
+    labels_pm1,
+    prior_from_classes,
+    two_label_prior,
+)
 
 
 @pytest.fixture(scope="module")

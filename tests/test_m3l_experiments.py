@@ -8,10 +8,15 @@ import pytest
 
 from polyrank.cli import main
 from polyrank.datasets import load_yeast
-from polyrank.experiments import (BENCHES, EXPERIMENTS, m3l_awa_prior, m3l_fig5,
-                                  m3l_table1, m3l_table3)
-from polyrank.m3l import correlated_pair_subset, fig5_pair, shifted_subset
-from polyrank.m3l import empirical_prior
+from polyrank.experiments import (
+    BENCHES,
+    EXPERIMENTS,
+    m3l_awa_prior,
+    m3l_fig5,
+    m3l_table1,
+    m3l_table3,
+)
+from polyrank.m3l import correlated_pair_subset, empirical_prior, fig5_pair, shifted_subset
 
 
 @pytest.fixture(scope="module")

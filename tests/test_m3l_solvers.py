@@ -9,9 +9,15 @@ from conftest import GAP_ROUNDING
 from sklearn.svm import SVC, LinearSVC
 
 from polyrank.kernels import kernel_matrix
-from polyrank.m3l import (dual_gradient, dual_qp, m3l_dca, m3l_objectives, m3l_smo,
-                          projected_gradient)
-from polyrank.m3l import _kernels
+from polyrank.m3l import (
+    _kernels,
+    dual_gradient,
+    dual_qp,
+    m3l_dca,
+    m3l_objectives,
+    m3l_smo,
+    projected_gradient,
+)
 from polyrank.result import STATUS_CONVERGED
 
 TOL = 1e-6          # agreement with the references (alpha, objectives)
@@ -166,7 +172,8 @@ def test_objective_identities_match_direct_formulas():
     G = dual_gradient(K, Y, R, alpha)
     P, D = m3l_objectives(alpha, G, C)
     Z = 2 * X.T @ (Y * alpha) @ R
-    primal = 0.5 * np.trace(Z.T @ Z @ np.linalg.inv(R)) + C * np.maximum(0, 2 - 2 * Y * (X @ Z)).sum()
+    primal = (0.5 * np.trace(Z.T @ Z @ np.linalg.inv(R))
+              + C * np.maximum(0, 2 - 2 * Y * (X @ Z)).sum())
     # Eq. 25: 2 sum alpha - 2 sum_{l,k} R_lk alpha_l' Y_l K Y_k alpha_k
     B = Y * alpha
     dual = 2 * alpha.sum() - 2 * sum(R[l, k] * B[:, l] @ K @ B[:, k]

@@ -17,7 +17,7 @@ from joblib import Parallel, delayed
 from numba.core.registry import CPUDispatcher
 from sklearn.exceptions import ConvergenceWarning
 
-from polyrank import (LabelRanker, M3LClassifier, PRank, RankSVM, SignConstrainedClassifier)
+from polyrank import LabelRanker, M3LClassifier, PRank, RankSVM, SignConstrainedClassifier
 
 #: modules whose kernels must release the GIL
 NOGIL_MODULES = [

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from polyrank.kernels import kernel_matrix
-from polyrank.ordinal import InfeasibleError, make_instance, solve_ordinal
-from polyrank.ordinal import _kernels
+from polyrank.ordinal import InfeasibleError, _kernels, make_instance, solve_ordinal
 from polyrank.ordinal import generation as gen_module
 
 REL = 1e-6

@@ -15,8 +15,13 @@ from sklearn.preprocessing import StandardScaler
 from polyrank import OrdinalMarginRanker, PRank
 from polyrank.datasets import data_path, load_winequality_red
 from polyrank.kernels import kernel_matrix
-from polyrank.ordinal import (InfeasibleError, make_instance, predict_labels, rank_loss,
-                              solve_ordinal)
+from polyrank.ordinal import (
+    InfeasibleError,
+    make_instance,
+    predict_labels,
+    rank_loss,
+    solve_ordinal,
+)
 
 POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
 
@@ -122,7 +127,8 @@ def test_labels_as_users_have_them(Model):
                                    ordered=True))
     m = Model(**kw).fit(X, cat)                # reversed order, an unused level dropped
     assert m.classes_.tolist() == ["great", "good", "fair", "poor"]
-    np.testing.assert_array_equal(m.predict(X) == "great", Model(**kw).fit(X, 3 - y).predict(X) == 0)
+    np.testing.assert_array_equal(m.predict(X) == "great",
+                                  Model(**kw).fit(X, 3 - y).predict(X) == 0)
     with pytest.raises(ValueError, match="no order"):
         Model(**kw).fit(X, pd.Categorical(names[y]))                 # unordered
     with pytest.raises(ValueError, match="'ok' is not in classes"):

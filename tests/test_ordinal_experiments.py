@@ -12,9 +12,15 @@ import pytest
 from scipy.interpolate import RegularGridInterpolator
 
 from polyrank.cli import main
-from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ordinal, bench_ordinal_rc,
-                                  ordinal_curves,
-                                  ordinal_table1, ordinal_table2)
+from polyrank.experiments import (
+    BENCHES,
+    EXPERIMENTS,
+    bench_ordinal,
+    bench_ordinal_rc,
+    ordinal_curves,
+    ordinal_table1,
+    ordinal_table2,
+)
 from polyrank.experiments.ordinal import table1, wine_two_features
 
 NAMES = ("ordinal-table1", "ordinal-table2", "ordinal-curves")

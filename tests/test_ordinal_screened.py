@@ -11,8 +11,7 @@ from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 
 from polyrank.datasets import load_winequality_red
-from polyrank.ordinal import OrdinalMarginRanker, solve_ordinal
-from polyrank.ordinal import screened
+from polyrank.ordinal import OrdinalMarginRanker, screened, solve_ordinal
 
 
 def _problem(seed, n=300, d=5, n_labels=5, thin=False):

@@ -13,10 +13,18 @@ import numpy as np
 import pytest
 
 from polyrank.kernels import kernel_matrix
-from polyrank.ordinal import (PAPER_THRESHOLDS, InfeasibleError, check_labels,
-                              initial_working_set, make_instance, predict_labels,
-                              prank, rank_loss, solve_ordinal)
-from polyrank.ordinal import _kernels
+from polyrank.ordinal import (
+    PAPER_THRESHOLDS,
+    InfeasibleError,
+    _kernels,
+    check_labels,
+    initial_working_set,
+    make_instance,
+    prank,
+    predict_labels,
+    rank_loss,
+    solve_ordinal,
+)
 from polyrank.ordinal import generation as gen_module
 
 REL = 1e-6
@@ -138,7 +146,8 @@ def _poly_features(X, degree):
 
     pf = PolynomialFeatures(degree).fit(X)
     weights = np.array([math.factorial(degree)
-                        / (math.factorial(degree - a.sum()) * np.prod([math.factorial(t) for t in a]))
+                        / (math.factorial(degree - a.sum())
+                           * np.prod([math.factorial(t) for t in a]))
                         for a in pf.powers_])
     return pf.transform(X) * np.sqrt(weights)
 

@@ -10,16 +10,19 @@ import warnings
 
 import numpy as np
 import pytest
-
-from polyrank.exceptions import NumericalError
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from polyrank import OrdinalMarginRanker
-from polyrank.exceptions import TrivialModelWarning
+from polyrank.exceptions import NumericalError, TrivialModelWarning
 from polyrank.kernels import kernel_matrix
-from polyrank.ordinal import (loss_thresholds, make_instance, make_overlapping,
-                              predict_labels, solve_svor)
+from polyrank.ordinal import (
+    loss_thresholds,
+    make_instance,
+    make_overlapping,
+    predict_labels,
+    solve_svor,
+)
 from polyrank.ordinal.reference import svor_qp
 
 REL = 1e-7

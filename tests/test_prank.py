@@ -12,9 +12,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from polyrank import PRank
-from polyrank.exceptions import TrivialModelWarning
+from polyrank.exceptions import NumericalError, TrivialModelWarning
 from polyrank.ordinal import make_instance, prank
-from polyrank.exceptions import NumericalError
 from polyrank.result import STATUS_COMPLETED, STATUS_NUMERICAL
 
 
@@ -55,7 +54,8 @@ def test_completed_passes_log_has_no_gap(capsys):
     assert "gap" not in out and "dual" not in out and "primal" not in out
     res = model.result_
     assert res.status == STATUS_COMPLETED and res.success and res.nit == 4
-    assert res.message == f"completed 4 passes (max_iter=4); {res.mistakes} mistakes in the last pass"
+    assert res.message == (f"completed 4 passes (max_iter=4); {res.mistakes} mistakes "
+                           "in the last pass")
 
 
 def test_trivial_prank_warns():
@@ -63,3 +63,48 @@ def test_trivial_prank_warns():
     y = np.arange(12) % 3
     with pytest.warns(TrivialModelWarning, match="PRank: every weight is zero|predicts"):
         PRank().fit(X, y)
+
+
+def _paper_prank_iterates(X, labels, passes, order_of_pass):
+    """Crammer & Singer's Fig. 1 in plain Python (linear kernel), returning
+    every iterate (w, b) after each object: the reference for averaging."""
+    l = int(labels.max())
+    w, b = np.zeros(X.shape[1]), np.zeros(l)
+    iterates = []
+    for p in range(passes):
+        for i in order_of_pass(p):
+            f = X[i] @ w
+            pred = int(np.sum(f >= b))
+            if pred != labels[i]:
+                y = np.where(labels[i] >= np.arange(1, l + 1), 1.0, -1.0)
+                tau = np.where((f - b) * y <= 0, y, 0.0)
+                w, b = w + tau.sum() * X[i], b - tau
+            iterates.append((w.copy(), b.copy()))
+    return iterates
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_averaged_prank_is_the_mean_of_the_iterates(sparse):
+    X, y = make_instance(80, 3, separable=False, seed=4)
+    labels = np.searchsorted(np.unique(y), y)
+    iterates = _paper_prank_iterates(X, labels, 3, lambda p: np.arange(len(y)))
+    w_mean = np.mean([w for w, _ in iterates], axis=0)
+    b_mean = np.mean([b for _, b in iterates], axis=0)
+    Xin = sp.csr_matrix(X) if sparse else X
+    for average, (w_ref, b_ref) in ((True, (w_mean, b_mean)), (False, iterates[-1])):
+        res = prank(Xin, labels, max_iter=3, average=average)
+        np.testing.assert_allclose(X.T @ res.x, w_ref, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(res.thresholds, b_ref, rtol=1e-12, atol=1e-12)
+        assert np.all(np.diff(res.thresholds) >= 0)          # still ordered
+    assert not np.allclose(w_mean, iterates[-1][0])          # the two differ here
+
+
+def test_estimator_default_is_averaged_and_paper_prank_one_flag_away():
+    X, y = make_instance(80, 3, separable=False, seed=4)
+    avg, last = PRank().fit(X, y), PRank(average=False).fit(X, y)
+    assert avg.result_.average and not last.result_.average
+    labels = np.searchsorted(np.unique(y), y)
+    iterates = _paper_prank_iterates(X, labels, 1, lambda p: np.arange(len(y)))
+    np.testing.assert_allclose(last.coef_, iterates[-1][0], atol=1e-12)
+    np.testing.assert_allclose(avg.coef_, np.mean([w for w, _ in iterates], axis=0),
+                               atol=1e-12)

@@ -5,8 +5,8 @@ and hostile input (issue 19, item 1)."""
 
 import numpy as np
 import pytest
-from conftest import GAP_ROUNDING, l1_ranksvm_qp, ranksvm_problem
 import scipy.sparse as sp
+from conftest import GAP_ROUNDING, l1_ranksvm_qp, ranksvm_problem
 
 from polyrank import RankSVM
 from polyrank.ranksvm import ranksvm_cutting_plane, ranksvm_dcd

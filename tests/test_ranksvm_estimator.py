@@ -5,8 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import GAP_ROUNDING, l1_ranksvm_qp, ranksvm_problem
 import scipy.sparse as sp
+from conftest import GAP_ROUNDING, l1_ranksvm_qp, ranksvm_problem
 from sklearn.exceptions import ConvergenceWarning
 
 from polyrank import RankSVM

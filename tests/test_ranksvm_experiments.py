@@ -7,9 +7,17 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (BENCHES, EXPERIMENTS, bench_ranksvm, bench_ranksvm_l1,
-                                  large_k_problem,
-                                  ranksvm_fig4, ranksvm_fig7, ranksvm_methods, ranksvm_vs_svr)
+from polyrank.experiments import (
+    BENCHES,
+    EXPERIMENTS,
+    bench_ranksvm,
+    bench_ranksvm_l1,
+    large_k_problem,
+    ranksvm_fig4,
+    ranksvm_fig7,
+    ranksvm_methods,
+    ranksvm_vs_svr,
+)
 from polyrank.ranksvm import group_queries
 
 
@@ -128,7 +136,7 @@ def test_fig7_fixed_C():
     res = ranksvm_fig7(Cs=(1e-4, 1.0), cp_max_iter=10)
     s = res.summary.solvers
     assert set(s) == {"0.0001", "1"}
-    for C, info in s.items():
+    for info in s.values():
         assert set(info) == {"tree-tron", "prsvm+", "l1-dcd", "l1-cutting-plane"}
         assert info["tree-tron"].f == pytest.approx(info["prsvm+"].f, rel=1e-8)
         assert info["l1-dcd"].status == "converged"

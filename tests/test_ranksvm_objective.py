@@ -6,14 +6,18 @@ liblinear-ranksvm 2.11 optimum."""
 
 import numpy as np
 import pytest
-from conftest import GAP_ROUNDING
 import scipy.sparse as sp
+from conftest import GAP_ROUNDING
 
 from polyrank.datasets import load_mq2008
 from polyrank.ranksvm import METHODS, RankSVMObjective, group_queries, ranksvm_tron
-from polyrank.ranksvm.reference import (brute_force_counts, brute_force_fun,
-                                        brute_force_grad, brute_force_hv,
-                                        preference_pairs)
+from polyrank.ranksvm.reference import (
+    brute_force_counts,
+    brute_force_fun,
+    brute_force_grad,
+    brute_force_hv,
+    preference_pairs,
+)
 
 RTOL = 1e-10          # one central tolerance for float sums in different orders
 

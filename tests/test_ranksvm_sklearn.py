@@ -13,9 +13,9 @@ from contextlib import redirect_stdout
 
 import numpy as np
 import pytest
-from conftest import l1_ranksvm_qp
 import scipy.sparse as sp
 import sklearn
+from conftest import l1_ranksvm_qp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, GroupKFold, cross_validate
@@ -25,11 +25,23 @@ from sklearn.utils import get_tags
 
 from polyrank import RankSVM
 from polyrank.datasets import load_mq2008
-from polyrank.metrics import (mean_ndcg, ndcg_at, ndcg_per_query, ndcg_scorer,
-                              pairwise_accuracy, pairwise_accuracy_scorer)
+from polyrank.metrics import (
+    mean_ndcg,
+    ndcg_at,
+    ndcg_per_query,
+    ndcg_scorer,
+    pairwise_accuracy,
+    pairwise_accuracy_scorer,
+)
 from polyrank.ranksvm import RankSVMObjective, ranksvm_cutting_plane, ranksvm_tron
-from polyrank.ranksvm.reference import (brute_force_fun, brute_force_grad, brute_force_hv,
-                                        brute_force_l1, pair_weights, preference_pairs)
+from polyrank.ranksvm.reference import (
+    brute_force_fun,
+    brute_force_grad,
+    brute_force_hv,
+    brute_force_l1,
+    pair_weights,
+    preference_pairs,
+)
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from polyrank.qp import solve_qp
-from polyrank.sopopo.reference import (batch_reduced_qp, reduced_qp,
-                                       soft_project_qp)
+from polyrank.sopopo.reference import batch_reduced_qp, reduced_qp, soft_project_qp
 
 
 # ------------------------------------------------------------ helpers

@@ -17,10 +17,18 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (EXPERIMENTS, ExperimentResult, fig7_data,
-                                  get_experiment, run_experiment, sopopo_fig6,
-                                  sopopo_fig7, sopopo_fig8)
-from polyrank.experiments import _baseline, registry
+from polyrank.experiments import (
+    EXPERIMENTS,
+    ExperimentResult,
+    _baseline,
+    fig7_data,
+    get_experiment,
+    registry,
+    run_experiment,
+    sopopo_fig6,
+    sopopo_fig7,
+    sopopo_fig8,
+)
 from polyrank.experiments._baseline import BaselineError, BaselineRunner
 from polyrank.experiments.sopopo._common import CLARABEL_TASKS
 from polyrank.sopopo import sopopo_batch
@@ -111,7 +119,7 @@ def test_figure_without_the_widgets_names_the_extra(monkeypatch):
     res = run_experiment("sopopo-fig8", k=4, m=6, n=3, passes=1)
     monkeypatch.setattr(registry, "figure_builders", lambda: {})
     with pytest.raises(ImportError, match=r"polyrank\[jupyter\]"):
-        res.figure
+        _ = res.figure                            # the property raises
     monkeypatch.undo()
     assert res.figure.data                        # drawn by polyrank_widgets.figures.sopopo
 

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from polyrank.result import (STATUS_CALLBACK, CallbackRunner, IterInfo,
-                             SolverResult, Trace)
+from polyrank.result import STATUS_CALLBACK, CallbackRunner, IterInfo, SolverResult, Trace
 
 
 def test_solver_result_is_a_dict_with_attributes():
@@ -13,7 +12,7 @@ def test_solver_result_is_a_dict_with_attributes():
     r.nit = 3
     assert r["nit"] == 3
     with pytest.raises(AttributeError):
-        r.missing
+        _ = r.missing                             # the attribute lookup raises
     assert "gap" in repr(r)
 
 
@@ -67,7 +66,8 @@ def test_trace_to_pandas():
     t.append(IterInfo(2, 0.2, 2.5, 2.0, 0.5, delta=0.25))
     df = t.to_pandas()
     assert isinstance(df, pd.DataFrame)
-    assert list(df.index) == [1, 2] and list(df.columns) == ["time_s", "primal", "dual", "gap", "delta"]
+    assert list(df.index) == [1, 2]
+    assert list(df.columns) == ["time_s", "primal", "dual", "gap", "delta"]
     np.testing.assert_array_equal(df["gap"].to_numpy(), [2.0, 0.5])
 
 

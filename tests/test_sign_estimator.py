@@ -302,6 +302,7 @@ def test_signs_that_contradict_the_data_warn_of_a_trivial_model():
 
 def test_ordinary_fits_do_not_warn_of_a_trivial_model():
     import warnings
+
     from polyrank.exceptions import TrivialModelWarning
     X, y, _ = _data(3)
     with warnings.catch_warnings():

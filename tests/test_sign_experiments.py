@@ -12,10 +12,14 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.datasets import data_path, load_phishing, load_w8a
-from polyrank.experiments import (BENCHES, EXPERIMENTS, sign_convergence, sign_fig2,
-                                  sign_small_sample)
-from polyrank.datasets import breast_cancer_signs
+from polyrank.datasets import breast_cancer_signs, data_path, load_phishing, load_w8a
+from polyrank.experiments import (
+    BENCHES,
+    EXPERIMENTS,
+    sign_convergence,
+    sign_fig2,
+    sign_small_sample,
+)
 from polyrank.metrics import prbep
 
 

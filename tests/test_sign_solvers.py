@@ -362,7 +362,7 @@ def test_loss_conjugate_matches_brute_force_sup(name):
         lo, hi = -2.0, 2.0
     for u in np.linspace(lo, hi, 7) * y:
         # phi*(u) = sup_s u s - phi(s)
-        r = minimize_scalar(lambda s: -(u * s - loss.value([s], [y])[0]),
+        r = minimize_scalar(lambda s, u=u: -(u * s - loss.value([s], [y])[0]),
                             bounds=(-60, 60), method="bounded",
                             options={"xatol": 1e-12})
         assert abs(loss.conjugate([u], [y])[0] - (-r.fun)) < 1e-6
@@ -402,7 +402,7 @@ def test_closed_form_sdca_step_maximises_eq15(name):
             a = rng.uniform(-1, 1)
         z, qq = rng.normal() * 2, rng.random() + 0.05
 
-        def neg_dt(d):
+        def neg_dt(d, z=z, qq=qq, a=a, y=y):
             return d * z + 0.5 * qq * d * d + loss.conjugate([-(a + d)], [y])[0]
         step = loss.sdca_step(z, a, y, qq)
         # the domain of phi^*(-(a + d)) as an interval of d; D_t is concave on it

@@ -21,7 +21,6 @@ from polyrank import SignConstrainedClassifier, SignConstrainedRegressor
 from polyrank.sign import sc_pegasos, sc_sdca
 from polyrank.sign.reference import primal_objective, reference_qp
 
-
 #: X (n, d), yb, yr, ym, c, C and integer weights s (see conftest.sign_problem)
 _problem = partial(sign_problem, n=40, d=5, weights=True)
 

@@ -14,8 +14,15 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from polyrank import (LabelRanker, M3LClassifier, OrdinalMarginRanker, PRank, RankSVM,
-                      SignConstrainedClassifier, SignConstrainedRegressor)
+from polyrank import (
+    LabelRanker,
+    M3LClassifier,
+    OrdinalMarginRanker,
+    PRank,
+    RankSVM,
+    SignConstrainedClassifier,
+    SignConstrainedRegressor,
+)
 
 ESTIMATORS = [
     LabelRanker(random_state=0),

@@ -5,14 +5,19 @@ from functools import partial
 
 import numpy as np
 import pytest
-from sklearn.svm import LinearSVC
 from conftest import GAP_ROUNDING, label_ranking_problem
+from sklearn.svm import LinearSVC
 
 from polyrank import LabelRanker
 from polyrank.kernels import kernel_matrix
 from polyrank.result import STATUS_CONVERGED, STATUS_MAX_ITER
-from polyrank.sopopo import (build_pieces, check_decomposition, decompose,
-                             feedback_graph, sopopo_batch)
+from polyrank.sopopo import (
+    build_pieces,
+    check_decomposition,
+    decompose,
+    feedback_graph,
+    sopopo_batch,
+)
 from polyrank.sopopo.reference import batch_reduced_qp
 
 FIG1 = np.array([-1.0, 0.0, 2.0, 0.0, -1.0])

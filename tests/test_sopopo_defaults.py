@@ -11,11 +11,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import random_scales, warns_before_the_solve
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from conftest import random_scales, warns_before_the_solve
 from polyrank import LabelRanker
 from polyrank._sklearn import feature_scale_issue
 from polyrank.datasets import load_yeast

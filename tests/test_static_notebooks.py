@@ -43,8 +43,9 @@ def test_every_figure_cell_stores_a_png(name):
         return any("image/png" in o.get("data", {}) for o in nb["cells"][j].get("outputs", []))
 
     # a live monitor is shown empty before its fit; its PNG comes after the fit
+    n_cells = len(nb["cells"])
     missing = [i for i, has_png in cells
-               if not has_png and not any(png_at(j) for j in range(i + 1, min(i + 3, len(nb["cells"]))))]
+               if not has_png and not any(png_at(j) for j in range(i + 1, min(i + 3, n_cells)))]
     assert not missing, f"cells {missing} draw a figure but store no PNG"
 
 

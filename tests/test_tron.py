@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from polyrank.tron import TRON_CONSTANTS, tron, trcg
-
+from polyrank.tron import TRON_CONSTANTS, trcg, tron
 
 # the ``logistic`` fixture (conftest.Logistic) is a smooth strictly convex
 # test function with an independent reference (scipy L-BFGS-B)

@@ -21,8 +21,13 @@ import polyrank.experiments as E
 import polyrank.experiments.bench.first_fit as ff
 import polyrank.experiments.bench.label_ranker as lb
 import polyrank.experiments.bench.m3l_labels as ml
-from polyrank.experiments.registry import (ExperimentResult, as_record, format_rows, record_keys,
-                                           table_columns)
+from polyrank.experiments.registry import (
+    ExperimentResult,
+    as_record,
+    format_rows,
+    record_keys,
+    table_columns,
+)
 
 
 def _first_fit(monkeypatch):
@@ -100,7 +105,7 @@ TINY = {
     "m3l-labels": _plain("m3l-labels", quick=True, N=60, Ls=(2, 3), repeats=1,
                          n_features=5),
     "m3l-labels-wide": _labels_wide,
-    "m3l-linear": _plain("m3l-linear", quick=True, tol=1e-2, repeats=1),
+    "m3l-linear": _plain("m3l-linear", quick=True, tol=1e-2, repeats=1, sizes=(200,)),
     "first-fit": _first_fit,
     "sopopo-vs-liblinear": _vs_liblinear,
     "label-ranker-defaults": _ranker_defaults,

@@ -22,8 +22,13 @@ from sklearn.datasets import make_classification
 
 import polyrank as pr
 from polyrank.result import IterInfo
-from polyrank_widgets import (CorrelationSlider, DecompositionViewer, GapMonitor, SolverLab,
-                              TronMonitor)
+from polyrank_widgets import (
+    CorrelationSlider,
+    DecompositionViewer,
+    GapMonitor,
+    SolverLab,
+    TronMonitor,
+)
 from polyrank_widgets._text import escape
 from polyrank_widgets.figures import m3l, ordinal, ranksvm, sign
 

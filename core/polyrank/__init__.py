@@ -28,6 +28,8 @@ and the shared pieces:
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
+from typing import Any
+
 from . import datasets, exceptions, m3l, metrics, ordinal, ranksvm, result, sign, sopopo, tron
 from .m3l import M3LClassifier
 from .ordinal import OrdinalMarginRanker, PRank
@@ -105,7 +107,7 @@ class _CompilePool:
     def __init__(self, n_jobs: int, fork: bool) -> None:
         self.n_jobs = n_jobs
         self.fork = fork
-        self._pool = None
+        self._pool: Any = None                 # a multiprocessing Pool when forking
 
     def __enter__(self) -> "_CompilePool":
         if self.fork:

@@ -19,7 +19,6 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-
 __all__ = ["row_arrays", "csr_row_dot", "csr_row_axpy", "row_dot", "row_axpy",
            "label_dot", "label_axpy", "rows_dot", "rows_axpy"]
 

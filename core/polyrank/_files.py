@@ -25,9 +25,10 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 __all__ = ["atomic_path", "atomic_open", "write_text", "write_bytes", "same_file"]
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 import importlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = ["SOLVER_PACKAGES", "CompileState", "compile_state", "package_of",
            "kernel_dispatchers", "CompileNotice"]
@@ -233,7 +233,7 @@ class CompileNotice:
             if self._stop.wait(self.interval_s):
                 return
 
-    def __enter__(self) -> "CompileNotice":
+    def __enter__(self) -> CompileNotice:
         self._t0 = time.perf_counter()
         if self.package is None:
             return self

@@ -23,21 +23,27 @@ import functools
 import math
 import os
 import sys
+import types
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 import sklearn
-
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from ._progress import verbosity
-from .kernels import check_kernel_params, kernel_matrix
 from .exceptions import FeatureScaleWarning, NumericalError, TrivialModelWarning
-from .result import (STATUS_CALLBACK, STATUS_COMPLETED, STATUS_CONVERGED, STATUS_NUMERICAL,
-                     IterInfo, all_finite)
+from .kernels import check_kernel_params, kernel_matrix
+from .result import (
+    STATUS_CALLBACK,
+    STATUS_COMPLETED,
+    STATUS_CONVERGED,
+    STATUS_NUMERICAL,
+    IterInfo,
+    all_finite,
+)
 from .validation import check_dense_unless_linear
 
 __all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "warn_if_unscaled",
@@ -457,6 +463,8 @@ class SparseIfLinearMixin:
     and :class:`~polyrank.PRank` share. The estimator defines ``kernel``.
     """
 
+    kernel: str
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel == "linear"
@@ -473,8 +481,18 @@ class LabelColumnsMixin:
     the kernel expansion of ``decision_function``.
 
     The estimator defines ``_bias()``, ``kernel``, ``gamma``, ``degree`` and
-    ``coef0``.
+    ``coef0``; ``fit`` sets ``X_fit_`` and ``dual_coef_`` (kernel models).
     """
+
+    kernel: str
+    gamma: float | None
+    degree: int
+    coef0: float
+    X_fit_: np.ndarray
+    dual_coef_: np.ndarray
+
+    def _bias(self) -> float:                   # pragma: no cover - defined by the estimator
+        raise NotImplementedError
 
     def _augment(self, X):
         """X with the bias feature appended (X itself when the bias is 0)."""
@@ -503,7 +521,8 @@ class LabelColumnsMixin:
 
 
 #: frames in these packages are not the user's line a warning should point at
-_INTERNAL = tuple(os.path.dirname(m.__file__) + os.sep for m in (sklearn, sys.modules[__package__]))
+_INTERNAL = tuple(os.path.dirname(str(m.__file__)) + os.sep
+                  for m in (sklearn, sys.modules[__package__]))
 
 
 def _user_stacklevel() -> int:
@@ -511,7 +530,8 @@ def _user_stacklevel() -> int:
     that names the first frame outside polyrank and scikit-learn, i.e. the
     user's ``fit`` call rather than scikit-learn's ``_fit_context`` wrapper
     or a Pipeline step."""
-    frame, level = sys._getframe(2), 2
+    frame: types.FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
         frame, level = frame.f_back, level + 1
     return level

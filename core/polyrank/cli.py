@@ -79,13 +79,28 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 
-from . import (LabelRanker, M3LClassifier, OrdinalMarginRanker, RankSVM,
-               SignConstrainedClassifier, SignConstrainedRegressor, __version__)
+from . import (
+    LabelRanker,
+    M3LClassifier,
+    OrdinalMarginRanker,
+    RankSVM,
+    SignConstrainedClassifier,
+    SignConstrainedRegressor,
+    __version__,
+)
 from ._files import atomic_open, same_file, write_text
 from .io import _cut as _clip
-from .io import _one_line
-from .io import (integral_labels, label_names_from_xml, load_model, read_arff, read_csv,
-                 read_query, read_svmlight, save_model)
+from .io import (
+    _one_line,
+    integral_labels,
+    label_names_from_xml,
+    load_model,
+    read_arff,
+    read_csv,
+    read_query,
+    read_svmlight,
+    save_model,
+)
 
 __all__ = ["main", "demo", "build_parser"]
 
@@ -113,9 +128,11 @@ def demo(C: float = 0.1, decomposition: str = "all_pairs", tol: float = 1e-3,
     """
     import time
 
-    from sklearn.metrics import (coverage_error,
-                                 label_ranking_average_precision_score,
-                                 label_ranking_loss)
+    from sklearn.metrics import (
+        coverage_error,
+        label_ranking_average_precision_score,
+        label_ranking_loss,
+    )
     from tqdm.auto import tqdm
 
     from . import LabelRanker, warmup
@@ -1153,7 +1170,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the numbers as JSON")
     p.set_defaults(func=_cmd_demo)
 
-    from .experiments import BENCHES   # importing the package registers them
+    from .experiments import BENCHES  # importing the package registers them
 
     p = sub.add_parser(
         "bench", help="benchmarks (ratios against baselines timed in the same run)",

@@ -255,13 +255,15 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
             if zero_based is None and not zb and "index 0" in str(exc):
                 continue          # a zero-based file: read it again as one
             bad = _first_bad_line(_numbered_lines(path),
-                                  lambda part: load(io.BytesIO(b"".join(part)), zb))
+                                  lambda part, zb=zb: load(io.BytesIO(b"".join(part)), zb))
             if bad is None:
                 raise ValueError(f"{path}: not an SVMlight/LIBSVM file "
                                  f"({_one_line(exc, 120)})") from exc
             line, text, why = bad
             raise ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
                              f"({_one_line(why, 120)}): {_quote(text)}") from exc
+    else:                     # every attempt either breaks, continues to the next or raises
+        raise AssertionError("unreachable: no reading of the SVMlight file was attempted")
     n = X.shape[0]
     if n == 0:
         raise ValueError(f"{path}: no data lines")
@@ -862,8 +864,8 @@ def read_arff(path, labels, *, feature_names=None, require_labels: bool = True) 
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise ValueError(f"{path}, line {data_lines[i][0]}: attribute "
-                         f"{_quote(feature_names[j])} is {float(X[i, j])!r} (only finite numbers are "
-                         "accepted; '?' is a missing value)")
+                         f"{_quote(feature_names[j])} is {float(X[i, j])!r} (only finite "
+                         "numbers are accepted; '?' is a missing value)")
     Y = None
     if has_labels:
         Y = np.empty((X.shape[0], len(label_names)), dtype=np.int64)
@@ -1089,9 +1091,9 @@ def save_model(path, estimator, **metadata) -> None:
     """
     import platform
 
+    import sklearn
     import skops
     import skops.io as sio
-    import sklearn
 
     data = sio.dumps(estimator, compression=zipfile.ZIP_DEFLATED)
     untrusted = sorted(set(sio.get_untrusted_types(data=data)) - set(model_trusted_types()))

@@ -28,9 +28,16 @@ import math
 
 import numpy as np
 
-from .result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                     STATUS_NO_PROGRESS, STATUS_NUMERICAL, CallbackRunner, SolverResult,
-                     finish)
+from .result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NO_PROGRESS,
+    STATUS_NUMERICAL,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from .validation import as_float_array, check_int, check_positive
 
 __all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]
@@ -229,7 +236,7 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
         if it > max_iter:
             status = STATUS_MAX_ITER
             break
-        s, r, cg_iter, boundary = trcg(lambda v: obj.Hv(w, v), g, delta, cg_tol)
+        s, r, cg_iter, boundary = trcg(lambda v, w=w: obj.Hv(w, v), g, delta, cg_tol)
         n_hv += cg_iter
         trial += 1
         w_new = w + s

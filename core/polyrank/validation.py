@@ -274,8 +274,9 @@ def check_magnitude(X, name: str = "X", n_features: int | None = None) -> None:
                      "estimator))")
 
 
-def _position(X, flat: int) -> tuple:
-    """(row, column) of the ``flat``-th stored entry of X."""
+def _position(X, flat: int) -> int | tuple[int, ...]:
+    """(row, column) of the ``flat``-th stored entry of X (the index itself
+    for a 1-d X)."""
     if sp.issparse(X):
         X = X.tocsr() if X.format != "csr" else X
         row = int(np.searchsorted(X.indptr, flat, side="right")) - 1

@@ -126,4 +126,5 @@ def fig2(res) -> go.Figure:
 
 
 #: experiment name -> figure builder
-FIGURES = {"m3l-fig5": fig5, "m3l-table3": table3, "m3l-table1": table1, "m3l-awa-prior": awa_prior, "m3l-fig2": fig2}
+FIGURES = {"m3l-fig5": fig5, "m3l-table3": table3, "m3l-table1": table1,
+           "m3l-awa-prior": awa_prior, "m3l-fig2": fig2}

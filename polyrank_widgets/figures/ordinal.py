@@ -126,7 +126,7 @@ def curves(res) -> go.Figure:
     models = res.data["models"]
     fig = make_subplots(rows=1, cols=len(models),
                         subplot_titles=[escape(m[0]) for m in models], horizontal_spacing=0.05)
-    for col, (name, Z, thr) in enumerate(models, start=1):
+    for col, (_name, Z, thr) in enumerate(models, start=1):
         for k, p in enumerate(thr, start=1):
             x, y, at = _level_line(g, Z, p)
             text = [""] * len(x)
@@ -155,4 +155,5 @@ def curves(res) -> go.Figure:
 
 
 #: experiment name -> figure builder
-FIGURES = {"ordinal-fig4": fig4, "ordinal-table1": table1, "ordinal-table2": table2, "ordinal-curves": curves}
+FIGURES = {"ordinal-fig4": fig4, "ordinal-table1": table1, "ordinal-table2": table2,
+           "ordinal-curves": curves}

@@ -135,4 +135,5 @@ def vs_svr(res) -> go.Figure:
 
 
 #: experiment name -> figure builder
-FIGURES = {"ranksvm-fig4": fig4, "ranksvm-methods": methods, "ranksvm-fig7": fig7, "ranksvm-vs-svr": vs_svr}
+FIGURES = {"ranksvm-fig4": fig4, "ranksvm-methods": methods, "ranksvm-fig7": fig7,
+           "ranksvm-vs-svr": vs_svr}

@@ -30,8 +30,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 #: Arguments for a headless Chromium in a container (no sandbox, no GPU, no
 #: background traffic).
@@ -84,7 +84,7 @@ class LabServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout_s: float = 90.0) -> "LabServer":
+    def start(self, timeout_s: float = 90.0) -> LabServer:
         env = dict(os.environ)
         for sub in ("config", "data", "runtime"):
             (self.state_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -175,7 +175,7 @@ class LabServer:
         self._log.close()
         self.proc = None
 
-    def open(self, page, name: str) -> "Notebook":
+    def open(self, page, name: str) -> Notebook:
         """Open notebook ``name`` (relative to ``root_dir``) in ``page`` and
         wait until its kernel is idle; returns a :class:`Notebook`."""
         return Notebook(page, self).open(name)
@@ -312,7 +312,7 @@ class Notebook:
         self.server = server
 
     # ------------------------------------------------------------ open, run
-    def open(self, name: str, timeout_ms: int = 90_000) -> "Notebook":
+    def open(self, name: str, timeout_ms: int = 90_000) -> Notebook:
         page = self.page
         page.goto(self.server.notebook_url(name), timeout=timeout_ms)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout_ms)
@@ -358,11 +358,11 @@ class Notebook:
         prompts = self.page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
         return sum("*" in p for p in prompts)
 
-    def run_all(self, timeout_ms: int = 300_000) -> "Notebook":
+    def run_all(self, timeout_ms: int = 300_000) -> Notebook:
         """Run -> Run All Cells from the menu bar, wait until every code cell
         has run and the kernel is idle, and fail on any error output."""
         page = self.page
-        for attempt in range(3):
+        for _attempt in range(3):
             self.settle(30_000, quiet_s=0.5)
             # the Run menu acts on the active notebook: give it the focus first
             self.cell(0).click(position={"x": 5, "y": 5})
@@ -384,7 +384,7 @@ class Notebook:
         self.assert_no_errors()
         return self
 
-    def run_cells_in_turn(self, timeout_ms: int = 300_000) -> "Notebook":
+    def run_cells_in_turn(self, timeout_ms: int = 300_000) -> Notebook:
         """Run the cells one at a time with Shift+Enter, as a person reading
         the notebook does: after each cell wait for the kernel to be idle
         and for the figures it displayed to be drawn, then go on; fail on
@@ -398,7 +398,7 @@ class Notebook:
             self.page.wait_for_timeout(200)
             self.wait_idle(timeout_ms)
             plots = self.cell(i).locator(".js-plotly-plot")
-            _poll(lambda: plots.evaluate_all(
+            _poll(lambda plots=plots: plots.evaluate_all(
                 "gds => gds.every(g => g._fullLayout && g.querySelector('.gtitle') "
                 "&& g.querySelector('.gtitle').textContent)"),
                   bool, 20_000, f"the figures of cell {i} to be drawn")
@@ -413,7 +413,7 @@ class Notebook:
         prompts = self.page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
         return sum(not re.search(r"\[\d+\]", p) for p in prompts)
 
-    def run_cell(self, index: int, timeout_ms: int = 120_000) -> "Notebook":
+    def run_cell(self, index: int, timeout_ms: int = 120_000) -> Notebook:
         """Click cell ``index`` (0-based, all cells) and press Shift+Enter.
 
         The click is repeated until that cell is the active one (a click
@@ -463,7 +463,7 @@ class Notebook:
             plots = cell.locator(".jp-OutputArea .js-plotly-plot")
             if plots.count() == 0:
                 continue
-            _poll(lambda: plots.evaluate_all(
+            _poll(lambda plots=plots: plots.evaluate_all(
                 "gds => gds.every(g => g._fullLayout && g.data && g.data.length > 0 "
                 "&& g.querySelector('.gtitle') && g.querySelector('.gtitle').textContent)"),
                   bool, timeout_ms, f"the figures of cell {i} to be drawn")

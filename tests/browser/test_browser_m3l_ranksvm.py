@@ -42,8 +42,7 @@ def cold_hamming_pct(r: float) -> float:
     from sklearn.metrics import hamming_loss
 
     from polyrank import M3LClassifier
-    from polyrank.m3l import fig5_setup
-    from polyrank.m3l import two_label_prior
+    from polyrank.m3l import fig5_setup, two_label_prior
 
     s = fig5_setup(200, 0.6, 0)
     m = M3LClassifier(R=two_label_prior(r), kernel="rbf", gamma=1.0, C=1.0, tol=1e-3,
@@ -170,8 +169,17 @@ def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     primal, dual, gap = (gap_fig.trace(n) for n in ("primal", "dual", "gap"))
     assert primal["x"] == dual["x"] == gap["x"] == list(range(1, steps + 1))
     assert primal["y"] == pytest.approx([row[1] for row in log], abs=1e-4)
-    assert all(p >= q for p, q in zip(primal["y"], dual["y"]))          # weak duality
-    assert gap["y"][-1] < 1e-6 * gap["y"][0]
+    # the dual is not drawn (null) where it is below 0 beyond rounding, far
+    # from the optimum (RankSVMObjective.dual); from there on: weak duality
+    # and a gap that shrinks by six decades
+    def drawn(values):                     # null or NaN: not drawn
+        return [i for i, v in enumerate(values) if v is not None and v == v]
+
+    shown = drawn(dual["y"])
+    assert shown and shown[-1] == steps - 1 and shown == list(range(shown[0], steps))
+    assert all(primal["y"][i] >= dual["y"][i] for i in shown)          # weak duality
+    assert drawn(gap["y"]) == shown
+    assert gap["y"][-1] < 1e-6 * gap["y"][shown[0]]
     assert f"iteration {steps}" in gap_fig.title()
     nb.screenshot(artifacts / "nb04_gap_monitor.png", gap_fig.widget)
 

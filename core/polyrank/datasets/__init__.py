@@ -16,8 +16,13 @@ import numpy as np
 from scipy.io import arff
 
 from ._paths import data_path
-from .reference import (BREAST_CANCER_POSITIVE, LIBLINEAR_RANKSVM_MQ2008, ORDINAL_PAPER_TABLE1,
-                        ORDINAL_PAPER_TABLE2, breast_cancer_signs)
+from .reference import (
+    BREAST_CANCER_POSITIVE,
+    LIBLINEAR_RANKSVM_MQ2008,
+    ORDINAL_PAPER_TABLE1,
+    ORDINAL_PAPER_TABLE2,
+    breast_cancer_signs,
+)
 
 __all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "load_w8a", "OrdinalData",
            "load_winequality_red", "AwAClasses", "load_awa_classes", "RankingData",

@@ -50,13 +50,28 @@ Importing this package registers every experiment and benchmark, in the
 order of the papers.
 """
 
-from .registry import (BENCHES, EXPERIMENTS, Experiment, ExperimentResult, format_rows,
-                       get_experiment, list_experiments, register_bench, run_experiment)
+from .registry import (
+    BENCHES,
+    EXPERIMENTS,
+    Experiment,
+    ExperimentResult,
+    format_rows,
+    get_experiment,
+    list_experiments,
+    register_bench,
+    run_experiment,
+)
+
+# isort: off
+# the order of these imports is the order in which the experiments and
+# benchmarks register, the order `polyrank reproduce --list` and
+# `polyrank bench --list` show: the order of the papers
 from .bench.sopopo import bench_sopopo, format_table
 from .sopopo import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 from .sign import bench_sign, correlation_signs, sign_convergence, sign_fig2, sign_small_sample
 from .ranksvm import (bench_ranksvm, bench_ranksvm_l1, large_k_problem, ranksvm_fig4, ranksvm_fig7,
                       ranksvm_methods, ranksvm_vs_svr)
+from .bench.ranksvm_dask import bench_ranksvm_dask
 from .ordinal import (bench_ordinal, bench_ordinal_rc, bench_ordinal_wine, ordinal_curves,
                       ordinal_fig4, ordinal_table1, ordinal_table2)
 from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
@@ -67,7 +82,7 @@ from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_li
                                  crammer_singer_primal)
 from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
 from .bench.input_check import bench_input_check
-from .bench.ranksvm_dask import bench_ranksvm_dask
+# isort: on
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["BaselineRunner", "BaselineError"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from tqdm.auto import tqdm
 

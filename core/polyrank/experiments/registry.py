@@ -32,10 +32,11 @@ import math
 import os
 import tempfile
 import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Sequence, dataclass_transform
+from typing import Any, dataclass_transform
 
 from .._files import atomic_open, atomic_path, write_bytes
 
@@ -74,7 +75,7 @@ def figure_builders() -> dict:
     return builders
 
 
-def _draw(result: "ExperimentResult"):
+def _draw(result: ExperimentResult):
     """The figure of ``result`` drawn by its registered builder."""
     builders = figure_builders()
     if builders and result.name not in builders:
@@ -554,7 +555,7 @@ class ExperimentResult:
         ImportError
             If pandas (the ``jupyter`` extra) is not installed.
         """
-        import pandas as pd      # optional: the jupyter extra, as Trace.to_pandas
+        import pandas as pd  # optional: the jupyter extra, as Trace.to_pandas
 
         return pd.DataFrame(self.row_records())
 

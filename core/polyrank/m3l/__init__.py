@@ -21,13 +21,10 @@ Learning", Machine Learning 88, 2012 (``m3l-multilabel-zero-shot.txt``).
 """
 
 from .estimator import M3LClassifier
-from .priors import (check_R, empirical_prior, labels_pm1, prior_from_classes,
-                     two_label_prior)
+from .priors import check_R, empirical_prior, labels_pm1, prior_from_classes, two_label_prior
 from .reference import dual_qp
-from .solver import (SMO_KERNELS, dual_gradient, m3l_dca, m3l_objectives, m3l_smo,
-                     projected_gradient)
-from .zero_shot import (correlated_pair_subset, fig5_curve, fig5_pair, fig5_setup,
-                        shifted_subset)
+from .solver import SMO_KERNELS, dual_gradient, m3l_dca, m3l_objectives, m3l_smo, projected_gradient
+from .zero_shot import correlated_pair_subset, fig5_curve, fig5_pair, fig5_setup, shifted_subset
 
 __all__ = ["M3LClassifier", "m3l_smo", "m3l_dca", "m3l_objectives", "projected_gradient",
            "dual_gradient", "SMO_KERNELS", "check_R", "prior_from_classes",

@@ -34,7 +34,6 @@ import math
 import numba
 import numpy as np
 
-
 #: floating-point contraction and reassociation (vectorised dot products);
 #: no assumptions about NaN/inf, which the shrinking bounds use
 _FAST = {"reassoc", "contract", "nsz", "arcp"}
@@ -531,7 +530,7 @@ def _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos, n_
         # a uniformly random interleaving of the labels' shuffled sets
         m = 0
         for l in range(L):
-            for t in range(n_vis[l]):
+            for _ in range(n_vis[l]):
                 seq[m] = l
                 m += 1
         for t in range(total - 1, 0, -1):
@@ -827,6 +826,185 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
         for l in range(L):
             zx = _ddot(Zt, l, X, i) if dense else _sdot(Zt, l, Xdata, Xind, Xptr, i)
             G[i, l] = 2.0 - 2.0 * Y[i, l] * zx
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def ovr_run(X, Xdata, Xind, Xptr, sqnorm, Y, Rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
+            seed, shrink, tau, max_visits):
+    """Epochs of linear M3L with a diagonal R as L independent SVMs solved
+    together by LIBLINEAR's dual coordinate descent with shrinking (Hsieh
+    et al. 2008, Alg. 3; ``solve_l2r_l1l2_svc`` of LIBLINEAR's
+    ``linear.cpp``), one shared pass over the examples per epoch, until
+    every label is solved or ``max_visits`` variables were visited.
+
+    With R diagonal, D2 (Eq. 25) splits into one box-constrained QP per
+    label (Sec. 3.1): label l is an L1-loss SVM without bias on
+    sqrt(R_ll) X with penalty 2C (its LIBLINEAR variables are
+    2 alpha_il, its gradient y z_l'x - 1 = -G_il / 2).  An epoch visits
+    the active examples in a uniformly random order and, at each, every
+    label whose variable alpha_il is active: the exact coordinate step
+    alpha <- clip(alpha + G / (4 R_ll x'x), 0, C_i) with
+    G = 2 - 2 y z_l'x_i (Eq. 37-39) and z_l += 2 R_ll y (delta) x_i
+    (Eq. 40); x_i is read once for all its labels (the shared data pass).
+
+    Shrinking per label, as LIBLINEAR: a variable at 0 with G < lb[l] or at
+    C_i with G > ub[l] leaves label l's active set (``on[i, l]``), lb and
+    ub being the extreme projected gradients of the label's previous epoch
+    (-inf / +inf when of the wrong sign).  An example without active
+    labels leaves the pass.  When every projected gradient label l met in
+    an epoch is below ``tau`` in absolute value (M3L's stopping rule,
+    Appendix B), the label is ``done`` if its active set held all N
+    variables at the start of that epoch, and otherwise starts again from
+    all of them (LIBLINEAR's unshrinking).  A done label is not visited.
+
+    Parameters
+    ----------
+    X, Xdata, Xind, Xptr : arrays
+        Dense X (N, D), or an empty X and CSR arrays (:mod:`polyrank._csr`).
+    sqnorm : ndarray, shape (N,)
+        x_i'x_i.
+    Y : ndarray, shape (N, L)
+        Labels in {-1, +1}.
+    Rdiag : ndarray, shape (L,)
+        The diagonal of R (> 0).
+    Cv : ndarray, shape (N,)
+        Per-example bounds C_i >= 0.
+    alpha : ndarray, shape (N, L)
+        Updated in place.
+    Zt : ndarray, shape (L, D)
+        Updated in place; equal to (2 X'(Y alpha) R)' on entry.
+    on : ndarray of bool, shape (N, L)
+        Active variables, updated in place (state between calls).
+    n_on : ndarray of int64, shape (L,)
+        Active variables per label, updated in place.
+    lb, ub : ndarray, shape (L,)
+        Shrinking thresholds, updated in place.
+    done : ndarray of bool, shape (L,)
+        Solved labels, updated in place.
+    seed : int
+        Seed of the visiting order.
+    shrink : bool
+        Shrink (False: every epoch visits all variables of the unfinished
+        labels).
+    tau : float
+        Tolerance on |projected gradient| (> 0).
+    max_visits : int
+        Visit budget, checked at the end of each epoch.
+
+    Returns
+    -------
+    code : int
+        :data:`DCA_SOLVED` (every label done: the caller must confirm on the
+        exact gradient) or :data:`DCA_BUDGET`.
+    visits : int
+        Variables visited.
+    epochs : int
+        Epochs run.
+    """
+    np.random.seed(seed)
+    N, L = Y.shape
+    dense = X.shape[0] > 0
+    act = np.empty(N, dtype=np.int64)
+    # the active labels of each example (compact lists: the pass reads no flags)
+    lab = np.empty((N, L), dtype=np.int64)
+    n_lab = np.zeros(N, dtype=np.int64)
+    full = np.empty(L, dtype=np.bool_)
+    pg_lo = np.empty(L)
+    pg_hi = np.empty(L)
+    rebuild = True
+    n_act = 0
+    visits = 0
+    epochs = 0
+    while True:
+        if rebuild:
+            # the examples with an active variable of an unfinished label
+            n_act = 0
+            for i in range(N):
+                k = 0
+                for l in range(L):
+                    if on[i, l] and not done[l]:
+                        lab[i, k] = l
+                        k += 1
+                n_lab[i] = k
+                if k > 0:
+                    act[n_act] = i
+                    n_act += 1
+            rebuild = False
+        for l in range(L):
+            pg_lo[l] = 0.0
+            pg_hi[l] = 0.0
+            full[l] = n_on[l] == N
+        for t in range(n_act - 1, 0, -1):
+            s = np.random.randint(0, t + 1)
+            tmp = act[t]
+            act[t] = act[s]
+            act[s] = tmp
+        # ---- one epoch: every active example once, all its active labels ----
+        m = 0
+        for t in range(n_act):
+            p = act[t]
+            C = Cv[p]
+            q = sqnorm[p]
+            k = 0
+            for j in range(n_lab[p]):
+                l = lab[p, j]
+                if done[l]:
+                    continue
+                visits += 1
+                zx = _ddot(Zt, l, X, p) if dense else _sdot(Zt, l, Xdata, Xind, Xptr, p)
+                g = 2.0 - 2.0 * Y[p, l] * zx
+                a = alpha[p, l]
+                if shrink and ((a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l])):
+                    on[p, l] = False
+                    n_on[l] -= 1
+                    continue
+                lab[p, k] = l
+                k += 1
+                pg = projected(g, a, C)
+                if pg < pg_lo[l]:
+                    pg_lo[l] = pg
+                elif pg > pg_hi[l]:
+                    pg_hi[l] = pg
+                if pg == 0.0:
+                    continue
+                r = Rdiag[l]
+                a_new = min(C, max(0.0, solve_1d(4.0 * r * q, g, -a, C - a) + a))
+                if a_new != a:
+                    alpha[p, l] = a_new
+                    c = 2.0 * r * Y[p, l] * (a_new - a)
+                    if dense:
+                        _daxpy(Zt, l, c, X, p)
+                    else:
+                        _saxpy(Zt, l, c, Xdata, Xind, Xptr, p)
+            n_lab[p] = k
+            if k > 0:
+                act[m] = p
+                m += 1
+        n_act = m
+        epochs += 1
+        # ---- per label: solved, unshrink, or new shrinking thresholds ----
+        all_done = True
+        for l in range(L):
+            if done[l]:
+                continue
+            if max(pg_hi[l], -pg_lo[l]) < tau:
+                if full[l]:
+                    done[l] = True
+                    continue
+                for i in range(N):
+                    on[i, l] = True
+                n_on[l] = N
+                lb[l] = -np.inf
+                ub[l] = np.inf
+                rebuild = True
+            else:
+                lb[l] = pg_lo[l] if pg_lo[l] < 0.0 else -np.inf
+                ub[l] = pg_hi[l] if pg_hi[l] > 0.0 else np.inf
+            all_done = False
+        if all_done:
+            return DCA_SOLVED, visits, epochs
+        if visits >= max_visits:
+            return DCA_BUDGET, visits, epochs
 
 
 

@@ -11,9 +11,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
-from .._sklearn import (LabelColumnsMixin, fit_context, forget_fitted, kernel_width_hint,
-                        log_callback, solver_seed, warn_if_not_converged, warn_if_trivial,
-                        warn_if_unscaled)
+from .._sklearn import (
+    LabelColumnsMixin,
+    fit_context,
+    forget_fitted,
+    kernel_width_hint,
+    log_callback,
+    solver_seed,
+    warn_if_not_converged,
+    warn_if_trivial,
+    warn_if_unscaled,
+)
 from ..kernels import check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
@@ -106,12 +114,17 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         ``method="auto"``: coordinate ascent on the whole Gram matrix for a
         diagonal R when it fits in ``cache_mb``, SMO, Alg. 1, otherwise);
         "dca": linear dual coordinate ascent
-        with shrinkage (Sec. 6, linear kernel only, dense or sparse X);
+        with shrinkage (Sec. 6, linear kernel only, dense or sparse X; with a
+        diagonal R, the default included, the labels are independent SVMs
+        solved as LIBLINEAR does, dual coordinate descent with shrinking per
+        label in one shared pass over the data, see
+        :func:`~polyrank.m3l.m3l_dca`);
         "auto": dca for the linear kernel, smo otherwise.
     ridge : float, default=0.0
         Explicit ridge added to R's diagonal.
     switch_tol : float, default=0.1
-        DCA: projected-gradient level at which updates become label-wise.
+        DCA with an R that is not diagonal: projected-gradient level at
+        which updates become label-wise.
     max_iter : int, default=10000
         Maximum iterations: sweeps (SMO) or duality-gap checks (DCA; a
         check comes when the shrunk problem looks solved or after at most

@@ -8,7 +8,6 @@ Appendix B: the dual as one QP over vec(alpha) with Q = 4 Y (K kron R) Y).
 from __future__ import annotations
 
 import numpy as np
-
 import scipy.sparse as sp
 
 from ..qp import solve_qp

@@ -47,21 +47,31 @@ from .._csr import row_arrays
 from .._memory import check_allocation
 from .._progress import progress
 from ..kernels import check_kernel_params, kernel_matrix
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      STATUS_NUMERICAL, CallbackRunner, SolverResult, finish)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NUMERICAL,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from ..result import numerical_failure as _failed
 from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
 from .priors import check_R, labels_pm1
 
 __all__ = ["m3l_smo", "m3l_dca", "smo", "dca", "m3l_objectives", "projected_gradient",
-           "dual_gradient", "SMO_KERNELS", "SMO_METHODS", "GRAM_DTYPES"]
+           "dual_gradient", "SMO_KERNELS", "SMO_METHODS", "DCA_METHODS", "GRAM_DTYPES"]
 
 #: kernels of the SMO solver
 SMO_KERNELS = ("linear", "rbf", "poly")
 #: methods of :func:`m3l_smo`: "smo" (Alg. 1), "cd" (example-major coordinate
 #: ascent on the whole Gram matrix), "auto" (cd when the Gram matrix fits the cache)
 SMO_METHODS = ("auto", "smo", "cd")
+#: methods of :func:`m3l_dca`: "joint" (Sec. 6, any R), "per-label" (LIBLINEAR's
+#: dual coordinate descent per label, diagonal R), "auto" (per-label when R is diagonal)
+DCA_METHODS = ("auto", "joint", "per-label")
 _KIND = {"linear": _kernels.KIND_LINEAR, "rbf": _kernels.KIND_RBF,
          "poly": _kernels.KIND_POLY}
 
@@ -680,7 +690,7 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
 def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: float = 0.1,
             shrinking: bool = True, ridge: float = 0.0, max_iter: int = 1000,
             check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
-            random_state=None, sample_weight=None) -> SolverResult:
+            random_state=None, sample_weight=None, method: str = "auto") -> SolverResult:
     """Linear M3L by dual coordinate ascent with shrinkage (Sec. 6, Eq. 37-45).
 
     Keeps Z = 2 X'(Y * alpha) R (D, L) and updates one dual variable at a
@@ -710,6 +720,21 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: floa
     (every projected gradient below ``tol``). A group that passes it on
     its own variables is done; a group that looked solved but fails it
     starts again from all its variables.
+
+    With a diagonal R (the default R = I included) the labels are
+    independent SVMs without bias and penalty 2C on sqrt(R_ll) X (Sec.
+    3.1), and ``method="auto"`` solves them as LIBLINEAR does
+    (``method="per-label"``: dual coordinate descent with shrinking per
+    label, Hsieh et al. 2008, Alg. 3, as ``solve_l2r_l1l2_svc`` of
+    LIBLINEAR's ``linear.cpp``; :func:`polyrank.m3l._kernels.ovr_run`),
+    all labels in one pass over the examples per epoch, so that a row of X
+    is read once for every label still active on it. Each label has its own
+    active set, shrinking thresholds (its previous epoch's extreme
+    projected gradients) and stopping test (every projected gradient it
+    met below ``tol``; then it starts again from all its variables unless
+    it already held them all, as LIBLINEAR); ``switch_tol`` plays no part.
+    The checks, the exact stopping rule and the result are those of the
+    joint solve: the same problem, solved to the same ``tol``.
 
     Parameters
     ----------
@@ -755,6 +780,10 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: floa
         Seed of the visiting order.
     sample_weight : array_like, shape (N,), optional
         Per-example weights w_i >= 0: the box of example i is [0, C w_i].
+    method : {"auto", "joint", "per-label"}
+        "joint": the paper's epochs over all labels (Sec. 6, any R);
+        "per-label": LIBLINEAR's per-label solves (R must be diagonal);
+        "auto": "per-label" when R is diagonal, else "joint".
 
     Returns
     -------
@@ -762,13 +791,15 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: floa
         ``x``: Z (D, L), decisions X @ Z; ``dual``: ``{"alpha", "G"}``;
         ``primal_objective``, ``dual_objective``, ``gap``,
         ``max_projected_gradient``, ``nit`` (checks), ``epochs``,
-        ``visits``, ``status``, ``trace``.
+        ``visits``, ``method`` ("joint" or "per-label"), ``status``,
+        ``trace``.
 
     Raises
     ------
     ValueError, TypeError
         As :func:`m3l_smo` (and a negative ``switch_tol``, a
-        ``check_every`` <= 0), except that a sparse X is accepted.
+        ``check_every`` <= 0, an unknown ``method``, ``method="per-label"``
+        with an R that is not diagonal), except that a sparse X is accepted.
 
     Examples
     --------
@@ -786,20 +817,22 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: floa
     check_every = check_positive(check_every, "check_every")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected a bool, got {type(shrinking).__name__}")
+    if method not in DCA_METHODS:
+        raise ValueError(f"method: expected one of {DCA_METHODS}, got {method!r}")
     alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
     return dca(X, Y, R, Cv, tol=tol, switch_tol=switch_tol, shrinking=bool(shrinking),
                max_iter=max_iter, check_every=check_every, alpha0=alpha0, callback=callback,
-               callback_every=callback_every, random_state=random_state)
+               callback_every=callback_every, random_state=random_state, method=method)
 
 
 def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter: int,
         check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
-        random_state=None) -> SolverResult:
+        random_state=None, method: str = "auto") -> SolverResult:
     """The solve of :func:`m3l_dca` on input it trusts: float64 X (N, D),
     dense or CSR, Y (N, L) in {-1, +1}, R symmetric positive definite,
     per-example bounds Cv (N,) >= 0, ``alpha0`` None or in [0, Cv],
-    ``check_every`` > 0. Returns the :class:`SolverResult` of
-    :func:`m3l_dca`."""
+    ``check_every`` > 0, ``method`` one of :data:`DCA_METHODS`. Returns the
+    :class:`SolverResult` of :func:`m3l_dca`."""
     rng = np.random.default_rng(random_state)
     N, L = Y.shape
     if not sp.issparse(X):
@@ -812,6 +845,15 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
     G = np.full((N, L), 2.0)
     if alpha0 is not None:
         _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
+    diagonal = not np.any(R - np.diag(np.diag(R)))
+    if method == "per-label" and not diagonal:
+        raise ValueError("method: 'per-label' needs a diagonal R (independent labels); "
+                         "use 'joint' or 'auto'")
+    budget = max(1, int(math.ceil(check_every * N * L)))
+    if method == "per-label" or (method == "auto" and diagonal):
+        return _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, tol=tol,
+                              shrinking=shrinking, max_iter=max_iter, budget=budget,
+                              callback=callback, callback_every=callback_every)
     # groups of labels coupled through R (connected components of R != 0):
     # independent sub-problems (for R = I each label, like 1-vs-All LIBLINEAR)
     n_groups, group = connected_components(R != 0, directed=False)
@@ -822,7 +864,6 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
     lb = np.full(L, -np.inf)
     ub = np.full(L, np.inf)
     flags = np.zeros(1, dtype=np.int64)
-    budget = max(1, int(math.ceil(check_every * N * L)))
     runner, status, max_pg, it = _start(callback, callback_every)
     epochs = visits = 0
     for it in range(1, max_iter + 1):
@@ -856,4 +897,53 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
             lb[labels] = -np.inf
             ub[labels] = np.inf
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-dca",
-                   {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits})
+                   {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits,
+                    "method": "joint"})
+
+
+def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking, max_iter,
+                   budget, callback, callback_every) -> SolverResult:
+    """:func:`dca` for a diagonal R (``method="per-label"``): the L labels
+    are independent SVMs (Sec. 3.1) solved together by LIBLINEAR's dual
+    coordinate descent with shrinking (:func:`polyrank.m3l._kernels.ovr_run`,
+    one pass over the examples serving every label).  ``alpha``, ``Zt`` and
+    ``G`` hold the start (Zt, G exact for alpha).  As in the joint solve,
+    an iteration ends with the exact check over all variables: a label
+    whose exact projected gradients are all below ``tol`` is done, one that
+    looked done but fails it starts again from all its variables."""
+    N, L = Y.shape
+    rdiag = np.ascontiguousarray(np.diag(R), dtype=np.float64)
+    on = np.ones((N, L), dtype=np.bool_)
+    n_on = np.full(L, N, dtype=np.int64)
+    lb = np.full(L, -np.inf)
+    ub = np.full(L, np.inf)
+    done = np.zeros(L, dtype=np.bool_)
+    runner, status, max_pg, it = _start(callback, callback_every)
+    epochs = visits = 0
+    for it in range(1, max_iter + 1):
+        _, visited, n_ep = _kernels.ovr_run(
+            *rows, sqnorm, Y, rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
+            int(rng.integers(0, 2**31 - 1)), shrinking, tol, budget)
+        epochs += n_ep
+        visits += visited
+        _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
+        label_pg = np.abs(projected_gradient(alpha, G, Cv)).max(axis=0)
+        max_pg = float(label_pg.max())
+        primal, dual = m3l_objectives(alpha, G, Cv)
+        stop = runner.record(it, primal, dual, max_pg=max_pg, visited=float(visited),
+                             epochs=float(epochs), labelwise=0.0)
+        ending = _ending(primal, dual, max_pg, tol, stop)
+        if ending is not None:
+            status = ending
+            break
+        ok = label_pg < tol
+        redo = done & ~ok
+        done[:] = ok
+        if redo.any():
+            on[:, redo] = True
+            n_on[redo] = N
+            lb[redo] = -np.inf
+            ub[redo] = np.inf
+    return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-dca",
+                   {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits,
+                    "method": "per-label"})

@@ -1,9 +1,9 @@
 """Ordinal ranking: support vector ordinal regression (the default model) and
 minimum-margin maximisation with row and column generation, with kernels.
 
-Source of the minimum-margin problems: Y. Izunaga, K. Sato, K. Tatsumi and Y. Yamamoto, "Row and column
-generation algorithms for minimum margin maximization of ranking problems",
-J. Oper. Res. Soc. Japan 58(4):394-409, 2015
+Source of the minimum-margin problems: Y. Izunaga, K. Sato, K. Tatsumi and
+Y. Yamamoto, "Row and column generation algorithms for minimum margin
+maximization of ranking problems", J. Oper. Res. Soc. Japan 58(4):394-409, 2015
 (``row-column-generation-ordinal.txt``).
 
 - :func:`solve_svor`: support vector ordinal regression with implicit
@@ -29,11 +29,25 @@ import scipy.sparse as sp
 
 from ..exceptions import TrivialModelWarning
 from .estimator import OrdinalMarginRanker, PRank
-from .generation import (FORMULATIONS, METHODS, InfeasibleError, algorithm_name,
-                         check_labels, formulation_name, initial_working_set,
-                         paper_notation, predict_labels, solve_ordinal)
-from .instances import (PAPER_THRESHOLDS, WHITE_WINE_GRADES, make_instance, make_overlapping,
-                        rank_loss)
+from .generation import (
+    FORMULATIONS,
+    METHODS,
+    InfeasibleError,
+    algorithm_name,
+    check_labels,
+    formulation_name,
+    initial_working_set,
+    paper_notation,
+    predict_labels,
+    solve_ordinal,
+)
+from .instances import (
+    PAPER_THRESHOLDS,
+    WHITE_WINE_GRADES,
+    make_instance,
+    make_overlapping,
+    rank_loss,
+)
 from .prank import prank
 from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
 

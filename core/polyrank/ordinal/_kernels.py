@@ -276,11 +276,13 @@ def kappa(x, y, kind, gamma, degree, coef0):
 
 
 @numba.njit(cache=True, nogil=True)
-def _prank_step(f, label, thr):
+def _prank_step(f, label, thr, thr_acc, weight):
     """PRank's rule and update for one object of score f (Fig. 1 of Crammer &
     Singer): the prediction, the smallest r with f < b_{r+1}; on a mistake,
     for r = 1..l with y_r = +1 if label >= r else -1, tau_r = y_r where
-    (f - b_r) y_r <= 0, b_r -= tau_r (in place).  Returns (prediction,
+    (f - b_r) y_r <= 0, b_r -= tau_r (in place) and thr_acc[r] -= weight *
+    tau_r (the weighted sum of the updates that gives the averaged
+    thresholds; weight 0 when not averaging).  Returns (prediction,
     sum_r tau_r); the sum is 0 when the prediction is right."""
     l = thr.shape[0]
     pred = l
@@ -296,12 +298,13 @@ def _prank_step(f, label, thr):
         if (f - thr[r]) * y <= 0.0:
             tau_sum += y
             thr[r] -= y
+            thr_acc[r] -= weight * y
     return pred, tau_sum
 
 
 @numba.njit(cache=True, nogil=True)
-def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
-                gamma, degree, coef0):
+def prank_epoch(X, labels, order, alpha, thr, support, n_support, alpha_acc, thr_acc,
+                step, average, kind, gamma, degree, coef0):
     """One pass of kernel PRank (Crammer & Singer, NIPS 2001, Fig. 1) over
     the objects in ``order``.
 
@@ -325,16 +328,25 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
         The objects with alpha != 0 so far, in ``support[:n_support]``
         (updated in place).
     n_support : int
+    alpha_acc, thr_acc : float64 (n,), (l,)
+        Sums of the updates weighted by their step, s * delta_s (updated in
+        place when ``average``): the averaged model after T steps is
+        ((T + 1) v - v_acc) / T for v = alpha, thr (Daume's trick for the
+        averaged perceptron, as in Harrington, ICML 2003).
+    step : int
+        Objects visited before this pass (over all passes).
+    average : bool
+        Accumulate alpha_acc and thr_acc.
     kind, gamma, degree, coef0
         See :func:`kappa`.
 
     Returns
     -------
-    (int, int, float, bool)
+    (int, int, float, bool, int)
         Mistakes in the pass, the new n_support, the sum of |l^_i - l_i|
-        over the pass (the on-line rank loss) and whether every score was
+        over the pass (the on-line rank loss), whether every score was
         finite (the pass stops at the first that is not: NaN or infinity
-        from overflowing features).
+        from overflowing features) and the new step count.
     """
     mistakes = 0
     loss = 0.0
@@ -348,23 +360,27 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, kind,
             j = support[s]
             f += alpha[j] * kappa(X[j], X[i], kind, gamma, degree, coef0)
         if not math.isfinite(f):
-            return mistakes, n_support, loss, False
-        pred, tau_sum = _prank_step(f, labels[i], thr)
+            return mistakes, n_support, loss, False, step
+        step += 1
+        weight = float(step) if average else 0.0
+        pred, tau_sum = _prank_step(f, labels[i], thr, thr_acc, weight)
         if pred == labels[i]:
             continue
         mistakes += 1
         loss += abs(pred - labels[i])
         if tau_sum != 0.0:
             alpha[i] += tau_sum
+            alpha_acc[i] += weight * tau_sum
             if not in_support[i]:
                 in_support[i] = True
                 support[n_support] = i
                 n_support += 1
-    return mistakes, n_support, loss, True
+    return mistakes, n_support, loss, True, step
 
 
 @numba.njit(cache=True, nogil=True)
-def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n_support, w):
+def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n_support,
+                    alpha_acc, thr_acc, step, average, w):
     """One pass of linear PRank on CSR rows: :func:`prank_epoch` with
     kappa(x, y) = x.y, keeping w = sum_j alpha_j x^j (updated in place, (m,))
     so that a score costs one sparse row, not the support; returns what
@@ -381,21 +397,24 @@ def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n
         for q in range(indptr[i], indptr[i + 1]):
             f += data[q] * w[indices[q]]
         if not math.isfinite(f):
-            return mistakes, n_support, loss, False
-        pred, tau_sum = _prank_step(f, labels[i], thr)
+            return mistakes, n_support, loss, False, step
+        step += 1
+        weight = float(step) if average else 0.0
+        pred, tau_sum = _prank_step(f, labels[i], thr, thr_acc, weight)
         if pred == labels[i]:
             continue
         mistakes += 1
         loss += abs(pred - labels[i])
         if tau_sum != 0.0:
             alpha[i] += tau_sum
+            alpha_acc[i] += weight * tau_sum
             for q in range(indptr[i], indptr[i + 1]):
                 w[indices[q]] += tau_sum * data[q]
             if not in_support[i]:
                 in_support[i] = True
                 support[n_support] = i
                 n_support += 1
-    return mistakes, n_support, loss, True
+    return mistakes, n_support, loss, True, step
 
 
 @numba.njit(cache=True, nogil=True)
@@ -572,7 +591,6 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
         lambda (a lower bound on the sub-problem's optimum).
     """
     w = lab.shape[0]
-    l = n_labels - 1
     tau = 1e-12
     lam = np.empty(w)
     gmax = np.empty(n_labels + 1)

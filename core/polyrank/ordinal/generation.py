@@ -29,11 +29,11 @@ computation time") or from scratch by Clarabel through
 :func:`polyrank.qp.solve_qp`, which also solves the hard margin primal
 sub-problems, (H~+) and the whole dual problem (``method="full"``); the soft
 margin primal (S), whole or over W, is solved as a QP over the objects near
-its margin only (:mod:`polyrank.ordinal.screened`); the searches for violated constraints (Step 3), the choice of Delta^nu
-(Step 5) and the initial working set (Sec. 10) are numba kernels
-(:mod:`polyrank.ordinal._kernels`).  Kernel values are computed only for
-the columns of the working set (n x |W|), never the full n x n Gram matrix
-(except by ``method="full"``).
+its margin only (:mod:`polyrank.ordinal.screened`); the searches for violated
+constraints (Step 3), the choice of Delta^nu (Step 5) and the initial working
+set (Sec. 10) are numba kernels (:mod:`polyrank.ordinal._kernels`).  Kernel
+values are computed only for the columns of the working set (n x |W|), never
+the full n x n Gram matrix (except by ``method="full"``).
 """
 
 from __future__ import annotations
@@ -46,10 +46,15 @@ import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
 from ..qp import solve_qp
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult, finish)
-from ..validation import (as_float_array, check_design, check_int,
-                          check_positive)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
+from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
 from .screened import MAX_NEWTON_DIM, constraint_rows, solve_soft_primal
 
@@ -843,7 +848,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
         returns them); ``formulation``, ``algorithm`` (the paper's names); ``qp_time_s``
         (seconds inside the sub-problem solver); ``subproblem_solver``
         ("dual_cd", "newton" or "clarabel", the one used), ``n_fallback``
-        (``"dual_cd"`` or ``"newton"`` solves redone by Clarabel), ``cd_steps`` (SMO pair updates in all); ``status``, ``success``, ``message``,
+        (``"dual_cd"`` or ``"newton"`` solves redone by Clarabel), ``cd_steps``
+        (SMO pair updates in all); ``status``, ``success``, ``message``,
         ``trace``.  In the trace, ``primal`` is an upper bound on the optimum
         of the whole problem (soft margin: the objective with all slacks;
         hard margin: the objective of the iterate scaled by 1 / (1 - v) when

@@ -60,14 +60,22 @@ from types import SimpleNamespace
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, STATUS_NUMERICAL,
-                      STATUS_STALLED, CallbackRunner, SolverResult, finish, numerical_failure)
-from ..tron import tron
 from .._memory import check_allocation
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NUMERICAL,
+    STATUS_STALLED,
+    CallbackRunner,
+    SolverResult,
+    finish,
+    numerical_failure,
+)
+from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
-from .generation import (_kernel_columns, _kernel_params, check_labels, check_X,
-                         predict_labels)
+from .generation import _kernel_columns, _kernel_params, check_labels, check_X, predict_labels
 
 __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "SVOR_SOLVERS", "THRESHOLD_LOSSES",
            "DEFAULT_TOL", "DEFAULT_MAX_ITER"]

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._sklearn import (_user_stacklevel, fit_context, log_callback, warn_if_not_converged,
-                        warn_if_trivial)
+from .._sklearn import (
+    _user_stacklevel,
+    fit_context,
+    log_callback,
+    warn_if_not_converged,
+    warn_if_trivial,
+)
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective

@@ -17,8 +17,14 @@ import scipy.sparse as sp
 
 from .._csr import row_arrays
 from ..qp import solve_qp
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult, finish)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from . import _dcd as dcd_kernels

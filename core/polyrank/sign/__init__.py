@@ -14,8 +14,7 @@ Minimization" (``sign-constrained-sdca-pegasos.txt``).
 """
 
 from .estimator import SignConstrainedClassifier, SignConstrainedRegressor
-from .losses import (BINARY_LOSSES, LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES,
-                     Loss, r_loss)
+from .losses import BINARY_LOSSES, LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES, Loss, r_loss
 from .solvers import sc_pegasos, sc_sdca
 
 __all__ = ["Loss", "r_loss", "LOSSES", "BINARY_LOSSES", "REGRESSION_LOSSES",

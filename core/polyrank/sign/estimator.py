@@ -14,8 +14,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._sklearn import (fit_context, log_callback, solver_seed, warn_if_not_converged,
-                        warn_if_trivial, warn_if_unscaled)
+from .._sklearn import (
+    fit_context,
+    log_callback,
+    solver_seed,
+    warn_if_not_converged,
+    warn_if_trivial,
+    warn_if_unscaled,
+)
 from ..validation import check_sample_weight, check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _as_csr, sc_pegasos, sc_sdca
@@ -32,9 +38,10 @@ _PROBABILISTIC = ("logistic", "softmax")
 
 def _feature_index(key, names, d: int) -> int:
     if isinstance(key, (numbers.Integral, np.integer)) and not isinstance(key, bool):
-        if not 0 <= key < d:
-            raise ValueError(f"signs: feature index {key} out of range [0, {d})")
-        return int(key)
+        index = int(key)
+        if not 0 <= index < d:
+            raise ValueError(f"signs: feature index {index} out of range [0, {d})")
+        return index
     if isinstance(key, str):
         if names is None:
             raise ValueError(f"signs: feature name {key!r} given but X has no column "

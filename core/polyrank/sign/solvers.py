@@ -15,8 +15,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      CallbackRunner, SolverResult, finish)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    CallbackRunner,
+    SolverResult,
+    finish,
+)
 from ..validation import check_design, check_int, check_positive, check_signs
 from . import _kernels as K
 from .losses import BINARY_LOSSES, get_loss, r_loss

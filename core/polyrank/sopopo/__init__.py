@@ -15,11 +15,27 @@ by Soft Projections onto Polyhedra", JMLR 7:1567-1599, 2006
 
 from .batch import ORDERS, sopopo_batch
 from .estimator import LabelRanker
-from .graph import (DECOMPOSITIONS, Piece, PieceLoss, PieceSet, build_pieces,
-                    check_decomposition, decompose, feedback_graph, layers,
-                    piece_loss)
-from .projection import (ReducedSolution, SoftProjection, g, knots, margins,
-                         soft_project, solve_reduced)
+from .graph import (
+    DECOMPOSITIONS,
+    Piece,
+    PieceLoss,
+    PieceSet,
+    build_pieces,
+    check_decomposition,
+    decompose,
+    feedback_graph,
+    layers,
+    piece_loss,
+)
+from .projection import (
+    ReducedSolution,
+    SoftProjection,
+    g,
+    knots,
+    margins,
+    soft_project,
+    solve_reduced,
+)
 
 __all__ = [
     "soft_project", "solve_reduced", "knots", "g", "margins",

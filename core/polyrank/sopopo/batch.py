@@ -20,11 +20,18 @@ import scipy.sparse as sp
 from .._csr import _NO_INDEX, row_arrays
 from .._memory import check_allocation
 from ..kernels import KERNELS, check_kernel_params, kernel_matrix
-from ..result import (STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER,
-                      STATUS_NUMERICAL, STATUS_STALLED, CallbackRunner, SolverResult,
-                      finish, numerical_failure)
-from ..validation import (as_float_array, check_design, check_int,
-                          check_positive)
+from ..result import (
+    STATUS_CALLBACK,
+    STATUS_CONVERGED,
+    STATUS_MAX_ITER,
+    STATUS_NUMERICAL,
+    STATUS_STALLED,
+    CallbackRunner,
+    SolverResult,
+    finish,
+    numerical_failure,
+)
+from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
 
@@ -114,10 +121,11 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
         1/2 sum_r ||w_r||^2 + C sum_i w_i sum_j sigma_j xi_j^i
         s.t. w_r.x_i - w_s.x_i >= y^i_r - y^i_s - xi_j^i  for (r, s) in E_j(y^i)
 
-    (w_i the sample weights, 1 by default) over w_1..w_k (or their kernel expansions).  One iteration is one pass
-    over all pieces (for ``order="greedy"``: as many greedy steps as there
-    are pieces).  After every pass the primal objective (Eq. 24), the dual
-    objective (Eq. 30) and their gap are recorded in the trace.
+    (w_i the sample weights, 1 by default) over w_1..w_k (or their kernel
+    expansions).  One iteration is one pass over all pieces (for
+    ``order="greedy"``: as many greedy steps as there are pieces).  After every
+    pass the primal objective (Eq. 24), the dual objective (Eq. 30) and their
+    gap are recorded in the trace.
 
     Parameters
     ----------
@@ -577,7 +585,8 @@ class _PairActiveSet:
         p = self.pieces
         inc, big, changed, viol, self.n_active = _kernels.pass_pairs_shrink(
             linear, *rows, sqnorm, W, K, F, coef, Y, self.seg_order, self.seg_ex,
-            self.seg_ptr, self.pos, self.n_act, p.C, p.A_idx, p.B_idx, self.alpha, self.beta, self.skip, self.shrink)
+            self.seg_ptr, self.pos, self.n_act, p.C, p.A_idx, p.B_idx, self.alpha, self.beta,
+            self.skip, self.shrink)
         return inc, big, changed, viol
 
     def _general(self, run):

@@ -11,9 +11,18 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, RANKING, encode_targets, writeable
-from .._sklearn import (LabelColumnsMixin, SparseIfLinearMixin, fit_context, forget_fitted,
-                        kernel_width_hint, log_callback, solver_seed, warn_if_not_converged,
-                        warn_if_trivial, warn_if_unscaled)
+from .._sklearn import (
+    LabelColumnsMixin,
+    SparseIfLinearMixin,
+    fit_context,
+    forget_fitted,
+    kernel_width_hint,
+    log_callback,
+    solver_seed,
+    warn_if_not_converged,
+    warn_if_trivial,
+    warn_if_unscaled,
+)
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X

@@ -15,8 +15,9 @@ Each piece carries a weight sigma_j >= 0 in the loss Eq. 3.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 

@@ -13,8 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import (as_float_array, as_label_array, check_magnitude, check_positive,
-                          max_abs_value)
+from ..validation import (
+    as_float_array,
+    as_label_array,
+    check_magnitude,
+    check_positive,
+    max_abs_value,
+)
 from . import _kernels
 
 __all__ = ["knots", "g", "solve_reduced", "margins", "soft_project",

@@ -25,8 +25,15 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 
-from ..registry import (BenchInfo, ExperimentResult, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    BenchInfo,
+    ExperimentResult,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 
 __all__ = ["bench_first_fit", "FirstFitRow", "FirstFitSummary"]
 

@@ -29,8 +29,7 @@ from ... import RankSVM, SignConstrainedClassifier
 from ...datasets import load_mq2008, load_w8a
 from ...validation import validate_X
 from .._harness import cpu_time
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record,
-                        register_bench)
+from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 
 __all__ = ["bench_input_check", "InputCheckRow", "InputCheckSummary"]
 
@@ -119,13 +118,13 @@ def bench_input_check(*, quick: bool = False, seed: int = 0, progress: bool = Fa
             est.fit(X, y, **kw)                                  # compile, caches
         times = {"sklearn": [], "gate": [], "fit": []}
         for _ in range(repeats):
-            times["sklearn"].append(cpu_time(lambda: validate_data(
+            times["sklearn"].append(cpu_time(lambda est=est, X=X, y=y: validate_data(
                 est, X, y, accept_sparse="csr", dtype=np.float64, reset=True)))
-            times["gate"].append(cpu_time(lambda: validate_X(
+            times["gate"].append(cpu_time(lambda est=est, X=X, y=y: validate_X(
                 est, X, y, accept_sparse="csr", dtype=np.float64, reset=True)))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                times["fit"].append(cpu_time(lambda: est.fit(X, y, **kw)))
+                times["fit"].append(cpu_time(lambda est=est, X=X, y=y, kw=kw: est.fit(X, y, **kw)))
         med = {k: statistics.median(v) for k, v in times.items()}
         rows.append(InputCheckRow(
             data=name, nnz=int(X.nnz), sklearn_s=med["sklearn"], gate_s=med["gate"],

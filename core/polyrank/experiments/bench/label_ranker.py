@@ -40,8 +40,15 @@ from threadpoolctl import threadpool_limits
 from ... import LabelRanker
 from ...datasets import load_yeast
 from ...sopopo import sopopo_batch
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    ExperimentResult,
+    RepeatedBench,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 
 __all__ = ["crammer_singer_primal", "bench_sopopo_vs_liblinear",
            "bench_label_ranker_defaults", "multilabel_sets", "CrammerSingerRow", "YeastPasses",
@@ -321,10 +328,11 @@ def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: b
                 if f_ours <= f_svc * (1 + 1e-12):
                     break
             t = _interleaved({
-                "svc": lambda: LinearSVC(multi_class="crammer_singer", fit_intercept=False,
-                                         C=C).fit(X, y),
-                "ours": lambda: sopopo_batch(X, Y, C, decomposition="top_vs_rest", tol=tol,
-                                             max_iter=1_000_000, random_state=seed)},
+                "svc": lambda X=X, y=y: LinearSVC(multi_class="crammer_singer",
+                                                  fit_intercept=False, C=C).fit(X, y),
+                "ours": lambda X=X, Y=Y, tol=tol: sopopo_batch(
+                    X, Y, C, decomposition="top_vs_rest", tol=tol, max_iter=1_000_000,
+                    random_state=seed)},
                 repeats)
             ratio = t["svc"] / t["ours"]
             ratios[name] = ratio
@@ -429,8 +437,9 @@ def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 peer.fit(Xtr, Ytr)
-                t = _interleaved({"ours": lambda: ours.fit(Xtr, Ytr),
-                                  "peer": lambda: peer.fit(Xtr, Ytr)}, repeats)
+                t = _interleaved({"ours": lambda ours=ours, Xtr=Xtr, Ytr=Ytr: ours.fit(Xtr, Ytr),
+                                  "peer": lambda peer=peer, Xtr=Xtr, Ytr=Ytr: peer.fit(Xtr, Ytr)},
+                                 repeats)
             loss_ours = float(label_ranking_loss(Yte, ours.decision_function(Xte)))
             loss_peer = float(label_ranking_loss(Yte, peer.decision_function(Xte)))
             wins[name] = loss_ours < loss_peer

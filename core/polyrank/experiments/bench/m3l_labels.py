@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from sklearn.datasets import make_multilabel_classification
@@ -32,8 +32,15 @@ from ...kernels import kernel_matrix
 from ...m3l import M3LClassifier
 from ...validation import check_int, check_positive
 from .._harness import cpu_time, progress_bar
-from ..registry import (BenchRunInfo, ExperimentResult, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    BenchRunInfo,
+    ExperimentResult,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 
 __all__ = ["bench_m3l_labels", "bench_m3l_labels_wide", "labels_problem", "svc_primal",
            "M3LLabelsRow", "M3LLabelsSummary"]
@@ -324,10 +331,11 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                                                 cache_size=cache_mb))
                 t_m3l, t_svc, t_svc_k = [], [], []
                 for _ in range(repeats):
-                    t_m3l.append(cpu_time(lambda: m3l.fit(Xtr, Ytr)))
-                    t_svc.append(cpu_time(lambda: svc.fit(Xtr, Ytr)))
+                    t_m3l.append(cpu_time(lambda m3l=m3l, Xtr=Xtr, Ytr=Ytr: m3l.fit(Xtr, Ytr)))
+                    t_svc.append(cpu_time(lambda svc=svc, Xtr=Xtr, Ytr=Ytr: svc.fit(Xtr, Ytr)))
                     if precomputed:
-                        t_svc_k.append(cpu_time(lambda: svc_k.fit(K, Ytr)))
+                        t_svc_k.append(cpu_time(
+                            lambda svc_k=svc_k, K=K, Ytr=Ytr: svc_k.fit(K, Ytr)))
                     bar.update()
                 ham_m3l = 100 * float(np.mean(m3l.predict(Xte) != Yte))
                 ham_svc = 100 * float(np.mean(svc.predict(Xte) != Yte))

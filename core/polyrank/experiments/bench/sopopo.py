@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -229,13 +229,13 @@ def _bench_rows(ks, repeats, seed, n, C, trials, min_time, tol):
             values = np.r_[mu, nu]
 
             t_sop.append(statistics.median(_per_call_times(
-                lambda: soft_project(x, y, U, A, B, C), repeats,
+                lambda x=x, y=y, U=U, A=A, B=B: soft_project(x, y, U, A, B, C), repeats,
                 min_time)))
             t_red.append(statistics.median(_per_call_times(
-                lambda: solve_reduced(mu, nu, C), repeats, min_time)))
+                lambda mu=mu, nu=nu: solve_reduced(mu, nu, C), repeats, min_time)))
             solver_times = []
 
-            def clarabel_call():
+            def clarabel_call(mu=mu, nu=nu, solver_times=solver_times):
                 r = reduced_qp(mu, nu, C, tol=tol)
                 solver_times.append(r.solve_time_s)
                 return r
@@ -244,7 +244,7 @@ def _bench_rows(ks, repeats, seed, n, C, trials, min_time, tol):
                 clarabel_call, repeats, min_time)))
             t_cla_solver.append(statistics.median(solver_times))
             t_sort.append(statistics.median(_per_call_times(
-                lambda: np.sort(values), repeats, min_time)))
+                lambda values=values: np.sort(values), repeats, min_time)))
 
             sop = soft_project(x, y, U, A, B, C)
             ref = reduced_qp(mu, nu, C, tol=tol)

@@ -62,7 +62,8 @@ class AwaPriorSummary(RunInfo):
 
 @register("m3l-awa-prior", "Sec. 7.2.1: the prior R = sum_c p(c) y_c y_c' of the 10 AwA test "
           "classes (uniform p) as a heat map")
-def m3l_awa_prior(*, seed: int = 0, quick: bool = False, progress: bool = False) -> ExperimentResult:
+def m3l_awa_prior(*, seed: int = 0, quick: bool = False,
+                  progress: bool = False) -> ExperimentResult:
     """The Sec. 7.2.1 prior of Animals with Attributes.
 
     R = sum_c p(c) y_c y_c' over the 10 test classes with uniform p(c) and

@@ -19,8 +19,15 @@ from ...kernels import kernel_matrix
 from ...m3l import m3l_smo
 from ...validation import check_int, check_positive
 from .._harness import progress_bar
-from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, record,
-                        register)
+from ..registry import (
+    ExperimentInfo,
+    ExperimentResult,
+    PaperItem,
+    column,
+    fmt_spec,
+    record,
+    register,
+)
 from ._common import _PAPER
 
 __all__ = ["m3l_fig2", "Fig2Row", "Fig2Method", "Fig2Summary"]

@@ -6,15 +6,15 @@ correlation is reversed.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
+from ...m3l import fig5_curve, fig5_setup
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, record, register
 from ._common import _PAPER, LINEAR, RBF
-from ...m3l import fig5_curve, fig5_setup
 
 __all__ = ["m3l_fig5", "Fig5Row", "Fig5Kernel", "Fig5Summary"]
 

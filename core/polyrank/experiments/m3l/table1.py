@@ -5,11 +5,11 @@ linear and rbf M3L (R = I) against 1-vs-All LIBLINEAR and LIBSVM, single-threade
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.metrics import hamming_loss
-from sklearn.svm import LinearSVC, SVC
+from sklearn.svm import SVC, LinearSVC
 from threadpoolctl import threadpool_limits
 
 from ...datasets import load_yeast
@@ -50,7 +50,8 @@ class Table1Summary(RunInfo):
 
 def _one_vs_all_linear(Xa, Y, C, tol):
     return [LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, tol=tol, dual=True,
-                      max_iter=100_000, random_state=0).fit(Xa, Y[:, lab]) for lab in range(Y.shape[1])]
+                      max_iter=100_000, random_state=0).fit(Xa, Y[:, lab])
+            for lab in range(Y.shape[1])]
 
 
 def _one_vs_all_rbf(X, Y, C, gamma, tol, cache_mb):
@@ -74,13 +75,14 @@ def _timing_rows(Ns, repeats, seed, bar, tol=1e-3, cache_mb=200.0):
             Ypm = 2 * Y - 1
             out = {}
             lin = M3LClassifier(tol=tol, random_state=seed, **LINEAR)
-            t_lin = median_times(lambda: lin.fit(X, Y), repeats)[1]
-            t_ll = median_times(lambda: out.__setitem__("ll", _one_vs_all_linear(
-                Xa, Ypm, LINEAR["C"], tol)), repeats)[1]
+            t_lin = median_times(lambda lin=lin, X=X, Y=Y: lin.fit(X, Y), repeats)[1]
+            t_ll = median_times(lambda out=out, Xa=Xa, Ypm=Ypm: out.__setitem__(
+                "ll", _one_vs_all_linear(Xa, Ypm, LINEAR["C"], tol)), repeats)[1]
             rbf = M3LClassifier(tol=tol, cache_mb=cache_mb, **RBF)
-            t_rbf = median_times(lambda: rbf.fit(X, Y), repeats)[1]
-            t_svm = median_times(lambda: out.__setitem__("svm", _one_vs_all_rbf(
-                X, Ypm, RBF["C"], RBF["gamma"], tol, cache_mb)), repeats)[1]
+            t_rbf = median_times(lambda rbf=rbf, X=X, Y=Y: rbf.fit(X, Y), repeats)[1]
+            t_svm = median_times(lambda out=out, X=X, Ypm=Ypm: out.__setitem__(
+                "svm", _one_vs_all_rbf(X, Ypm, RBF["C"], RBF["gamma"], tol, cache_mb)),
+                repeats)[1]
             # same solutions (R = I): primal objectives of the linear problems
             W = np.column_stack([m.coef_.ravel() for m in out["ll"]])
             p_ll = 0.5 * np.sum(W * W) + 2 * LINEAR["C"] * np.maximum(

@@ -16,12 +16,11 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
 from ...datasets import load_yeast
-from ...m3l import empirical_prior, M3LClassifier
+from ...m3l import M3LClassifier, empirical_prior, shifted_subset
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, RunInfo, column, fmt_spec, record, register
 from ._common import _PAPER, LINEAR, RBF
-from ...m3l import shifted_subset
 
 __all__ = ["m3l_table3", "Table3Row", "Table3Summary"]
 
@@ -180,7 +179,8 @@ def m3l_table3(*, n_train: int = 200, beta: float = 2.0, trials: int | None = No
             for name, params in (("linear", LINEAR), ("rbf", RBF)):
                 for label, prior in (("M3L", R), ("1-vs-All", None)):
                     m = M3LClassifier(R=prior, random_state=seed, **params).fit(Xs, Ys)
-                    preds[f"{label} {name} (M3L code, R = {'estimated' if prior is not None else 'I'})"] = m.predict(d.X_test)
+                    prior_name = "estimated" if prior is not None else "I"
+                    preds[f"{label} {name} (M3L code, R = {prior_name})"] = m.predict(d.X_test)
             preds.update(_baselines(Xs, Ys, d.X_test))
             for k, P in preds.items():
                 losses.setdefault(k, []).append(100.0 * hamming_loss(d.Y_test, P))

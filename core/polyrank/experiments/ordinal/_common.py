@@ -18,7 +18,7 @@ from ...ordinal.instances import instance_name
 from ...ordinal.prank import prank_decision
 from .._baseline import BaselineError, BaselineRunner
 from .._harness import mean_sd, progress_bar
-from ..registry import column, RunInfo
+from ..registry import RunInfo, column
 
 __all__ = ["POLY4", "FULL_QP_MAX_N", "TABLE1_FULL_QP_MAX_N", "FULL_QP_TASKS", "InstanceRow",
            "GroupRow", "TableSettings"]
@@ -210,7 +210,8 @@ def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc,
                     f_pr = prank_decision(X, pr.x, X, "poly", pr.kernel_params)
                     pred_pr = np.searchsorted(pr.thresholds, f_pr, side="right")
                     row = {
-                        "instance": instance_name(n, q, separable), "type": "S" if separable else "NS",
+                        "instance": instance_name(n, q, separable),
+                        "type": "S" if separable else "NS",
                         "n": n, "q": q, "algorithm": r.algorithm, "status": r.status,
                         "iterations": r.nit, "added": r.n_added, "W": int(r.working_set.size),
                         "time_s": t_alg, "qp_time_s": r.qp_time_s, "objective": r.objective,

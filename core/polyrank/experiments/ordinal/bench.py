@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass, fields
 
 import numpy as np
-from sklearn.model_selection import cross_val_predict, KFold
+from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -27,18 +27,26 @@ except ImportError:
 from ...datasets import load_winequality_red
 from ...exceptions import TrivialModelWarning
 from ...io import integral_labels, read_csv
-from ...ordinal import _warmup, make_instance, make_overlapping, OrdinalMarginRanker, solve_ordinal
+from ...ordinal import OrdinalMarginRanker, _warmup, make_instance, make_overlapping, solve_ordinal
 from ...ordinal.instances import instance_name
 from ...ordinal.reference import svor_qp
 from .._harness import fmt
-from ..registry import (BenchRunInfo, ExperimentResult, RepeatedBench, RepeatsInfo, column,
-                        fmt_spec, record, register_bench)
-from ._common import _FullQPWorker, _instance_runs, InstanceRow, POLY4
+from ..registry import (
+    BenchRunInfo,
+    ExperimentResult,
+    RepeatedBench,
+    RepeatsInfo,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+)
+from ._common import POLY4, InstanceRow, _FullQPWorker, _instance_runs
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
            "OrdinalBenchRow", "OrdinalBenchEntry", "OrdinalBenchSummary", "WineRow",
-           "WineSet", "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow", "WholeQPRow", "RcTable1Row",
-           "OrdinalRcSummary"]
+           "WineSet", "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow", "WholeQPRow",
+           "RcTable1Row", "OrdinalRcSummary"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +122,8 @@ class OrdinalBenchSummary(BenchRunInfo):
 @register_bench("ordinal", "RC(H~) vs the whole QP (Clarabel) on S.5000 and S.10000 "
                 "(poly d=4); target >= 20x faster, same objective")
 def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                  sizes=None, n_sets: int | None = None, budget_s: float | None = None) -> ExperimentResult:
+                  sizes=None, n_sets: int | None = None,
+                  budget_s: float | None = None) -> ExperimentResult:
     """Time RC(H~) against the whole QP (H~) on separable instances.
 
     Parameters
@@ -763,7 +772,8 @@ def _table1_notes(rows, all_ok, max_diff, notes):
         for solver in ("dual_cd", "clarabel"):
             if r.get(f"{solver}_s") is not None:
                 d = r.get(f"{solver}_obj_rel_diff")
-                parts.append(f"{solver} {r[f'{solver}_s']:.3f} s ({r[f'{solver}_iter']} sub-problems"
+                parts.append(f"{solver} {r[f'{solver}_s']:.3f} s "
+                             f"({r[f'{solver}_iter']} sub-problems"
                              + (f", {r[f'{solver}_fallback']} by Clarabel"
                                 if r.get(f'{solver}_fallback') else "")
                              + (f", obj diff {d:.1e}" if d is not None else "") + ");")

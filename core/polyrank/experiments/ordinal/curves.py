@@ -268,7 +268,8 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
         paper=_curves_paper_rows(rows[:len(CURVE_MODELS)], ours, best_prank, n_train,
                                  n_train_full))
     notes = [f"two features: {WINE_FEATURES[0]} (x axis) and {WINE_FEATURES[1]} (y axis), "
-             f"min-max scaled on {n_train} training wines; soft margin (the data are not separable)",
+             f"min-max scaled on {n_train} training wines; soft margin "
+             "(the data are not separable)",
              f"11 features: (S) test MAE {ours.test_mae:.3f} / accuracy "
              f"{ours.test_accuracy:.3f} vs PRank best test MAE {best_prank.test_mae:.3f}"]
     return ExperimentResult("ordinal-curves",

@@ -8,11 +8,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-
 from ...ordinal import _warmup, make_instance, solve_ordinal
 from ...ordinal.instances import instance_name
-from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, column, fmt_spec, record,
-                        register)
+from ..registry import (
+    ExperimentInfo,
+    ExperimentResult,
+    PaperItem,
+    column,
+    fmt_spec,
+    record,
+    register,
+)
 from ._common import POLY4
 
 __all__ = ["ordinal_fig4", "OrdinalFig4Row", "OrdinalFig4Summary"]

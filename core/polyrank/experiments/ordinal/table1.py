@@ -11,8 +11,15 @@ import time
 from ...datasets import ORDINAL_PAPER_TABLE1
 from .._harness import fmt
 from ..registry import ExperimentResult, PaperItem, column, record, register
-from ._common import (_group_rows, _instance_runs, _paper_rows, FULL_QP_MAX_N, GroupRow,
-                      TABLE1_FULL_QP_MAX_N, TableSettings)
+from ._common import (
+    FULL_QP_MAX_N,
+    TABLE1_FULL_QP_MAX_N,
+    GroupRow,
+    TableSettings,
+    _group_rows,
+    _instance_runs,
+    _paper_rows,
+)
 
 __all__ = ["ordinal_table1", "OrdinalTable1Group", "OrdinalTable1Summary"]
 

@@ -9,7 +9,7 @@ import time
 from ...datasets import ORDINAL_PAPER_TABLE2
 from .._harness import fmt
 from ..registry import ExperimentResult, PaperItem, column, record, register
-from ._common import _group_rows, _instance_runs, _paper_rows, GroupRow, TableSettings
+from ._common import GroupRow, TableSettings, _group_rows, _instance_runs, _paper_rows
 
 __all__ = ["ordinal_table2", "OrdinalTable2Group", "OrdinalTable2Summary"]
 

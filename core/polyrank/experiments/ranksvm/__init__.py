@@ -24,12 +24,17 @@ One module per experiment; importing this package registers them in the
 order of the paper, then its benchmarks (``bench``).
 """
 
-from ._common import METHOD_LABELS, large_k_problem, PathRow, SelectionRow, SolverRow, SolverSummary
+from ._common import METHOD_LABELS, PathRow, SelectionRow, SolverRow, SolverSummary, large_k_problem
+
+# isort: off
+# the order of these imports is the order in which the experiments and
+# benchmarks register (`polyrank reproduce --list`, `polyrank bench --list`)
 from .fig4 import ranksvm_fig4
 from .methods import ranksvm_methods
 from .fig7 import ranksvm_fig7
 from .vs_svr import ranksvm_vs_svr
 from .bench import bench_ranksvm, bench_ranksvm_l1
+# isort: on
 
 __all__ = ["ranksvm_fig4", "ranksvm_methods", "ranksvm_fig7", "ranksvm_vs_svr", "bench_ranksvm",
            "bench_ranksvm_l1", "large_k_problem", "METHOD_LABELS", "SelectionRow", "PathRow",

@@ -13,7 +13,7 @@ import numpy as np
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
-from ..registry import column, leading_columns
+from ..registry import leading_columns
 
 __all__ = ["METHOD_LABELS", "large_k_problem", "SelectionRow", "PathRow", "SolverSummary",
            "SolverRow"]

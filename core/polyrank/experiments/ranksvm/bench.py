@@ -22,8 +22,15 @@ from ...datasets import load_mq2008
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from ...ranksvm.reference import brute_force_fun, brute_force_l1, preference_pairs
 from .._harness import median_times, progress_bar
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench,
-                        speed_phrase)
+from ..registry import (
+    ExperimentResult,
+    RepeatedBench,
+    column,
+    fmt_spec,
+    record,
+    register_bench,
+    speed_phrase,
+)
 from ._common import _datasets
 
 __all__ = ["bench_ranksvm", "bench_ranksvm_l1", "RankBenchRow", "RankBenchSummary",
@@ -226,8 +233,9 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                 res = ranksvm_tron(X, y, qid, 1.0, method=method, tol=1e-3)
                 reps = repeats if (method in ("selection_tree", "y_tree") or name == "MQ2008") \
                     else max(1, repeats // 3)
-                t, c = median_times(lambda: ranksvm_tron(X, y, qid, 1.0, method=method,
-                                                         tol=1e-3), reps, warmup=True)
+                t, c = median_times(
+                    lambda X=X, y=y, qid=qid, method=method: ranksvm_tron(
+                        X, y, qid, 1.0, method=method, tol=1e-3), reps, warmup=True)
                 rows.append({"dataset": name, "method": method, "seconds": t, "cpu_s": c,
                              "steps": int(res.nit), "n_hv": int(res.n_hv),
                              "f": float(res.primal_objective)})

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 import numpy as np
 
 from ...ranksvm import ranksvm_tron
 from .._harness import progress_bar
-from ..registry import (ExperimentResult, PaperItem, RunInfo, column, fmt_spec, leading_columns,
-                        record, register)
-from ._common import _datasets, _PAPER, METHOD_LABELS
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    RunInfo,
+    column,
+    fmt_spec,
+    leading_columns,
+    record,
+    register,
+)
+from ._common import _PAPER, METHOD_LABELS, _datasets
 
 __all__ = ["ranksvm_fig4", "RankFig4Row", "RankFig4Method", "RankFig4Dataset",
            "RankFig4TableRow", "RankFig4Summary"]
@@ -207,7 +214,7 @@ def ranksvm_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
             bar.update()
         base = info["methods"].get("selection_tree")
         if base:
-            for m, v in info["methods"].items():
+            for v in info["methods"].values():
                 v["ratio_to_selection_tree"] = v["time_s"] / base["time_s"]
         info["methods"] = {m: RankFig4Method(**v) for m, v in info["methods"].items()}
         datasets[name] = RankFig4Dataset(**info)

@@ -8,7 +8,7 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from .._harness import progress_bar
 from ..registry import ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, record, register
-from ._common import _method_runs, _PAPER, _path_rows
+from ._common import _PAPER, _method_runs, _path_rows
 
 __all__ = ["ranksvm_fig7", "RankFig7Summary"]
 

@@ -9,14 +9,20 @@ import math
 import time
 from dataclasses import dataclass
 
-
 from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
-                        record, register)
-from ._common import _c_grid, _method_runs, _PAPER, _path_rows, _select_C, SelectionRow
+from ..registry import (
+    ExperimentInfo,
+    ExperimentResult,
+    PaperItem,
+    fmt_spec,
+    leading_columns,
+    record,
+    register,
+)
+from ._common import _PAPER, SelectionRow, _c_grid, _method_runs, _path_rows, _select_C
 
 __all__ = ["ranksvm_methods", "MethodsSelectionRow", "SelectedC", "MethodsSummary"]
 

@@ -17,9 +17,16 @@ from ...datasets import load_mq2008
 from ...metrics import mean_ndcg, pairwise_accuracy
 from ...ranksvm import ranksvm_dcd, ranksvm_tron
 from .._harness import progress_bar
-from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, fmt_spec, leading_columns,
-                        record, register)
-from ._common import _c_grid, _PAPER, _select_C, SelectionRow
+from ..registry import (
+    ExperimentInfo,
+    ExperimentResult,
+    PaperItem,
+    fmt_spec,
+    leading_columns,
+    record,
+    register,
+)
+from ._common import _PAPER, SelectionRow, _c_grid, _select_C
 
 __all__ = ["ranksvm_vs_svr", "SvrSelectionRow", "SvrResult", "SvrResultRow", "SvrSummary"]
 
@@ -163,7 +170,7 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
     retrain = {"ranksvm-l1": lambda C: fit_rank_l1(C, cold=True)}
     rows, results, table = [], {}, []
     for model, fit in models.items():
-        sel, best_pa, best_ndcg = _select_C(lambda C: fit(C)[:2], grid, d.X_vali,
+        sel, best_pa, best_ndcg = _select_C(lambda C, fit=fit: fit(C)[:2], grid, d.X_vali,
                                             d.y_vali, d.qid_vali, bar)
         rows += [SvrSelectionRow(kind="selection", model=model, **vars(r)) for r in sel]
         for measure, C in (("pairwise_accuracy", best_pa), ("mean_ndcg", best_ndcg)):

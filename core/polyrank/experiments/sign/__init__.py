@@ -24,10 +24,15 @@ order of the paper, then its benchmarks (``bench``).
 """
 
 from ._common import FIG2_DATA, FIG2_PAPER_ORDER, SignDataInfo, correlation_signs
+
+# isort: off
+# the order of these imports is the order in which the experiments and
+# benchmarks register (`polyrank reproduce --list`, `polyrank bench --list`)
 from .convergence import ConvergenceRow, sign_convergence
 from .fig2 import sign_fig2
 from .small_sample import sign_small_sample
 from .bench import bench_sign
+# isort: on
 
 __all__ = ["sign_convergence", "sign_fig2", "sign_small_sample", "bench_sign", "correlation_signs",
            "FIG2_DATA", "FIG2_PAPER_ORDER", "ConvergenceRow", "SignDataInfo"]

@@ -17,8 +17,14 @@ from ...sign.reference import reference_lbfgsb, reference_qp
 from ...validation import check_int
 from .._harness import progress_bar
 from ..registry import ExperimentResult, PaperItem, column, fmt_spec, record, register
-from ._common import (_fig2_data, _PAPER, correlation_signs, FIG2_DATA, FIG2_PAPER_ORDER,
-                      SignDataInfo)
+from ._common import (
+    _PAPER,
+    FIG2_DATA,
+    FIG2_PAPER_ORDER,
+    SignDataInfo,
+    _fig2_data,
+    correlation_signs,
+)
 
 __all__ = ["sign_convergence", "ConvergenceRow", "ConvergenceSummary"]
 
@@ -214,7 +220,7 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
     notes = [f"P(w*) = {p_star:.12f} (Clarabel QP); L-BFGS-B with bounds: "
              f"{lb.primal_objective:.12f} (relative difference "
              f"{abs(lb.primal_objective - p_star) / p_star:.1e})",
-             "final P(w) - P(w*) after %d epochs: " % epochs + ", ".join(
+             f"final P(w) - P(w*) after {epochs:d} epochs: " + ", ".join(
                  f"{k} {v:.2e}" for k, v in summary_final.items()),
              "epochs to P(w) - P(w*) <= 1e-6: " + ", ".join(
                  f"{k} {v if v is not None else 'not reached'}" for k, v in reach.items()),

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import (ExperimentInfo, ExperimentResult, PaperItem, leading_columns, record,
-                        register)
+from ..registry import (
+    ExperimentInfo,
+    ExperimentResult,
+    PaperItem,
+    leading_columns,
+    record,
+    register,
+)
 from ._common import _PAPER
 from .convergence import ConvergenceRow, sign_convergence
 

@@ -10,8 +10,8 @@ import dataclasses
 import math
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -21,10 +21,27 @@ from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import mean_sd, progress_bar
 from ..bench.sopopo import _fig6_problem, _per_call_times
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
-                        record, register)
-from ._common import (_BudgetedSolver, _check_budget, _check_ks, _clarabel_accuracy, _loglog_slope,
-                      _OBJ_RTOL, _PAPER, _rel, CLARABEL_TASKS)
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    SourceInfo,
+    column,
+    fmt_spec,
+    fmt_time,
+    record,
+    register,
+)
+from ._common import (
+    _OBJ_RTOL,
+    _PAPER,
+    CLARABEL_TASKS,
+    _BudgetedSolver,
+    _check_budget,
+    _check_ks,
+    _clarabel_accuracy,
+    _loglog_slope,
+    _rel,
+)
 
 __all__ = ["sopopo_fig6", "Fig6Row", "Fig6Problem", "Fig6Summary"]
 
@@ -371,9 +388,10 @@ def _fig6_loop(ks, trials, budget_s, n, C, repeats, min_time, rng, bar, worker):
             # SOPOPO's own optimality certificate on Eq. 7: primal - dual (Eq. 16)
             rec["eq7"]["cert"].append(abs(sop7.objective - sop7.dual_objective))
             rec["eq7"]["sop"].append(statistics.median(_per_call_times(
-                lambda: soft_project(x, y, U, A, B, C), repeats, min_time)))
+                lambda x=x, y=y, U=U, A=A, B=B: soft_project(x, y, U, A, B, C), repeats,
+                min_time)))
             rec["eq19"]["sop"].append(statistics.median(_per_call_times(
-                lambda: solve_reduced(mu, nu, C), repeats, min_time)))
+                lambda mu=mu, nu=nu: solve_reduced(mu, nu, C), repeats, min_time)))
             calls = {"eq7": ((x, y, U, A, B, C), sop7.objective,
                              0.5 * float(np.sum(U[np.r_[A, B]] ** 2))),
                      "eq19": ((mu, nu, C), sop19.objective, 0.5 * float(mu @ mu + nu @ nu))}

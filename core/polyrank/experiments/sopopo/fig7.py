@@ -10,8 +10,8 @@ import dataclasses
 import math
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -20,10 +20,24 @@ from ...sopopo import sopopo_batch
 from ...validation import check_int
 from .._baseline import BaselineRunner
 from .._harness import progress_bar
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, fmt_time,
-                        record, register)
-from ._common import (_BudgetedSolver, _check_budget, _check_ks, _loglog_slope, _PAPER,
-                      CLARABEL_TASKS)
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    SourceInfo,
+    column,
+    fmt_spec,
+    fmt_time,
+    record,
+    register,
+)
+from ._common import (
+    _PAPER,
+    CLARABEL_TASKS,
+    _BudgetedSolver,
+    _check_budget,
+    _check_ks,
+    _loglog_slope,
+)
 
 __all__ = ["fig7_data", "sopopo_fig7", "Fig7Row", "Fig7K100", "Fig7Summary"]
 
@@ -287,9 +301,10 @@ def sopopo_fig7(*, ks: Sequence[int] | None = None, m_per_k: int = 10, n: int = 
     budget_s : float, optional
         Time budget of one Clarabel solve in seconds (default 480; quick:
         10).  A k whose time, extrapolated from the solves measured so far
-        (log-log fit), exceeds the budget is not started.  The first solve over budget is stopped and larger k are
-        skipped (their ``ratio_lower_bound`` assumes that Clarabel's time
-        does not decrease with k).
+        (log-log fit), exceeds the budget is not started.  The first solve
+        over budget is stopped and larger k are skipped (their
+        ``ratio_lower_bound`` assumes that Clarabel's time does not decrease
+        with k).
     repeats : int, default 3
         Timed SOPOPO runs per k (identical runs; the median is reported).
     clarabel_formulation : {"factored", "gram"}, default "factored"
@@ -369,7 +384,8 @@ def _fig7_rows(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, bar):
     # warm up numba here and Clarabel in the worker
     Xw, Yw = fig7_data(np.random.default_rng(12345), 4, 8, 3)
     sopopo_batch(Xw, Yw, C=0.1, decomposition="top_vs_rest", tol=0.0, atol=atol, shrinking=False)
-    with BaselineRunner(CLARABEL_TASKS, [("eq38", (Xw, Yw, _pieces(Yw), 0.1, formulation))]) as worker:
+    warm = [("eq38", (Xw, Yw, _pieces(Yw), 0.1, formulation))]
+    with BaselineRunner(CLARABEL_TASKS, warm) as worker:
         return _fig7_loop(ks, m_per_k, n, atol, budget_s, repeats, formulation, seed, rng,
                           bar, _BudgetedSolver(worker, "eq38", budget_s))
 

@@ -16,8 +16,16 @@ from ..._csr import row_arrays
 from ...sopopo import _kernels, build_pieces
 from ...validation import check_int
 from .._harness import progress_bar
-from ..registry import (ExperimentResult, PaperItem, SourceInfo, column, fmt_spec, record,
-                        register, table_columns)
+from ..registry import (
+    ExperimentResult,
+    PaperItem,
+    SourceInfo,
+    column,
+    fmt_spec,
+    record,
+    register,
+    table_columns,
+)
 from ._common import _PAPER
 from .fig7 import fig7_data
 
@@ -193,8 +201,9 @@ def sopopo_fig8(*, k: int | None = None, m: int | None = None, n: int = 100,
         ``window`` = max(1, m // 20) updates has a median increase below
         first-pass median / drop_factor; None if never),
         ``transition_over_m``, ``drop_iteration`` (the same for drops by
-        10x and by ``drop_factor``, keyed by the factor), ``gap_at_iteration`` (at m, 2 m, 5 m, where
-        run, and the last), ``initial_gap``, ``final_gap``,
+        10x and by ``drop_factor``, keyed by the factor),
+        ``gap_at_iteration`` (at m, 2 m, 5 m, where run, and the last),
+        ``initial_gap``, ``final_gap``,
         ``last_pass_median_increase_over_final_gap`` (the paper's remark
         that the increase becomes tiny relative to the gap),
         ``min_dual_increase``, ``dual_drift`` (max |D_0 + sum of increases
@@ -295,7 +304,8 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
                     dual=float(dual), primal=float(primal), gap=float(primal - dual))]
     dual_run = float(dual)
     drift = 0.0
-    order_rng = np.random.default_rng(seed)      # the order of sopopo_batch(random_state=seed, shrinking=False)
+    # the order of sopopo_batch(random_state=seed, shrinking=False)
+    order_rng = np.random.default_rng(seed)
     t = 0
     for p in range(1, passes + 1):
         perm = order_rng.permutation(P)
