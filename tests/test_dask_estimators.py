@@ -25,8 +25,12 @@ from polyrank.ranksvm import RankSVMObjective
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-from polyrank.dask import (DaskRankSVM, DaskSignConstrainedClassifier,  # noqa: E402
-                           DaskSignConstrainedRegressor, make_ranking)
+from polyrank.dask import (  # noqa: E402
+    DaskRankSVM,
+    DaskSignConstrainedClassifier,
+    DaskSignConstrainedRegressor,
+    make_ranking,
+)
 
 #: the objective of the distributed fit against the local one (issue 31)
 RTOL_OBJECTIVE = 1e-8

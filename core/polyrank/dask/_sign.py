@@ -47,7 +47,7 @@ from ..sign import _kernels as K
 from ..sign.estimator import _resolve_signs
 from ..sign.losses import BINARY_LOSSES, get_loss
 from ..sign.solvers import _as_csr, _check_labels, _choose_layout
-from ..validation import as_float_array, check_design, check_int, check_positive
+from ..validation import as_float_array, check_design
 from . import _common as C_
 from ._ranksvm import _values
 
@@ -319,7 +319,7 @@ class _DaskSignMixin:
             c = _resolve_signs(self.signs, None if names is None else list(names), d)
             cb = np.concatenate([c, [0.0]]) if self.bias > 0 else c
             seed = np.random.default_rng(solver_seed(self.random_state))
-            for k, actor in enumerate(rounds.actors):
+            for actor in rounds.actors:
                 actor.configure(loss, self.smoothing, self.lam, cb, n, n / total,
                                 len(rounds.actors), int(seed.integers(2 ** 31)),
                                 classes).result()

@@ -29,7 +29,6 @@ round and the worker memory per document.
 from __future__ import annotations
 
 import gc
-import math
 import os
 import resource
 import statistics
@@ -45,8 +44,7 @@ from ...dask._common import import_distributed
 from ...dask._data import query_splits
 from ...ranksvm import RankSVM
 from ...validation import check_int
-from ..registry import (ExperimentResult, RepeatedBench, column, fmt_spec, record,
-                        register_bench)
+from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 
 __all__ = ["bench_ranksvm_dask", "RankDaskRow", "RankDaskSummary"]
 
