@@ -15,7 +15,10 @@ process: its fit's own allocations, the data not counted), the peak
 resident set during the fit (the single process: this process, holding the
 data; Dask: the largest worker), and the final objective f of Eq. 1.3 with
 its relative difference to the single process's.  Single-process and Dask
-fits alternate over the repeats.
+fits alternate over the repeats, and each Dask setting is shown after the
+single-process fits that alternated with it (on a shared machine the load
+moves between the settings); the single process runs on one BLAS thread,
+as each worker does.
 
 Targets of the issue: 2 workers at the largest size in at most 0.7x the
 single-process time, and a driver peak that does not grow with the number
@@ -38,6 +41,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ...dask import DaskRankSVM, make_ranking, make_ranking_partition
 from ...dask._common import import_distributed
@@ -68,17 +72,18 @@ class RankDaskRow:
     documents : int
         l, the rows of X.
     setting : str
-        ``"1 process"``, ``"Dask, 1 worker"``, ``"Dask, 2 workers"``.
+        ``"Dask, 1 worker"``, ``"Dask, 2 workers"``, each after the
+        single-process fits that alternated with it: ``"1 process, beside
+        1 worker"`` ... (same size, same stretch of time: the fairest
+        pairing on a shared machine).
     total_s : float
         Median wall seconds of ``fit`` (validation, query grouping; for
         Dask also placing the partitions, the checks and starting the
-        actors; TRON); for 1 process over the fits of every setting.
+        actors; TRON).
     s_per_iter : float
         Median wall seconds of the TRON phase per Newton step.
     ratio : float
-        total_s over the median wall seconds of the single-process fits
-        that alternated with this setting's fits (same size, same cluster,
-        same stretch of time: the fairest pairing on a shared machine).
+        total_s over that of the single-process row before it.
     cpu_s : float
         Median CPU seconds of the fit: the process's, or the workers' and
         the driver's summed.
@@ -353,10 +358,12 @@ def _size_on_cluster(client, n, workers, repeats, opts, seed):
         single, clocks = [], []
         for _ in range(repeats):
             one = RankSVM(**fit_kw)
-            single.append(_fit_clock(one, X, y, qid=qid))
+            with threadpool_limits(1):          # one thread, as each worker has
+                single.append(_fit_clock(one, X, y, qid=qid))
             model = DaskRankSVM(**fit_kw, client=client)
             clocks.append(_fit_clock(model, Xd, yd, qid=qd, client=client))
-        one_mb = _driver_peak(RankSVM(**fit_kw), X, y, qid=qid)
+        with threadpool_limits(1):
+            one_mb = _driver_peak(RankSVM(**fit_kw), X, y, qid=qid)
         driver_mb = _driver_peak(DaskRankSVM(**fit_kw, client=client), Xd, yd, qid=qd)
     finally:
         del X, y, qid, Xd, yd, qd
@@ -447,21 +454,20 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
     load_after = _load()
     rows = []
     for n in sizes:
-        single = [c for w in workers for c in runs[w][n][0]]
-        s_res, s_mb, data_mb = runs[workers[0]][n][1], runs[workers[0]][n][2], \
-            runs[workers[0]][n][6]
-        f1 = float(s_res.primal_objective)
-        part = [_row(n, "1 process", single, s_res, s_mb, data_mb, None, None)]
+        f1 = float(runs[workers[0]][n][1].primal_objective)
         for w in workers:
-            _, _, _, clocks, res, driver, _, _, latency = runs[w][n]
-            part.append(_row(n, f"Dask, {w} worker{'s' if w > 1 else ''}", clocks, res,
-                             driver, data_mb, f1, latency))
-        part[0]["ratio"] = 1.0
-        for w, r in zip(workers, part[1:]):
-            # against the single-process fits that alternated with this setting's
-            r["ratio"] = r["total_s"] / _median(c[0] for c in runs[w][n][0])
-        rows += [RankDaskRow(**r) for r in part]
+            # each Dask setting beside the single-process fits that alternated with it
+            single, s_res, s_mb, clocks, res, driver, data_mb, _, latency = runs[w][n]
+            one = _row(n, f"1 process, beside {_workers(w)}", single, s_res, s_mb, data_mb,
+                       f1, None)
+            dask = _row(n, f"Dask, {_workers(w)}", clocks, res, driver, data_mb, f1, latency)
+            one["ratio"], dask["ratio"] = 1.0, dask["total_s"] / one["total_s"]
+            rows += [RankDaskRow(**one), RankDaskRow(**dask)]
     return _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after, opts)
+
+
+def _workers(w: int) -> str:
+    return f"{w} worker{'s' if w > 1 else ''}"
 
 
 def _projection(rows, runs, sizes, workers):
@@ -490,6 +496,7 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
     ratio = next((r.ratio for r in two if r.documents == largest), None)
     paired = runs[workers[-1]][largest][0]         # the single fits beside the most workers
     one_wall, one_cpu = _median(c[0] for c in paired), _median(c[2] for c in paired)
+    rel = [r.rel_f for r in rows if r.setting.startswith("Dask")]
     cpu_ratio = next((r.max_worker_cpu_s / one_cpu for r in two
                       if r.documents == largest), None)
     share = one_cpu / one_wall
@@ -497,7 +504,7 @@ def _result(rows, runs, sizes, workers, quick, repeats, load_before, load_after,
                  + ("s" if workers[-1] > 1 else "")]
     driver = tuple(float(r.driver_mb) for r in dask_rows)
     mem_ok = bool(driver[-1] <= 1.5 * driver[0]) if len(driver) > 1 else None
-    max_rel = max(r.rel_f for r in rows)
+    max_rel = max(rel)
     us_doc, latency, per_doc, seconds, gib, rounds = _projection(rows, runs, sizes, workers)
     n_cpus = os.cpu_count() or 1
     loaded = (f"machine load average {load_before:.1f} before, {load_after:.1f} after, "
