@@ -306,6 +306,8 @@ def test_cocoa_regressor_with_weights_matches_single_machine(client):
     assert model.result_.status == "converged" and model.result_.gap <= tol
     assert abs(model.result_.primal_objective - local.result_.primal_objective) <= tol
     assert model.coef_[1] == 0.0 and np.all(model.coef_ >= 0)
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone.client is None and np.array_equal(clone.coef_, model.coef_)
     X, y = da.from_array(Xn, chunks=(300, -1)), da.from_array(yn, chunks=300)
     assert model.score(X, y) == pytest.approx(model.to_local().score(Xn, yn), rel=1e-10)
 

@@ -123,6 +123,19 @@ def _quote(text, limit: int = QUOTE_CHARS) -> str:
     return f"{shown[:limit]}... ({len(text):,} characters)"
 
 
+def _svmlight_error(path, exc, numbered_lines, parse) -> ValueError:
+    """The error for an SVMlight file the parser refused: the first line
+    that fails alone (:func:`_first_bad_line` over ``numbered_lines``,
+    ``(number, bytes)`` pairs, each tried by ``parse(file object)``), named
+    with its number and quoted, else the parser's own message ``exc``."""
+    bad = _first_bad_line(numbered_lines, lambda part: parse(io.BytesIO(b"".join(part))))
+    if bad is None:
+        return ValueError(f"{path}: not an SVMlight/LIBSVM file ({_one_line(exc, 120)})")
+    line, text, why = bad
+    return ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
+                      f"({_one_line(why, 120)}): {_quote(text)}")
+
+
 def _first_bad_line(lines, parse, chunk: int = 4096):
     """The first of ``lines`` (an iterable of (line number, text)) that
     ``parse`` refuses: ``(line number, text, exception)``, or None.
@@ -254,14 +267,8 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
         except Exception as exc:      # the parser raises ValueError, OverflowError, ...
             if zero_based is None and not zb and "index 0" in str(exc):
                 continue          # a zero-based file: read it again as one
-            bad = _first_bad_line(_numbered_lines(path),
-                                  lambda part, zb=zb: load(io.BytesIO(b"".join(part)), zb))
-            if bad is None:
-                raise ValueError(f"{path}: not an SVMlight/LIBSVM file "
-                                 f"({_one_line(exc, 120)})") from exc
-            line, text, why = bad
-            raise ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
-                             f"({_one_line(why, 120)}): {_quote(text)}") from exc
+            raise _svmlight_error(path, exc, _numbered_lines(path),
+                                  lambda source, zb=zb: load(source, zb)) from exc
     else:                     # every attempt either breaks, continues to the next or raises
         raise AssertionError("unreachable: no reading of the SVMlight file was attempted")
     n = X.shape[0]
@@ -628,13 +635,7 @@ def _parse_letor_bytes(path, data: bytes, first_line, n_features: int,
     except (OSError, MemoryError):
         raise
     except Exception as exc:          # the parser raises ValueError, OverflowError, ...
-        bad = _first_bad_line(lines(), lambda part: load(io.BytesIO(b"".join(part))))
-        if bad is None:
-            raise ValueError(f"{path}: not an SVMlight/LIBSVM file "
-                             f"({_one_line(exc, 120)})") from exc
-        line, text, why = bad
-        raise ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
-                         f"({_one_line(why, 120)}): {_quote(text)}") from exc
+        raise _svmlight_error(path, exc, lines(), load) from exc
     X = X.tocsr()
     n = X.shape[0]
     _check_finite(path, X.data, lambda k: int(np.searchsorted(X.indptr, k, side="right")) - 1,

@@ -15,8 +15,9 @@ import numpy as np
 
 from ..validation import check_query_ids
 
-__all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "collection_parts",
-           "n_columns", "column_names", "balance", "place_parts", "start_actors", "Rounds",
+__all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "ClientParam",
+           "collection_parts", "n_columns", "column_names", "balance", "place_parts",
+           "start_actors", "Rounds",
            "payload_bytes", "check_rows", "query_split", "check_no_split", "release"]
 
 #: How to install what :mod:`polyrank.dask` needs.
@@ -79,6 +80,17 @@ def get_client(client):
         raise TypeError(f"client: expected a distributed.Client or None, got "
                         f"{type(client).__name__}")
     return client
+
+
+class ClientParam:
+    """Mixin of the Dask estimators: the ``client`` parameter is not pickled
+    (a fitted model travels without its connection; ``client=None`` then
+    means the default client at the next fit)."""
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state["client"] = None
+        return state
 
 
 def _kind(obj) -> str:

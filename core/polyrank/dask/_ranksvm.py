@@ -251,7 +251,7 @@ def _ndcg_part(part, w):
     return float(vals @ first), float(first.sum())
 
 
-class DaskRankSVM(RankSVM):
+class DaskRankSVM(C_.ClientParam, RankSVM):
     """Linear RankSVM (L2 loss, Tree-TRON) on a dask.distributed cluster.
 
     The distributed version of :class:`polyrank.RankSVM`, in the manner of
@@ -347,11 +347,6 @@ class DaskRankSVM(RankSVM):
                          max_iter=max_iter, partial_pairs=partial_pairs,
                          random_state=random_state, verbose=verbose)
         self.client = client
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())
-        state["client"] = None
-        return state
 
     def _check_solver(self) -> None:
         if self.loss != "l2":

@@ -270,7 +270,7 @@ def _cocoa(rounds, *, lam, c, n, tol, max_iter, callback=None, callback_every=1)
                   bytes_sent=rounds.bytes_sent, bytes_received=rounds.bytes_received)
 
 
-class _DaskSignMixin:
+class _DaskSignMixin(C_.ClientParam):
     """The fit of both Dask estimators: shards, signs, CoCoA+."""
 
     def _check_dask_params(self):
@@ -497,11 +497,6 @@ class DaskSignConstrainedClassifier(_DaskSignMixin, SignConstrainedClassifier):
                          random_state=random_state, verbose=verbose)
         self.client = client
 
-    def __getstate__(self):
-        state = dict(super().__getstate__())
-        state["client"] = None
-        return state
-
     @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
         """Fit on the cluster.
@@ -625,11 +620,6 @@ class DaskSignConstrainedRegressor(_DaskSignMixin, SignConstrainedRegressor):
                          batch_size=batch_size, bias=bias, random_state=random_state,
                          verbose=verbose)
         self.client = client
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())
-        state["client"] = None
-        return state
 
     @fit_context
     def fit(self, X, y, sample_weight=None, *, callback=None, callback_every=1):
