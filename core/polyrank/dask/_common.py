@@ -17,8 +17,8 @@ from ..validation import check_query_ids
 
 __all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "ClientParam",
            "collection_parts", "n_columns", "column_names", "balance", "place_parts",
-           "start_actors", "Rounds",
-           "payload_bytes", "check_rows", "query_split", "check_no_split", "release"]
+           "start_actors", "Rounds", "payload_bytes", "check_rows", "query_split",
+           "check_no_split", "release"]
 
 #: How to install what :mod:`polyrank.dask` needs.
 DASK_EXTRA = "pip install 'polyrank[dask]'"
@@ -337,10 +337,9 @@ class Rounds:
 
     def close(self) -> None:
         """Let the actors go: release their futures and the references the
-        handles hold (a handle
-        may live on in a reference cycle of dask's until Python's garbage
-        collector runs, and would keep its actor and the actor's partitions
-        in the worker's memory until then)."""
+        handles hold (a handle may live on in a reference cycle of dask's
+        until Python's garbage collector runs, and would keep its actor and
+        the actor's partitions in the worker's memory until then)."""
         handles = [getattr(actor, "_future", None) for actor in self.actors]
         release(self.futures + [f for f in handles if f is not None])
         self.actors, self.futures = [], []
