@@ -26,6 +26,11 @@ The monitors record the solver's callback stream into a
 :class:`~polyrank_widgets.decomposition_model.DecompositionModel`, which holds
 no widget and takes every piece's loss from :func:`polyrank.sopopo.piece_loss`.
 This package imports :mod:`polyrank`, never the reverse.
+
+Each figure or widget is one output. With :func:`static_images` on (set
+``POLYRANK_STATIC_IMAGES=1`` before the import, as ``tools/execute_notebooks.py``
+does for the notebooks it stores) that output also carries a PNG, which a
+renderer without a kernel (GitHub, nbconvert, a docs site) shows instead.
 """
 
 try:
@@ -37,6 +42,9 @@ except ImportError as exc:          # the lean install: polyrank without its wid
         "pip install 'polyrank[jupyter]' (from a clone: pip install -e '.[jupyter]')"
     ) from exc
 
+import os as _os
+
+from ._display import STATIC_IMAGES_ENV as _STATIC_IMAGES_ENV
 from ._display import Snapshot, static_images
 from .correlation import CorrelationSlider
 from .decomposition import DecompositionViewer
@@ -47,3 +55,8 @@ from .tron import TronMonitor
 
 __all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor",
            "KnotExplorer", "SolverLab", "TronMonitor"]
+
+# POLYRANK_STATIC_IMAGES=1 (tools/execute_notebooks.py sets it for the kernels
+# whose notebooks it stores): every figure and widget carries its PNG
+if _os.environ.get(_STATIC_IMAGES_ENV, "") not in ("", "0"):
+    static_images()

@@ -1,11 +1,16 @@
 """Jupyter display and observer plumbing shared by every widget class, and the
-static snapshots (PNG) that keep a notebook readable without a kernel."""
+static images (PNG) that keep a stored notebook readable without a kernel, in
+the same output as the live widget or figure (:func:`static_images`)."""
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 import threading
+import uuid
 import warnings
+import weakref
 from contextlib import contextmanager
 
 _KALEIDO_LOCK = threading.Lock()
@@ -62,16 +67,40 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
             raise RuntimeError(f"{_NEEDS}: {type(exc).__name__}: {exc}") from exc
 
 
-def static_images(enable: bool = True) -> str:
-    """Make every plotly figure a cell displays also carry a static PNG, so
-    that a stored notebook shows its figures without a kernel (GitHub,
-    nbviewer, ``jupyter nbconvert --to html``); in JupyterLab plotly's
-    renderer shows the PNG and draws the interactive figure as soon as the
-    pointer enters it. Widgets keep theirs with :meth:`WidgetDisplay.snapshot`.
+#: the environment variable that turns static images on when
+#: :mod:`polyrank_widgets` is imported (``tools/execute_notebooks.py`` sets it
+#: for the kernels whose notebooks it stores)
+STATIC_IMAGES_ENV = "POLYRANK_STATIC_IMAGES"
 
-    Sets ``plotly.io.renderers.default`` to ``"plotly_mimetype+png"``
-    (``enable=False``: back to ``"plotly_mimetype"``) and starts kaleido's
-    Chromium once.
+_STATIC = False                                  # static_images() is on
+_SHOWN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # display id -> widget
+_FINGERPRINT: dict[str, int] = {}                # display id -> figures drawn in its PNG
+_HOOKED = False                                  # the post_run_cell hook is registered
+
+
+def static_images(enable: bool = True) -> str:
+    """Store a static PNG with every figure a notebook shows, so that the
+    stored notebook is readable without a kernel (GitHub, nbviewer,
+    ``jupyter nbconvert --to html``, a docs site), in the same output as the
+    live figure: one output per figure.
+
+    - A plotly figure is displayed as one MIME bundle with the plotly JSON
+      and its PNG (``plotly.io.renderers.default`` becomes
+      ``"plotly_mimetype+png"``; ``enable=False``: back to
+      ``"plotly_mimetype"``).
+    - A polyrank widget is displayed as one MIME bundle with the widget view
+      and a PNG of its figures (stacked when it has several). After every
+      cell the PNG of each widget whose figures changed in that cell is
+      refreshed in place (``update_display_data``), so the stored image is
+      the widget as the cell left it.
+
+    JupyterLab with a kernel shows the live figure or widget only; a
+    renderer without a kernel shows the image only. Off by default: the
+    images cost a headless Chromium (kaleido) in the kernel, which an
+    interactive session does not need. ``tools/execute_notebooks.py`` turns
+    them on for the notebooks it stores by setting
+    ``POLYRANK_STATIC_IMAGES=1`` (read when :mod:`polyrank_widgets` is
+    imported).
 
     Parameters
     ----------
@@ -80,7 +109,7 @@ def static_images(enable: bool = True) -> str:
     Returns
     -------
     str
-        The renderer now in use.
+        The plotly renderer now in use.
 
     Raises
     ------
@@ -89,6 +118,7 @@ def static_images(enable: bool = True) -> str:
     RuntimeError
         If kaleido or Chrome/Chromium is missing (``enable=True``).
     """
+    global _STATIC
     import plotly.graph_objects as go
     import plotly.io as pio
 
@@ -99,15 +129,89 @@ def static_images(enable: bool = True) -> str:
         warnings.filterwarnings("ignore", message="The kopts argument", category=UserWarning)
         figure_png(go.Figure())                 # starts Chromium; fails loudly if missing
         pio.renderers.default = "plotly_mimetype+png"
+        _hook_post_run_cell()
     else:
         pio.renderers.default = "plotly_mimetype"
+    _STATIC = enable
     return pio.renderers.default
 
 
+def _hook_post_run_cell() -> None:
+    """Register :func:`refresh_static_images` to run after every cell of the
+    IPython session (once; nothing outside IPython)."""
+    global _HOOKED
+    if _HOOKED:
+        return
+    try:
+        from IPython import get_ipython
+    except ImportError:                 # pragma: no cover - ipywidgets needs IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    shell.events.register("post_run_cell", lambda *args: refresh_static_images())
+    _HOOKED = True
+
+
+def refresh_static_images() -> int:
+    """Refresh, in place, the PNG of every shown widget whose figures changed
+    since its PNG was drawn (what :func:`static_images` runs after each
+    cell); returns how many were refreshed (0 when static images are off).
+
+    Raises
+    ------
+    RuntimeError
+        If kaleido, Chrome/Chromium or Pillow is missing.
+    """
+    if not _STATIC:
+        return 0
+    from IPython.display import update_display
+
+    n = 0
+    for display_id, obj in list(_SHOWN.items()):
+        if _FINGERPRINT.get(display_id) == obj._fingerprint():
+            continue
+        update_display(obj._bundle(display_id), raw=True, display_id=display_id)
+        n += 1
+    return n
+
+
+def stack_png(images: list[bytes]) -> bytes:
+    """PNG images stacked top to bottom, left-aligned on white (Pillow), as
+    one PNG; a single image is returned as it is.
+
+    Raises
+    ------
+    ValueError
+        If ``images`` is empty.
+    RuntimeError
+        If Pillow is missing (it comes with the ``jupyter`` extra).
+    """
+    if not images:
+        raise ValueError("images: expected at least one PNG, got none")
+    if len(images) == 1:
+        return images[0]
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise RuntimeError("stacking a widget's figures into one static image needs "
+                           "Pillow: pip install 'polyrank[jupyter]'") from exc
+    parts = [Image.open(io.BytesIO(b)).convert("RGB") for b in images]
+    out = Image.new("RGB", (max(p.width for p in parts), sum(p.height for p in parts)),
+                    "white")
+    y = 0
+    for part in parts:
+        out.paste(part, (0, y))
+        y += part.height
+    buf = io.BytesIO()
+    out.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
 class Snapshot:
-    """Static PNG images of a widget's figures: what a notebook keeps for
-    readers without a kernel (GitHub, nbviewer, ``jupyter nbconvert --to
-    html``). Displayed as one PNG output per figure.
+    """Static PNG images of a widget's figures, as :meth:`WidgetDisplay.snapshot`
+    returns them (e.g. to save or embed elsewhere). Displayed as one PNG
+    output per figure.
 
     Attributes
     ----------
@@ -132,14 +236,37 @@ class Snapshot:
 
 class WidgetDisplay:
     """Mixin: an object whose ``widget`` attribute (an ipywidgets container)
-    is what Jupyter shows when the object is the value of a cell."""
+    is what Jupyter shows when the object is the value of a cell, or passed
+    to ``display``: one output, a MIME bundle with the widget view, a short
+    ``text/plain`` and, under :func:`static_images`, a PNG of its figures."""
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
-        display(self.widget)
+        if not _STATIC:
+            display(self._bundle(None), raw=True)
+            return
+        display_id = uuid.uuid4().hex
+        _SHOWN[display_id] = self
+        display(self._bundle(display_id), raw=True, display_id=display_id)
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        return self._bundle(None)
+
+    def _bundle(self, display_id: str | None) -> dict:
+        """The MIME bundle shown for this widget; with ``display_id`` (static
+        images on) it carries the PNG of the figures as they are now."""
+        data = dict(self.widget._repr_mimebundle_())
+        data["text/plain"] = (f"{type(self).__name__}: an interactive widget "
+                              f"(run the notebook to use it)")
+        if display_id is not None:
+            _FINGERPRINT[display_id] = self._fingerprint()
+            png = stack_png([figure_png(f) for f in self._figures()])
+            data["image/png"] = base64.b64encode(png).decode("ascii")
+        return data
+
+    def _fingerprint(self) -> int:
+        """A hash of the figures as drawn (their full plotly JSON)."""
+        return hash(tuple(f.to_json() for f in self._figures()))
 
     def _figures(self) -> list:
         """The plotly figures :meth:`snapshot` exports (default: ``fig``)."""
@@ -147,11 +274,9 @@ class WidgetDisplay:
         return [] if fig is None else [fig]
 
     def snapshot(self, scale: float = 1.0) -> Snapshot:
-        """Static PNG images of the widget's figures as they are now.
-
-        Make it the last expression of a widget cell (after the widget is
-        drawn, e.g. after ``lab.wait()``) so that the stored notebook shows
-        the figures without a running kernel.
+        """Static PNG images of the widget's figures as they are now (e.g. to
+        save them to files). A notebook does not need them: under
+        :func:`static_images` the widget's own output carries its image.
 
         Parameters
         ----------

@@ -1,7 +1,9 @@
-"""Issue 17, item 3: a stored notebook shows its figures without a kernel.
-Every cell that draws a widget or a plotly figure also stores a static PNG,
-and ``jupyter nbconvert --to html`` (no execution) turns them into images;
-widget state (megabytes) is never committed."""
+"""Issue 17, item 3 and issue 34, item 1: a stored notebook shows its
+figures without a kernel, one output per figure. Every output that draws a
+widget or a plotly figure carries a static PNG in the same MIME bundle (no
+separate snapshot output), and ``jupyter nbconvert --to html`` (no
+execution) turns them into images; widget state (megabytes) is never
+committed."""
 
 from __future__ import annotations
 
@@ -17,14 +19,15 @@ NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("*.ipynb"))
 STATIC = [p.stem for p in NOTEBOOKS]
 
 
-def _figure_cells(nb):
-    """(index, has_png) of every code cell that draws a widget or a plotly
-    figure."""
+def _figure_outputs(nb):
+    """(cell index, MIME types) of every output that draws a widget or a
+    plotly figure."""
     out = []
     for i, cell in enumerate(nb["cells"]):
-        kinds = {k for o in cell.get("outputs", []) for k in o.get("data", {})}
-        if any("widget-view" in k or "plotly" in k for k in kinds):
-            out.append((i, "image/png" in kinds))
+        for o in cell.get("outputs", []):
+            kinds = set(o.get("data", {}))
+            if any("widget-view" in k or "plotly" in k for k in kinds):
+                out.append((i, kinds))
     return out
 
 
@@ -35,18 +38,23 @@ def test_no_widget_state_committed(path):
 
 
 @pytest.mark.parametrize("name", STATIC)
-def test_every_figure_cell_stores_a_png(name):
+def test_every_figure_output_carries_its_png(name):
     nb = json.loads((NOTEBOOKS[0].parent / f"{name}.ipynb").read_text())
-    cells = _figure_cells(nb)
-    assert cells, "no figure cell found"
-    def png_at(j):
-        return any("image/png" in o.get("data", {}) for o in nb["cells"][j].get("outputs", []))
-
-    # a live monitor is shown empty before its fit; its PNG comes after the fit
-    n_cells = len(nb["cells"])
-    missing = [i for i, has_png in cells
-               if not has_png and not any(png_at(j) for j in range(i + 1, min(i + 3, n_cells)))]
-    assert not missing, f"cells {missing} draw a figure but store no PNG"
+    figures = _figure_outputs(nb)
+    assert figures, "no figure output found"
+    missing = [i for i, kinds in figures if "image/png" not in kinds]
+    assert not missing, f"cells {missing} draw a figure but store no PNG with it"
+    # one output per figure: no PNG stands alone next to a live figure
+    alone = [i for i, cell in enumerate(nb["cells"]) for o in cell.get("outputs", [])
+             if set(o.get("data", {})) == {"image/png", "text/plain"}]
+    assert not alone, f"cells {alone} store a PNG apart from its figure"
+    # without a kernel the text of a widget is one short line, not its repr
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            data = o.get("data", {})
+            if "application/vnd.jupyter.widget-view+json" in data and "image/png" in data:
+                text = "".join(data["text/plain"])
+                assert "an interactive widget" in text and "children=" not in text
 
 
 @pytest.mark.parametrize("name", STATIC)
@@ -60,7 +68,7 @@ def test_static_html_export_shows_the_images(name, tmp_path):
                    capture_output=True)
     html = (tmp_path / f"{name}.html").read_text()
     # every stored PNG becomes an <img> in the page
-    assert html.count('src="data:image/png;base64,') >= n_png >= len(_figure_cells(nb))
+    assert html.count('src="data:image/png;base64,') >= n_png >= len(_figure_outputs(nb))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

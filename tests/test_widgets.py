@@ -363,3 +363,85 @@ def test_static_image_without_a_browser_fails_at_once(monkeypatch):
     assert not worker.is_alive(), "figure_png waits for a browser that does not exist"
     assert raised and "no Chrome/Chromium found" in raised[0]
     assert "apt-get install chromium" in raised[0]
+
+
+# ---------------------------------------------------------------- one output per figure
+def _png(width, height, colour):
+    import io
+
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), colour).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_widget_is_one_output_without_an_image_by_default(fig4):
+    # an interactive session: the widget view and a short text, no PNG, no kaleido
+    from polyrank_widgets import _display
+    assert _display._STATIC is False
+    bundle = fig4._repr_mimebundle_()
+    assert set(bundle) == {"application/vnd.jupyter.widget-view+json", "text/plain"}
+    assert bundle["text/plain"].startswith("KnotExplorer: an interactive widget")
+
+
+def test_static_images_put_the_png_in_the_widget_output_and_refresh_it(fig4, monkeypatch):
+    """Issue 34: one output per figure. Under static_images() the widget's
+    own output carries the PNG (no separate snapshot output), and after a
+    cell that changed the figure the PNG is replaced in place, under the same
+    display id; a cell that changed nothing sends nothing."""
+    import base64
+
+    import IPython.display
+
+    from polyrank_widgets import _display
+    shown, updated, drawn = [], [], []
+
+    def fake_png(fig, scale=1.0):
+        drawn.append(fig.layout.title.text)
+        return _png(20, 10, "red")
+
+    monkeypatch.setattr(_display, "_STATIC", True)
+    monkeypatch.setattr(_display, "_SHOWN", _display.weakref.WeakValueDictionary())
+    monkeypatch.setattr(_display, "figure_png", fake_png)
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda obj, **kw: shown.append((obj, kw)))
+    monkeypatch.setattr(IPython.display, "update_display",
+                        lambda obj, **kw: updated.append((obj, kw)))
+    fig4._ipython_display_()
+    assert len(shown) == 1                          # one output
+    bundle, kw = shown[0]
+    assert kw["raw"] is True and kw["display_id"]
+    assert {"application/vnd.jupyter.widget-view+json", "text/plain",
+            "image/png"} <= set(bundle)
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert _display.refresh_static_images() == 0 and updated == []   # nothing changed
+    fig4.set_C(2.0)
+    assert _display.refresh_static_images() == 1
+    (new, kw2), = updated
+    assert kw2["display_id"] == kw["display_id"] and kw2["raw"] is True
+    assert "z* = 2" in drawn[-1] and "z* = 4.6" in drawn[0]   # the PNG of the new state
+    assert _display.refresh_static_images() == 0
+    monkeypatch.setattr(_display, "_STATIC", False)
+    assert _display.refresh_static_images() == 0
+
+
+def test_stack_png_stacks_a_widgets_figures_into_one_image():
+    import io
+
+    from PIL import Image
+
+    from polyrank_widgets._display import stack_png
+    one = _png(30, 10, "red")
+    assert stack_png([one]) == one
+    out = Image.open(io.BytesIO(stack_png([one, _png(12, 7, "blue")])))
+    assert out.size == (30, 17)
+    assert out.getpixel((0, 0)) == (255, 0, 0) and out.getpixel((0, 12)) == (0, 0, 255)
+    assert out.getpixel((29, 16)) == (255, 255, 255)      # white beside the narrow one
+    with pytest.raises(ValueError, match="images"):
+        stack_png([])
+
+
+def test_static_images_rejects_a_non_bool():
+    from polyrank_widgets import static_images
+    with pytest.raises(TypeError, match="enable"):
+        static_images("yes")

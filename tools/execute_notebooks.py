@@ -10,8 +10,9 @@ Run from the repository root, in the development venv (``pip install -e
 Each notebook runs top to bottom in a fresh ``python3`` kernel of this
 interpreter, from the notebook's own folder, and is stored with:
 
-- every output (the static PNG images included: ``static_images()`` and the
-  widgets' ``snapshot()`` cells), execution counts 1, 2, ... in order;
+- every output, each figure and widget with its static PNG in the same output
+  (the kernels run with ``POLYRANK_STATIC_IMAGES=1``: see
+  ``polyrank_widgets.static_images``), execution counts 1, 2, ... in order;
 - no widget state (``metadata.widgets``: megabytes of plotly JSON that
   nbval ignores and GitHub cannot draw) and no per-cell timing metadata
   (``metadata.execution``: time stamps that change on every run);
@@ -90,6 +91,8 @@ def main(argv=None) -> int:
                         help="seconds one cell may run (default 1800)")
     args = parser.parse_args(argv)
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
+    # the kernels store a PNG with every figure and widget (polyrank_widgets.static_images)
+    os.environ["POLYRANK_STATIC_IMAGES"] = "1"
     paths = args.notebooks or sorted((REPO / "notebooks").glob("*.ipynb"))
     # compile the numba kernels here first: a kernel that compiles shows a
     # progress bar, which would be stored in the notebook

@@ -25,6 +25,7 @@ import os
 import sys
 import types
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -490,9 +491,7 @@ class LabelColumnsMixin:
     coef0: float
     X_fit_: np.ndarray
     dual_coef_: np.ndarray
-
-    def _bias(self) -> float:                   # pragma: no cover - defined by the estimator
-        raise NotImplementedError
+    _bias: Callable[[], float]
 
     def _augment(self, X):
         """X with the bias feature appended (X itself when the bias is 0)."""

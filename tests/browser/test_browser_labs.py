@@ -3,7 +3,10 @@
 (ordinal ranking on red wine) and 06 (M3L's R editor), the cells that build
 the lab are run in turn, a control is moved as a person would, and the page
 must show the refit: the gap curve restarted, the readout changed and the
-attached paper view redrawn.  (Notebook 04's lab: test_browser_m3l_ranksvm.)
+attached paper view redrawn.  The tour's and notebook 06's checks are
+functions called by the one test that opens that notebook (in
+test_browser_sopopo and test_browser_m3l_ranksvm: each notebook is opened
+once).  (Notebook 04's lab: test_browser_m3l_ranksvm.)
 Screenshots go to ``test-artifacts/browser/``.
 """
 
@@ -46,26 +49,6 @@ def _open_lab(lab, page, notebook: str, figure: str, *cells: str):
     fig = nb.figure(figure)
     box = fig.widget
     return nb, fig, box, _settled(nb, box, "")
-
-
-def test_tour_lab_bias_dropdown_refits_label_ranker(lab, page, artifacts):
-    nb, gap, box, before = _open_lab(lab, page, "00_tour.ipynb", "LabelRanker: duality gap",
-                                     "_ = polyrank.warmup()", "lab = SolverLab(LabelRanker(")
-    n_before = _iteration(gap.title())
-    graph = nb.figure("Feedback graph of γ")
-    graph_before = graph.title()
-    nb.screenshot(artifacts / "lab_tour_bias1.png", box)
-
-    nb.select("bias", "0.0", within=box)
-    after = _settled(nb, box, before)
-    gap.wait_for_title(lambda t: _iteration(t) not in (-1, n_before))
-    # the gap curve restarted: one point per pass of the new fit, from pass 1
-    assert gap.trace("gap")["x"][0] == 1
-    assert len(gap.trace("gap")["x"]) == _iteration(gap.title())
-    assert "converged" in after and after != before
-    # the example's view was redrawn with the new fit's scores
-    graph.wait_for_title(lambda t: t != graph_before)
-    nb.screenshot(artifacts / "lab_tour_bias0.png", box)
 
 
 def test_notebook03_sign_toggle_refits_with_the_new_sign(lab, page, artifacts):
@@ -112,11 +95,36 @@ def test_notebook05_kernel_dropdown_redraws_the_curves(lab, page, artifacts):
     nb.screenshot(artifacts / "lab_nb05_rbf.png", box)
 
 
-def test_notebook06_r_editor_refits_m3l(lab, page, artifacts):
-    nb, heat, box, before = _open_lab(lab, page, "06_m3l_zero_shot.ipynb",
-                                      "prior R (click a cell)",
-                                      "from polyrank.datasets import load_yeast",
-                                      "yeast = load_yeast()", "m3l_lab = SolverLab(")
+# ------------------------------------------------------------ called by the
+# tests of the tour and of notebook 06 (one notebook opened once per test)
+def check_tour_lab_bias_dropdown_refits_label_ranker(nb, artifacts):
+    """The tour's lab (its cells already run): the bias dropdown refits."""
+    gap = nb.figure("LabelRanker: duality gap")
+    box = gap.widget
+    before = _settled(nb, box, "")
+    n_before = _iteration(gap.title())
+    graph = nb.figure("Feedback graph of γ")
+    graph_before = graph.title()
+    nb.screenshot(artifacts / "lab_tour_bias1.png", box)
+
+    nb.select("bias", "0.0", within=box)
+    after = _settled(nb, box, before)
+    gap.wait_for_title(lambda t: _iteration(t) not in (-1, n_before))
+    # the gap curve restarted: one point per pass of the new fit, from pass 1
+    assert gap.trace("gap")["x"][0] == 1
+    assert len(gap.trace("gap")["x"]) == _iteration(gap.title())
+    assert "converged" in after and after != before
+    # the example's view was redrawn with the new fit's scores
+    graph.wait_for_title(lambda t: t != graph_before)
+    nb.screenshot(artifacts / "lab_tour_bias0.png", box)
+
+
+def check_notebook06_r_editor_refits_m3l(nb, artifacts):
+    """Notebook 06's lab (yeast loaded): its R editor refits M3L."""
+    _run(nb, "m3l_lab = SolverLab(")
+    heat = nb.figure("prior R (click a cell)")
+    box = heat.widget
+    before = _settled(nb, box, "")
     assert "cell R[1, 3]" in nb.html_text(box)
     r = nb.slider("r", within=box)
     r.type_value("0.5")

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from .lab import poll as _poll
+from .test_browser_labs import check_notebook06_r_editor_refits_m3l
 
 SLIDER_TITLE = "Class2 / Class4: r ="
 
@@ -132,6 +133,9 @@ def test_notebook06_correlation_slider(lab, page, artifacts):
     assert gap["y"][-1] == pytest.approx(last, rel=0.05)
     assert f"iteration {len(gap['x'])}" in gap_fig.title()
     nb.screenshot(artifacts / "nb06_gap_monitor_smo.png", gap_fig.widget)
+
+    # the SolverLab of Sec. 3 and its R editor, in the same page
+    check_notebook06_r_editor_refits_m3l(nb, artifacts)
 
 
 def parse_tron_log(text: str) -> list[tuple]:

@@ -17,6 +17,7 @@ from functools import partial
 import pytest
 
 from .lab import poll
+from .test_browser_labs import check_tour_lab_bias_dropdown_refits_label_ranker
 
 _poll = partial(poll, timeout_s=15.0)
 
@@ -41,7 +42,7 @@ def assert_knot_explorer_drawn(fig) -> None:
     assert fig.svg_path_count() >= 6
 
 
-def test_tour_knot_explorer_C_slider_moves_z_star(lab, page, artifacts):
+def test_tour_knot_explorer_and_lab(lab, page, artifacts):
     nb = lab.open(page, "00_tour.ipynb").run_all()
     fig = nb.figure(KNOT_TITLE + ": z* = 4.6")         # the Fig. 4 explorer, not the lab's
     assert_knot_explorer_drawn(fig)
@@ -75,6 +76,9 @@ def test_tour_knot_explorer_C_slider_moves_z_star(lab, page, artifacts):
     assert s["bracket"] == pytest.approx((0.0, s["C"]))
     assert f"bracket [0, {s['C']:.4g}]" in fig.title()
     nb.screenshot(artifacts / "tour_knot_explorer_C0.5.png", fig.widget)
+
+    # the tour's SolverLab (LabelRanker on yeast), in the same page
+    check_tour_lab_bias_dropdown_refits_label_ranker(nb, artifacts)
 
 
 def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
