@@ -234,7 +234,9 @@ def test_no_in_place_write_left_in_the_package():
                     offenders.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     # the temporary file of atomic_path may be written by name: registry.py's
     # write_html hands plotly the temporary path; res.write_html is that method
+    # bench ranksvm-dask resets the peak resident set through a kernel control
+    # file, which is no file the package writes
     allowed = ("figure.write_html(str(page)", "figure.write_html(os.path.join(tmp",
-               "res.write_html(")
+               "res.write_html(", 'open("/proc/self/clear_refs", "w")')
     offenders = [o for o in offenders if not any(a in o for a in allowed)]
     assert not offenders, offenders

@@ -9,6 +9,8 @@ and the standard library's, never our own:
   by :func:`sklearn.datasets.load_svmlight_file`;
 - :func:`read_query`: LightGBM / SVMlight ``.query`` files (one query size
   per line) as query ids;
+- :func:`load_letor_dask`: many LETOR files (or byte ranges of them split
+  at query boundaries) as lazy dask arrays, parsed on the workers;
 - :func:`read_csv`: delimited text with a header line, by :mod:`csv` (the
   delimiter, e.g. ``,`` or the ``;`` of the UCI wine files, is sniffed);
 - :func:`read_arff`: MULAN multi-label ARFF files (the label attributes are
@@ -44,7 +46,7 @@ from . import __version__
 from ._files import write_bytes
 from .datasets import _label_names_from_xml
 
-__all__ = ["DataFile", "read_svmlight", "read_query", "read_csv", "read_arff",
+__all__ = ["DataFile", "read_svmlight", "read_query", "load_letor_dask", "read_csv", "read_arff",
            "label_names_from_xml", "integral_labels", "save_model", "load_model",
            "model_trusted_types", "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "QUOTE_CHARS"]
 
@@ -119,6 +121,19 @@ def _quote(text, limit: int = QUOTE_CHARS) -> str:
     if len(text) <= limit and len(shown) <= limit + 2:
         return shown
     return f"{shown[:limit]}... ({len(text):,} characters)"
+
+
+def _svmlight_error(path, exc, numbered_lines, parse) -> ValueError:
+    """The error for an SVMlight file the parser refused: the first line
+    that fails alone (:func:`_first_bad_line` over ``numbered_lines``,
+    ``(number, bytes)`` pairs, each tried by ``parse(file object)``), named
+    with its number and quoted, else the parser's own message ``exc``."""
+    bad = _first_bad_line(numbered_lines, lambda part: parse(io.BytesIO(b"".join(part))))
+    if bad is None:
+        return ValueError(f"{path}: not an SVMlight/LIBSVM file ({_one_line(exc, 120)})")
+    line, text, why = bad
+    return ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
+                      f"({_one_line(why, 120)}): {_quote(text)}")
 
 
 def _first_bad_line(lines, parse, chunk: int = 4096):
@@ -252,14 +267,8 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
         except Exception as exc:      # the parser raises ValueError, OverflowError, ...
             if zero_based is None and not zb and "index 0" in str(exc):
                 continue          # a zero-based file: read it again as one
-            bad = _first_bad_line(_numbered_lines(path),
-                                  lambda part, zb=zb: load(io.BytesIO(b"".join(part)), zb))
-            if bad is None:
-                raise ValueError(f"{path}: not an SVMlight/LIBSVM file "
-                                 f"({_one_line(exc, 120)})") from exc
-            line, text, why = bad
-            raise ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
-                             f"({_one_line(why, 120)}): {_quote(text)}") from exc
+            raise _svmlight_error(path, exc, _numbered_lines(path),
+                                  lambda source, zb=zb: load(source, zb)) from exc
     else:                     # every attempt either breaks, continues to the next or raises
         raise AssertionError("unreachable: no reading of the SVMlight file was attempted")
     n = X.shape[0]
@@ -409,6 +418,243 @@ def _indicators(path, label_sets, labels):
             sets = [tuple(v for v in t if v in known) for t in sets]
     Y = MultiLabelBinarizer(classes=labels).fit_transform(sets)
     return np.asarray(Y, dtype=np.int64), labels
+
+
+# ------------------------------------------------------- LETOR on a cluster
+
+def load_letor_dask(paths, *, n_features: int, blocksize: int | None = None,
+                    zero_based: bool = False) -> DataFile:
+    """Read LETOR / SVMlight files with ``qid:`` fields into dask arrays,
+    lazily: nothing is read until a partition is computed (on a worker).
+
+    One partition per file, or, with ``blocksize``, per byte range of about
+    that size, each range moved forward to the next query boundary (the
+    first line whose ``qid:`` differs from the line before it), so a query
+    whose lines are consecutive in its file lies in one partition.  X, y and
+    qid of a partition come from one parse of its bytes (aligned by
+    construction); the partitions suit :class:`polyrank.dask.DaskRankSVM`,
+    which checks on the workers that no query id occurs in two partitions
+    (e.g. the same id in two files).
+
+    Parameters
+    ----------
+    paths : str, path-like or sequence of them
+        The files, in order (e.g. ``sorted(glob.glob("shards/*.txt"))``).
+    n_features : int
+        The width of X (LETOR 4.0: 46, MSLR-WEB: 136): every partition must
+        know it before reading; a file using a larger index raises
+        ValueError when its partition is read.
+    blocksize : int, optional
+        Bytes per partition (e.g. ``64 * 2**20``); None: one partition per
+        file.  A query longer than a block leaves an empty partition.
+    zero_based : bool, default False
+        Whether feature indices start at 0 (LETOR's start at 1); one
+        setting for all partitions.
+
+    Returns
+    -------
+    DataFile
+        ``X``: dask array, shape (nan, n_features), of scipy CSR chunks;
+        ``y``: float64 and ``qid``: int64 dask arrays, shape (nan,) (the
+        numbers of rows are unknown until read), chunked like X;
+        ``format="svmlight"``.
+
+    Raises
+    ------
+    ValueError
+        Now: no paths, ``n_features`` < 1, ``blocksize`` < 1.  When a
+        partition is read: the errors of :func:`read_svmlight` (file and
+        line named: not SVMlight, not finite, an index beyond
+        ``n_features``), or a line without ``qid:``.
+    OSError
+        Now: a file that does not exist (its size is needed to plan the
+        byte ranges).
+    ImportError
+        Without dask (``pip install 'polyrank[dask]'``).
+
+    Examples
+    --------
+    >>> from polyrank.datasets import data_path
+    >>> d = load_letor_dask([data_path("MQ2008", "vali.txt")], n_features=46,
+    ...                     blocksize=300_000)
+    >>> d.X.numblocks[0], d.X.shape[1]
+    (6, 46)
+    >>> X, qid = d.X.compute(), d.qid.compute()
+    >>> X.shape, int(np.unique(qid).size)
+    ((2707, 46), 157)
+    """
+    try:
+        import dask
+        import dask.array as da
+    except ImportError as exc:
+        raise ImportError("load_letor_dask needs dask: pip install 'polyrank[dask]'") from exc
+    import scipy.sparse as sp
+
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("paths: no file given")
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) \
+            or n_features < 1:
+        raise ValueError(f"n_features: expected an integer >= 1, got {n_features!r}")
+    if blocksize is not None and (isinstance(blocksize, bool) or
+                                  not isinstance(blocksize, (int, np.integer)) or blocksize < 1):
+        raise ValueError(f"blocksize: expected None or an integer >= 1, got {blocksize!r}")
+    n_features, zb = int(n_features), bool(zero_based)
+    Xs, ys, qs = [], [], []
+    for path in paths:
+        size = os.path.getsize(path)
+        step = size if blocksize is None else int(blocksize)
+        for start in range(0, max(size, 1), max(step, 1)):
+            part = dask.delayed(_read_letor_part, nout=3, pure=True)(
+                path, start, start + step, n_features, zb, blocksize is None)
+            Xs.append(da.from_delayed(part[0], shape=(np.nan, n_features), dtype=np.float64,
+                                      meta=sp.csr_matrix((0, n_features))))
+            ys.append(da.from_delayed(part[1], shape=(np.nan,), dtype=np.float64))
+            qs.append(da.from_delayed(part[2], shape=(np.nan,), dtype=np.int64))
+    return DataFile(X=da.concatenate(Xs), y=da.concatenate(ys), qid=da.concatenate(qs),
+                    format="svmlight", zero_based=zb)
+
+
+def _read_letor_part(path, start: int, stop: int, n_features: int, zero_based: bool,
+                     whole: bool):
+    """(X CSR, y, qid) of the lines of ``path`` from the query boundary at
+    or after byte ``start`` to the one at or after ``stop`` (the whole file
+    when ``whole``)."""
+    import scipy.sparse as sp
+
+    if whole:
+        d = read_svmlight(path, n_features=n_features, query_id=True, zero_based=zero_based)
+        if d.qid is None:
+            raise ValueError(f"{path}: no line has a qid: field (LETOR files give every line "
+                             "one)")
+        return d.X, d.y, d.qid
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        begin = 0 if start == 0 else _query_boundary(fh, start, size)
+        end = size if stop >= size else _query_boundary(fh, stop, size)
+        if begin >= end:
+            return (sp.csr_matrix((0, n_features)), np.zeros(0), np.zeros(0, dtype=np.int64))
+        fh.seek(begin)
+        data = fh.read(end - begin)
+
+    def first_line():              # counted only for an error message
+        with open(path, "rb") as f:
+            return 1 + _count_newlines(f, begin)
+
+    return _parse_letor_bytes(path, data, first_line, n_features, zero_based)
+
+
+def _line_qid(line: bytes):
+    """The query id of an SVMlight line (``<label> qid:<q> ...``): an int,
+    the raw bytes if not one, b"" for a data line without it, None for a
+    blank or comment line."""
+    fields = line.split(b"#", 1)[0].split()
+    if not fields:
+        return None
+    if len(fields) < 2 or not fields[1].startswith(b"qid:"):
+        return b""
+    try:
+        return int(fields[1][4:])
+    except ValueError:
+        return fields[1][4:]
+
+
+def _qid_before(fh, pos: int):
+    """The query id of the last data line that ends at or before ``pos``
+    (a line start), or None if there is none."""
+    chunk = 1 << 16
+    while True:
+        lo = max(0, pos - chunk)
+        fh.seek(lo)
+        lines = fh.read(pos - lo).split(b"\n")
+        whole = lines if lo == 0 else lines[1:]      # the first may be cut
+        for line in reversed(whole):
+            q = _line_qid(line)
+            if q is not None:
+                return q
+        if lo == 0:
+            return None
+        chunk *= 4
+
+
+def _query_boundary(fh, pos: int, size: int) -> int:
+    """The start of the first line at or after byte ``pos`` whose query id
+    differs from that of the data line before it (``size`` at the end)."""
+    fh.seek(pos - 1)
+    fh.readline()                                    # to the next line start
+    p = fh.tell()
+    prev = _qid_before(fh, p)
+    fh.seek(p)
+    for line in iter(fh.readline, b""):
+        q = _line_qid(line)
+        if q is not None and q != prev:
+            return p
+        p += len(line)
+    return size
+
+
+def _count_newlines(fh, end: int) -> int:
+    """The number of line ends in the first ``end`` bytes of ``fh``."""
+    fh.seek(0)
+    count, left = 0, end
+    while left > 0:
+        block = fh.read(min(left, 1 << 20))
+        if not block:
+            break
+        count += block.count(b"\n")
+        left -= len(block)
+    return count
+
+
+def _parse_letor_bytes(path, data: bytes, first_line, n_features: int,
+                       zero_based: bool):
+    """Parse the lines ``data`` of ``path`` (its line ``first_line()`` on) as
+    :func:`read_svmlight` does, errors naming the file's line numbers."""
+    from sklearn.datasets import load_svmlight_file
+
+    def lines():
+        yield from enumerate(io.BytesIO(data), first_line())
+
+    def line_of_row(row):
+        r = -1
+        for number, text in lines():
+            if text.split(b"#", 1)[0].split():
+                r += 1
+                if r == row:
+                    return number
+        raise AssertionError(f"{path} has no data row {row}")  # pragma: no cover
+
+    def load(source):
+        return load_svmlight_file(source, dtype=np.float64, zero_based=zero_based,
+                                  query_id=True)
+
+    try:
+        X, y, qid = load(io.BytesIO(data))
+    except (OSError, MemoryError):
+        raise
+    except Exception as exc:          # the parser raises ValueError, OverflowError, ...
+        raise _svmlight_error(path, exc, lines(), load) from exc
+    X = X.tocsr()
+    n = X.shape[0]
+    _check_finite(path, X.data, lambda k: int(np.searchsorted(X.indptr, k, side="right")) - 1,
+                  "a feature value", line_of_row)
+    _check_finite(path, y, lambda k: k, "a label", line_of_row)
+    if X.shape[1] > n_features:
+        k = int(np.flatnonzero(X.indices >= n_features)[0])
+        row = int(np.searchsorted(X.indptr, k, side="right")) - 1
+        raise ValueError(f"{path}: has {X.shape[1]} features, expected at most {n_features} "
+                         f"(line {line_of_row(row)} has feature index "
+                         f"{X.indices[k] + (0 if zero_based else 1)})")
+    X.resize((n, n_features))
+    if qid.size != n:
+        line = next(number for number, text in lines()
+                    if (fields := text.split(b"#", 1)[0].split())
+                    and not any(f.startswith(b"qid:") for f in fields))
+        raise ValueError(f"{path}, line {line}: no qid: field (LETOR files give every "
+                         "line one)")
+    return X, np.asarray(y, dtype=np.float64), np.asarray(qid, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------- CSV

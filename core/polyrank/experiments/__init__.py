@@ -30,6 +30,8 @@ own); notebooks and the ``polyrank`` CLI call them.
   labels against top_vs_rest; memory per edge).
 - :data:`EXPERIMENTS`, :func:`run_experiment`, :func:`get_experiment`,
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
+- :func:`bench_ranksvm_dask`: ``polyrank bench ranksvm-dask`` (RankSVM in
+  one process against DaskRankSVM on 1 and 2 workers).
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
 - :func:`ranksvm_fig4`, :func:`ranksvm_methods`, :func:`ranksvm_vs_svr`,
@@ -69,6 +71,7 @@ from .sopopo import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
 from .sign import bench_sign, correlation_signs, sign_convergence, sign_fig2, sign_small_sample
 from .ranksvm import (bench_ranksvm, bench_ranksvm_l1, large_k_problem, ranksvm_fig4, ranksvm_fig7,
                       ranksvm_methods, ranksvm_vs_svr)
+from .bench.ranksvm_dask import bench_ranksvm_dask
 from .ordinal import (bench_ordinal, bench_ordinal_rc, bench_ordinal_wine, ordinal_curves,
                       ordinal_fig4, ordinal_table1, ordinal_table2)
 from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
@@ -95,4 +98,4 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
            "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
-           "crammer_singer_primal"]
+           "crammer_singer_primal", "bench_ranksvm_dask"]

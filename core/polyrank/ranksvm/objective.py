@@ -18,7 +18,8 @@ from ..validation import as_float_array, check_design, check_positive, check_que
 from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
-           "Workspace", "check_ranking_data", "check_sample_weight", "not_finite_error"]
+           "Workspace", "LossTerms", "l2_dual_bound", "check_ranking_data",
+           "check_sample_weight", "not_finite_error"]
 
 #: The counting methods for l_i^+, l_i^-, gamma_i^+, gamma_i^- (Sec. 4.3):
 #: ``"selection_tree"`` (Sec. 2.4, the default; Tree-TRON),
@@ -143,6 +144,87 @@ def _as_design(X):
 
 #: the rounding of the L2 dual relative to the sum of its terms (16 eps)
 _DUAL_ROUNDING = 16 * 2.0 ** -52
+
+
+def l2_dual_bound(C: float, hinge: float, loss: float, f: float, d: np.ndarray,
+                  not_finite=None) -> float:
+    """The lower bound of :meth:`RankSVMObjective.dual` from its pieces.
+
+    D = 2C H - 1/2 ||d||^2 - C L (the L2-SVM dual of the appendix of
+    ``large-scale-linear-ranksvm.txt`` at alpha_ij = 2C c_ij max(0, 1 -
+    w'(x_i - x_j)), computed without pairs), returned as min(D, f); NaN when
+    D < 0 beyond the rounding of its three terms (see
+    :meth:`RankSVMObjective.dual`).  The pieces add over partitions that
+    hold disjoint sets of queries, which is how :mod:`polyrank.dask` gets
+    the same bound.
+
+    Parameters
+    ----------
+    C : float
+        The loss weight.
+    hinge : float
+        H = sum over SV(w) of c_ij (1 - w'(x_i - x_j)).
+    loss : float
+        L = sum over P of c_ij max(0, 1 - w'(x_i - x_j))^2.
+    f : float
+        f(w) = 1/2 w'w + C L.
+    d : ndarray, shape (n,)
+        w - grad f(w) = sum alpha_ij (x_i - x_j).
+    not_finite : callable, optional
+        ``not_finite(what) -> Exception`` raised when D is not finite
+        (default: a ValueError that says to scale X or lower C).
+
+    Returns
+    -------
+    float
+        min(D, f), or NaN.
+
+    Raises
+    ------
+    ValueError
+        If D is not finite in float64.
+    """
+    terms = (2.0 * C * hinge, 0.5 * float(d @ d), C * loss)
+    out = terms[0] - terms[1] - terms[2]
+    if not math.isfinite(out):
+        if not_finite is not None:
+            raise not_finite("the dual objective")
+        raise ValueError(f"X: the dual objective is not finite in float64 (C = {C:.3g}); "
+                         "scale X, e.g. with sklearn.preprocessing.StandardScaler, or "
+                         "lower C")
+    if out < -_DUAL_ROUNDING * sum(terms):
+        return math.nan
+    # min f <= f(w): the bound is min(D, f(w)), which only differs from D
+    # by rounding near the optimum (so the gap f(w) - bound is >= 0)
+    return min(out, f)
+
+
+@dataclass(frozen=True)
+class LossTerms:
+    """The data terms of f at w over a set of whole queries: what one
+    partition of the queries contributes to f, grad f and the dual.
+
+    f(w) = 1/2 w'w + sum_k loss_k and grad f(w) = w + sum_k grad_k over
+    partitions k holding disjoint sets of queries (Eq. 1.3 is a sum over
+    queries; Eq. 2.12-2.13 per partition); the dual needs sum_k hinge_k.
+
+    Attributes
+    ----------
+    loss : float
+        L_k = sum over the pairs of the partition of c_ij max(0, 1 -
+        w'(x_i - x_j))^2 (f = 1/2 w'w + C sum_k L_k).
+    hinge : float
+        sum over SV(w) of c_ij (1 - w'(x_i - x_j)).
+    n_sv : float
+        |SV(w)| (or the sum of its pair weights).
+    grad : ndarray, shape (n,)
+        2C X'(A_w'A_w X w - A_w'e_w), the data part of Eq. 2.13.
+    """
+
+    loss: float
+    hinge: float
+    n_sv: float
+    grad: np.ndarray
 
 
 @dataclass
@@ -343,6 +425,17 @@ class RankSVMObjective:
         if not math.isfinite(value):
             raise not_finite_error(self.X, self.C, what)
 
+    def _loss_grad(self, ws: Workspace) -> np.ndarray:
+        # 2C X'r: grad f(w) - w (Eq. 2.13)
+        return 2.0 * self.C * self._rmatvec(ws.r)
+
+    def _loss_hv(self, ws: Workspace, v: np.ndarray) -> np.ndarray:
+        # 2C X'(...): H v - v (Eq. 2.9) with gamma^+(w, v), gamma^-(w, v)
+        u = self._matvec(v)
+        lp, lm, gp, gm = self._count(ws.z, u, ws.order)
+        t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
+        return 2.0 * self.C * self._rmatvec(t)
+
     def _finite_norm(self, vec: np.ndarray, what: str) -> None:
         # ||vec||^2 must be finite: TRON takes norms of gradients and products
         with np.errstate(over="ignore", invalid="ignore"):
@@ -381,7 +474,7 @@ class RankSVMObjective:
         ws = self.workspace(w)
         if ws.grad is None:
             self.n_grad += 1
-            g = ws.w + 2.0 * self.C * self._rmatvec(ws.r)
+            g = ws.w + self._loss_grad(ws)
             self._finite_norm(g, "||grad f(w)||^2")
             ws.grad = g
         return ws.grad.copy()
@@ -393,10 +486,7 @@ class RankSVMObjective:
         ws = self.workspace(w)
         v = self._check_w(v, "v")
         self.n_hv += 1
-        u = self._matvec(v)
-        lp, lm, gp, gm = self._count(ws.z, u, ws.order)
-        t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
-        out = v + 2.0 * self.C * self._rmatvec(t)
+        out = v + self._loss_hv(ws, v)
         self._finite_norm(out, "||H v||^2")
         return out
 
@@ -417,15 +507,43 @@ class RankSVMObjective:
         printed as a meaningless number."""
         ws = self.workspace(w)
         g = self.grad(w)
-        d = ws.w - g
-        terms = (2.0 * self.C * ws.hinge, 0.5 * float(d @ d), self.C * ws.loss)
-        out = terms[0] - terms[1] - terms[2]
-        self._finite(out, "the dual objective")
-        if out < -_DUAL_ROUNDING * sum(terms):
-            return math.nan
-        # min f <= f(w): the bound is min(D, f(w)), which only differs from D
-        # by rounding near the optimum (so the gap f(w) - bound is >= 0)
-        return min(out, ws.f)
+        return l2_dual_bound(self.C, ws.hinge, ws.loss, ws.f, ws.w - g,
+                             lambda what: not_finite_error(self.X, self.C, what))
+
+    def loss_terms(self, w) -> LossTerms:
+        """The data terms at ``w`` (f, grad f and the dual without the
+        regulariser), for a partition of the queries: see
+        :class:`LossTerms`.  One pass of Alg. 2 (the workspace at ``w``,
+        remembered for :meth:`loss_hv`) and one X'r, O(l n_bar + l log k).
+
+        Raises
+        ------
+        ValueError
+            ``w`` of the wrong shape or not finite; a term that is not
+            finite in float64 (see :func:`not_finite_error`).
+        """
+        ws = self.workspace(w)
+        g = self._loss_grad(ws)
+        self._finite_norm(g, "||grad f(w)||^2")
+        return LossTerms(ws.loss, ws.hinge, float(ws.p_w), g)
+
+    def loss_hv(self, w, v) -> np.ndarray:
+        """H v - v at ``w`` (the data part of Eq. 2.9; one tree sweep, as
+        :meth:`Hv`), shape (n,): the partition's share of a Hessian-vector
+        product.
+
+        Raises
+        ------
+        ValueError
+            ``w`` or ``v`` of the wrong shape or not finite; a product that
+            is not finite in float64.
+        """
+        ws = self.workspace(w)
+        v = self._check_w(v, "v")
+        self.n_hv += 1
+        out = self._loss_hv(ws, v)
+        self._finite_norm(out, "||H v||^2")
+        return out
 
     def l1_loss(self, w):
         """The L1 loss of Eq. 1.2 and a subgradient (Eq. 3.4):
