@@ -94,7 +94,11 @@ def test_full_cache_is_filled_once_and_agrees_with_a_small_cache(kernel):
     assert full.cache_rows == 50 and full.cache_misses == 50     # every row once, by BLAS
     assert small.cache_rows == 3 and small.cache_misses > 50     # LRU evictions
     np.testing.assert_allclose(small.dual["alpha"], full.dual["alpha"], atol=1e-9)
-    assert small.nit == full.nit
+    assert small.primal_objective == pytest.approx(full.primal_objective, rel=1e-9)
+    # the full cache's rows come from BLAS, the small cache's from numba loops:
+    # their last bits differ with the CPU (NUMBA_CPU_NAME=generic: 31 vs 33
+    # passes), so the two runs take the same path up to rounding, not bitwise
+    assert abs(small.nit - full.nit) <= max(3, 0.1 * full.nit)
 
 
 @pytest.mark.parametrize("x", [
