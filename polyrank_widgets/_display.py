@@ -167,11 +167,14 @@ def refresh_static_images() -> int:
         return 0
     from IPython.display import update_display
 
+    for gone in set(_FINGERPRINT) - set(_SHOWN):      # widgets no longer alive
+        del _FINGERPRINT[gone]
     n = 0
     for display_id, obj in list(_SHOWN.items()):
-        if _FINGERPRINT.get(display_id) == obj._fingerprint():
+        fingerprint = obj._fingerprint()
+        if _FINGERPRINT.get(display_id) == fingerprint:
             continue
-        update_display(obj._bundle(display_id), raw=True, display_id=display_id)
+        update_display(obj._bundle(display_id, fingerprint), raw=True, display_id=display_id)
         n += 1
     return n
 
@@ -252,14 +255,16 @@ class WidgetDisplay:
     def _repr_mimebundle_(self, **kwargs):
         return self._bundle(None)
 
-    def _bundle(self, display_id: str | None) -> dict:
+    def _bundle(self, display_id: str | None, fingerprint: int | None = None) -> dict:
         """The MIME bundle shown for this widget; with ``display_id`` (static
-        images on) it carries the PNG of the figures as they are now."""
+        images on) it carries the PNG of the figures as they are now
+        (``fingerprint``: their :meth:`_fingerprint`, if already computed)."""
         data = dict(self.widget._repr_mimebundle_())
         data["text/plain"] = (f"{type(self).__name__}: an interactive widget "
                               f"(run the notebook to use it)")
         if display_id is not None:
-            _FINGERPRINT[display_id] = self._fingerprint()
+            _FINGERPRINT[display_id] = (self._fingerprint() if fingerprint is None
+                                        else fingerprint)
             png = stack_png([figure_png(f) for f in self._figures()])
             data["image/png"] = base64.b64encode(png).decode("ascii")
         return data
