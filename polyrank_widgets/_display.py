@@ -48,6 +48,8 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
     global _KALEIDO_SERVER
     import plotly.graph_objects as go
 
+    from ._layout import design_width
+
     with _KALEIDO_LOCK:
         if _KALEIDO_SERVER is None:
             if _browser_missing():
@@ -62,7 +64,8 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
             with warnings.catch_warnings():     # plotly: "kopts ... ignored if using a server"
                 warnings.filterwarnings("ignore", message="The kopts argument",
                                         category=UserWarning)
-                return go.Figure(fig).to_image(format="png", scale=scale)
+                return go.Figure(fig).to_image(format="png", scale=scale,
+                                               width=design_width(fig))
         except Exception as exc:
             raise RuntimeError(f"{_NEEDS}: {type(exc).__name__}: {exc}") from exc
 

@@ -17,11 +17,12 @@ import math
 
 import ipywidgets as ipw
 import numpy as np
-import plotly.graph_objects as go
 
 from polyrank.result import IterInfo, Trace
 
 from ._display import WidgetDisplay
+from ._layout import fluid
+from ._plotly import FigureWidget
 
 __all__ = ["TraceMonitor"]
 
@@ -78,8 +79,8 @@ class TraceMonitor(WidgetDisplay):
         # KnotExplorer.__init__)
         self.fig = self._build_figure()
         self._render()
-        self.fig = go.FigureWidget(self.fig)
-        self.widget = ipw.VBox([self.fig])
+        self.fig = FigureWidget(self.fig)
+        self.widget = ipw.VBox([fluid(self.fig)])
 
     def _record(self, info: IterInfo) -> None:
         """Append one iteration to :attr:`trace` (only the base columns and

@@ -24,6 +24,8 @@ from polyrank.m3l import fig5_curve, fig5_setup, two_label_prior
 from polyrank.validation import as_float_array
 
 from ._display import WidgetDisplay
+from ._layout import fluid, wrap_row
+from ._plotly import FigureWidget
 from ._text import escape
 
 __all__ = ["CorrelationSlider"]
@@ -156,9 +158,9 @@ class CorrelationSlider(WidgetDisplay):
         self.fig = self._build_figure()
         self._r = None
         self.set_r(r)
-        self.fig = go.FigureWidget(self.fig)
+        self.fig = FigureWidget(self.fig)
         self.slider.observe(self._on_slider, names="value")
-        self.widget = ipw.VBox([self.fig, ipw.HBox([self.slider, self.readout])])
+        self.widget = ipw.VBox([fluid(self.fig), wrap_row(self.slider, self.readout)])
 
     # -- model ---------------------------------------------------------------
     @property

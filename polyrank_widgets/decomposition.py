@@ -35,6 +35,8 @@ from scipy.spatial import cKDTree
 from polyrank.sopopo import feedback_graph, layers
 
 from ._display import WidgetDisplay
+from ._layout import fluid, wrap_row
+from ._plotly import FigureWidget
 from ._text import escape
 from .decomposition_model import (
     CUSTOM_EXAMPLE,
@@ -291,9 +293,9 @@ class DecompositionViewer(WidgetDisplay):
         self.fig = go.Figure(layout=self._base_layout())
         self._build_controls()
         self._rebuild()
-        self.fig = go.FigureWidget(self.fig)
+        self.fig = FigureWidget(self.fig)
         self._edge_traces = [t for t in self.fig.data if t.name.startswith("edge ")]
-        self.widget = ipw.HBox([self.fig, self._controls])
+        self.widget = wrap_row(fluid(self.fig), self._controls)
         self._sync_controls()
 
     # ------------------------------------------------------------ builders
@@ -311,8 +313,8 @@ class DecompositionViewer(WidgetDisplay):
         )
 
     def _build_controls(self) -> None:
-        wide = ipw.Layout(width="330px")
-        style = {"description_width": "90px"}
+        wide = ipw.Layout(width="360px")
+        style = {"description_width": "112px"}
         self.y_text = ipw.Text(description="γ", continuous_update=False,
                                placeholder="e.g. -1, 0, 2, 0, -1",
                                layout=wide, style=style)
@@ -324,14 +326,14 @@ class DecompositionViewer(WidgetDisplay):
         self.piece_slider = ipw.IntSlider(min=1, max=1, value=1, description="piece j",
                                           continuous_update=True, layout=wide,
                                           style=style)
-        self.piece_label = ipw.HTML(layout=ipw.Layout(width="330px"))
+        self.piece_label = ipw.HTML(layout=ipw.Layout(width="360px"))
         self.normalize_checkbox = ipw.Checkbox(description="σ_j = 1/d (average loss)",
                                                indent=False, layout=wide)
         self.scores_text = ipw.Text(description="scores f", continuous_update=False,
                                     placeholder="comma-separated, one per label",
                                     layout=wide, style=style)
-        self.readout = ipw.HTML(layout=ipw.Layout(width="330px"))
-        self.status = ipw.HTML(layout=ipw.Layout(width="330px"))
+        self.readout = ipw.HTML(layout=ipw.Layout(width="360px"))
+        self.status = ipw.HTML(layout=ipw.Layout(width="360px"))
         self.y_text.observe(self._on_y_text, names="value")
         self.decomposition_dropdown.observe(self._on_dropdown, names="value")
         self.custom_text.observe(self._on_custom_text, names="value")
@@ -464,7 +466,7 @@ class DecompositionViewer(WidgetDisplay):
             self.piece_slider.value = j + 1
             self.piece_slider.disabled = d == 1
             self.scores_text.value = _fmt_vec(m.scores)
-        self.piece_label.value = (f"<span style='margin-left:96px'>piece {j + 1} "
+        self.piece_label.value = (f"<span style='margin-left:118px'>piece {j + 1} "
                                   f"of d = {d}</span>")
 
     def _show_error(self, exc: Exception) -> None:

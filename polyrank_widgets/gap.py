@@ -67,13 +67,24 @@ def _objective_range(primal: np.ndarray, dual: np.ndarray):
             else f"first iterations off the axis (up to {worst:.3g})")
 
 
-def _log_dtick(values: np.ndarray) -> str | None:
-    """Label 1, 2 and 5 of each decade when the gaps span fewer than three
-    decades (plotly would label every digit), else let plotly choose."""
-    v = values[np.isfinite(values)]
-    if v.size and np.log10(v.max() / v.min()) < 3:
+#: the most labelled ticks on a log axis of the gap (about 40 px apart on
+#: the 230 px high lower panel: labels never overlap)
+MAX_LOG_TICKS = 6
+
+
+def _log_dtick(values: np.ndarray) -> str | int | None:
+    """Tick spacing of the log gap axis: 1, 2 and 5 of each decade when the
+    gaps span fewer than three decades (plotly would label every digit),
+    else every k-th decade with k the smallest that keeps at most
+    :data:`MAX_LOG_TICKS` labels (plotly labels every decade: 17 overlapping
+    labels from 1e9 to 1e-8); None without a finite positive value."""
+    v = values[np.isfinite(values) & (values > 0)]
+    if not v.size:
+        return None
+    span = np.log10(v.max() / v.min())
+    if span < 3:
         return "D2"
-    return None
+    return max(1, int(np.ceil((np.ceil(span) + 1) / MAX_LOG_TICKS)))
 
 
 class GapMonitor(TraceMonitor):

@@ -25,6 +25,8 @@ from polyrank.sopopo import g, knots, margins, solve_reduced
 from polyrank.validation import as_float_array, check_int, check_positive
 
 from ._display import WidgetDisplay
+from ._layout import fluid, wrap_row
+from ._plotly import FigureWidget
 
 __all__ = ["KnotExplorer"]
 
@@ -147,8 +149,8 @@ class KnotExplorer(WidgetDisplay):
         self.fig = self._build_figure()
         self._build_controls()
         self._render()
-        self.fig = go.FigureWidget(self.fig)
-        self.widget = ipw.HBox([self.fig, self._controls])
+        self.fig = FigureWidget(self.fig)
+        self.widget = wrap_row(fluid(self.fig), self._controls)
 
     # ------------------------------------------------------------ builders
     @classmethod

@@ -30,6 +30,7 @@ The paper views attached per estimator:
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import traceback
@@ -42,6 +43,8 @@ from sklearn.base import clone
 from polyrank._jit import CompileNotice, package_of
 
 from ._display import WidgetDisplay
+from ._layout import fluid, wrap_row
+from ._plotly import FigureWidget
 from ._text import escape
 from .decomposition import DecompositionViewer
 from .gap import GapMonitor
@@ -54,12 +57,25 @@ __all__ = ["SolverLab"]
 _DEFAULT_RANGES = {"C": (1e-3, 1e2), "c": (1e-2, 1e3), "lam": (1e-6, 1e-1)}
 
 
+#: seconds between two progress lines of the readout while a fit runs
+PROGRESS_S = 0.25
+
+
 class _Cancelled:
     """A flag shared by one fit's callback and the lab (set = stop)."""
 
     def __init__(self) -> None:
         self.event = threading.Event()
         self.stopped_by_user = False
+        self.started = time.perf_counter()
+
+
+def _progress_text(info, seconds: float) -> str:
+    """The readout's status while a fit runs: "fitting …" with the
+    callback's iteration, the gap and the time so far."""
+    gap = getattr(info, "gap", math.nan)
+    gap_text = f", gap {gap:.3g}" if np.isfinite(gap) else ""
+    return f"fitting … iteration {int(info.iteration):,}{gap_text}, {seconds:.1f} s"
 
 
 def _control(name: str, spec, value):
@@ -94,7 +110,8 @@ def _control(name: str, spec, value):
         options = [(str(o), o) for o in spec]
         v = value if any(value is o or (type(value) is type(o) and value == o)
                          for o in spec) else spec[0]
-        return ipw.Dropdown(options=options, value=v, description=name)
+        return ipw.Dropdown(options=options, value=v, description=name,
+                            style={"description_width": "initial"})
     raise TypeError(f"params[{name!r}]: expected a (lo, hi) tuple or a list of choices, "
                     f"got {type(spec).__name__}")
 
@@ -226,8 +243,8 @@ class SolverLab(WidgetDisplay):
         for c in self.controls.values():
             c.observe(self._on_control, names="value")
         self.view = _make_view(self) if views else None
-        top = ipw.HBox([ipw.VBox(list(self.controls.values()) + [self.stop_button]),
-                        self.readout])
+        top = wrap_row(ipw.VBox(list(self.controls.values()) + [self.stop_button]),
+                       self.readout)
         parts = [top, self.monitor.widget]
         if self.view is not None:
             parts.append(self.view.widget)
@@ -311,6 +328,8 @@ class SolverLab(WidgetDisplay):
     def _callback(self, flag: _Cancelled):
         view_cb = getattr(self.view, "callback", None) if self.view is not None else None
 
+        last = [-math.inf]
+
         def callback(info):
             with self._lock:
                 if flag.event.is_set():
@@ -318,6 +337,10 @@ class SolverLab(WidgetDisplay):
                 self.monitor(info)
                 if view_cb is not None:
                     view_cb(info)
+                now = time.perf_counter()
+                if now - last[0] >= PROGRESS_S:
+                    last[0] = now
+                    self._set_readout(_progress_text(info, now - flag.started))
 
         return callback
 
@@ -369,7 +392,7 @@ class SolverLab(WidgetDisplay):
             res = getattr(est, "result_", None)
             nit = getattr(est, "n_iter_", None)
             if nit is not None:
-                rows.append(("iterations", f"{int(np.max(nit))}"))
+                rows.append(("iterations", self._iterations_text(int(np.max(nit)), res)))
             if seconds is not None:
                 rows.append(("fit time", f"{seconds:.3g} s"))
             if res is not None and "primal_objective" in res:
@@ -380,6 +403,18 @@ class SolverLab(WidgetDisplay):
         cells = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{k}</td>"
                         f"<td style='padding:2px 0'>{v}</td></tr>" for k, v in rows)
         self.readout.value = f"<table style='font-size:13px'>{cells}</table>"
+
+    def _iterations_text(self, nit: int, res) -> str:
+        """The solver's iteration count in its unit (``result_.unit``), and
+        the last x of the gap plot when the callback counts something else
+        (SC-Pegasos: 154,760 steps, one point per epoch, 20 on the axis)."""
+        unit = escape(str(getattr(res, "unit", "") or "")) if res is not None else ""
+        text = f"{nit:,} {unit}".strip()
+        its = self.monitor._column("iteration")
+        if its.size and int(its[-1]) != nit:
+            text += (f"<br><span style='color:#666'>gap plot: {len(its)} points, "
+                     f"x = callback iteration (last {int(its[-1]):,})</span>")
+        return text
 
     def _figures(self) -> list:
         figs = [self.monitor.fig]
@@ -471,10 +506,10 @@ class _SignView:
                           title="coefficients w_h (red x: held at 0 by its sign)",
                           legend=dict(orientation="h", y=1.08, x=1.0, xanchor="right"),
                           margin=dict(l=60, r=20, t=60, b=80), yaxis_title="w_h")
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         box = ipw.VBox(self.toggles,
                        layout=ipw.Layout(max_height="360px", overflow="auto"))
-        self.widget = ipw.HBox([self.fig, box])
+        self.widget = wrap_row(fluid(self.fig), box)
 
     def figures(self) -> list:
         return [self.fig]
@@ -534,8 +569,8 @@ class _CurvesView:
                           yaxis_title=escape(names[1]) if names is not None else "x2",
                           legend=dict(orientation="h", y=-0.16),
                           margin=dict(l=70, r=20, t=60, b=90))
-        self.fig = go.FigureWidget(fig)
-        self.widget = ipw.VBox([self.fig])
+        self.fig = FigureWidget(fig)
+        self.widget = ipw.VBox([fluid(self.fig)])
         self.thresholds = np.array([])
 
     def figures(self) -> list:
@@ -574,14 +609,14 @@ class _RView:
                           title="prior R (click a cell)", yaxis_autorange="reversed",
                           xaxis_title="label j", yaxis_title="label i",
                           font=dict(size=13), margin=dict(l=70, r=20, t=60, b=60))
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         self.fig.data[0].on_click(self._on_click)
         self.r_slider = ipw.FloatSlider(value=float(self.R[self.cell]), min=-0.99, max=0.99,
                                         step=0.01, description="r", continuous_update=False)
         self.r_slider.observe(self._on_r, names="value")
         self.cell_label = ipw.HTML("")
         self._show_cell()
-        self.widget = ipw.HBox([self.fig, ipw.VBox([self.cell_label, self.r_slider])])
+        self.widget = wrap_row(fluid(self.fig), ipw.VBox([self.cell_label, self.r_slider]))
 
     def figures(self) -> list:
         return [self.fig]

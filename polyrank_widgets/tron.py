@@ -20,6 +20,7 @@ from polyrank.validation import check_positive
 
 from ._monitor import TraceMonitor
 from ._text import escape
+from .gap import _log_dtick
 
 __all__ = ["TronMonitor"]
 
@@ -179,6 +180,10 @@ class TronMonitor(TraceMonitor):
             d.update(x=it, y=h["delta"], marker_color=colors)
             cg.update(x=it, y=h["cg_iter"], marker_color=colors)
             self.fig.layout.shapes = shapes
+            grad = np.asarray(h["grad_norm"], dtype=float)
+            if self.grad_norm0 is not None:
+                grad = np.append(grad, self.tol * self.grad_norm0)
+            self.fig.layout.yaxis2.dtick = _log_dtick(grad)
             self.fig.layout.title = dict(text=title, x=0.0, xanchor="left", xref="paper")
 
     def __repr__(self) -> str:

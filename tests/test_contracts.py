@@ -59,7 +59,7 @@ from polyrank.sopopo import sopopo_batch
 from polyrank.tron import tron
 
 #: the keys every SolverResult has (DESIGN.md)
-STANDARD_KEYS = {"x", "dual", "primal_objective", "dual_objective", "gap", "nit",
+STANDARD_KEYS = {"x", "dual", "primal_objective", "dual_objective", "gap", "nit", "unit",
                  "success", "status", "message", "solver", "trace"}
 
 

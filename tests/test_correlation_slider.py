@@ -99,6 +99,6 @@ def test_the_browser_gets_the_finished_figure_at_construction(slider):
     assert list(sent[0]["x"]) == [-0.5, 0.0, 0.5] and list(sent[0]["y"]) == [30.0, 20.0, 25.0]
     assert list(sent[1]["x"]) == [0.0] and list(sent[1]["y"]) == [slider.hamming_pct]
     assert "r = +0.00" in slider.fig._widget_layout["title"]["text"]
-    assert slider.fig in slider.widget.children                # the widget is what is shown
+    assert slider.fig in slider.widget.children[0].children    # the widget is what is shown
     slider.slider.value = 0.25                                 # updates still reach it
     assert list(slider.fig.data[1].x) == [0.25] and "r = +0.25" in slider.fig.layout.title.text

@@ -415,7 +415,7 @@ def test_piece_slider_drives_the_model():
 def test_display_protocol(fig1):
     bundle = fig1._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert fig1.fig in fig1.widget.children
+    assert fig1.fig in fig1.widget.children[0].children
     assert fig1.status in fig1.widget.children[1].children
     assert "d=2" in repr(fig1)
 

@@ -73,6 +73,6 @@ def test_the_browser_gets_the_finished_figure_at_construction():
     assert [t["type"] for t in sent] == ["scatter", "scatter", "scatter", "bar"]
     assert mon.fig._widget_layout["title"]["text"] == "test"
     assert mon.fig._widget_layout["shapes"][0]["y0"] == pytest.approx(0.2)
-    assert mon.fig in mon.widget.children
+    assert mon.fig in mon.widget.children[0].children
     mon(IterInfo(1, 0.1, 5.0, np.nan, np.nan, grad_norm=2.0, delta=1.0, cg_iter=3.0))
     assert list(mon.fig.data[3].y) == [3] and "step 1" in mon.fig.layout.title.text

@@ -161,7 +161,7 @@ def test_from_projection_uses_margins():
 def test_display_protocol(fig4):
     bundle = fig4._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert fig4.fig in fig4.widget.children
+    assert fig4.fig in fig4.widget.children[0].children
 
 
 @pytest.mark.parametrize("mu, nu, C, arg", [

@@ -155,6 +155,10 @@ class SolverResult(dict):
         Final primal objective P, dual objective D and duality gap P - D.
     nit : int
         Number of iterations (passes, epochs, Newton steps: see the solver).
+    unit : str
+        What ``nit`` counts, plural (``"passes"``, ``"epochs"``, ``"steps"``,
+        ``"Newton steps"``); the callback's ``iteration`` may count a coarser
+        unit (SC-Pegasos: ``nit`` in steps, one callback per epoch).
     success : bool
         True if and only if the run ended as designed: the stopping rule was
         met (``status == STATUS_CONVERGED``) or an online algorithm completed
@@ -471,7 +475,7 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
     -------
     SolverResult
         With ``x``, ``dual``, ``primal_objective``, ``dual_objective``,
-        ``gap``, ``nit``, ``success`` (``status`` is :data:`STATUS_CONVERGED`,
+        ``gap``, ``nit``, ``unit``, ``success`` (``status`` is :data:`STATUS_CONVERGED`,
         the stopping rule met, or :data:`STATUS_COMPLETED`; the iteration
         limit is not success),
         ``status``, ``message``, ``solver``, ``trace`` and ``extras``.
@@ -504,8 +508,8 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
         dual=dual_objective, advice=f"; {advice}" if advice else "")
     out = SolverResult(
         x=x, dual=dual, primal_objective=primal, dual_objective=dual_objective,
-        gap=float(gap), nit=int(nit), success=status in (STATUS_CONVERGED, STATUS_COMPLETED),
-        status=status,
+        gap=float(gap), nit=int(nit), unit=str(unit),
+        success=status in (STATUS_CONVERGED, STATUS_COMPLETED), status=status,
         message=message, solver=solver, trace=runner.trace)
     clash = set(extras) & set(out)
     if clash:

@@ -1,0 +1,84 @@
+"""Layouts that fit the panel: figures that shrink with it, controls that wrap
+under the figure when figure and controls do not fit side by side.
+
+JupyterLab's notebook panel is as narrow as 600 px (a 1,024 px window with
+the file browser open); the widgets are designed for about 1,200 px.  Each
+figure is drawn at the width of its box (plotly's autosize: the
+FigureWidget's view resizes with the panel), at most its design width and at
+least :data:`MIN_FIGURE_PX`; the widget's top row wraps (CSS ``flex-wrap``),
+so that the controls go under the figure instead of being cut off at the
+panel's right edge.  Issue 34, item 2; the browser tests
+(``tests/browser``) check that nothing is clipped at 1,024 px with the
+sidebar open.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as ipw
+
+__all__ = ["MIN_FIGURE_PX", "fluid", "wrap_row", "design_width"]
+
+#: the narrowest a figure is drawn (px): below it, the panel scrolls
+MIN_FIGURE_PX = 360
+
+#: attribute of a FigureWidget holding its design width (px), the width of
+#: its static image (``figure_png``)
+_WIDTH_ATTR = "_polyrank_design_width"
+
+
+def fluid(fig, width: int | None = None) -> ipw.Box:
+    """Put a FigureWidget in a box that follows the panel's width.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.FigureWidget
+        The figure; its layout's ``width`` is cleared (plotly then draws it
+        at the width of its box) after it has been read as the design width.
+    width : int, optional
+        The design width in px (default: the figure's layout width, else
+        700): the widest the figure is drawn, and the width of its static
+        PNG.
+
+    Returns
+    -------
+    ipywidgets.Box
+        A block box (``display: block``, so that the figure's view fills
+        it) that grows to ``width`` px and shrinks to :data:`MIN_FIGURE_PX`.
+    """
+    if width is None:
+        width = int(fig.layout.width or 700)
+    object.__setattr__(fig, _WIDTH_ATTR, int(width))
+    fig.layout.width = None
+    fig.layout.autosize = True
+    return ipw.Box([fig], layout=ipw.Layout(
+        display="block", flex=f"1 1 {width}px", width="100%", max_width=f"{width}px",
+        min_width=f"{MIN_FIGURE_PX}px", overflow="visible"))
+
+
+def design_width(fig) -> int | None:
+    """The design width (px) given to :func:`fluid`, else the figure's
+    layout width (None if neither)."""
+    width = getattr(fig, _WIDTH_ATTR, None)
+    if width is None:
+        width = fig.layout.width
+    return None if width is None else int(width)
+
+
+def wrap_row(*children, gap: str = "4px 16px") -> ipw.HBox:
+    """A row of widgets that wraps onto the next line when the panel is too
+    narrow (CSS ``flex-flow: row wrap``), aligned at the top.
+
+    Parameters
+    ----------
+    *children : ipywidgets.Widget
+        The widgets, left to right (typically :func:`fluid` and a controls
+        box).
+    gap : str, optional
+        CSS ``gap`` between the rows and the columns.
+
+    Returns
+    -------
+    ipywidgets.HBox
+    """
+    return ipw.HBox(list(children), layout=ipw.Layout(
+        flex_flow="row wrap", align_items="flex-start", width="100%", grid_gap=gap))
