@@ -46,6 +46,33 @@ def test_bench_reports_both_maes_ratio_and_the_papers_collapse(white_csv):
                                                         rel=1e-7)
     json.dumps(res.summary_record(), allow_nan=False)
     assert by[("red wine", "mord LogisticAT")].test_mae == red.mae_mord
+    # issue 30: the growth table, time against n at one d and against d at one n
+    cells = [(g.n, g.d) for g in res.summary.growth]
+    assert cells == [(500, 20), (1000, 20), (2000, 20), (1000, 11), (1000, 50)]
+    for g in res.summary.growth:
+        assert g.ratio == pytest.approx(g.ours_s / g.mord_s)
+        assert g.ours_ns_per_nd == pytest.approx(1e9 * g.ours_s / (g.n * g.d))
+        assert 0 < g.ours_mae < 1 and 0 < g.mord_mae < 1
+    assert sum(line.startswith("  time x ") for line in res.notes) == 2
+
+
+def test_full_run_sets_reach_d_400_without_the_papers_qp(monkeypatch):
+    """The full run's red wine sets widened by seeded random features to
+    d = 100 and 400 (issue 30), without running the paper's (S) on them."""
+    pytest.importorskip("mord")
+    from polyrank.experiments.ordinal import bench
+
+    sets = bench._wine_sets(False, 0, None)
+    assert [X.shape[1] for _, X, _ in sets] == [11, 11, 100, 400]
+    np.testing.assert_array_equal(sets[2][1], sets[3][1][:, :100])   # nested
+    calls = []
+    monkeypatch.setattr(bench, "_cv_runs",
+                        lambda X, y, seed, peers, repeats: calls.append(list(peers))
+                        or {k: (1.0, 0.5, 3) for k in peers})
+    bench._wine_set(sets[3][0], *sets[3][1:], 0, 1)
+    bench._wine_set(sets[0][0], *sets[0][1:], 0, 1)
+    assert calls[0] == [bench._OURS, bench._MORD]
+    assert calls[1] == [bench._OURS, bench._MORD, bench._PAPER]
 
 
 def test_cli_data_option(capsys, white_csv, tmp_path):

@@ -17,6 +17,8 @@ from polyrank import OrdinalMarginRanker
 from polyrank.exceptions import NumericalError, TrivialModelWarning
 from polyrank.kernels import kernel_matrix
 from polyrank.ordinal import (
+    PAPER_C,
+    SVOR_LINEAR_C,
     loss_thresholds,
     make_instance,
     make_overlapping,
@@ -71,6 +73,36 @@ def test_tron_equals_clarabel_with_kkt(seed, weights):
     _check_kkt(res, X, y, 10.0 * (np.ones(y.size) if sw is None else sw))
     # Chu & Keerthi's theorem: the optimal thresholds are ordered
     assert np.all(np.diff(res.thresholds) >= -1e-9)
+
+
+@pytest.mark.parametrize("n, d", [(60, 4), (40, 120)])
+def test_default_c_tron_equals_clarabel_also_wider_than_long(n, d):
+    """Issue 30: the linear default c (SVOR_LINEAR_C) by TRON is the QP's
+    optimum also with more features than objects (the red wine + random
+    features regime), and each Newton step touches X only through products."""
+    X, y = make_overlapping(n, d, signal=1.0, counts=(1, 2, 2, 1), seed=4)
+    m = OrdinalMarginRanker().fit(X, y)
+    assert m.c_ == SVOR_LINEAR_C == 0.02
+    ref = svor_qp(X, y, SVOR_LINEAR_C)
+    assert m.result_.svor_solver == "tron" and m.result_.status == "converged"
+    assert m.result_.objective == pytest.approx(ref.objective, rel=1e-8)
+    np.testing.assert_allclose(m.result_.scores, ref.scores, atol=1e-5 * np.ptp(ref.scores))
+    _check_kkt(solve_svor(X, y, c=SVOR_LINEAR_C, tol=1e-12), X, y,
+               SVOR_LINEAR_C * np.ones(n))
+    explicit = OrdinalMarginRanker(c=SVOR_LINEAR_C).fit(X, y)
+    np.testing.assert_array_equal(explicit.coef_, m.coef_)
+    np.testing.assert_array_equal(explicit.thresholds_, m.thresholds_)
+
+
+def test_default_c_depends_on_formulation_and_kernel():
+    X, y = make_instance(40, 1, separable=False, seed=5)
+    assert OrdinalMarginRanker().get_params()["c"] is None
+    assert OrdinalMarginRanker(kernel="rbf", gamma=1.0).fit(X, y).c_ == PAPER_C == 10.0
+    paper = OrdinalMarginRanker(formulation="paper").fit(X, y)
+    assert paper.c_ == PAPER_C
+    same = OrdinalMarginRanker(formulation="paper", c=PAPER_C).fit(X, y)
+    assert paper.result_.objective == same.result_.objective
+    assert OrdinalMarginRanker(c=3.0).fit(X, y).c_ == 3.0
 
 
 @pytest.mark.parametrize("loss, kernel, kw", [

@@ -49,9 +49,17 @@ from .instances import (
     rank_loss,
 )
 from .prank import prank
-from .svor import SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
+from .svor import (
+    PAPER_C,
+    SVOR_LINEAR_C,
+    SVOR_LOSSES,
+    THRESHOLD_LOSSES,
+    loss_thresholds,
+    solve_svor,
+)
 
 __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
+           "SVOR_LINEAR_C", "PAPER_C",
            "make_overlapping", "WHITE_WINE_GRADES",
            "solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
            "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",

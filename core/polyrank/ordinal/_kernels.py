@@ -1152,10 +1152,14 @@ def svor_sq_fun_grad(f, b, labels, c, g_f, g_b, mask):
     sum_i c_i sum_j max(0, r_ij)^2 with r_ij = 1 - s_ij (f_i - b_j), and
     its gradient in f (``g_f``, (n,)) and in b (``g_b``, (l,)), both
     overwritten; ``mask`` (n, l) receives r_ij > 0 (the generalised
-    Hessian's pairs).  O(n l)."""
+    Hessian's pairs).  Returns (the data term, sum_ij c_i max(0, r_ij)):
+    the latter is sum alpha at the dual point alpha_ij = c_i max(0, r_ij),
+    whose u_i = sum_j s_ij alpha_ij and b(alpha)_j = -sum_i s_ij alpha_ij
+    are -g_f / 2 and -g_b / 2.  O(n l)."""
     n = f.shape[0]
     l = b.shape[0]
     total = 0.0
+    s1 = 0.0
     for j in range(l):
         g_b[j] = 0.0
     for i in range(n):
@@ -1167,12 +1171,13 @@ def svor_sq_fun_grad(f, b, labels, c, g_f, g_b, mask):
             if r > 0.0 and ci > 0.0:
                 mask[i, j] = True
                 total += ci * r * r
+                s1 += ci * r
                 gi -= 2.0 * ci * r * s
                 g_b[j] += 2.0 * ci * r * s
             else:
                 mask[i, j] = False
         g_f[i] = gi
-    return total
+    return total, s1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1195,32 +1200,3 @@ def svor_sq_hv(q, vb, c, mask, t, hb):
                 hb[j] -= d
         t[i] = ti
     return 0.0
-
-
-@numba.njit(cache=True, nogil=True)
-def svor_sq_dual_point(f, b, labels, c, u, b_alpha):
-    """The dual point of the squared hinge at a primal point (w, b) with
-    scores f, in LIBLINEAR's units: alpha_ij = c_i max(0, r_ij) (= 2 C_i
-    xi_ij, the optimal multiplier when (w, b) is optimal).  Writes u_i =
-    sum_j s_ij alpha_ij (``u``, (n,)) and b(alpha)_j = -sum_i s_ij alpha_ij
-    (``b_alpha``, (l,)), so that W(alpha) = (X' u, b(alpha)); returns
-    (sum alpha, sum_ij alpha_ij^2 / c_i)."""
-    n = f.shape[0]
-    l = b.shape[0]
-    s1 = 0.0
-    s2 = 0.0
-    for j in range(l):
-        b_alpha[j] = 0.0
-    for i in range(n):
-        ui = 0.0
-        for j in range(l):
-            s = _svor_sign(labels[i], j)
-            r = 1.0 - s * (f[i] - b[j])
-            if r > 0.0 and c[i] > 0.0:
-                a = c[i] * r
-                ui += s * a
-                b_alpha[j] -= s * a
-                s1 += a
-                s2 += a * r
-        u[i] = ui
-    return s1, s2

@@ -38,6 +38,7 @@ from ..registry import (
     RepeatsInfo,
     column,
     fmt_spec,
+    format_rows,
     record,
     register_bench,
 )
@@ -45,8 +46,8 @@ from ._common import POLY4, InstanceRow, _FullQPWorker, _instance_runs
 
 __all__ = ["bench_ordinal", "bench_ordinal_wine", "RC_SVC_SETTING", "bench_ordinal_rc",
            "OrdinalBenchRow", "OrdinalBenchEntry", "OrdinalBenchSummary", "WineRow",
-           "WineSet", "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow", "WholeQPRow",
-           "RcTable1Row", "OrdinalRcSummary"]
+           "WineSet", "GrowthRow", "WineSummary", "RcPeerRow", "RcSolveRow", "SvcPeerRow",
+           "WholeQPRow", "RcTable1Row", "OrdinalRcSummary"]
 
 
 @dataclass(frozen=True)
@@ -210,11 +211,14 @@ class WineRow:
     estimator : str
     seconds : float
         Median seconds of the 3-fold cross-validation over the interleaved
-        repeats (the paper's formulation: one run).
+        repeats, each on its own split (the paper's formulation: one run).
     test_mae : float
-        Mean absolute error of the folds' test parts (labels' units).
+        Mean absolute error of the folds' test parts (labels' units),
+        averaged over the repeats' splits (a single split's MAE varies by
+        about 0.01 from split to split on red wine).
     grades_predicted : int
-        Distinct grades predicted on the test parts (1: a trivial model).
+        Distinct grades predicted on the test parts of the first split (1:
+        a trivial model).
     """
 
     data: str = column("data")
@@ -255,6 +259,43 @@ class WineSet:
     time_target_met: bool | None
 
 
+@dataclass(frozen=True)
+class GrowthRow:
+    """One (n, d) of the growth table of :func:`bench_ordinal_wine`: one fit
+    of ours and of mord's on n generated objects with overlapping grades
+    (:func:`polyrank.ordinal.make_overlapping` with d features), standardised,
+    and the test MAE on :data:`GROWTH_TEST` held-out objects.
+
+    Attributes
+    ----------
+    n, d : int
+    x_mb : float
+        The size of the training X in MB (8 n d bytes): past the CPU caches
+        each pass over X runs at the memory bandwidth.
+    ours_s, mord_s : float or None
+        Median seconds of one fit over the interleaved repeats (None: mord
+        not installed).
+    ratio : float or None
+        ours_s / mord_s.
+    ours_mae, mord_mae : float or None
+        Test MAE.
+    ours_ns_per_nd, mord_ns_per_nd : float or None
+        Seconds per n d, in nanoseconds (constant when the time is linear
+        in n d).
+    """
+
+    n: int = column("n", fmt_spec(","))
+    d: int = column("d")
+    x_mb: float = column("X MB", fmt_spec(".1f"))
+    ours_s: float = column("ours s", fmt_spec(".3f"))
+    mord_s: float | None = column("mord s", fmt_spec(".3f"))
+    ratio: float | None = column("ours/mord", fmt_spec(".2f"))
+    ours_mae: float = column("ours MAE", fmt_spec(".4f"))
+    mord_mae: float | None = column("mord MAE", fmt_spec(".4f"))
+    ours_ns_per_nd: float = column("ours ns/(n d)", fmt_spec(".1f"))
+    mord_ns_per_nd: float | None = column("mord ns/(n d)", fmt_spec(".1f"))
+
+
 @record
 class WineSummary(RepeatedBench):
     """The key figures of :func:`bench_ordinal_wine`.
@@ -268,6 +309,8 @@ class WineSummary(RepeatedBench):
         and at the same QP's solution by Clarabel.
     targets_met : bool or None
         Every set met both targets (None without mord).
+    growth : tuple of GrowthRow
+        One fit each, time against n (d fixed) and against d (n fixed).
     """
 
     folds: int
@@ -275,6 +318,7 @@ class WineSummary(RepeatedBench):
     objective_fold1: float
     objective_clarabel_fold1: float
     targets_met: bool | None
+    growth: tuple
 
 
 #: the estimators of :func:`bench_ordinal_wine`, by name
@@ -283,12 +327,16 @@ _MORD = "mord LogisticAT()"
 _PAPER = "polyrank OrdinalMarginRanker(formulation='paper')  [the paper's (S)]"
 #: the bench's targets: test MAE at most this above mord's, time at most mord's
 MAE_MARGIN = 0.01
+#: the widths of the red wine sets with random extra features (full run)
+WIDE_DIMS = (100, 400)
+_WIDE_PREFIX = "red wine + "
 
 
 def _wine_sets(quick: bool, seed: int, data) -> list:
     """(name, X, y) of the data sets: red wine, white wine from ``data`` or
-    the generated stand-in, and (full run) red wine with random features up
-    to d = 100."""
+    the generated stand-in, and (full run) red wine with seeded N(0, 1)
+    random features up to each d of :data:`WIDE_DIMS` (issue 30's growth in
+    d)."""
     wine = load_winequality_red()
     X, y = wine.X, wine.quality
     rng = np.random.default_rng(seed)
@@ -306,19 +354,25 @@ def _wine_sets(quick: bool, seed: int, data) -> list:
         Xg, yg = make_overlapping(1500 if quick else 4898, seed=seed)
         sets.append(("overlapping grades (generated, white wine's grade counts)", Xg, yg + 3))
     if not quick:
-        extra = rng.normal(size=(wine.X.shape[0], 100 - wine.X.shape[1]))
-        sets.append(("red wine + 89 random features (d = 100)",
-                     np.hstack([wine.X, extra]), wine.quality))
+        extra = rng.normal(size=(wine.X.shape[0], max(WIDE_DIMS) - wine.X.shape[1]))
+        for d in WIDE_DIMS:
+            k = d - wine.X.shape[1]
+            sets.append((f"{_WIDE_PREFIX}{k} random features (d = {d})",
+                         np.hstack([wine.X, extra[:, :k]]), wine.quality))
     return sets
 
 
-def _cv_runs(X, y, cv, peers, repeats):
+def _cv_runs(X, y, seed, peers, repeats):
     """Interleaved repeats of a 3-fold CV per peer (``peers``: name ->
-    (estimator, timed)); returns {name: (median seconds, test MAE, grades
-    predicted)}.  Untimed peers run once."""
-    times = {k: [] for k in peers}
-    out = {}
+    (estimator, timed)), repeat r on the split KFold(3, shuffle=True,
+    random_state=seed + r), the same for every peer; returns {name: (median
+    seconds, mean test MAE over the repeats' splits, grades predicted on
+    the first)}.  Untimed peers run once (the first split)."""
+    times: dict = {k: [] for k in peers}
+    maes: dict = {k: [] for k in peers}
+    grades = {}
     for rep in range(repeats):
+        cv = KFold(3, shuffle=True, random_state=seed + rep)
         for name, (est, timed) in peers.items():
             if rep and not timed:
                 continue
@@ -327,8 +381,10 @@ def _cv_runs(X, y, cv, peers, repeats):
                 warnings.simplefilter("ignore", TrivialModelWarning)
                 pred = cross_val_predict(make_pipeline(StandardScaler(), est), X, y, cv=cv)
             times[name].append(time.perf_counter() - t0)
-            out[name] = (float(np.mean(np.abs(pred - y))), int(np.unique(pred).size))
-    return {k: (statistics.median(times[k]), *out[k]) for k in peers}
+            maes[name].append(float(np.mean(np.abs(pred - y))))
+            grades.setdefault(name, int(np.unique(pred).size))
+    return {k: (statistics.median(times[k]), float(np.mean(maes[k])), grades[k])
+            for k in peers}
 
 
 def _mode_mae(X, y, cv) -> float:
@@ -341,7 +397,7 @@ def _mode_mae(X, y, cv) -> float:
 
 
 def _set_notes(entry: WineSet, rows: dict, repeats: int) -> list:
-    ours, mord_row, paper = rows[_OURS], rows.get(_MORD), rows[_PAPER]
+    ours, mord_row, paper = rows[_OURS], rows.get(_MORD), rows.get(_PAPER)
     head = (f"{entry.data} ({entry.n:,} x {entry.d}, {entry.grades} grades), 3-fold CV: "
             f"test MAE ours {entry.mae_ours:.4f}")
     if mord_row is None:
@@ -351,10 +407,84 @@ def _set_notes(entry: WineSet, rows: dict, repeats: int) -> list:
     lines = [head + f", mord LogisticAT {entry.mae_mord:.4f} (ours - mord = {diff:+.4f}, "
              f"{within} +{MAE_MARGIN}); time ours / mord = {entry.ratio_ours_over_mord:.2f} "
              f"({ours[0]:.3f} s vs {mord_row[0]:.3f} s, medians of {repeats} interleaved "
-             f"repeats)"]
-    lines.append(f"  the paper's (S) (formulation='paper'): test MAE {paper[1]:.4f}, "
+             f"repeats; MAEs: means over the repeats' {repeats} splits)"]
+    if paper is None:
+        lines.append(f"  the paper's (S): not run (its primal sub-problems are a QP of size "
+                     f"d + l); predicting the most frequent grade: {entry.mae_mode:.4f}")
+        return lines
+    lines.append(f"  the paper's (S) (formulation='paper', first split): test MAE {paper[1]:.4f}, "
                  f"{paper[2]} grade(s) predicted; predicting the most frequent grade: "
                  f"{entry.mae_mode:.4f}")
+    return lines
+
+
+#: the growth table's (n, d): n grows at d = GROWTH_AT[0], d at n = GROWTH_AT[1]
+GROWTH_N = {False: (1000, 4000, 16000), True: (500, 1000, 2000)}
+GROWTH_D = {False: (11, 100, 400), True: (11, 20, 50)}
+GROWTH_AT = {False: (100, 4000), True: (20, 1000)}
+#: held-out objects of each growth cell
+GROWTH_TEST = 2000
+
+
+def _growth_cells(quick: bool) -> list:
+    d_at, n_at = GROWTH_AT[quick]
+    cells = [(n, d_at) for n in GROWTH_N[quick]]
+    return cells + [(n_at, d) for d in GROWTH_D[quick] if (n_at, d) not in cells]
+
+
+def _one_fit(est, X, y, Xt, yt):
+    """(seconds of est.fit(X, y), test MAE on (Xt, yt))."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    seconds = time.perf_counter() - t0
+    return seconds, float(np.mean(np.abs(est.predict(Xt) - yt)))
+
+
+def _growth(quick: bool, seed: int, repeats: int) -> list:
+    """The growth table: per (n, d) of :func:`_growth_cells`, interleaved
+    single fits of ours and mord's (median seconds), test MAE."""
+    rows = []
+    for n, d in _growth_cells(quick):
+        X, y = make_overlapping(n + GROWTH_TEST, d, seed=seed)
+        X = StandardScaler().fit(X[:n]).transform(X)
+        parts = (X[:n], y[:n], X[n:], y[n:])
+        makers = {"ours": OrdinalMarginRanker}
+        if mord is not None:
+            makers["mord"] = mord.LogisticAT
+        times: dict = {k: [] for k in makers}
+        mae = {}
+        for _ in range(repeats):
+            for name, make in makers.items():
+                seconds, mae[name] = _one_fit(make(), *parts)
+                times[name].append(seconds)
+        med = {k: statistics.median(times[k]) if k in times else None for k in ("ours", "mord")}
+        rows.append(GrowthRow(
+            n=n, d=d, x_mb=8e-6 * n * d, ours_s=med["ours"], mord_s=med["mord"],
+            ratio=None if med["mord"] is None else med["ours"] / med["mord"],
+            ours_mae=mae["ours"], mord_mae=mae.get("mord"),
+            ours_ns_per_nd=1e9 * med["ours"] / (n * d),
+            mord_ns_per_nd=None if med["mord"] is None else 1e9 * med["mord"] / (n * d)))
+    return rows
+
+
+def _growth_notes(rows: list, quick: bool) -> list:
+    """The growth table as printed lines, and the growth factors."""
+    d_at, n_at = GROWTH_AT[quick]
+    lines = [f"growth: one fit each on generated overlapping grades (make_overlapping(n, d), "
+             f"standardised), test MAE on {GROWTH_TEST:,} held-out objects; n grows at "
+             f"d = {d_at}, d at n = {n_at:,}; medians of interleaved repeats"]
+    lines += ["  " + line for line in format_rows(rows).splitlines()]
+    for key, fixed, label in (("n", ("d", d_at), "n"), ("d", ("n", n_at), "d")):
+        sel = [r for r in rows if getattr(r, fixed[0]) == fixed[1]]
+        sel.sort(key=lambda r: getattr(r, key))
+        lo, hi = sel[0], sel[-1]
+        grow = getattr(hi, key) / getattr(lo, key)
+        peer = ("" if hi.mord_s is None
+                else f", mord {hi.mord_s / lo.mord_s:.1f}x")
+        lines.append(f"  time x {label}: {label} {getattr(lo, key):,} -> {getattr(hi, key):,} "
+                     f"({grow:.0f}x): ours {hi.ours_s / lo.ours_s:.1f}x{peer}")
     return lines
 
 
@@ -365,8 +495,35 @@ def _fold1_objectives(X, y, cv):
     Xs = StandardScaler().fit_transform(X[train])
     codes = np.searchsorted(np.unique(y[train]), y[train])
     ours = OrdinalMarginRanker().fit(Xs, y[train])
-    ref = svor_qp(Xs, codes, ours.c)
+    ref = svor_qp(Xs, codes, ours.c_)
     return ours, ref
+
+
+def _wine_set(name, X, y, seed, repeats):
+    """One data set of :func:`bench_ordinal_wine`: (rows, WineSet, notes).
+    The paper's (S) runs once, and not on the sets with random features
+    (its sub-problem is a dense QP over d + l variables)."""
+    peers = {_OURS: (OrdinalMarginRanker(), True)}
+    if mord is not None:
+        peers[_MORD] = (mord.LogisticAT(), True)
+    if not name.startswith(_WIDE_PREFIX):
+        peers[_PAPER] = (OrdinalMarginRanker(formulation="paper"), False)
+    res = _cv_runs(X, y, seed, peers, repeats)
+    rows = [WineRow(data=name, estimator=k, seconds=v[0], test_mae=v[1],
+                    grades_predicted=v[2]) for k, v in res.items()]
+    m = res.get(_MORD)
+    ratio = None if m is None else res[_OURS][0] / m[0]
+    paper = res.get(_PAPER)
+    entry = WineSet(data=name, n=int(X.shape[0]), d=int(X.shape[1]),
+                    grades=int(np.unique(y).size), mae_ours=res[_OURS][1],
+                    mae_mord=None if m is None else m[1],
+                    mae_paper=None if paper is None else paper[1],
+                    mae_mode=_mode_mae(X, y, KFold(3, shuffle=True, random_state=seed)),
+                    ratio_ours_over_mord=ratio,
+                    mae_target_met=None if m is None else bool(
+                        res[_OURS][1] <= m[1] + MAE_MARGIN),
+                    time_target_met=None if m is None else bool(ratio <= 1.0))
+    return rows, entry, _set_notes(entry, res, repeats)
 
 
 @register_bench("ordinal-wine", "OrdinalMarginRanker() vs mord's LogisticAT: 3-fold CV test "
@@ -386,18 +543,24 @@ def bench_ordinal_wine(*, quick: bool = False, seed: int = 0, progress: bool = F
     file ``winequality-white.csv``, ``;`` or ``,`` separated), else a
     generated stand-in with white wine's grade counts
     (:func:`polyrank.ordinal.make_overlapping`, signal 0.6: (S) collapses
-    there too); and in a full run red wine with random features up to
-    d = 100 (issue 30's growth in d).  Each set: 3-fold CV test MAE and time
-    of ours and mord's, the paper's (S) (one run) and the most frequent
-    grade.  Targets: our test MAE at most mord's + 0.01, our time at most
-    mord's.  Red wine's first training fold: our objective against the same
-    QP solved by Clarabel.
+    there too); and in a full run red wine with 89 and 389 seeded random
+    N(0, 1) features, d = 100 and 400 (issue 30's growth in d).  Each set:
+    3-fold CV test MAE and time of ours and mord's, the paper's (S) (one
+    run; not on the sets with random features, whose primal sub-problems
+    are dense QPs over d + l variables) and the most frequent grade.
+    Targets: our test MAE at most mord's + 0.01, our time at most mord's.
+    Red wine's first training fold: our objective against the same QP
+    solved by Clarabel.  Then the growth table: one fit each on generated
+    overlapping grades, time against n (1,000, 4,000, 16,000 at d = 100)
+    and against d (11, 100, 400 at n = 4,000), with the seconds per n d and
+    the test MAE of both on 2,000 held-out objects.
 
     Parameters
     ----------
     quick : bool
-        800 red wines, a 1,500-object stand-in, 3 repeats; otherwise all,
-        5 repeats, and the d = 100 set.
+        800 red wines, a 1,500-object stand-in, 3 repeats and a growth
+        table of n <= 2,000, d <= 50; otherwise all, 5 repeats, and the
+        d = 100 and d = 400 sets.
     seed : int
         Seeds the fold split, the subsample and the generated data.
     progress : bool
@@ -412,7 +575,8 @@ def bench_ordinal_wine(*, quick: bool = False, seed: int = 0, progress: bool = F
     ExperimentResult
         ``rows``: a :class:`WineRow` per data set and estimator;
         ``summary``: a :class:`WineSummary` (per set the MAEs, the time
-        ratio and whether the targets were met).
+        ratio and whether the targets were met; the growth table as
+        :class:`GrowthRow`).
 
     Raises
     ------
@@ -425,34 +589,23 @@ def bench_ordinal_wine(*, quick: bool = False, seed: int = 0, progress: bool = F
     rows, sets, notes = [], [], []
     data_sets = _wine_sets(quick, seed, data)
     for name, X, y in data_sets:
-        peers = {_OURS: (OrdinalMarginRanker(), True)}
-        if mord is not None:
-            peers[_MORD] = (mord.LogisticAT(), True)
-        peers[_PAPER] = (OrdinalMarginRanker(formulation="paper"), False)
-        res = _cv_runs(X, y, cv, peers, repeats)
-        rows += [WineRow(data=name, estimator=k, seconds=v[0], test_mae=v[1],
-                         grades_predicted=v[2]) for k, v in res.items()]
-        m = res.get(_MORD)
-        ratio = None if m is None else res[_OURS][0] / m[0]
-        entry = WineSet(data=name, n=int(X.shape[0]), d=int(X.shape[1]),
-                        grades=int(np.unique(y).size), mae_ours=res[_OURS][1],
-                        mae_mord=None if m is None else m[1], mae_paper=res[_PAPER][1],
-                        mae_mode=_mode_mae(X, y, cv), ratio_ours_over_mord=ratio,
-                        mae_target_met=None if m is None else bool(
-                            res[_OURS][1] <= m[1] + MAE_MARGIN),
-                        time_target_met=None if m is None else bool(ratio <= 1.0))
+        set_rows, entry, set_notes = _wine_set(name, X, y, seed, repeats)
+        rows += set_rows
         sets.append(entry)
-        notes += _set_notes(entry, res, repeats)
+        notes += set_notes
     ours, ref = _fold1_objectives(*data_sets[0][1:], cv)
     notes.append(f"red wine, fold 1: SVOR objective (||w||^2 + ||b||^2 + c sum squared "
-                 f"hinge, c = {ours.c:g}) ours {ours.result_.objective:.10g} "
+                 f"hinge, c = {ours.c_:g}) ours {ours.result_.objective:.10g} "
                  f"({ours.result_.svor_solver}, {ours.n_iter_} Newton steps, relative duality "
                  f"gap {ours.result_.gap / ours.result_.primal_objective:.1e}); the same QP "
                  f"by Clarabel {ref.objective:.10g}")
+    growth = _growth(quick, seed, repeats)
+    notes += _growth_notes(growth, quick)
     met = None if mord is None else all(e.mae_target_met and e.time_target_met for e in sets)
     summary = WineSummary(bench="ordinal-wine", quick=quick, repeats=repeats, folds=3,
                           sets=tuple(sets), objective_fold1=ours.result_.objective,
-                          objective_clarabel_fold1=ref.objective, targets_met=met)
+                          objective_clarabel_fold1=ref.objective, targets_met=met,
+                          growth=tuple(growth))
     return ExperimentResult("ordinal-wine", "Ordinal ranking with defaults: polyrank's SVOR "
                             "vs mord's LogisticAT (and the paper's (S))", rows, summary,
                             notes=notes)
