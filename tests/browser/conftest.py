@@ -97,7 +97,8 @@ def page(request, browser, lab, artifacts):
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     context.set_default_timeout(30_000)
     p = context.new_page()
-    errors = []
+    errors: list[str] = []
+    p.polyrank_console_errors = errors          # read by lab.console_errors
     p.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
     p.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
          if m.type == "error" else None)

@@ -293,6 +293,35 @@ class Figure:
         return self.locator.evaluate("gd => gd.__counts || []")
 
 
+#: the parts of a widget output that must fit its output area, and the
+#: labels whose text must fit their box (Notebook.layout_problems)
+LAYOUT_JS = """() => {
+  const clipped = [], truncated = [];
+  for (const area of document.querySelectorAll('.jp-OutputArea-output')) {
+    const edge = area.getBoundingClientRect().right;
+    for (const el of area.querySelectorAll('.js-plotly-plot, .widget-slider, .widget-dropdown, '
+                                           + '.widget-text, .widget-html, .widget-button, '
+                                           + '.widget-checkbox')) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > edge + 1)
+        clipped.push(`${el.className.split(' ').pop()} right ${Math.round(r.right)}`
+                     + ` > ${Math.round(edge)}`);
+    }
+    for (const el of area.querySelectorAll('.widget-label, select')) {
+      if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
+        truncated.push((el.textContent || el.value || '').trim().slice(0, 40));
+    }
+  }
+  return {clipped: clipped.slice(0, 20), truncated: truncated.slice(0, 20)};
+}"""
+
+
+def console_errors(page) -> list[str]:
+    """The console errors and uncaught page errors of ``page`` since it
+    opened (recorded by the ``page`` fixture)."""
+    return list(getattr(page, "polyrank_console_errors", []))
+
+
 def poll(get, predicate, what, timeout_s: float = 30.0):
     """Wait until ``predicate(get())`` holds (checked every 0.1 s) and return
     that value; after ``timeout_s`` seconds an AssertionError names ``what``."""
@@ -387,7 +416,7 @@ class Notebook:
             raise AssertionError("Run All Cells did not start any cell (3 attempts)")
         self.wait_idle(timeout_ms)
         _poll(self._unrun_code_cells, lambda n: n == 0, 10_000, "cells without a count")
-        self.assert_no_errors()
+        self.assert_no_errors(stderr=True)
         return self
 
     def run_cells_in_turn(self, timeout_ms: int = 300_000) -> Notebook:
@@ -449,12 +478,89 @@ class Notebook:
         self.assert_no_errors()
         return self
 
-    def assert_no_errors(self) -> None:
+    def assert_no_errors(self, stderr: bool = False) -> None:
+        """No cell shows an error output (nor, with ``stderr``, any text on
+        standard error: warnings, tracebacks of background threads), and
+        the browser logged no console error and no uncaught page error
+        since the page opened (issue 34, item 3)."""
         errors = self.page.locator(
             '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"], '
             '.jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]')
         if errors.count():
             raise AssertionError("a cell raised:\n" + "\n".join(errors.all_inner_texts()))
+        if stderr:
+            err = self.page.locator(
+                '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"]')
+            if err.count():
+                raise AssertionError("a cell wrote to stderr:\n"
+                                     + "\n".join(t[:500] for t in err.all_inner_texts()))
+        console = console_errors(self.page)
+        if console:
+            raise AssertionError("the browser logged errors:\n" + "\n".join(console[:20]))
+
+    # ------------------------------------------------------------ layout
+    def set_sidebar(self, open_: bool) -> int:
+        """Open or close JupyterLab's left sidebar (the file browser) as a
+        person does, with Ctrl+B in command mode; returns its width (px)."""
+        def width() -> int:
+            return self.page.evaluate(
+                "() => Math.round(document.querySelector('#jp-left-stack')"
+                ".getBoundingClientRect().width)")
+        for _ in range(10):
+            if (width() > 0) == open_:
+                break
+            self.page.keyboard.press("Escape")
+            self.page.keyboard.press("Control+b")
+            self.page.wait_for_timeout(700)
+        assert (width() > 0) == open_, f"the left sidebar did not {'open' if open_ else 'close'}"
+        return width()
+
+    def layout_problems(self) -> dict:
+        """What a person would see cut off: widget parts (figures, sliders,
+        dropdowns, text boxes, readouts) whose right edge passes the right
+        edge of their output area, and labels or dropdowns whose text does
+        not fit (``scrollWidth > clientWidth``)."""
+        return self.page.evaluate(LAYOUT_JS)
+
+    def check_layout(self, artifacts: Path, stem: str) -> dict:
+        """Issue 34, items 2 and 6: at 1,024 px with the file browser open
+        nothing is clipped and no label is cut, then at 1,600 px (sidebar
+        closed) the same; a screenshot of every widget output at both
+        widths (``{stem}-1024-<cell>.png``, ``{stem}-1600-<cell>.png``).
+        Returns the widths of the notebook panel."""
+        widths = {}
+        for width, sidebar in ((1024, True), (1600, False)):
+            self.page.set_viewport_size({"width": width, "height": 1000})
+            self.set_sidebar(sidebar)
+            self.page.wait_for_timeout(1500)       # plotly's resize is debounced (100 ms)
+            widths[width] = self.page.evaluate(
+                "() => Math.round(document.querySelector('.jp-NotebookPanel')"
+                ".getBoundingClientRect().width)")
+            problems = self.layout_problems()
+            assert not problems["clipped"] and not problems["truncated"], (
+                f"at {width} px (notebook panel {widths[width]} px): {problems}")
+            self.screenshot_widgets(artifacts, f"{stem}-{width}")
+        return widths
+
+    def screenshot_widgets(self, artifacts: Path, stem: str) -> list[Path]:
+        """One PNG per output that holds a widget (``{stem}-cell<i>.png``),
+        taken with a viewport tall enough for the whole output."""
+        page = self.page
+        size = page.viewport_size
+        out = []
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        for i in range(cells.count()):
+            outputs = cells.nth(i).locator(".jp-OutputArea-output").filter(
+                has=page.locator(".widget-box, .js-plotly-plot"))
+            for j in range(outputs.count()):
+                h = outputs.nth(j).evaluate("e => e.getBoundingClientRect().height")
+                page.set_viewport_size({"width": size["width"],
+                                        "height": int(min(max(size["height"], h + 200), 4000))})
+                suffix = f"cell{i}" + (f"-{j}" if j else "")
+                out.append(self.screenshot(Path(artifacts) / f"{stem}-{suffix}.png",
+                                           outputs.nth(j)))
+        page.set_viewport_size(size)
+        return out
 
     def assert_all_figures_drawn(self, timeout_ms: int = DRAW_MS) -> int:
         """Scroll to every cell and check that each plotly figure it shows is

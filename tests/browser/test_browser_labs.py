@@ -75,6 +75,9 @@ def test_notebook03_sign_toggle_refits_with_the_new_sign(lab, page, artifacts):
     assert after != before
     nb.screenshot(artifacts / "lab_nb03_sign_toggled.png", box)
 
+    nb.check_layout(artifacts, "nb03")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()
+
 
 def test_notebook05_kernel_dropdown_redraws_the_curves(lab, page, artifacts):
     nb, curves, box, before = _open_lab(lab, page, "05_ordinal_rcg.ipynb",
@@ -93,6 +96,9 @@ def test_notebook05_kernel_dropdown_redraws_the_curves(lab, page, artifacts):
     assert _iteration(gap.title()) >= 1 and gap.trace("gap")["x"][0] == 1
     assert after != before
     nb.screenshot(artifacts / "lab_nb05_rbf.png", box)
+
+    nb.check_layout(artifacts, "nb05")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()
 
 
 # ------------------------------------------------------------ called by the

@@ -137,6 +137,9 @@ def test_notebook06_correlation_slider(lab, page, artifacts):
     # the SolverLab of Sec. 3 and its R editor, in the same page
     check_notebook06_r_editor_refits_m3l(nb, artifacts)
 
+    nb.check_layout(artifacts, "nb06")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()
+
 
 def parse_tron_log(text: str) -> list[tuple]:
     """(step, f, ||grad f||, delta, CG) of every line of the printed log."""
@@ -202,3 +205,6 @@ def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     _poll(lambda: nb.html_text(box), lambda t: t != before and "converged" in t,
           "the lab's readout after the refit")
     nb.screenshot(artifacts / "nb04_solver_lab_after_tol.png", box)
+
+    nb.check_layout(artifacts, "nb04")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()

@@ -80,6 +80,9 @@ def test_tour_knot_explorer_and_lab(lab, page, artifacts):
     # the tour's SolverLab (LabelRanker on yeast), in the same page
     check_tour_lab_bias_dropdown_refits_label_ranker(nb, artifacts)
 
+    nb.check_layout(artifacts, "tour")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()
+
 
 def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
     # Run All Cells, as a reader does: the KnotExplorer's and the GapMonitor's
@@ -136,6 +139,9 @@ def test_notebook01_gap_monitor_and_knot_entries(lab, page, artifacts):
     assert knot_fig.trace("sum")["y"] != before
     assert "nu[2]" in nb.html_text(knot_fig.widget)
     nb.screenshot(artifacts / "nb01_knot_explorer_nu2.png", knot_fig.widget)
+
+    nb.check_layout(artifacts, "nb01")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()
 
 
 def black_edges(fig) -> set:
@@ -204,3 +210,6 @@ def test_notebook02_decomposition_viewer(lab, page, artifacts):
     f = nb.figure("Fig. 8")
     assert sum(len(t["x"]) for t in f.traces()) > 0 and f.svg_path_count() > 0
     nb.screenshot(artifacts / "nb02_fig8.png", nb.figure("Fig. 8").locator)
+
+    nb.check_layout(artifacts, "nb02")           # issue 34: nothing clipped, no console error
+    nb.assert_no_errors()
