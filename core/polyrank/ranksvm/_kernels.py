@@ -386,23 +386,26 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
 
 
 @numba.njit(cache=True, nogil=True)
-def count_pairs(z, u, order, start, level, kq, method,
-                lplus, lminus, gplus, gminus, sw):
-    """Fill ``lplus, lminus, gplus, gminus`` (length l, indexed by
-    document) for all queries with the chosen method (see the module
-    docstring).  ``sw``: document weights (ones: unweighted); ``lplus``
-    and ``lminus`` are float64 arrays of (weighted) counts.  Returns nothing;
-    O(l log k) for the trees, O(l k) for the direct method and PRSVM+."""
-    kmax = 1
+def _tree_size(kq):
+    """The power of two L >= max_q k_q: the scratch arrays of the counting
+    methods have 2L + 1 entries (the selection tree's nodes)."""
+    kmax = np.int64(1)
     for q in range(kq.size):
         if kq[q] > kmax:
             kmax = kq[q]
-    L = 1
+    L = np.int64(1)
     while L < kmax:
         L *= 2
-    isize = np.zeros(2 * L + 1)
-    fsum = np.zeros(2 * L + 1, dtype=np.float64)
-    for q in range(start.size - 1):
+    return L
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_queries(z, u, order, start, level, kq, method, q0, q1, isize, fsum,
+                   lplus, lminus, gplus, gminus, sw):
+    """:func:`count_pairs` for the queries ``q0 .. q1-1`` only, with the
+    scratch arrays ``isize``, ``fsum`` (2L + 1 entries, see
+    :func:`_tree_size`); the documents of other queries are not touched."""
+    for q in range(q0, q1):
         s, e = start[q], start[q + 1]
         k = kq[q]
         if k < 2:                               # no pairs in this query
@@ -429,6 +432,21 @@ def count_pairs(z, u, order, start, level, kq, method,
         else:
             _prsvm_plus_query(z, u, order, s, e, level, k,
                               lplus, lminus, gplus, gminus, sw)
+
+
+@numba.njit(cache=True, nogil=True)
+def count_pairs(z, u, order, start, level, kq, method,
+                lplus, lminus, gplus, gminus, sw):
+    """Fill ``lplus, lminus, gplus, gminus`` (length l, indexed by
+    document) for all queries with the chosen method (see the module
+    docstring).  ``sw``: document weights (ones: unweighted); ``lplus``
+    and ``lminus`` are float64 arrays of (weighted) counts.  Returns nothing;
+    O(l log k) for the trees, O(l k) for the direct method and PRSVM+."""
+    L = _tree_size(kq)
+    isize = np.zeros(2 * L + 1)
+    fsum = np.zeros(2 * L + 1, dtype=np.float64)
+    _count_queries(z, u, order, start, level, kq, method, np.int64(0), start.size - 1,
+                   isize, fsum, lplus, lminus, gplus, gminus, sw)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -522,4 +540,123 @@ def csr_rmatvec(data, indices, indptr, r, n):
         if ri != 0.0:
             for t in range(indptr[i], indptr[i + 1]):
                 out[indices[t]] += ri * data[t]
+    return out
+
+
+# ------------------------------------------------------------ several threads
+# The kernels below spread the passes over the documents over numba's
+# threads (``prange``; ``n_jobs`` of RankSVMObjective) in fixed units of
+# work that do not depend on the number of threads: blocks of whole queries
+# for the sorts and the counts (a query is sorted and counted by one thread,
+# by the same code as above: the same numbers), single rows for X v (the
+# same dot products), and fixed ranges of rows for X'r, whose partial
+# n-vectors are then added in range order by one thread.  So every result
+# is bitwise the same for every number of threads; X'r differs from the
+# one-thread kernels above only by that grouping of its sum (rounding).
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_sort_within_queries(z, perm, start, blocks):
+    """:func:`sort_within_queries` with the query blocks ``blocks[b] ..
+    blocks[b+1]-1`` sorted in parallel (same ``order``)."""
+    order = np.empty(perm.size, dtype=np.int64)
+    for b in numba.prange(blocks.size - 1):
+        for q in range(blocks[b], blocks[b + 1]):
+            s, e = start[q], start[q + 1]
+            seg = perm[s:e]
+            idx = argsort_stable(z[seg])
+            for t in range(e - s):
+                order[s + t] = seg[idx[t]]
+    return order
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_count_pairs(z, u, order, start, level, kq, method, blocks,
+                    lplus, lminus, gplus, gminus, sw):
+    """:func:`count_pairs` with the query blocks ``blocks[b] ..
+    blocks[b+1]-1`` counted in parallel, each with its own scratch tree
+    (the same numbers: a query is counted by one thread as in the serial
+    kernel)."""
+    L = _tree_size(kq)
+    for b in numba.prange(blocks.size - 1):
+        isize = np.zeros(2 * L + 1)
+        fsum = np.zeros(2 * L + 1)
+        _count_queries(z, u, order, start, level, kq, method, blocks[b], blocks[b + 1],
+                       isize, fsum, lplus, lminus, gplus, gminus, sw)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_hv_terms(u, lplus, lminus, gplus, gminus, sw):
+    """:func:`hv_terms`, its entries computed in parallel."""
+    l = u.size
+    out = np.empty(l)
+    for i in numba.prange(l):
+        out[i] = ((lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])) * sw[i]
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_dense_matvec(X, v):
+    """:func:`dense_matvec` with the rows shared among the threads."""
+    l, n = X.shape
+    out = np.empty(l)
+    for i in numba.prange(l):
+        acc = 0.0
+        for j in range(n):
+            acc += X[i, j] * v[j]
+        out[i] = acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_csr_matvec(data, indices, indptr, v):
+    """:func:`csr_matvec` with the rows shared among the threads."""
+    l = indptr.size - 1
+    out = np.empty(l)
+    for i in numba.prange(l):
+        acc = 0.0
+        for t in range(indptr[i], indptr[i + 1]):
+            acc += data[t] * v[indices[t]]
+        out[i] = acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_dense_rmatvec(X, r, bounds):
+    """X'r over the fixed row ranges ``bounds[b] .. bounds[b+1]-1`` (in
+    parallel, each range accumulated row by row as :func:`dense_rmatvec`),
+    the ranges' partial sums then added in range order (one thread): the
+    same result for any number of threads."""
+    n = X.shape[1]
+    nb = bounds.size - 1
+    part = np.zeros((nb, n))
+    for b in numba.prange(nb):
+        for i in range(bounds[b], bounds[b + 1]):
+            ri = r[i]
+            if ri != 0.0:
+                for j in range(n):
+                    part[b, j] += ri * X[i, j]
+    out = np.zeros(n)
+    for b in range(nb):
+        for j in range(n):
+            out[j] += part[b, j]
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_csr_rmatvec(data, indices, indptr, r, n, bounds):
+    """:func:`par_dense_rmatvec` for X in CSR form (partial n-vectors per
+    row range, added in range order)."""
+    nb = bounds.size - 1
+    part = np.zeros((nb, n))
+    for b in numba.prange(nb):
+        for i in range(bounds[b], bounds[b + 1]):
+            ri = r[i]
+            if ri != 0.0:
+                for t in range(indptr[i], indptr[i + 1]):
+                    part[b, indices[t]] += ri * data[t]
+    out = np.zeros(n)
+    for b in range(nb):
+        for j in range(n):
+            out[j] += part[b, j]
     return out

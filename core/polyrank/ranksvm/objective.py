@@ -14,12 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._threads import numba_threads, resolve_n_jobs
 from ..validation import as_float_array, check_design, check_positive, check_query_ids
 from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
            "Workspace", "LossTerms", "l2_dual_bound", "check_ranking_data",
-           "check_sample_weight", "not_finite_error"]
+           "check_sample_weight", "not_finite_error", "query_blocks", "row_ranges"]
 
 #: The counting methods for l_i^+, l_i^-, gamma_i^+, gamma_i^- (Sec. 4.3):
 #: ``"selection_tree"`` (Sec. 2.4, the default; Tree-TRON),
@@ -135,6 +136,72 @@ def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
                                                     perm, start)
     n_pairs = int(n_adj if adjacent else n_all)
     return QueryGroups(perm, start, level, kq, n_pairs, qs[start[:-1]])
+
+
+#: documents per block of whole queries for ``n_jobs > 1`` (a fixed size:
+#: the blocks do not depend on the number of threads)
+BLOCK_DOCS = 4096
+
+
+def query_blocks(start: np.ndarray, docs: int = BLOCK_DOCS) -> np.ndarray:
+    """Cut the queries into blocks of whole queries of about ``docs``
+    documents each (the units of work of the parallel kernels).
+
+    Parameters
+    ----------
+    start : ndarray of int64, shape (n_queries + 1,)
+        :attr:`QueryGroups.start`.
+    docs : int
+        Documents per block (a block ends at the first query boundary at or
+        after each multiple of ``docs``; a larger query is a block alone).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_blocks + 1,)
+        Block ``b`` holds the queries ``blocks[b] .. blocks[b+1] - 1``;
+        ``blocks[0] = 0``, ``blocks[-1] = n_queries``.
+
+    Examples
+    --------
+    >>> query_blocks(np.array([0, 3, 5, 9, 10]), docs=4).tolist()
+    [0, 2, 3, 4]
+    """
+    nq = start.size - 1
+    cuts = np.searchsorted(start, np.arange(docs, start[-1], docs))
+    return np.unique(np.concatenate([[0], cuts, [nq]])).astype(np.int64)
+
+
+#: X'r with ``n_jobs``: rows per range (about), and the most doubles the
+#: ranges' partial n-vectors may take (32 MB: fewer, longer ranges for a
+#: very wide sparse X)
+RANGE_ROWS = 4096
+_PARTIAL_DOUBLES = 2 ** 22
+
+
+def row_ranges(l: int, n: int) -> np.ndarray:
+    """The fixed row ranges over which X'r is summed with ``n_jobs`` (a
+    partial n-vector per range, then added in range order).
+
+    They depend on the shape of X only, never on the number of threads:
+    about :data:`RANGE_ROWS` rows each, and at most 2^22 / n ranges.
+
+    Parameters
+    ----------
+    l, n : int
+        Rows and columns of X.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_ranges + 1,)
+        Range ``b`` holds the rows ``bounds[b] .. bounds[b+1] - 1``.
+
+    Examples
+    --------
+    >>> row_ranges(10000, 46).tolist()
+    [0, 3333, 6666, 10000]
+    """
+    nb = max(1, min(-(-l // RANGE_ROWS), _PARTIAL_DOUBLES // max(n, 1)))
+    return (np.arange(nb + 1, dtype=np.int64) * l) // nb
 
 
 def _as_design(X):
@@ -304,6 +371,18 @@ class RankSVMObjective:
         each of its pairs k times), so integer weights equal duplicated
         rows; documents of weight 0 are left out (as if absent).  The
         counting methods then sum weights instead of counting.
+    n_jobs : int or None
+        Threads for the passes over the documents (X v, X'r, the sorts and
+        the counts).  None (default): one thread, the sums in LIBLINEAR's
+        order (X'r row by row).  An int: that many numba threads (-1 all
+        CPUs, -2 all but one; scikit-learn's convention, see
+        :func:`polyrank._threads.resolve_n_jobs`) over fixed units of work:
+        blocks of whole queries for the sorts and counts
+        (:func:`query_blocks`; a query is sorted and counted by one thread),
+        rows for X v, and fixed row ranges for X'r (:func:`row_ranges`),
+        whose partial sums are added in range order.  Every int gives
+        bitwise the same f, gradients and products; they differ from
+        ``n_jobs=None`` only by the grouping of the sums of X'r (rounding).
 
     Attributes
     ----------
@@ -315,6 +394,8 @@ class RankSVMObjective:
     n_features : int
     sample_weight : ndarray or None
         The weights of the kept documents (None when all are 1).
+    n_threads : int
+        The threads ``n_jobs`` resolved to (1 for None).
 
     Notes
     -----
@@ -331,11 +412,11 @@ class RankSVMObjective:
     Raises
     ------
     ValueError
-        Shapes, NaN/inf, C <= 0, unknown method, bad weights; from
+        Shapes, NaN/inf, C <= 0, unknown method, bad weights, n_jobs = 0; from
         :meth:`fun`, :meth:`grad`, :meth:`Hv`: a value that is not finite
         in float64 (X or C too large, see :func:`not_finite_error`).
     TypeError
-        Non-numeric input, non-integer qid.
+        Non-numeric input, non-integer qid, ``n_jobs`` not None or an int.
 
     Examples
     --------
@@ -348,26 +429,27 @@ class RankSVMObjective:
     """
 
     def __init__(self, X, y, qid, C: float = 1.0, method: str = "selection_tree",
-                 partial_pairs: bool = False, sample_weight=None):
+                 partial_pairs: bool = False, sample_weight=None, n_jobs=None):
         C = check_positive(C, "C")
+        resolve_n_jobs(n_jobs)
         if method not in METHODS:
             raise ValueError(f"method: expected one of {sorted(METHODS)}, got {method!r}")
         X = _as_design(X)
         y, qid = check_ranking_data(y, qid, X.shape[0])
         sw = check_sample_weight(sample_weight, X.shape[0])
-        self._setup(X, y, qid, C, method, partial_pairs, sw)
+        self._setup(X, y, qid, C, method, partial_pairs, sw, n_jobs)
 
     @classmethod
-    def _trusted(cls, X, y, qid, C, method, partial_pairs, sample_weight):
+    def _trusted(cls, X, y, qid, C, method, partial_pairs, sample_weight, n_jobs=None):
         """The objective of already validated input (float64 C-ordered
         ndarray or canonical CSR X, float64 y, int64 qid, float64 weights or
         None, valid C and method): what the estimator calls after
-        ``validate_data``."""
+        ``validate_data``; ``n_jobs`` None or an int other than 0)."""
         obj = cls.__new__(cls)
-        obj._setup(X, y, qid, float(C), method, partial_pairs, sample_weight)
+        obj._setup(X, y, qid, float(C), method, partial_pairs, sample_weight, n_jobs)
         return obj
 
-    def _setup(self, X, y, qid, C, method, partial_pairs, sw):
+    def _setup(self, X, y, qid, C, method, partial_pairs, sw, n_jobs=None):
         self.C = C
         self.method = method
         self.partial_pairs = bool(partial_pairs)
@@ -387,21 +469,44 @@ class RankSVMObjective:
         self.groups = group_queries(self.y, self.qid, adjacent=self.partial_pairs)
         self.n_pairs = self.groups.n_pairs
         self.n_features = self.X.shape[1]
+        # n_jobs=None: the one-thread kernels; an int: the blocked ones
+        self.n_jobs = n_jobs
+        self.n_threads = resolve_n_jobs(n_jobs)
+        self._blocked = n_jobs is not None
+        if self._blocked:
+            self._blocks = query_blocks(self.groups.start)
+            self._rows = row_ranges(*self.X.shape)
         self._ws: Workspace | None = None
         self.n_fun = self.n_grad = self.n_hv = 0
 
     # ---------------------------------------------------------- internals
     def _matvec(self, v):
         X = self.X
+        if self._blocked:
+            with numba_threads(self.n_threads):
+                if sp.issparse(X):
+                    return _kernels.par_csr_matvec(X.data, X.indices, X.indptr, v)
+                return _kernels.par_dense_matvec(X, v)
         if sp.issparse(X):
             return _kernels.csr_matvec(X.data, X.indices, X.indptr, v)
         return _kernels.dense_matvec(X, v)
+
+    def _par_rmatvec(self, r):
+        # partial sums over the fixed row ranges, added in range order
+        X = self.X
+        with numba_threads(self.n_threads):
+            if sp.issparse(X):
+                return _kernels.par_csr_rmatvec(X.data, X.indices, X.indptr, r, X.shape[1],
+                                                self._rows)
+            return _kernels.par_dense_rmatvec(X, r, self._rows)
 
     def _rmatvec(self, r):
         # X'r accumulated instance by instance, the order of LIBLINEAR's XTv;
         # single-threaded numba loops: multi-threaded BLAS gemv is slower on
         # these shapes on a busy machine, and another summation order moves
         # TRON's iterates at the 1e-6 level after a few dozen CG steps
+        if self._blocked:
+            return self._par_rmatvec(r)
         X = self.X
         if sp.issparse(X):
             return _kernels.csr_rmatvec(X.data, X.indices, X.indptr, r, X.shape[1])
@@ -414,9 +519,21 @@ class RankSVMObjective:
         gp = np.empty(l)
         gm = np.empty(l)
         g = self.groups
-        _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
-                             lp, lm, gp, gm, self._weights)
+        if self._blocked:
+            with numba_threads(self.n_threads):
+                _kernels.par_count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
+                                         self._blocks, lp, lm, gp, gm, self._weights)
+        else:
+            _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
+                                 lp, lm, gp, gm, self._weights)
         return lp, lm, gp, gm
+
+    def _sort(self, z):
+        g = self.groups
+        if self._blocked:
+            with numba_threads(self.n_threads):
+                return _kernels.par_sort_within_queries(z, g.perm, g.start, self._blocks)
+        return _kernels.sort_within_queries(z, g.perm, g.start)
 
     def _check_w(self, w, name="w"):
         return as_float_array(w, name, ndim=1, shape=(self.n_features,))
@@ -433,7 +550,11 @@ class RankSVMObjective:
         # 2C X'(...): H v - v (Eq. 2.9) with gamma^+(w, v), gamma^-(w, v)
         u = self._matvec(v)
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
-        t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
+        if self._blocked:
+            with numba_threads(self.n_threads):
+                t = _kernels.par_hv_terms(u, lp, lm, gp, gm, self._weights)
+        else:
+            t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
         return 2.0 * self.C * self._rmatvec(t)
 
     def _finite_norm(self, vec: np.ndarray, what: str) -> None:
@@ -452,8 +573,7 @@ class RankSVMObjective:
         if ws is not None and np.array_equal(ws.w, w):
             return ws
         z = self._matvec(w)
-        g = self.groups
-        order = _kernels.sort_within_queries(z, g.perm, g.start)
+        order = self._sort(z)
         lp, lm, gp, gm = self._count(z, z, order)
         r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self._weights)
         f = 0.5 * float(w @ w) + self.C * loss
