@@ -1,5 +1,5 @@
 """RankSVM with ``n_jobs`` (issue 30, item 4): numba threads over fixed
-blocks of queries and fixed row ranges give bitwise the same iterates for
+blocks of whole queries give bitwise the same iterates for
 every int n_jobs, agree with the one-thread default up to rounding and with
 the pair-enumerating reference, restore numba's thread count, and reject
 bad values naming n_jobs."""
@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from polyrank import RankSVM
 from polyrank.dask import make_ranking_partition
 from polyrank.ranksvm import RankSVMObjective, ranksvm_tron
-from polyrank.ranksvm.objective import query_blocks, row_ranges
+from polyrank.ranksvm.objective import block_docs, query_blocks
 from polyrank.ranksvm.reference import brute_force_fun
 from polyrank.ranksvm.solvers import ranksvm_dcd
 
@@ -23,7 +23,7 @@ JOBS = (1, 2, -1)
 
 def _problem(n_queries=600, n_features=8, shuffle=True, seed=3):
     """Generated LETOR-like data, 20 documents per query (12,000 rows: three
-    query blocks and row ranges), rows of a query scattered when shuffled."""
+    query blocks), rows of a query scattered when shuffled."""
     X, y, qid = make_ranking_partition(seed, 0, 0, n_queries, 20, n_features)
     if shuffle:
         p = np.random.default_rng(seed).permutation(y.size)
@@ -39,7 +39,7 @@ def problem():
 def test_the_problem_has_several_blocks(problem):
     X, y, qid = problem
     obj = RankSVMObjective(X, y, qid, n_jobs=2)
-    assert obj._blocks.size - 1 >= 3 and obj._rows.size - 1 >= 3
+    assert obj._blocks.size - 1 >= 3
 
 
 @pytest.mark.parametrize("method", ["selection_tree", "y_tree", "direct", "prsvm_plus"])
@@ -78,19 +78,25 @@ def test_objective_pieces_bitwise_across_n_jobs_and_against_the_reference():
     for o in objs[1:]:
         assert o.fun(w) == f
         assert np.array_equal(o.grad(w), g) and np.array_equal(o.Hv(w, v), hv)
-    assert f == ref.fun(w)                       # f has no X'r: the very same sum
+    # the loss sums and X'r grouped by blocks: the same values up to rounding
+    assert f == pytest.approx(ref.fun(w), rel=1e-13)
     np.testing.assert_allclose(g, ref.grad(w), rtol=1e-11)
     np.testing.assert_allclose(hv, ref.Hv(w, v), rtol=1e-11)
     assert f == pytest.approx(brute_force_fun(X, y, qid, w, 0.5), rel=1e-10)
 
 
-def test_counts_are_those_of_one_thread():
+@pytest.mark.parametrize("method", ["selection_tree", "prsvm_plus"])
+def test_the_parallel_pass_counts_as_one_thread(method):
+    """z, the sorted order, l^+, l^-, gamma^+, gamma^- and r of the blocked
+    pass are those of the one-thread kernels, bit for bit (a query is
+    sorted and counted by one thread, by the same code)."""
     X, y, qid = _problem(n_queries=300)
     w = np.random.default_rng(2).normal(size=X.shape[1])
-    a = RankSVMObjective(X, y, qid, n_jobs=2).counts(w)
-    b = RankSVMObjective(X, y, qid).counts(w)
-    for key in a:
-        assert np.array_equal(a[key], b[key])
+    a = RankSVMObjective(X, y, qid, method=method, n_jobs=2).workspace(w)
+    b = RankSVMObjective(X, y, qid, method=method).workspace(w)
+    for key in ("z", "order", "lplus", "lminus", "gplus", "gminus", "r"):
+        assert np.array_equal(getattr(a, key), getattr(b, key)), key
+    assert a.p_w == b.p_w
 
 
 def test_estimator_n_jobs_bitwise_and_the_thread_count_restored(problem):
@@ -127,11 +133,12 @@ def test_bad_n_jobs(problem, bad, error):
         RankSVM(n_jobs=bad).fit(X[:100], y[:100], qid=qid[:100])
 
 
-def test_blocks_cover_the_queries_and_the_rows():
+def test_blocks_cover_the_queries():
     start = np.array([0, 3, 5, 9, 10, 30, 31], dtype=np.int64)
     b = query_blocks(start, docs=4)
     assert b[0] == 0 and b[-1] == start.size - 1 and np.all(np.diff(b) > 0)
-    r = row_ranges(10_007, 46)
-    assert r[0] == 0 and r[-1] == 10_007 and np.all(np.diff(r) > 0)
-    # a very wide X: few ranges, their partial n-vectors within 2^22 doubles
-    assert (row_ranges(1_000_000, 3_000_000).size - 1) * 3_000_000 <= 2 ** 22
+    assert b.tolist() == [0, 2, 3, 5, 6]            # a block ends at or after 4k docs
+    assert block_docs(1_000_000, 46) == 4096
+    # a very wide X: fewer, larger blocks, their partial n-vectors within 2^22 doubles
+    l, n = 1_000_000, 3_000_000
+    assert -(-l // block_docs(l, n)) * n <= 2 ** 22 + n

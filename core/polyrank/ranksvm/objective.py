@@ -20,7 +20,7 @@ from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
            "Workspace", "LossTerms", "l2_dual_bound", "check_ranking_data",
-           "check_sample_weight", "not_finite_error", "query_blocks", "row_ranges"]
+           "check_sample_weight", "not_finite_error", "query_blocks", "block_docs"]
 
 #: The counting methods for l_i^+, l_i^-, gamma_i^+, gamma_i^- (Sec. 4.3):
 #: ``"selection_tree"`` (Sec. 2.4, the default; Tree-TRON),
@@ -171,37 +171,16 @@ def query_blocks(start: np.ndarray, docs: int = BLOCK_DOCS) -> np.ndarray:
     return np.unique(np.concatenate([[0], cuts, [nq]])).astype(np.int64)
 
 
-#: X'r with ``n_jobs``: rows per range (about), and the most doubles the
-#: ranges' partial n-vectors may take (32 MB: fewer, longer ranges for a
-#: very wide sparse X)
-RANGE_ROWS = 4096
+#: the most doubles the query blocks' partial n-vectors of X'r may take
+#: (32 MB): a very wide sparse X gets fewer, larger blocks
 _PARTIAL_DOUBLES = 2 ** 22
 
 
-def row_ranges(l: int, n: int) -> np.ndarray:
-    """The fixed row ranges over which X'r is summed with ``n_jobs`` (a
-    partial n-vector per range, then added in range order).
-
-    They depend on the shape of X only, never on the number of threads:
-    about :data:`RANGE_ROWS` rows each, and at most 2^22 / n ranges.
-
-    Parameters
-    ----------
-    l, n : int
-        Rows and columns of X.
-
-    Returns
-    -------
-    ndarray of int64, shape (n_ranges + 1,)
-        Range ``b`` holds the rows ``bounds[b] .. bounds[b+1] - 1``.
-
-    Examples
-    --------
-    >>> row_ranges(10000, 46).tolist()
-    [0, 3333, 6666, 10000]
-    """
-    nb = max(1, min(-(-l // RANGE_ROWS), _PARTIAL_DOUBLES // max(n, 1)))
-    return (np.arange(nb + 1, dtype=np.int64) * l) // nb
+def block_docs(l: int, n: int) -> int:
+    """Documents per query block for an X of shape (l, n):
+    :data:`BLOCK_DOCS`, or more when the blocks' partial n-vectors of X'r
+    would take over 2^22 doubles (depends on the shape only)."""
+    return max(BLOCK_DOCS, -(-l * n // _PARTIAL_DOUBLES))
 
 
 def _as_design(X):
@@ -322,6 +301,10 @@ class Workspace:
     loss : float
         sum over P of c_ij max(0, 1 - w'(x_i - x_j))^2 (c_ij = 1 without
         weights).
+    grad : ndarray, shape (n,), or None
+        grad f(w), once computed.
+    xr : ndarray, shape (n,), or None
+        X'r, computed with f when ``n_jobs`` is an int (None otherwise).
     """
 
     w: np.ndarray
@@ -337,6 +320,7 @@ class Workspace:
     hinge: float
     loss: float
     grad: np.ndarray | None = None
+    xr: np.ndarray | None = None
 
 
 class RankSVMObjective:
@@ -376,13 +360,16 @@ class RankSVMObjective:
         the counts).  None (default): one thread, the sums in LIBLINEAR's
         order (X'r row by row).  An int: that many numba threads (-1 all
         CPUs, -2 all but one; scikit-learn's convention, see
-        :func:`polyrank._threads.resolve_n_jobs`) over fixed units of work:
-        blocks of whole queries for the sorts and counts
-        (:func:`query_blocks`; a query is sorted and counted by one thread),
-        rows for X v, and fixed row ranges for X'r (:func:`row_ranges`),
-        whose partial sums are added in range order.  Every int gives
-        bitwise the same f, gradients and products; they differ from
-        ``n_jobs=None`` only by the grouping of the sums of X'r (rounding).
+        :func:`polyrank._threads.resolve_n_jobs`) over fixed blocks of whole
+        queries (:func:`query_blocks`, :func:`block_docs`: they depend on
+        the data only): one parallel pass per f (with X'r for the gradient)
+        and per Hessian-vector product, in which a block's rows get their
+        X w entries, its queries are sorted and counted (the same numbers
+        as with one thread) and its share of X'r and of the loss sums goes
+        to a partial of its own; the partials are added in block order.
+        Every int gives bitwise the same f, gradients and products; they
+        differ from ``n_jobs=None`` only by that grouping of the sums
+        (rounding).
 
     Attributes
     ----------
@@ -474,31 +461,44 @@ class RankSVMObjective:
         self.n_threads = resolve_n_jobs(n_jobs)
         self._blocked = n_jobs is not None
         if self._blocked:
-            self._blocks = query_blocks(self.groups.start)
-            self._rows = row_ranges(*self.X.shape)
+            self._blocks = query_blocks(self.groups.start, block_docs(*self.X.shape))
         self._ws: Workspace | None = None
         self.n_fun = self.n_grad = self.n_hv = 0
 
     # ---------------------------------------------------------- internals
     def _matvec(self, v):
         X = self.X
-        if self._blocked:
-            with numba_threads(self.n_threads):
-                if sp.issparse(X):
-                    return _kernels.par_csr_matvec(X.data, X.indices, X.indptr, v)
-                return _kernels.par_dense_matvec(X, v)
         if sp.issparse(X):
             return _kernels.csr_matvec(X.data, X.indices, X.indptr, v)
         return _kernels.dense_matvec(X, v)
 
     def _par_rmatvec(self, r):
-        # partial sums over the fixed row ranges, added in range order
-        X = self.X
+        # partial sums over the query blocks, added in block order
+        X, g = self.X, self.groups
         with numba_threads(self.n_threads):
             if sp.issparse(X):
-                return _kernels.par_csr_rmatvec(X.data, X.indices, X.indptr, r, X.shape[1],
-                                                self._rows)
-            return _kernels.par_dense_rmatvec(X, r, self._rows)
+                return _kernels.par_csr_rmatvec(X.data, X.indices, X.indptr, X.shape[1], r,
+                                                g.perm, g.start, self._blocks)
+            return _kernels.par_dense_rmatvec(X, r, g.perm, g.start, self._blocks)
+
+    def _par_fun(self, w):
+        # one parallel pass: z, order, counts, r, the loss sums and X'r
+        X, g = self.X, self.groups
+        args = (w, g.perm, g.start, g.level, g.kq, self._code, self._blocks, self._weights)
+        with numba_threads(self.n_threads):
+            if sp.issparse(X):
+                return _kernels.par_csr_fun(X.data, X.indices, X.indptr, X.shape[1], *args)
+            return _kernels.par_dense_fun(X, *args)
+
+    def _par_hv(self, ws, v):
+        # one parallel pass: X'((l^+ + l^-) u - gamma^+ - gamma^-), u = X v
+        X, g = self.X, self.groups
+        args = (v, ws.z, ws.order, g.perm, g.start, g.level, g.kq, self._code, self._blocks,
+                self._weights)
+        with numba_threads(self.n_threads):
+            if sp.issparse(X):
+                return _kernels.par_csr_hv(X.data, X.indices, X.indptr, X.shape[1], *args)
+            return _kernels.par_dense_hv(X, *args)
 
     def _rmatvec(self, r):
         # X'r accumulated instance by instance, the order of LIBLINEAR's XTv;
@@ -519,21 +519,9 @@ class RankSVMObjective:
         gp = np.empty(l)
         gm = np.empty(l)
         g = self.groups
-        if self._blocked:
-            with numba_threads(self.n_threads):
-                _kernels.par_count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
-                                         self._blocks, lp, lm, gp, gm, self._weights)
-        else:
-            _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
-                                 lp, lm, gp, gm, self._weights)
+        _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
+                             lp, lm, gp, gm, self._weights)
         return lp, lm, gp, gm
-
-    def _sort(self, z):
-        g = self.groups
-        if self._blocked:
-            with numba_threads(self.n_threads):
-                return _kernels.par_sort_within_queries(z, g.perm, g.start, self._blocks)
-        return _kernels.sort_within_queries(z, g.perm, g.start)
 
     def _check_w(self, w, name="w"):
         return as_float_array(w, name, ndim=1, shape=(self.n_features,))
@@ -543,18 +531,16 @@ class RankSVMObjective:
             raise not_finite_error(self.X, self.C, what)
 
     def _loss_grad(self, ws: Workspace) -> np.ndarray:
-        # 2C X'r: grad f(w) - w (Eq. 2.13)
-        return 2.0 * self.C * self._rmatvec(ws.r)
+        # 2C X'r: grad f(w) - w (Eq. 2.13); with n_jobs X'r came with f
+        return 2.0 * self.C * (self._rmatvec(ws.r) if ws.xr is None else ws.xr)
 
     def _loss_hv(self, ws: Workspace, v: np.ndarray) -> np.ndarray:
         # 2C X'(...): H v - v (Eq. 2.9) with gamma^+(w, v), gamma^-(w, v)
+        if self._blocked:
+            return 2.0 * self.C * self._par_hv(ws, v)
         u = self._matvec(v)
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
-        if self._blocked:
-            with numba_threads(self.n_threads):
-                t = _kernels.par_hv_terms(u, lp, lm, gp, gm, self._weights)
-        else:
-            t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
+        t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
         return 2.0 * self.C * self._rmatvec(t)
 
     def _finite_norm(self, vec: np.ndarray, what: str) -> None:
@@ -572,15 +558,21 @@ class RankSVMObjective:
         ws = self._ws
         if ws is not None and np.array_equal(ws.w, w):
             return ws
-        z = self._matvec(w)
-        order = self._sort(z)
-        lp, lm, gp, gm = self._count(z, z, order)
-        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self._weights)
+        xr = None
+        if self._blocked:
+            z, order, lp, lm, gp, gm, r, sums, xr = self._par_fun(w)
+            quad, lin, pw = sums
+            loss, hinge = quad - 2.0 * lin + pw, pw - lin
+        else:
+            z = self._matvec(w)
+            order = _kernels.sort_within_queries(z, self.groups.perm, self.groups.start)
+            lp, lm, gp, gm = self._count(z, z, order)
+            r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self._weights)
         f = 0.5 * float(w @ w) + self.C * loss
         self._finite(f, "f(w)")
         ws = Workspace(w.copy(), z, order, lp, lm, gp, gm, r, f,
                        int(pw) if self.sample_weight is None else float(pw),
-                       float(hinge), float(loss))
+                       float(hinge), float(loss), xr=xr)
         self._ws = ws
         return ws
 
