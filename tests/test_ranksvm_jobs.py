@@ -142,3 +142,24 @@ def test_blocks_cover_the_queries():
     # a very wide X: fewer, larger blocks, their partial n-vectors within 2^22 doubles
     l, n = 1_000_000, 3_000_000
     assert -(-l // block_docs(l, n)) * n <= 2 ** 22 + n
+
+
+def test_bench_ranksvm_liblinear_tiny(monkeypatch):
+    """The bench on tiny sizes: both objectives and the ratios are printed,
+    RankSVM(n_jobs=2) equals RankSVM(n_jobs=1) bit for bit; without the peer
+    it says so."""
+    from polyrank.experiments.bench import ranksvm_liblinear as bench
+
+    res = bench.bench_ranksvm_liblinear(sizes=(2000, 4000), repeats=1)
+    s = res.summary
+    assert s.bitwise_same and [r.documents for r in res.rows][0] == 2000
+    if s.peer is not None:                        # liblinear-ranksvm built in /tmp/peers
+        peer = {r.documents: r.f for r in res.rows if r.solver == bench._PEER}
+        for r in res.rows:
+            assert r.f == pytest.approx(peer[r.documents], rel=1e-6)
+        assert set(s.ratios) == {"2000", "4000"} and s.target_met is None
+    monkeypatch.setattr(bench, "find_peer", lambda: None)
+    res = bench.bench_ranksvm_liblinear(sizes=(2000,), repeats=1)
+    assert "NOT found" in res.notes[0] and res.summary.same_f is None
+    with pytest.raises(ValueError, match="sizes"):
+        bench.bench_ranksvm_liblinear(sizes=(2010,))

@@ -106,7 +106,8 @@ class RankLiblinearSummary(RepeatedBench):
         f of RankSVM(n_jobs) and of the peer equal to every printed digit
         at every size (None: no peer).
     bitwise_same : bool
-        RankSVM(n_jobs) and RankSVM() found bitwise the same w at every size.
+        RankSVM(n_jobs) and an untimed RankSVM(n_jobs=1) found bitwise the
+        same w at every size.
     load_before, load_after : float or None
         The machine's 1-minute load average.
     n_cpus : int
@@ -140,10 +141,13 @@ def _timed(fn):
 
 def _size_runs(n, seed, repeats, n_jobs, peer_path, C, tol):
     """The interleaved fits at ``n`` documents: {solver: (walls, cpus,
-    last result)} and f at each solver's w."""
+    last result)}, f at each solver's w, and whether an untimed
+    RankSVM(n_jobs=1) found bitwise the w of RankSVM(n_jobs)."""
     X, y, qid = make_ranking_partition(seed, 0, 0, n // 20, 20, 46)
     fits = {_ours(n_jobs): lambda: RankSVM(C=C, tol=tol, n_jobs=n_jobs).fit(X, y, qid=qid),
             _ours(None): lambda: RankSVM(C=C, tol=tol).fit(X, y, qid=qid)}
+    for nj in (n_jobs, None):                   # kernels loaded before the clock
+        RankSVM(C=C, tol=tol, n_jobs=nj).fit(X[:2000], y[:2000], qid=qid[:2000])
     peer = None
     if peer_path is not None:
         peer = LiblinearRankSVM(peer_path, X, y, qid)
@@ -158,7 +162,8 @@ def _size_runs(n, seed, repeats, n_jobs, peer_path, C, tol):
             runs[k] = (runs[k][0], runs[k][1], out)
     obj = RankSVMObjective(X, y, qid, C=C)
     f = {k: float(obj.fun(v[2] if k == _PEER else v[2].coef_)) for k, v in runs.items()}
-    return runs, f
+    one = RankSVM(C=C, tol=tol, n_jobs=1).fit(X, y, qid=qid).coef_
+    return runs, f, bool(np.array_equal(one, runs[_ours(n_jobs)][2].coef_))
 
 
 def _rows(n, runs, f):
@@ -228,9 +233,8 @@ def bench_ranksvm_liblinear(*, quick: bool = False, seed: int = 0, progress: boo
     bar = progress_bar(len(sizes), "bench ranksvm-liblinear", progress)
     with threadpool_limits(1):
         for n in sizes:
-            runs, f = _size_runs(n, seed, repeats, n_jobs, peer_path, C, tol)
-            bitwise &= bool(np.array_equal(runs[_ours(n_jobs)][2].coef_,
-                                           runs[_ours(None)][2].coef_))
+            runs, f, same = _size_runs(n, seed, repeats, n_jobs, peer_path, C, tol)
+            bitwise &= same
             rows += _rows(n, runs, f)
             bar.update()
     bar.close()
@@ -269,8 +273,13 @@ def _result(rows, sizes, quick, repeats, n_jobs, peer_path, bitwise, load_before
                      + ("not measured at these sizes" if met is None
                         else "met" if met else "NOT met")
                      + f"; same f to every printed digit: {'yes' if same_f else 'NO'}")
-    notes.append(f"{ours} and RankSVM() found bitwise the same w at every size: "
-                 f"{'yes' if bitwise else 'NO'}")
+    f_ours = {r.documents: format(r.f, F_DIGITS) for r in rows if r.solver == ours}
+    default_same = all(format(r.f, F_DIGITS) == f_ours[r.documents] for r in rows
+                       if r.solver == _ours(None))
+    notes.append(f"{ours} and RankSVM(n_jobs=1) (untimed) found bitwise the same w at every "
+                 f"size: {'yes' if bitwise else 'NO'}; RankSVM() (n_jobs=None, LIBLINEAR's "
+                 f"order of the sums) has the same f to every printed digit: "
+                 f"{'yes' if default_same else 'NO'}")
     for solver in dict.fromkeys(r.solver for r in rows):
         g = _growth(rows, solver)
         if g:
