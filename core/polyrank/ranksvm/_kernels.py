@@ -402,8 +402,9 @@ def _tree_size(kq):
 @numba.njit(cache=True, nogil=True)
 def _count_queries(z, u, order, start, level, kq, method, q0, q1, isize, fsum,
                    lplus, lminus, gplus, gminus, sw):
-    """:func:`count_pairs` for the queries ``q0 .. q1-1`` only, with the
-    scratch arrays ``isize``, ``fsum`` (2L + 1 entries, see
+    """:func:`count_pairs` for the queries ``q0 .. q1-1`` only (the same
+    dispatch, for the blocked kernels; :func:`count_pairs` keeps its own
+    loop), with the scratch arrays ``isize``, ``fsum`` (2L + 1 entries, see
     :func:`_tree_size`); the documents of other queries are not touched."""
     for q in range(q0, q1):
         s, e = start[q], start[q + 1]
@@ -442,11 +443,42 @@ def count_pairs(z, u, order, start, level, kq, method,
     docstring).  ``sw``: document weights (ones: unweighted); ``lplus``
     and ``lminus`` are float64 arrays of (weighted) counts.  Returns nothing;
     O(l log k) for the trees, O(l k) for the direct method and PRSVM+."""
-    L = _tree_size(kq)
+    kmax = 1
+    for q in range(kq.size):
+        if kq[q] > kmax:
+            kmax = kq[q]
+    L = 1
+    while L < kmax:
+        L *= 2
     isize = np.zeros(2 * L + 1)
     fsum = np.zeros(2 * L + 1, dtype=np.float64)
-    _count_queries(z, u, order, start, level, kq, method, np.int64(0), start.size - 1,
-                   isize, fsum, lplus, lminus, gplus, gminus, sw)
+    for q in range(start.size - 1):
+        s, e = start[q], start[q + 1]
+        k = kq[q]
+        if k < 2:                               # no pairs in this query
+            for ii in range(s, e):
+                i = order[ii]
+                lplus[i] = 0
+                lminus[i] = 0
+                gplus[i] = 0.0
+                gminus[i] = 0.0
+            continue
+        if method == SELECTION_TREE:
+            Lq = np.int64(1)                    # not a literal: one specialisation
+            while Lq < k:
+                Lq *= 2
+            _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum,
+                                  lplus, lminus, gplus, gminus, sw)
+        elif method == Y_TREE:
+            _ytree_query(z, u, order, s, e, level, k, isize, fsum,
+                         lplus, lminus, gplus, gminus, sw)
+        elif method == DIRECT or method == ADJACENT:
+            # a run-time flag, not a literal: one specialisation
+            _direct_query(z, u, order, s, e, level, k, isize, fsum,
+                          lplus, lminus, gplus, gminus, method == ADJACENT, sw)
+        else:
+            _prsvm_plus_query(z, u, order, s, e, level, k,
+                              lplus, lminus, gplus, gminus, sw)
 
 
 @numba.njit(cache=True, nogil=True)

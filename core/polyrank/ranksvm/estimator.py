@@ -304,7 +304,9 @@ class RankSVM(BaseEstimator):
         self.coef_ = res.x
         self.n_iter_ = res.nit
         self.n_pairs_ = res.n_pairs
-        self.n_queries_ = int(np.unique(qid).size)
+        # the grouped queries, unless documents of weight 0 left some out
+        self.n_queries_ = (obj.groups.n_queries if obj.X.shape[0] == X.shape[0]
+                           else int(np.unique(qid).size))
         if res.success:     # an unfinished solve has its ConvergenceWarning
             warn_if_trivial(self, coef=self.coef_,
                             remedy=f"raise C (now {self.C:g}), or standardise X: "
