@@ -32,6 +32,8 @@ own); notebooks and the ``polyrank`` CLI call them.
   :func:`list_experiments`: the registry behind ``polyrank reproduce``.
 - :func:`bench_ranksvm_dask`: ``polyrank bench ranksvm-dask`` (RankSVM in
   one process against DaskRankSVM on 1 and 2 workers).
+- :func:`bench_ranksvm_liblinear`: ``polyrank bench ranksvm-liblinear``
+  (RankSVM on two threads against liblinear-ranksvm's ``train -s 8``).
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
 - :func:`ranksvm_fig4`, :func:`ranksvm_methods`, :func:`ranksvm_vs_svr`,
@@ -72,6 +74,7 @@ from .sign import bench_sign, correlation_signs, sign_convergence, sign_fig2, si
 from .ranksvm import (bench_ranksvm, bench_ranksvm_l1, large_k_problem, ranksvm_fig4, ranksvm_fig7,
                       ranksvm_methods, ranksvm_vs_svr)
 from .bench.ranksvm_dask import bench_ranksvm_dask
+from .bench.ranksvm_liblinear import bench_ranksvm_liblinear
 from .ordinal import (bench_ordinal, bench_ordinal_rc, bench_ordinal_wine, ordinal_curves,
                       ordinal_fig4, ordinal_table1, ordinal_table2)
 from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
@@ -98,4 +101,4 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_linear",
            "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
-           "crammer_singer_primal", "bench_ranksvm_dask"]
+           "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear"]

@@ -40,6 +40,11 @@ def _warmup() -> None:
     for weights in (None, sw):
         ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
     ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
+    # the kernels of n_jobs (an int), dense and CSR, unweighted and weighted
+    ranksvm_tron(X, y, qid, 1.0, max_iter=2, n_jobs=2)
+    ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2, sample_weight=sw, n_jobs=2)
+    for data in (X, sp.csr_matrix(X)):          # X'r alone (the L1 solvers' passes)
+        RankSVMObjective(data, y, qid, n_jobs=2)._rmatvec(sw)
     for data in (X, sp.csr_matrix(X)):
         for weights in (None, sw):
             ranksvm_dcd(data, y, qid, 1.0, max_iter=2, sample_weight=weights)

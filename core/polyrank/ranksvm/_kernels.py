@@ -386,6 +386,56 @@ def _prsvm_plus_query(z, u, order, s, e, level, k,
 
 
 @numba.njit(cache=True, nogil=True)
+def _tree_size(kq):
+    """The power of two L >= max_q k_q: the scratch arrays of the counting
+    methods have 2L + 1 entries (the selection tree's nodes)."""
+    kmax = np.int64(1)
+    for q in range(kq.size):
+        if kq[q] > kmax:
+            kmax = kq[q]
+    L = np.int64(1)
+    while L < kmax:
+        L *= 2
+    return L
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_queries(z, u, order, start, level, kq, method, q0, q1, isize, fsum,
+                   lplus, lminus, gplus, gminus, sw):
+    """:func:`count_pairs` for the queries ``q0 .. q1-1`` only (the same
+    dispatch, for the blocked kernels; :func:`count_pairs` keeps its own
+    loop), with the scratch arrays ``isize``, ``fsum`` (2L + 1 entries, see
+    :func:`_tree_size`); the documents of other queries are not touched."""
+    for q in range(q0, q1):
+        s, e = start[q], start[q + 1]
+        k = kq[q]
+        if k < 2:                               # no pairs in this query
+            for ii in range(s, e):
+                i = order[ii]
+                lplus[i] = 0
+                lminus[i] = 0
+                gplus[i] = 0.0
+                gminus[i] = 0.0
+            continue
+        if method == SELECTION_TREE:
+            Lq = np.int64(1)                    # not a literal: one specialisation
+            while Lq < k:
+                Lq *= 2
+            _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum,
+                                  lplus, lminus, gplus, gminus, sw)
+        elif method == Y_TREE:
+            _ytree_query(z, u, order, s, e, level, k, isize, fsum,
+                         lplus, lminus, gplus, gminus, sw)
+        elif method == DIRECT or method == ADJACENT:
+            # a run-time flag, not a literal: one specialisation
+            _direct_query(z, u, order, s, e, level, k, isize, fsum,
+                          lplus, lminus, gplus, gminus, method == ADJACENT, sw)
+        else:
+            _prsvm_plus_query(z, u, order, s, e, level, k,
+                              lplus, lminus, gplus, gminus, sw)
+
+
+@numba.njit(cache=True, nogil=True)
 def count_pairs(z, u, order, start, level, kq, method,
                 lplus, lminus, gplus, gminus, sw):
     """Fill ``lplus, lminus, gplus, gminus`` (length l, indexed by
@@ -523,3 +573,235 @@ def csr_rmatvec(data, indices, indptr, r, n):
             for t in range(indptr[i], indptr[i + 1]):
                 out[indices[t]] += ri * data[t]
     return out
+
+
+# ------------------------------------------------------------ several threads
+# The kernels below (``n_jobs`` of RankSVMObjective) run one pass of f or of
+# a Hessian-vector product as a single parallel loop (``prange``) over fixed
+# blocks of whole queries (``blocks``, see ``objective.query_blocks``: they
+# depend on the data only, never on the number of threads).  A block's
+# documents (in ``perm`` order) get their X w or X v entries (the same dot
+# products as above), their queries are sorted and counted by the code
+# above (the same numbers), and the block's share of X'r and of the scalar
+# sums is accumulated in a partial of its own while its rows are still in
+# cache; the partials are then added in block order by one thread.  So
+# every result is bitwise the same for every number of threads; it differs
+# from the one-thread kernels above only by that grouping of the sums.
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_dots(X, v, perm, s0, s1, out):
+    """``out[i] = x_i'v`` for the documents ``perm[s0:s1]`` (as
+    :func:`dense_matvec`)."""
+    n = X.shape[1]
+    for ii in range(s0, s1):
+        i = perm[ii]
+        acc = 0.0
+        for j in range(n):
+            acc += X[i, j] * v[j]
+        out[i] = acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _csr_dots(data, indices, indptr, v, perm, s0, s1, out):
+    """``out[i] = x_i'v`` for the documents ``perm[s0:s1]``, X in CSR form."""
+    for ii in range(s0, s1):
+        i = perm[ii]
+        acc = 0.0
+        for t in range(indptr[i], indptr[i + 1]):
+            acc += data[t] * v[indices[t]]
+        out[i] = acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_axpys(X, r, perm, s0, s1, acc):
+    """``acc += sum_i r_i x_i`` over the documents ``perm[s0:s1]``, in that
+    order (zero r_i skipped, as :func:`dense_rmatvec`)."""
+    n = X.shape[1]
+    for ii in range(s0, s1):
+        i = perm[ii]
+        ri = r[i]
+        if ri != 0.0:
+            for j in range(n):
+                acc[j] += ri * X[i, j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _csr_axpys(data, indices, indptr, r, perm, s0, s1, acc):
+    """:func:`_dense_axpys` for X in CSR form."""
+    for ii in range(s0, s1):
+        i = perm[ii]
+        ri = r[i]
+        if ri != 0.0:
+            for t in range(indptr[i], indptr[i + 1]):
+                acc[indices[t]] += ri * data[t]
+
+
+@numba.njit(cache=True, nogil=True)
+def _sort_block(z, perm, start, q0, q1, order):
+    """:func:`sort_within_queries` for the queries ``q0 .. q1-1``."""
+    for q in range(q0, q1):
+        s, e = start[q], start[q + 1]
+        seg = perm[s:e]
+        idx = argsort_stable(z[seg])
+        for t in range(e - s):
+            order[s + t] = seg[idx[t]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _l2_block(z, lplus, lminus, gplus, gminus, sw, perm, s0, s1, r, sums):
+    """:func:`l2_terms` for the documents ``perm[s0:s1]``: fills their
+    ``r`` and adds their quadratic, linear and p_w terms to ``sums[0:3]``."""
+    for ii in range(s0, s1):
+        i = perm[ii]
+        a = (lplus[i] + lminus[i]) * z[i] - (gplus[i] + gminus[i])
+        b = lminus[i] - lplus[i]
+        a *= sw[i]
+        b *= sw[i]
+        sums[2] += sw[i] * lplus[i]
+        r[i] = a - b
+        sums[0] += z[i] * a
+        sums[1] += z[i] * b
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_rows(part):
+    """The rows of ``part`` added in row order (one thread)."""
+    nb, n = part.shape
+    out = np.zeros(n)
+    for b in range(nb):
+        for j in range(n):
+            out[j] += part[b, j]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _fun_block(z, perm, start, level, kq, method, q0, q1, L, order,
+               lplus, lminus, gplus, gminus, sw, r, sums):
+    """A block's share of f (with z already filled): sort its queries,
+    count with u = z, and its terms of Eq. 2.11-2.12."""
+    _sort_block(z, perm, start, q0, q1, order)
+    isize = np.zeros(2 * L + 1)
+    fsum = np.zeros(2 * L + 1)
+    _count_queries(z, z, order, start, level, kq, method, q0, q1, isize, fsum,
+                   lplus, lminus, gplus, gminus, sw)
+    _l2_block(z, lplus, lminus, gplus, gminus, sw, perm, start[q0], start[q1], r, sums)
+
+
+@numba.njit(cache=True, nogil=True)
+def _hv_block(z, u, order, perm, start, level, kq, method, q0, q1, L,
+              lplus, lminus, gplus, gminus, sw, t):
+    """A block's share of H v (with u = X v already filled): count with
+    gamma(w, v) and fill ``t`` (:func:`hv_terms`) for its documents."""
+    isize = np.zeros(2 * L + 1)
+    fsum = np.zeros(2 * L + 1)
+    _count_queries(z, u, order, start, level, kq, method, q0, q1, isize, fsum,
+                   lplus, lminus, gplus, gminus, sw)
+    for ii in range(start[q0], start[q1]):
+        i = perm[ii]
+        t[i] = ((lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])) * sw[i]
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_dense_fun(X, w, perm, start, level, kq, method, blocks, sw):
+    """One pass of f at w over the query blocks in parallel (dense X):
+    z = X w, the sorted order, the counts, r (Eq. 2.11-2.13) and X'r.
+
+    Returns ``(z, order, lplus, lminus, gplus, gminus, r, sums, xr)``:
+    ``sums`` the quadratic, linear and p_w sums of :func:`l2_terms` (loss
+    = sums[0] - 2 sums[1] + sums[2], hinge = sums[2] - sums[1]) and ``xr``
+    = X'r, the blocks' partials added in block order."""
+    l, n = X.shape
+    nb = blocks.size - 1
+    L = _tree_size(kq)
+    z, r = np.empty(l), np.empty(l)
+    order = np.empty(l, dtype=np.int64)
+    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    sums, part = np.zeros((nb, 3)), np.zeros((nb, n))
+    for b in numba.prange(nb):
+        q0, q1 = blocks[b], blocks[b + 1]
+        _dense_dots(X, w, perm, start[q0], start[q1], z)
+        _fun_block(z, perm, start, level, kq, method, q0, q1, L, order, lp, lm, gp, gm,
+                   sw, r, sums[b])
+        _dense_axpys(X, r, perm, start[q0], start[q1], part[b])
+    return z, order, lp, lm, gp, gm, r, _add_rows(sums), _add_rows(part)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_csr_fun(data, indices, indptr, n, w, perm, start, level, kq, method, blocks, sw):
+    """:func:`par_dense_fun` for X in CSR form (``n`` columns)."""
+    l = indptr.size - 1
+    nb = blocks.size - 1
+    L = _tree_size(kq)
+    z, r = np.empty(l), np.empty(l)
+    order = np.empty(l, dtype=np.int64)
+    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    sums, part = np.zeros((nb, 3)), np.zeros((nb, n))
+    for b in numba.prange(nb):
+        q0, q1 = blocks[b], blocks[b + 1]
+        _csr_dots(data, indices, indptr, w, perm, start[q0], start[q1], z)
+        _fun_block(z, perm, start, level, kq, method, q0, q1, L, order, lp, lm, gp, gm,
+                   sw, r, sums[b])
+        _csr_axpys(data, indices, indptr, r, perm, start[q0], start[q1], part[b])
+    return z, order, lp, lm, gp, gm, r, _add_rows(sums), _add_rows(part)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_dense_hv(X, v, z, order, perm, start, level, kq, method, blocks, sw):
+    """X'((l^+ + l^-) u - (gamma^+ + gamma^-)) with u = X v (the data part
+    of H v, Eq. 2.9, before the factor 2C), one pass over the query blocks
+    in parallel (dense X), partials added in block order."""
+    l, n = X.shape
+    nb = blocks.size - 1
+    L = _tree_size(kq)
+    u, t = np.empty(l), np.empty(l)
+    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    part = np.zeros((nb, n))
+    for b in numba.prange(nb):
+        q0, q1 = blocks[b], blocks[b + 1]
+        _dense_dots(X, v, perm, start[q0], start[q1], u)
+        _hv_block(z, u, order, perm, start, level, kq, method, q0, q1, L, lp, lm, gp, gm,
+                  sw, t)
+        _dense_axpys(X, t, perm, start[q0], start[q1], part[b])
+    return _add_rows(part)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_csr_hv(data, indices, indptr, n, v, z, order, perm, start, level, kq, method,
+               blocks, sw):
+    """:func:`par_dense_hv` for X in CSR form (``n`` columns)."""
+    l = indptr.size - 1
+    nb = blocks.size - 1
+    L = _tree_size(kq)
+    u, t = np.empty(l), np.empty(l)
+    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    part = np.zeros((nb, n))
+    for b in numba.prange(nb):
+        q0, q1 = blocks[b], blocks[b + 1]
+        _csr_dots(data, indices, indptr, v, perm, start[q0], start[q1], u)
+        _hv_block(z, u, order, perm, start, level, kq, method, q0, q1, L, lp, lm, gp, gm,
+                  sw, t)
+        _csr_axpys(data, indices, indptr, t, perm, start[q0], start[q1], part[b])
+    return _add_rows(part)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_dense_rmatvec(X, r, perm, start, blocks):
+    """X'r with each query block's partial sum (its documents in ``perm``
+    order) in parallel, added in block order."""
+    nb = blocks.size - 1
+    part = np.zeros((nb, X.shape[1]))
+    for b in numba.prange(nb):
+        _dense_axpys(X, r, perm, start[blocks[b]], start[blocks[b + 1]], part[b])
+    return _add_rows(part)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def par_csr_rmatvec(data, indices, indptr, n, r, perm, start, blocks):
+    """:func:`par_dense_rmatvec` for X in CSR form (``n`` columns)."""
+    nb = blocks.size - 1
+    part = np.zeros((nb, n))
+    for b in numba.prange(nb):
+        _csr_axpys(data, indices, indptr, r, perm, start[blocks[b]], start[blocks[b + 1]],
+                   part[b])
+    return _add_rows(part)

@@ -18,6 +18,7 @@ from .._sklearn import (
     warn_if_not_converged,
     warn_if_trivial,
 )
+from .._threads import resolve_n_jobs
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective
@@ -89,6 +90,19 @@ class RankSVM(BaseEstimator):
         ``v >= 1``: print one line every ``v`` iterations (TRON step or
         cutting plane: f, the lower bound, the gap, and for TRON ||grad f||,
         delta and the CG iterations, like LIBLINEAR's log).
+    n_jobs : int or None, default=None
+        Threads for the passes over the documents (X w, X'r, the per-query
+        sorts and the selection-tree counts of f, the gradient and every
+        Hessian-vector product).  None: one thread, summing as LIBLINEAR
+        does.  An int: that many numba threads (-1 all CPUs, -2 all but
+        one; scikit-learn's convention, capped at numba's
+        ``NUMBA_NUM_THREADS``) over fixed blocks of whole queries and fixed
+        row ranges of X, whose partial sums are added in a fixed order: the
+        fit is bitwise the same for every int (1, 2, -1 ...), and differs
+        from ``n_jobs=None`` only by rounding in the sums of X'r (see
+        :class:`~polyrank.ranksvm.RankSVMObjective`).  The L1 solvers use
+        the threads only in their passes through the objective (the gap
+        and cutting-plane evaluations), not in the dual coordinate steps.
 
     Attributes
     ----------
@@ -162,11 +176,12 @@ class RankSVM(BaseEstimator):
         "random_state": ["random_state"],
         "partial_pairs": ["boolean"],
         "verbose": ["verbose"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(self, C=1.0, loss="l2", tol=1e-3, method="selection_tree",
                  solver="auto", max_iter=1000, partial_pairs=False, random_state=None,
-                 verbose=0):
+                 verbose=0, n_jobs=None):
         self.C = C
         self.loss = loss
         self.tol = tol
@@ -176,6 +191,7 @@ class RankSVM(BaseEstimator):
         self.partial_pairs = partial_pairs
         self.random_state = random_state
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -228,11 +244,12 @@ class RankSVM(BaseEstimator):
             Bad parameters, shape/length mismatch, NaN/inf, both ``qid`` and
             ``group``, bad weights, ``partial_pairs`` with L1, data without
             any preference pair (e.g. one document, or one relevance level
-            per query), a ``solver`` that does not solve ``loss``, an
+            per query), ``n_jobs=0``, a ``solver`` that does not solve ``loss``, an
             objective that overflows float64 (scale X) or a failed master QP
             of the cutting-plane solver (scale X or lower C).
         TypeError
-            Non-numeric input or non-integer qid / group.
+            Non-numeric input, non-integer qid / group, or ``n_jobs`` not
+            None or an int.
 
         Warns
         -----
@@ -256,6 +273,7 @@ class RankSVM(BaseEstimator):
         if (solver == "tron") != (self.loss == "l2"):
             raise ValueError(f"solver: {solver!r} does not solve loss={self.loss!r} "
                              "('tron' is for 'l2'; 'dcd' and 'cutting_plane' for 'l1')")
+        resolve_n_jobs(self.n_jobs)             # TypeError / ValueError before the work
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
@@ -264,7 +282,7 @@ class RankSVM(BaseEstimator):
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         obj = RankSVMObjective._trusted(X, y, qid, self.C, self.method, self.partial_pairs,
-                                        sample_weight)
+                                        sample_weight, self.n_jobs)
         if not qid_given and X.shape[0] > ONE_QUERY_ROWS:
             warnings.warn(
                 f"RankSVM: fit got no qid (nor group), so all {X.shape[0]:,} rows form one "
@@ -286,7 +304,9 @@ class RankSVM(BaseEstimator):
         self.coef_ = res.x
         self.n_iter_ = res.nit
         self.n_pairs_ = res.n_pairs
-        self.n_queries_ = int(np.unique(qid).size)
+        # the grouped queries, unless documents of weight 0 left some out
+        self.n_queries_ = (obj.groups.n_queries if obj.X.shape[0] == X.shape[0]
+                           else int(np.unique(qid).size))
         if res.success:     # an unfinished solve has its ConvergenceWarning
             warn_if_trivial(self, coef=self.coef_,
                             remedy=f"raise C (now {self.C:g}), or standardise X: "

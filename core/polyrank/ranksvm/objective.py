@@ -14,12 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._threads import numba_threads, resolve_n_jobs
 from ..validation import as_float_array, check_design, check_positive, check_query_ids
 from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
            "Workspace", "LossTerms", "l2_dual_bound", "check_ranking_data",
-           "check_sample_weight", "not_finite_error"]
+           "check_sample_weight", "not_finite_error", "query_blocks", "block_docs"]
 
 #: The counting methods for l_i^+, l_i^-, gamma_i^+, gamma_i^- (Sec. 4.3):
 #: ``"selection_tree"`` (Sec. 2.4, the default; Tree-TRON),
@@ -135,6 +136,51 @@ def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
                                                     perm, start)
     n_pairs = int(n_adj if adjacent else n_all)
     return QueryGroups(perm, start, level, kq, n_pairs, qs[start[:-1]])
+
+
+#: documents per block of whole queries for ``n_jobs > 1`` (a fixed size:
+#: the blocks do not depend on the number of threads)
+BLOCK_DOCS = 4096
+
+
+def query_blocks(start: np.ndarray, docs: int = BLOCK_DOCS) -> np.ndarray:
+    """Cut the queries into blocks of whole queries of about ``docs``
+    documents each (the units of work of the parallel kernels).
+
+    Parameters
+    ----------
+    start : ndarray of int64, shape (n_queries + 1,)
+        :attr:`QueryGroups.start`.
+    docs : int
+        Documents per block (a block ends at the first query boundary at or
+        after each multiple of ``docs``; a larger query is a block alone).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_blocks + 1,)
+        Block ``b`` holds the queries ``blocks[b] .. blocks[b+1] - 1``;
+        ``blocks[0] = 0``, ``blocks[-1] = n_queries``.
+
+    Examples
+    --------
+    >>> query_blocks(np.array([0, 3, 5, 9, 10]), docs=4).tolist()
+    [0, 2, 3, 4]
+    """
+    nq = start.size - 1
+    cuts = np.searchsorted(start, np.arange(docs, start[-1], docs))
+    return np.unique(np.concatenate([[0], cuts, [nq]])).astype(np.int64)
+
+
+#: the most doubles the query blocks' partial n-vectors of X'r may take
+#: (32 MB): a very wide sparse X gets fewer, larger blocks
+_PARTIAL_DOUBLES = 2 ** 22
+
+
+def block_docs(l: int, n: int) -> int:
+    """Documents per query block for an X of shape (l, n):
+    :data:`BLOCK_DOCS`, or more when the blocks' partial n-vectors of X'r
+    would take over 2^22 doubles (depends on the shape only)."""
+    return max(BLOCK_DOCS, -(-l * n // _PARTIAL_DOUBLES))
 
 
 def _as_design(X):
@@ -255,6 +301,10 @@ class Workspace:
     loss : float
         sum over P of c_ij max(0, 1 - w'(x_i - x_j))^2 (c_ij = 1 without
         weights).
+    grad : ndarray, shape (n,), or None
+        grad f(w), once computed.
+    xr : ndarray, shape (n,), or None
+        X'r, computed with f when ``n_jobs`` is an int (None otherwise).
     """
 
     w: np.ndarray
@@ -270,6 +320,7 @@ class Workspace:
     hinge: float
     loss: float
     grad: np.ndarray | None = None
+    xr: np.ndarray | None = None
 
 
 class RankSVMObjective:
@@ -304,6 +355,21 @@ class RankSVMObjective:
         each of its pairs k times), so integer weights equal duplicated
         rows; documents of weight 0 are left out (as if absent).  The
         counting methods then sum weights instead of counting.
+    n_jobs : int or None
+        Threads for the passes over the documents (X v, X'r, the sorts and
+        the counts).  None (default): one thread, the sums in LIBLINEAR's
+        order (X'r row by row).  An int: that many numba threads (-1 all
+        CPUs, -2 all but one; scikit-learn's convention, see
+        :func:`polyrank._threads.resolve_n_jobs`) over fixed blocks of whole
+        queries (:func:`query_blocks`, :func:`block_docs`: they depend on
+        the data only): one parallel pass per f (with X'r for the gradient)
+        and per Hessian-vector product, in which a block's rows get their
+        X w entries, its queries are sorted and counted (the same numbers
+        as with one thread) and its share of X'r and of the loss sums goes
+        to a partial of its own; the partials are added in block order.
+        Every int gives bitwise the same f, gradients and products; they
+        differ from ``n_jobs=None`` only by that grouping of the sums
+        (rounding).
 
     Attributes
     ----------
@@ -315,6 +381,8 @@ class RankSVMObjective:
     n_features : int
     sample_weight : ndarray or None
         The weights of the kept documents (None when all are 1).
+    n_threads : int
+        The threads ``n_jobs`` resolved to (1 for None).
 
     Notes
     -----
@@ -331,11 +399,11 @@ class RankSVMObjective:
     Raises
     ------
     ValueError
-        Shapes, NaN/inf, C <= 0, unknown method, bad weights; from
+        Shapes, NaN/inf, C <= 0, unknown method, bad weights, n_jobs = 0; from
         :meth:`fun`, :meth:`grad`, :meth:`Hv`: a value that is not finite
         in float64 (X or C too large, see :func:`not_finite_error`).
     TypeError
-        Non-numeric input, non-integer qid.
+        Non-numeric input, non-integer qid, ``n_jobs`` not None or an int.
 
     Examples
     --------
@@ -348,26 +416,27 @@ class RankSVMObjective:
     """
 
     def __init__(self, X, y, qid, C: float = 1.0, method: str = "selection_tree",
-                 partial_pairs: bool = False, sample_weight=None):
+                 partial_pairs: bool = False, sample_weight=None, n_jobs=None):
         C = check_positive(C, "C")
+        resolve_n_jobs(n_jobs)
         if method not in METHODS:
             raise ValueError(f"method: expected one of {sorted(METHODS)}, got {method!r}")
         X = _as_design(X)
         y, qid = check_ranking_data(y, qid, X.shape[0])
         sw = check_sample_weight(sample_weight, X.shape[0])
-        self._setup(X, y, qid, C, method, partial_pairs, sw)
+        self._setup(X, y, qid, C, method, partial_pairs, sw, n_jobs)
 
     @classmethod
-    def _trusted(cls, X, y, qid, C, method, partial_pairs, sample_weight):
+    def _trusted(cls, X, y, qid, C, method, partial_pairs, sample_weight, n_jobs=None):
         """The objective of already validated input (float64 C-ordered
         ndarray or canonical CSR X, float64 y, int64 qid, float64 weights or
         None, valid C and method): what the estimator calls after
-        ``validate_data``."""
+        ``validate_data``; ``n_jobs`` None or an int other than 0)."""
         obj = cls.__new__(cls)
-        obj._setup(X, y, qid, float(C), method, partial_pairs, sample_weight)
+        obj._setup(X, y, qid, float(C), method, partial_pairs, sample_weight, n_jobs)
         return obj
 
-    def _setup(self, X, y, qid, C, method, partial_pairs, sw):
+    def _setup(self, X, y, qid, C, method, partial_pairs, sw, n_jobs=None):
         self.C = C
         self.method = method
         self.partial_pairs = bool(partial_pairs)
@@ -387,6 +456,12 @@ class RankSVMObjective:
         self.groups = group_queries(self.y, self.qid, adjacent=self.partial_pairs)
         self.n_pairs = self.groups.n_pairs
         self.n_features = self.X.shape[1]
+        # n_jobs=None: the one-thread kernels; an int: the blocked ones
+        self.n_jobs = n_jobs
+        self.n_threads = resolve_n_jobs(n_jobs)
+        self._blocked = n_jobs is not None
+        if self._blocked:
+            self._blocks = query_blocks(self.groups.start, block_docs(*self.X.shape))
         self._ws: Workspace | None = None
         self.n_fun = self.n_grad = self.n_hv = 0
 
@@ -397,11 +472,41 @@ class RankSVMObjective:
             return _kernels.csr_matvec(X.data, X.indices, X.indptr, v)
         return _kernels.dense_matvec(X, v)
 
+    def _par_rmatvec(self, r):
+        # partial sums over the query blocks, added in block order
+        X, g = self.X, self.groups
+        with numba_threads(self.n_threads):
+            if sp.issparse(X):
+                return _kernels.par_csr_rmatvec(X.data, X.indices, X.indptr, X.shape[1], r,
+                                                g.perm, g.start, self._blocks)
+            return _kernels.par_dense_rmatvec(X, r, g.perm, g.start, self._blocks)
+
+    def _par_fun(self, w):
+        # one parallel pass: z, order, counts, r, the loss sums and X'r
+        X, g = self.X, self.groups
+        args = (w, g.perm, g.start, g.level, g.kq, self._code, self._blocks, self._weights)
+        with numba_threads(self.n_threads):
+            if sp.issparse(X):
+                return _kernels.par_csr_fun(X.data, X.indices, X.indptr, X.shape[1], *args)
+            return _kernels.par_dense_fun(X, *args)
+
+    def _par_hv(self, ws, v):
+        # one parallel pass: X'((l^+ + l^-) u - gamma^+ - gamma^-), u = X v
+        X, g = self.X, self.groups
+        args = (v, ws.z, ws.order, g.perm, g.start, g.level, g.kq, self._code, self._blocks,
+                self._weights)
+        with numba_threads(self.n_threads):
+            if sp.issparse(X):
+                return _kernels.par_csr_hv(X.data, X.indices, X.indptr, X.shape[1], *args)
+            return _kernels.par_dense_hv(X, *args)
+
     def _rmatvec(self, r):
         # X'r accumulated instance by instance, the order of LIBLINEAR's XTv;
         # single-threaded numba loops: multi-threaded BLAS gemv is slower on
         # these shapes on a busy machine, and another summation order moves
         # TRON's iterates at the 1e-6 level after a few dozen CG steps
+        if self._blocked:
+            return self._par_rmatvec(r)
         X = self.X
         if sp.issparse(X):
             return _kernels.csr_rmatvec(X.data, X.indices, X.indptr, r, X.shape[1])
@@ -426,11 +531,13 @@ class RankSVMObjective:
             raise not_finite_error(self.X, self.C, what)
 
     def _loss_grad(self, ws: Workspace) -> np.ndarray:
-        # 2C X'r: grad f(w) - w (Eq. 2.13)
-        return 2.0 * self.C * self._rmatvec(ws.r)
+        # 2C X'r: grad f(w) - w (Eq. 2.13); with n_jobs X'r came with f
+        return 2.0 * self.C * (self._rmatvec(ws.r) if ws.xr is None else ws.xr)
 
     def _loss_hv(self, ws: Workspace, v: np.ndarray) -> np.ndarray:
         # 2C X'(...): H v - v (Eq. 2.9) with gamma^+(w, v), gamma^-(w, v)
+        if self._blocked:
+            return 2.0 * self.C * self._par_hv(ws, v)
         u = self._matvec(v)
         lp, lm, gp, gm = self._count(ws.z, u, ws.order)
         t = _kernels.hv_terms(u, lp, lm, gp, gm, self._weights)
@@ -451,16 +558,21 @@ class RankSVMObjective:
         ws = self._ws
         if ws is not None and np.array_equal(ws.w, w):
             return ws
-        z = self._matvec(w)
-        g = self.groups
-        order = _kernels.sort_within_queries(z, g.perm, g.start)
-        lp, lm, gp, gm = self._count(z, z, order)
-        r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self._weights)
+        xr = None
+        if self._blocked:
+            z, order, lp, lm, gp, gm, r, sums, xr = self._par_fun(w)
+            quad, lin, pw = sums
+            loss, hinge = quad - 2.0 * lin + pw, pw - lin
+        else:
+            z = self._matvec(w)
+            order = _kernels.sort_within_queries(z, self.groups.perm, self.groups.start)
+            lp, lm, gp, gm = self._count(z, z, order)
+            r, loss, pw, hinge = _kernels.l2_terms(z, lp, lm, gp, gm, self._weights)
         f = 0.5 * float(w @ w) + self.C * loss
         self._finite(f, "f(w)")
         ws = Workspace(w.copy(), z, order, lp, lm, gp, gm, r, f,
                        int(pw) if self.sample_weight is None else float(pw),
-                       float(hinge), float(loss))
+                       float(hinge), float(loss), xr=xr)
         self._ws = ws
         return ws
 

@@ -51,7 +51,7 @@ def _check_pairs(obj: RankSVMObjective) -> None:
 def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
                  tol: float = 1e-3, max_iter: int = 1000, partial_pairs: bool = False,
                  sample_weight=None, w0=None, callback=None, callback_every: int = 1,
-                 keep_iterates: bool = False) -> SolverResult:
+                 keep_iterates: bool = False, n_jobs=None) -> SolverResult:
     """Solve L2-loss linear RankSVM (Eq. 1.3) by TRON.
 
     Minimises f(w) = 1/2 w'w + C sum_{(i,j) in P} c_ij max(0, 1 - w'(x_i -
@@ -95,6 +95,14 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
         ``actred``, ``prered`` as in :func:`~polyrank.tron.tron`.
     keep_iterates : bool
         Return ``iterates`` (w after every step), see :func:`~polyrank.tron.tron`.
+    n_jobs : int or None
+        Threads for f, the gradient and the Hessian-vector products.  None:
+        one thread, LIBLINEAR's order of the sums; an int: numba threads
+        (-1 all CPUs) over fixed blocks of whole queries and fixed row
+        ranges of X, partial sums added in a fixed order, so that the
+        iterates and the result are bitwise the same for every int (and
+        differ from None only by rounding in X'r; see
+        :class:`~polyrank.ranksvm.objective.RankSVMObjective`).
 
     Returns
     -------
@@ -107,10 +115,10 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     ------
     ValueError
         Bad shapes, NaN/inf, C <= 0, tol <= 0, unknown method, bad weights,
-        no preference pair at all, or an objective that is not finite in
-        float64 (X far too large or too small: scale it).
+        no preference pair at all, an objective that is not finite in
+        float64 (X far too large or too small: scale it), or ``n_jobs = 0``.
     TypeError
-        Non-numeric input or non-integer qid.
+        Non-numeric input, non-integer qid, or ``n_jobs`` not None or an int.
 
     Examples
     --------
@@ -120,7 +128,7 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
     ('converged', 3, True)
     """
     obj = RankSVMObjective(X, y, qid, C=C, method=method, partial_pairs=partial_pairs,
-                           sample_weight=sample_weight)
+                           sample_weight=sample_weight, n_jobs=n_jobs)
     return _tron(obj, tol=tol, max_iter=max_iter, w0=w0, callback=callback,
                  callback_every=callback_every, keep_iterates=keep_iterates)
 
