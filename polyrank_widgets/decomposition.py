@@ -58,6 +58,15 @@ _COLORS = {"black": "#111111", "gray": "#b8b8b8", "gray_text": "#8c8c8c",
 #: Figure size (pixels) and margins; node routing is computed in pixels.
 _WIDTH, _MARGIN = 820, dict(l=30, r=30, t=128, b=70)
 _NODE_SIZE = 30            # marker diameter, pixels
+#: beyond this many labels the feedback graph is drawn as its adjacency
+#: matrix (k(k-1)/2 arrows between a few columns are a thicket: the 14
+#: labels of yeast give up to 49)
+MATRIX_ABOVE = 8
+_X_TITLE = "layers of equal γ, most preferred (largest γ) on the left"
+#: cell values of the matrix view: no edge, edge outside the piece, edge of
+#: the piece (white, gray, black)
+_CELL_COLORS = [[0.0, "#ffffff"], [0.33, "#ffffff"], [0.33, "#c8c8c8"],
+                [0.67, "#c8c8c8"], [0.67, "#111111"], [1.0, "#111111"]]
 _CLEARANCE = 26.0          # least distance of an edge from a node it skips, pixels
 _N_CURVE = 17              # points per drawn edge
 
@@ -201,6 +210,10 @@ class DecompositionViewer(WidgetDisplay):
     and labels are black, the rest gray; A_j labels are open circles and B_j
     labels filled circles. The edge attaining the piece's max loss has a red
     halo (none when the piece's loss is zero because every pair is satisfied).
+    With more than :data:`MATRIX_ABOVE` labels the graph is drawn as its
+    adjacency matrix instead: row r, column s (labels ordered by y, most
+    preferred first), a cell for every edge r -> s, black if in the piece,
+    gray if not, the max-loss cell framed in red.
 
     Parameters
     ----------
@@ -217,7 +230,8 @@ class DecompositionViewer(WidgetDisplay):
         and the losses, computed by :func:`polyrank.sopopo.piece_loss`; no
         widgets. The setters below change it and redraw.
     fig : plotly.graph_objects.FigureWidget
-        One line trace per edge, named ``"edge r→s"`` (1-based), black
+        With at most :data:`MATRIX_ABOVE` labels: one line trace per edge,
+        named ``"edge r→s"`` (1-based), black
         (``"#111111"``) if in the selected piece else gray; marker traces
         ``"A (open circles)"``, ``"B (filled circles)"`` and ``"not in piece
         (gray)"`` holding the labels; ``"label background"`` (white discs
@@ -226,6 +240,10 @@ class DecompositionViewer(WidgetDisplay):
         traces ``"piece edges (black)"``, ``"other edges (gray)"``. Layout
         annotations named ``"weight r→s"`` (the edge weights, in the order
         of the edge traces). Each edge trace ends in an ``"arrow"`` marker.
+        With more labels: a heat map ``"pairs"`` (z = 0 no edge, 1 edge not
+        in the piece, 2 edge of the piece; rows r, columns s, in the order
+        of :attr:`matrix_order`), a marker trace ``"max-loss edge"`` and
+        the legend-only traces.
     widget : ipywidgets.HBox
         The figure next to the controls; what Jupyter shows.
     y_text : ipywidgets.Text
@@ -306,8 +324,7 @@ class DecompositionViewer(WidgetDisplay):
             legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left",
                         x=0.0, font=dict(size=12), itemwidth=30),
             xaxis=dict(showgrid=False, zeroline=False, fixedrange=True,
-                       title=dict(text="layers of equal γ, most preferred (largest γ) "
-                                       "on the left", standoff=8),
+                       title=dict(text=_X_TITLE, standoff=8),
                        ticks="", tickfont=dict(size=13)),
             yaxis=dict(visible=False, fixedrange=True),
         )
@@ -363,14 +380,32 @@ class DecompositionViewer(WidgetDisplay):
     edges = _of_model("edges", "Edges of the feedback graph, (E, 2) 0-based (r, s) (a copy).")
 
     @property
+    def matrix(self) -> bool:
+        """True when the graph is drawn as its adjacency matrix (more than
+        :data:`MATRIX_ABOVE` labels)."""
+        return self.model.k > MATRIX_ABOVE
+
+    @property
+    def matrix_order(self) -> np.ndarray:
+        """0-based labels in the order of the matrix's rows and columns:
+        decreasing y (most preferred first), ties by label."""
+        return np.argsort(-self.model.y, kind="stable")
+
+    @property
     def n_nodes(self) -> int:
-        """Number of labels drawn (A, B and gray markers together)."""
+        """Number of labels drawn (A, B and gray markers together; the
+        matrix's rows)."""
+        if self.matrix:
+            return len(self._trace("pairs").y)
         return sum(len(self._trace(n).x) for n in
                    ("A (open circles)", "B (filled circles)", "not in piece (gray)"))
 
     @property
     def n_edges(self) -> int:
-        """Number of feedback-graph edges drawn (traces named ``"edge ..."``)."""
+        """Number of feedback-graph edges drawn (traces named ``"edge ..."``;
+        the non-empty cells of the matrix)."""
+        if self.matrix:
+            return int(np.count_nonzero(np.asarray(self._trace("pairs").z) > 0))
         return sum(1 for t in self.fig.data if t.name.startswith("edge "))
 
     def piece_loss(self, j: int) -> float:
@@ -541,6 +576,9 @@ class DecompositionViewer(WidgetDisplay):
 
     def _rebuild(self) -> None:
         """Replace every trace and annotation (the graph changed) and redraw."""
+        if self.matrix:
+            self._rebuild_matrix()
+            return
         gr = self._graph
         hidden = dict(x=[None], y=[None])
         traces = [go.Scatter(name="max-loss edge", mode="lines", hoverinfo="skip",
@@ -595,10 +633,11 @@ class DecompositionViewer(WidgetDisplay):
             self.fig.layout.annotations = weights
             self.fig.layout.height = gr.height
             self.fig.layout.xaxis.update(
-                range=[-0.35, len(lay) - 1 + 0.35],
-                tickvals=list(range(len(lay))),
+                type="linear", autorange=False, range=[-0.35, len(lay) - 1 + 0.35],
+                tickvals=list(range(len(lay))), title=dict(text=_X_TITLE),
                 ticktext=[f"γ = {_fmt(gr.y[m[0]])}" for m in lay])
-            self.fig.layout.yaxis.range = list(gr.y_range)
+            self.fig.layout.yaxis.update(type="linear", visible=False, autorange=False,
+                                         range=list(gr.y_range), title=None)
             self._edge_traces = [t for t in self.fig.data if t.name.startswith("edge ")]
             self._drawn = [None] * len(self._edge_traces)   # (in piece, hover) drawn
             self._render()
@@ -606,6 +645,9 @@ class DecompositionViewer(WidgetDisplay):
     def _render(self) -> None:
         """Redraw the piece-dependent parts: edge colours (only those that
         change), label symbols, the max-loss halo, title and readout."""
+        if self.matrix:
+            self._render_matrix()
+            return
         m, gr = self.model, self._graph
         g, f, j, kind = m.y, m.scores, m.piece_index, m.decomposition
         pieces = m.pieces
@@ -628,15 +670,9 @@ class DecompositionViewer(WidgetDisplay):
 
         labels = np.arange(m.k)
         is_a, is_b = np.isin(labels, piece.A), np.isin(labels, piece.B)
-        gam = ", ".join(_fmt(v) for v in g)
         total = float(sum(pl.loss for pl in losses))
-        title = (f"Feedback graph of γ = ({gam}):  {_TITLES[kind]}, "
-                 f"piece {j + 1} of d = {d}")
-        subtitle = (f"A = {_set1(piece.A)} open, B = {_set1(piece.B)} filled, "
-                    f"σ = {_fmt(piece.sigma)};  loss σ·max ℓ = {_fmt(loss)} at "
-                    f"{wr + 1}→{ws + 1};  Eq. 3 total = {_fmt(total)}"
-                    f"  ·  {_SOURCE}")
         with self.fig.batch_update():
+            self._set_title(j, d, kind, piece, loss, wr, ws, total)
             for e, t in enumerate(self._edge_traces):
                 hover = (f"edge {t.meta['r'] + 1} → {t.meta['s'] + 1}<br>"
                          f"weight γ_r − γ_s = {_fmt(t.meta['weight'])}<br>"
@@ -658,12 +694,87 @@ class DecompositionViewer(WidgetDisplay):
             self._trace("A (open circles)").update(**nodes(is_a))
             self._trace("B (filled circles)").update(**nodes(is_b))
             self._trace("not in piece (gray)").update(**nodes(~(is_a | is_b)))
-            self.fig.layout.title = dict(
-                # one title with two lines, not a plotly subtitle (see
-                # KnotExplorer._render: subtitles overlap in JupyterLab)
-                text=f"{title}<br><span style='font-size:12px'>{subtitle}</span>",
-                x=0.0, xanchor="left", xref="paper", y=0.975, yanchor="top",
-                yref="container", font=dict(size=16))
+        self.readout.value = self._readout_html(pieces, losses, total)
+
+    def _set_title(self, j, d, kind, piece, loss, wr, ws, total) -> None:
+        gam = ", ".join(_fmt(v) for v in self.model.y)
+        title = (f"Feedback graph of γ = ({gam}):  {_TITLES[kind]}, "
+                 f"piece {j + 1} of d = {d}")
+        sets = (f"A = rows {_set1(piece.A)}, B = columns {_set1(piece.B)}" if self.matrix
+                else f"A = {_set1(piece.A)} open, B = {_set1(piece.B)} filled")
+        subtitle = (f"{sets}, σ = {_fmt(piece.sigma)};  loss σ·max ℓ = {_fmt(loss)} at "
+                    f"{wr + 1}→{ws + 1};  Eq. 3 total = {_fmt(total)}"
+                    f"  ·  {_SOURCE}")
+        self.fig.layout.title = dict(
+            # one title with two lines, not a plotly subtitle (see
+            # KnotExplorer._render: subtitles overlap in JupyterLab)
+            text=f"{title}<br><span style='font-size:12px'>{subtitle}</span>",
+            x=0.0, xanchor="left", xref="paper", y=0.975, yanchor="top",
+            yref="container", font=dict(size=16))
+
+    # ------------------------------------------------------------ matrix view
+    def _rebuild_matrix(self) -> None:
+        """The adjacency matrix of the feedback graph (k > MATRIX_ABOVE):
+        one heat map, the red frame of the max-loss cell, the legend."""
+        k = self.model.k
+        names = [str(i + 1) for i in self.matrix_order]
+        hidden = dict(x=[None], y=[None])
+        traces = [
+            go.Heatmap(name="pairs", x=names, y=names, z=np.zeros((k, k)), zmin=0, zmax=2,
+                       colorscale=_CELL_COLORS, showscale=False, xgap=1, ygap=1,
+                       hovertemplate="%{customdata}<extra></extra>"),
+            go.Scatter(name="max-loss edge", mode="markers", hoverinfo="skip",
+                       marker=dict(symbol="square-open", size=max(10, 300 // k),
+                                   color="#d62728", line=dict(width=3)),
+                       showlegend=True, legendrank=3),
+            go.Scatter(name="piece edges (black)", mode="markers", hoverinfo="skip",
+                       marker=dict(symbol="square", size=12, color=_COLORS["black"]),
+                       legendrank=1, **hidden),
+            go.Scatter(name="other edges (gray)", mode="markers", hoverinfo="skip",
+                       marker=dict(symbol="square", size=12, color="#c8c8c8"),
+                       legendrank=2, **hidden),
+        ]
+        with self.fig.batch_update():
+            self.fig.data = ()
+            self.fig.add_traces(traces)
+            self.fig.layout.annotations = ()
+            self.fig.layout.height = int(max(540, 260 + 22 * k))
+            self.fig.layout.xaxis.update(
+                type="category", range=None, autorange=True, tickvals=None, ticktext=None,
+                title=dict(text="s: less preferred label (γ decreasing →)"))
+            self.fig.layout.yaxis.update(
+                visible=True, type="category", range=None, autorange="reversed",
+                title=dict(text="r: preferred label"))
+            self._edge_traces, self._drawn = [], []
+            self._render_matrix()
+
+    def _render_matrix(self) -> None:
+        """Cell values and hover texts of the selected piece, the red frame
+        of its max-loss edge (when violated), the title and the readout."""
+        m = self.model
+        where = np.empty(m.k, dtype=np.int64)
+        where[self.matrix_order] = np.arange(m.k)
+        pieces, j = m.pieces, m.piece_index
+        losses = m.losses()
+        loss, (wr, ws) = losses[j].loss, losses[j].edge
+        edges, raw, in_piece = m.edges, m.edge_violations(), m.in_piece(j)
+        z = np.zeros((m.k, m.k))
+        text = np.full((m.k, m.k), "", dtype=object)
+        for r, s in np.ndindex(m.k, m.k):
+            text[where[r], where[s]] = f"{r + 1} → {s + 1}: no edge (γ_r ≤ γ_s)"
+        for e, (r, s) in enumerate(edges):
+            z[where[r], where[s]] = 2.0 if in_piece[e] else 1.0
+            text[where[r], where[s]] = (
+                f"edge {r + 1} → {s + 1}<br>weight γ_r − γ_s = {_fmt(m.y[r] - m.y[s])}"
+                f"<br>ℓ_rs (Eq. 1) = {_fmt(max(raw[e], 0.0))}<br>"
+                + (f"in piece {j + 1}" if in_piece[e] else "not in piece"))
+        worst = int(np.flatnonzero((edges[:, 0] == wr) & (edges[:, 1] == ws))[0])
+        total = float(sum(pl.loss for pl in losses))
+        with self.fig.batch_update():
+            self._trace("pairs").update(z=z, customdata=text)
+            halo = ([str(ws + 1)], [str(wr + 1)]) if raw[worst] > 0 else ([], [])
+            self._trace("max-loss edge").update(x=halo[0], y=halo[1])
+            self._set_title(j, len(pieces), m.decomposition, pieces[j], loss, wr, ws, total)
         self.readout.value = self._readout_html(pieces, losses, total)
 
     def _readout_html(self, pieces: list, losses: list, total: float) -> str:

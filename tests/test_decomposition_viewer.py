@@ -57,9 +57,10 @@ def brute_pairs(y):
 
 
 def random_y(rng):
-    """k in 2..9 integer targets in 0..3 (many ties), at least two distinct."""
+    """k in 2..8 integer targets in 0..3 (many ties), at least two distinct
+    (at most MATRIX_ABOVE labels: the graph is drawn with arrows)."""
     while True:
-        y = rng.integers(0, 4, size=int(rng.integers(2, 10))).astype(float)
+        y = rng.integers(0, 4, size=int(rng.integers(2, 9))).astype(float)
         if np.unique(y).size > 1:
             return y
 
@@ -197,8 +198,11 @@ def test_loss_matches_brute_force(seed, kind):
     assert f"at edge {r + 1}→{s + 1}" in v.readout.value
     halo = trace(v.fig, "max-loss edge")
     worst = trace(v.fig, f"edge {r + 1}→{s + 1}")
-    np.testing.assert_allclose(halo.x, worst.x)
-    np.testing.assert_allclose(halo.y, worst.y)
+    if v.piece_loss(j) > 0:                   # the halo follows the violated max-loss edge
+        np.testing.assert_allclose(halo.x, worst.x)
+        np.testing.assert_allclose(halo.y, worst.y)
+    else:                                     # every pair of the piece satisfied: no halo
+        assert len(halo.x) == 0
     # set_scores changes the readout, and sigma_j = 1/d scales every piece
     v.set_scores(np.zeros(y.size))
     v.set_normalize(True)
@@ -437,3 +441,39 @@ def test_the_browser_gets_the_finished_figure_at_construction():
     v.select_piece(1)
     assert {t.name for t in v._edge_traces if t.line.color == "#111111"} == {
         "edge 2→1", "edge 2→5", "edge 4→1", "edge 4→5"}
+
+
+# ---------------------------------------------------------------- many labels
+def test_many_labels_draw_the_adjacency_matrix():
+    """Beyond MATRIX_ABOVE labels the graph is its adjacency matrix: a cell
+    for exactly the pairs with y_r > y_s (brute force), black (2) for the
+    selected piece's A_j x B_j, the max-loss cell framed; back to arrows
+    when k shrinks (issue 34, item 2)."""
+    from polyrank_widgets.decomposition import MATRIX_ABOVE
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, size=MATRIX_ABOVE + 6).astype(float)
+    f = rng.normal(size=y.size)
+    v = DecompositionViewer(y, "adjacent_layers", scores=f)
+    assert v.matrix and v.n_nodes == y.size
+    order = v.matrix_order
+    assert np.all(np.diff(y[order]) <= 0)                   # most preferred first
+    names = [str(i + 1) for i in order]
+    heat = v._trace("pairs")
+    assert list(heat.x) == names and list(heat.y) == names
+    for j in range(v.n_pieces):
+        v.select_piece(j)
+        z = np.asarray(v._trace("pairs").z)
+        A, B = v.pieces[j].A, v.pieces[j].B
+        for a, r in enumerate(order):
+            for b, s in enumerate(order):
+                want = 0 if y[r] <= y[s] else (2 if r in A and s in B else 1)
+                assert z[a, b] == want, (j, r, s)
+        wr, ws = v.worst_edge(j)
+        halo = v._trace("max-loss edge")
+        violated = (y[wr] - y[ws]) - (f[wr] - f[ws]) > 0
+        assert (list(halo.x), list(halo.y)) == (([str(ws + 1)], [str(wr + 1)])
+                                                if violated else ([], []))
+    assert v.n_edges == int(np.sum(y[:, None] > y[None, :]))
+    v.set_y((-1, 0, 2, 0, -1), scores=np.zeros(5))
+    assert not v.matrix and v.n_edges == 8 and v.fig.layout.xaxis.type == "linear"

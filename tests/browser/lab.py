@@ -509,6 +509,8 @@ class Notebook:
         for _ in range(10):
             if (width() > 0) == open_:
                 break
+            # command mode of the notebook (not a text box of a widget)
+            self.cell(0).click(position={"x": 5, "y": 5})
             self.page.keyboard.press("Escape")
             self.page.keyboard.press("Control+b")
             self.page.wait_for_timeout(700)
