@@ -109,10 +109,10 @@ def test_identity_R_is_one_vs_all_liblinear_on_standardised_data():
 
 
 def test_per_label_with_a_check_every_epoch_is_still_liblinear():
-    # checks after about every epoch (each unsolved label then starts again
-    # from all its variables) and an F-ordered Y (the solver copies it to
-    # rows): the same optimum as LIBLINEAR, every projected gradient of D2
-    # below tol, and the gap a certificate of it
+    # a check after about every epoch (labels that looked done and fail it
+    # start again) and an F-ordered Y (the solver copies it to rows): the
+    # same optimum as LIBLINEAR, every projected gradient of D2 below tol,
+    # and the gap a certificate of it
     X, Y = _standardised(N=150, D=9, L=5, seed=11)
     C = 0.3
     res = m3l_dca(X, np.asfortranarray(Y), None, C, tol=1e-9, check_every=0.5,
