@@ -108,6 +108,28 @@ def test_identity_R_is_one_vs_all_liblinear_on_standardised_data():
     assert res.primal_objective == pytest.approx(liblinear_primal(X, Y, W, 2 * C), rel=1e-6)
 
 
+def test_per_label_with_a_check_every_epoch_is_still_liblinear():
+    # a check after about every epoch (labels that looked done and fail it
+    # start again) and an F-ordered Y (the solver copies it to rows): the
+    # same optimum as LIBLINEAR, every projected gradient of D2 below tol,
+    # and the gap a certificate of it
+    X, Y = _standardised(N=150, D=9, L=5, seed=11)
+    C = 0.3
+    res = m3l_dca(X, np.asfortranarray(Y), None, C, tol=1e-9, check_every=0.5,
+                  random_state=1, max_iter=100_000)
+    assert res.status == STATUS_CONVERGED and res.method == "per-label"
+    assert res.nit > 3                                  # several checks, not one
+    W = np.column_stack([
+        LinearSVC(loss="hinge", fit_intercept=False, C=2 * C, dual=True, tol=1e-10,
+                  max_iter=1_000_000, random_state=0).fit(X, Y[:, lab]).coef_.ravel()
+        for lab in range(Y.shape[1])])
+    np.testing.assert_allclose(res.x, W, atol=1e-4)
+    Ypm = np.where(Y > 0, 1.0, -1.0)
+    G = dual_gradient(X @ X.T, Ypm, np.eye(Y.shape[1]), res.dual["alpha"])
+    assert np.abs(projected_gradient(res.dual["alpha"], G, C)).max() < 1e-8
+    assert 0.0 <= res.gap <= 1e-6 * res.primal_objective + GAP_ROUNDING
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_per_label_matches_joint_and_clarabel_for_a_diagonal_R(sparse):
     # a diagonal R that is not I, sample weights (a zero one included) and

@@ -913,6 +913,8 @@ def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking,
     looked done but fails it starts again from all its variables."""
     N, L = Y.shape
     rdiag = np.ascontiguousarray(np.diag(R), dtype=np.float64)
+    # rows of Y contiguous: an example's labels in one cache line, not L
+    Yrows = np.ascontiguousarray(Y)
     on = np.ones((N, L), dtype=np.bool_)
     n_on = np.full(L, N, dtype=np.int64)
     lb = np.full(L, -np.inf)
@@ -922,7 +924,7 @@ def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking,
     epochs = visits = 0
     for it in range(1, max_iter + 1):
         _, visited, n_ep = _kernels.ovr_run(
-            *rows, sqnorm, Y, rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
+            *rows, sqnorm, Yrows, rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
             int(rng.integers(0, 2**31 - 1)), shrinking, tol, budget)
         epochs += n_ep
         visits += visited
