@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
+from .._progress import fit_bar
 from .._sklearn import (
     LabelColumnsMixin,
     fit_context,
@@ -383,25 +384,17 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         if self.warm_start and getattr(self, "alpha_", None) is not None \
                 and self.alpha_.shape == Ypm.shape:
             alpha0 = np.clip(self.alpha_, 0.0, Cv[:, None])
-        seed = solver_seed(self.random_state)
         common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
         forget_fitted(self, ("coef_", "intercept_", "dual_coef_", "X_fit_"))
-        if solver == "dca":
-            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
-                      random_state=seed, **common)
-            Z = res.x
-        else:
-            params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                                         Xa.shape[1])
-            res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
-                      cache_mb=self.cache_mb, random_state=seed, offset=self._offset(),
-                      gram_dtype=self.gram_dtype, **common)
-            Z = Xa.T @ res.x if self.kernel == "linear" else None
-            self.dual_coef_ = res.x
-            if self.kernel != "linear":
-                self.X_fit_ = Xa
+        common["callback"], bar = fit_bar(common["callback"],
+                                          f"M3LClassifier ({N:,} x {L} labels)", self.tol)
+        try:
+            res, Z = self._solve(solver, Xa, Ypm, R, Cv, common)
+        finally:
+            if bar is not None:
+                bar.close()
         warn_if_not_converged(self, res, f"increase max_iter or tol, or {_SCALE_HINT}"
                               if res.status == STATUS_MAX_ITER else "")
         n_features = X.shape[1]
@@ -417,6 +410,25 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         if res.success:     # an unfinished solve has its ConvergenceWarning
             self._warn_if_trivial(res, Ypm, y, Cv > 0)
         return self
+
+    def _solve(self, solver, Xa, Ypm, R, Cv, common):
+        """(result, Z or None): the driver's solve; sets ``dual_coef_`` and
+        ``X_fit_`` of the kernel solver."""
+        seed = solver_seed(self.random_state)
+        if solver == "dca":
+            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
+                      random_state=seed, **common)
+            return res, res.x
+        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                     Xa.shape[1])
+        res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
+                  cache_mb=self.cache_mb, random_state=seed, offset=self._offset(),
+                  gram_dtype=self.gram_dtype, **common)
+        self.dual_coef_ = res.x
+        if self.kernel != "linear":
+            self.X_fit_ = Xa
+            return res, None
+        return res, Xa.T @ res.x
 
     def _warn_if_trivial(self, res, Ypm, y, keep) -> None:
         """TrivialModelWarning when every weight is 0 or every training row

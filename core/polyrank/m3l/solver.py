@@ -38,14 +38,15 @@ from __future__ import annotations
 
 import math
 import mmap
+import time
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._csr import row_arrays
-from .._memory import check_allocation, memory_budget
-from .._progress import progress
+from .._memory import check_allocation, format_bytes, memory_budget
+from .._progress import note, progress
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import (
     STATUS_CALLBACK,
@@ -505,6 +506,7 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64, offset=0.0) -> np.ndar
                      "use kernel='linear' (solver 'dca', no Gram matrix), a smaller "
                      "cache_mb (the SMO then keeps only that many MB of kernel rows) or "
                      "fewer rows")
+    t0 = time.perf_counter()
     K = _small_pages((N, N), dtype)
     buf = np.empty(min(N, _GRAM_BLOCK) * N)
     left, right = _kernel_factors(X, kind, gamma)
@@ -523,6 +525,8 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64, offset=0.0) -> np.ndar
         K[e:, s:e] = D[:, e - s:].T
     if kind == _kernels.KIND_RBF:
         np.fill_diagonal(K, 1.0 + offset)
+    note(f"M3L: Gram matrix {N:,} x {N:,} ({np.dtype(dtype).name}, "
+         f"{format_bytes(K.nbytes)}) in {time.perf_counter() - t0:.1f} s")
     return K
 
 
@@ -637,11 +641,15 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
             raise ValueError(f"method: 'cd' needs the whole Gram matrix in the cache "
                              f"({gram_mb:.1f} MB in {np.dtype(dtype).name} for N = {N}), got "
                              f"cache_mb={cache_mb:g}; raise cache_mb or use method='smo'")
+        note(f"M3L: coordinate ascent on the whole Gram matrix ({format_bytes(gram_mb * 1e6)}"
+             f" of a {cache_mb:,.0f} MB cache)")
         return _cd(gram(X, kind, g, c0, deg, dtype, offset), Kdiag, Y, R, Cv, tol=tol,
                    max_iter=max_iter, alpha0=alpha0, callback=callback,
                    callback_every=callback_every, shrinking=shrinking,
                    random_state=random_state)
     n_slots = int(min(N, max(2, cache_mb * 1e6 // (8 * N))))
+    note(f"M3L: SMO (Alg. 1) with an LRU cache of {n_slots:,} kernel rows of {N:,} "
+         f"({format_bytes(8.0 * n_slots * N)}; cache_mb {cache_mb:,.0f})")
     cache = _lru_cache(X, kind, g, c0, deg, offset, n_slots)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     if alpha0 is None:
