@@ -426,7 +426,8 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
                   gram_dtype=self.gram_dtype, **common)
         self.dual_coef_ = res.x
         if self.kernel != "linear":
-            self.X_fit_ = Xa
+            # an array of its own (X itself may be the caller's, a view)
+            self.X_fit_ = np.array(Xa, order="C", copy=True)
             return res, None
         return res, Xa.T @ res.x
 
