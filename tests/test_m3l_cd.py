@@ -146,8 +146,9 @@ def test_auto_dispatch_and_estimator():
         m3l_smo(X, Y, None, 1.0, method="cd", shrinking="yes")
     est = M3LClassifier(C=1.0, kernel="rbf", gamma=0.5, tol=1e-9, random_state=0).fit(X, Y)
     assert est.result_.solver == "m3l-cd" and est.result_.success
-    smo = m3l_smo(np.hstack([X, np.ones((len(X), 1))]), Y, None, 1.0, kernel="rbf",
-                  gamma=0.5, tol=1e-9, method="smo")
+    # the estimator's bias feature (1) with the rbf kernel: the kernel offset bias^2
+    smo = m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=1e-9, method="smo",
+                  offset=1.0)
     assert est.result_.dual_objective == pytest.approx(smo.dual_objective, rel=TOL)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available_bytes", "check_allocation", "format_bytes"]
+__all__ = ["available_bytes", "check_allocation", "format_bytes", "memory_budget"]
 
 _GB = 1024.0 ** 3
 
@@ -117,3 +117,44 @@ def check_allocation(nbytes: float, what: str, remedy: str) -> None:
         return
     raise MemoryError(f"{what} needs {format_bytes(nbytes)}, more than the "
                       f"{format_bytes(avail)} available; {remedy}")
+
+
+def memory_budget(fraction: float, floor: float, cap: float) -> float:
+    """A working-memory budget in bytes sized from the memory available now:
+    ``fraction`` of :func:`available_bytes`, at most ``cap`` and at least
+    ``floor`` (``floor`` itself where the platform does not say).
+
+    What a kernel cache sized "from the machine" uses (issue 30, item 3),
+    where LIBSVM takes a fixed ``cache_size`` (100 MB; scikit-learn's SVC
+    200 MB).
+
+    Parameters
+    ----------
+    fraction : float
+        Share of the available memory, in (0, 1].
+    floor, cap : float
+        Bounds of the budget in bytes (0 < floor <= cap).
+
+    Returns
+    -------
+    float
+        Bytes.
+
+    Raises
+    ------
+    ValueError
+        If ``fraction`` is not in (0, 1] or the bounds are not 0 < floor <= cap.
+
+    Examples
+    --------
+    >>> 2e8 <= memory_budget(0.5, 2e8, 16 * 1024 ** 3) <= 16 * 1024 ** 3
+    True
+    """
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError(f"fraction: expected a share in (0, 1], got {fraction!r}")
+    if not 0.0 < floor <= cap:
+        raise ValueError(f"floor, cap: expected 0 < floor <= cap, got {floor!r}, {cap!r}")
+    avail = available_bytes()
+    if avail is None:
+        return float(floor)
+    return float(min(cap, max(floor, fraction * avail)))

@@ -57,9 +57,11 @@ def projected(g, a, C):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def kernel_row(X, p, kind, gamma, coef0, degree, out):
-    """out[i] = k(x_i, x_p) for all rows i of X (linear, rbf
-    exp(-gamma ||x_i - x_p||^2) or poly (gamma x_i.x_p + coef0)^degree)."""
+def kernel_row(X, p, kind, gamma, coef0, degree, offset, out):
+    """out[i] = k(x_i, x_p) + offset for all rows i of X (linear, rbf
+    exp(-gamma ||x_i - x_p||^2) or poly (gamma x_i.x_p + coef0)^degree);
+    ``offset`` >= 0 is the kernel of a constant feature sqrt(offset)
+    appended to phi(x) (the bias feature of M3L, Sec. 3, in feature space)."""
     N, D = X.shape
     for i in range(N):
         s = 0.0
@@ -67,20 +69,22 @@ def kernel_row(X, p, kind, gamma, coef0, degree, out):
             for d in range(D):
                 t = X[i, d] - X[p, d]
                 s += t * t
-            out[i] = math.exp(-gamma * s)
+            out[i] = math.exp(-gamma * s) + offset
         else:
             for d in range(D):
                 s += X[i, d] * X[p, d]
             if kind == KIND_LINEAR:
-                out[i] = s
+                out[i] = s + offset
             else:
-                out[i] = (gamma * s + coef0) ** degree
+                out[i] = (gamma * s + coef0) ** degree + offset
 
 
 @numba.njit(cache=True, nogil=True)
-def cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, state):
+def cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner, stamp,
+              state):
     """Slot of kernel row ``p`` in the LRU cache ``rows`` (n_slots, N),
-    computing it (and evicting the least recently used row) on a miss.
+    computing it (and evicting the least recently used row) on a miss
+    (:func:`kernel_row`, ``offset`` included).
 
     ``slot_of`` (N,) maps a row to its slot or -1; ``owner`` (n_slots,)
     the reverse; ``stamp`` (n_slots,) last-use times; ``state`` =
@@ -89,7 +93,7 @@ def cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner, stamp, sta
     """
     v, missed = _claim_slot(p, slot_of, owner, stamp, state)
     if missed:
-        kernel_row(X, p, kind, gamma, coef0, degree, rows[v])
+        kernel_row(X, p, kind, gamma, coef0, degree, offset, rows[v])
     return v
 
 
@@ -195,7 +199,7 @@ def _snap(a, C):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
+def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
              rows, slot_of, owner, stamp, state, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
     updates or until every projected gradient is below ``tau``.
@@ -276,7 +280,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
         for _ in range(L):
             if p < 0 or best < tau:
                 break
-            sp = cache_get(p, X, kind, gamma, coef0, degree, rows, slot_of, owner,
+            sp = cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner,
                            stamp, state)
             rp = rows[sp]
             Kpp = Kdiag[p]
@@ -291,7 +295,7 @@ def smo_pass(X, kind, gamma, coef0, degree, Kdiag, Yt, R, Cv, At, Gt, u,
             if hbest <= -1.0:
                 q = -1
             if q >= 0:
-                sq = cache_get(q, X, kind, gamma, coef0, degree, rows, slot_of, owner,
+                sq = cache_get(q, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner,
                                stamp, state)
                 rq = rows[sq]
                 yq = Yl[q]

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
+from .._progress import fit_bar
 from .._sklearn import (
     LabelColumnsMixin,
     fit_context,
@@ -22,7 +23,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
-from ..kernels import check_kernel_params
+from ..kernels import check_kernel_params, kernel_matrix
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .priors import check_R
@@ -49,10 +50,14 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     w_i, 1 by default), and predicts the labels sign(Z'phi(x)) (Sec. 3).
     With R = I it is 1-vs-All: L independent SVMs without bias and penalty
     2C (Sec. 3.1). Like the paper, there is no explicit bias: a constant
-    feature of value ``bias`` is appended to every point (Sec. 3, "we
-    implicitly simulate b by adding an extra dimension to the feature
-    vector"), so the bias is regularised and correlated through R. It has
-    no effect with the translation-invariant rbf kernel.
+    feature of value ``bias`` is appended to every feature vector (Sec. 3,
+    "we implicitly simulate b by adding an extra dimension to the feature
+    vector"), so the bias is regularised and correlated through R. With the
+    linear kernel it is appended to x; with the rbf and poly kernels to
+    phi(x), i.e. the kernel becomes k(x, y) + bias^2 (appended to x it
+    would vanish from the translation-invariant rbf kernel, leaving the
+    model without any bias: 0.3-1 point of test Hamming loss away from
+    one-vs-rest SVC, see ``polyrank bench m3l-rows``).
 
     Its simple peer is one-vs-rest :class:`~sklearn.svm.LinearSVC`: with
     the defaults, test Hamming loss 0.2002 on yeast as bundled (0.2012
@@ -95,16 +100,25 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     kernel : {"linear", "rbf", "poly"}, default="linear"
         k(x, y) = x.y, exp(-gamma ||x - y||^2), (gamma x.y + coef0)^degree.
     gamma : float or None, default=None
-        Kernel width (None: 1 / n_features, counting the bias feature).
+        Kernel width (None: 1 / n_features, as SVC's ``gamma="auto"``, and
+        its ``"scale"`` on standardised X).
     degree : int, default=3
     coef0 : float, default=1.0
     bias : float, default=1.0
-        Value of the constant feature appended to X (>= 0; 0 appends none).
+        Value of the constant feature (>= 0; 0 appends none): appended to X
+        with the linear kernel, to phi(x) with rbf and poly (the kernel
+        k(x, y) + bias^2). Its weight is regularised like the others; a
+        larger value regularises the bias less (approaching SVC's free
+        intercept) and slows the solve.
     tol : float, default=1e-3
         Stop when every projected gradient (Eq. 31) of D2 is below tol
         (M3L's tau: the threshold of Sec. 5.1.3 and Appendix B).
-    cache_mb : float, default=200
-        Size limit of the kernel cache in MB (> 0; Sec. 5.1.3); when the
+    cache_mb : float or "auto", default="auto"
+        Size limit of the kernel cache in MB (> 0; Sec. 5.1.3), or "auto":
+        half of the memory available when the fit starts, between 200 MB
+        and 16 GiB (:func:`~polyrank.m3l.cache_megabytes`; 200 MB, LIBSVM's
+        fixed size in scikit-learn, before); only what is needed is
+        allocated. When the
         whole Gram matrix fits (8 N^2 bytes; 4 N^2 in float32, which
         :func:`~polyrank.m3l.m3l_smo` uses when ``tol >= 1e-4``, as LIBSVM
         stores its kernel matrix) and R is diagonal, the kernel solver
@@ -208,7 +222,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         "coef0": [Interval(Real, -np.inf, np.inf, closed="neither")],
         "bias": [Interval(Real, 0, np.inf, closed="left")],
         "tol": [Interval(Real, 0, np.inf, closed="neither")],
-        "cache_mb": [Interval(Real, 0, np.inf, closed="neither")],
+        "cache_mb": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"auto"})],
         "solver": [StrOptions(set(SOLVERS))],
         "ridge": [Interval(Real, 0, np.inf, closed="left")],
         "switch_tol": [Interval(Real, 0, np.inf, closed="left")],
@@ -220,7 +234,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, R=None, C=0.1, kernel="linear", gamma=None, degree=3, coef0=1.0,
-                 bias=1.0, tol=1e-3, cache_mb=200.0, solver="auto", ridge=0.0,
+                 bias=1.0, tol=1e-3, cache_mb="auto", solver="auto", ridge=0.0,
                  switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False,
                  verbose=0, gram_dtype="auto"):
         self.R = R
@@ -251,6 +265,25 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     def _bias(self) -> float:
         """The bias feature's value (0: none)."""
         return float(self.bias)
+
+    def _augment(self, X):
+        """X with the bias feature appended for the linear kernel; X itself
+        for rbf and poly, whose bias is the kernel offset (:meth:`_offset`)."""
+        return super()._augment(X) if self.kernel == "linear" else X
+
+    def _offset(self) -> float:
+        """bias^2 added to the rbf and poly kernels (0 for the linear one)."""
+        return 0.0 if self.kernel == "linear" else float(self.bias) ** 2
+
+    def _kernel_decision(self, X) -> np.ndarray:
+        """(k(X, X_fit_) + bias^2) @ dual_coef_ (a non-linear kernel)."""
+        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                     X.shape[1])
+        K = kernel_matrix(X, self.X_fit_, kernel=self.kernel, **params)
+        offset = self._offset()
+        if offset:
+            K += offset
+        return K @ self.dual_coef_
 
     def _solver(self):
         if self.solver == "dca" and self.kernel != "linear":
@@ -351,25 +384,17 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         if self.warm_start and getattr(self, "alpha_", None) is not None \
                 and self.alpha_.shape == Ypm.shape:
             alpha0 = np.clip(self.alpha_, 0.0, Cv[:, None])
-        seed = solver_seed(self.random_state)
         common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
         forget_fitted(self, ("coef_", "intercept_", "dual_coef_", "X_fit_"))
-        if solver == "dca":
-            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
-                      random_state=seed, **common)
-            Z = res.x
-        else:
-            params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                                         Xa.shape[1])
-            res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
-                      cache_mb=float(self.cache_mb), random_state=seed,
-                      gram_dtype=self.gram_dtype, **common)
-            Z = Xa.T @ res.x if self.kernel == "linear" else None
-            self.dual_coef_ = res.x
-            if self.kernel != "linear":
-                self.X_fit_ = Xa
+        common["callback"], bar = fit_bar(common["callback"],
+                                          f"M3LClassifier ({N:,} x {L} labels)", self.tol)
+        try:
+            res, Z = self._solve(solver, Xa, Ypm, R, Cv, common)
+        finally:
+            if bar is not None:
+                bar.close()
         warn_if_not_converged(self, res, f"increase max_iter or tol, or {_SCALE_HINT}"
                               if res.status == STATUS_MAX_ITER else "")
         n_features = X.shape[1]
@@ -385,6 +410,26 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         if res.success:     # an unfinished solve has its ConvergenceWarning
             self._warn_if_trivial(res, Ypm, y, Cv > 0)
         return self
+
+    def _solve(self, solver, Xa, Ypm, R, Cv, common):
+        """(result, Z or None): the driver's solve; sets ``dual_coef_`` and
+        ``X_fit_`` of the kernel solver."""
+        seed = solver_seed(self.random_state)
+        if solver == "dca":
+            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
+                      random_state=seed, **common)
+            return res, res.x
+        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                     Xa.shape[1])
+        res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
+                  cache_mb=self.cache_mb, random_state=seed, offset=self._offset(),
+                  gram_dtype=self.gram_dtype, **common)
+        self.dual_coef_ = res.x
+        if self.kernel != "linear":
+            # an array of its own (X itself may be the caller's, a view)
+            self.X_fit_ = np.array(Xa, order="C", copy=True)
+            return res, None
+        return res, Xa.T @ res.x
 
     def _warn_if_trivial(self, res, Ypm, y, keep) -> None:
         """TrivialModelWarning when every weight is 0 or every training row

@@ -38,14 +38,15 @@ from __future__ import annotations
 
 import math
 import mmap
+import time
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._csr import row_arrays
-from .._memory import check_allocation
-from .._progress import progress
+from .._memory import check_allocation, format_bytes, memory_budget
+from .._progress import note, progress
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import (
     STATUS_CALLBACK,
@@ -62,7 +63,8 @@ from . import _kernels
 from .priors import check_R, labels_pm1
 
 __all__ = ["m3l_smo", "m3l_dca", "smo", "dca", "m3l_objectives", "projected_gradient",
-           "dual_gradient", "SMO_KERNELS", "SMO_METHODS", "DCA_METHODS", "GRAM_DTYPES"]
+           "dual_gradient", "cache_megabytes", "SMO_KERNELS", "SMO_METHODS", "DCA_METHODS",
+           "GRAM_DTYPES", "AUTO_CACHE_FRACTION", "AUTO_CACHE_MAX_MB", "AUTO_CACHE_MIN_MB"]
 
 #: kernels of the SMO solver
 SMO_KERNELS = ("linear", "rbf", "poly")
@@ -88,6 +90,56 @@ _GRAM_BLOCK = 128
 _CD_FLOAT32_TOL = 1e-4
 #: the precisions of the Gram matrix of "cd" (``gram_dtype``)
 GRAM_DTYPES = ("auto", "float32", "float64")
+#: ``cache_mb="auto"``: this share of the memory available when the fit starts ...
+AUTO_CACHE_FRACTION = 0.5
+#: ... at most this many MB (16 GiB) ...
+AUTO_CACHE_MAX_MB = 16 * 1024.0
+#: ... and at least this many (scikit-learn's SVC default; also the budget where
+#: the platform does not say how much memory is available)
+AUTO_CACHE_MIN_MB = 200.0
+
+
+def cache_megabytes(cache_mb) -> float:
+    """The kernel cache size in MB for ``cache_mb``: the number itself, or for
+    ``"auto"`` :data:`AUTO_CACHE_FRACTION` of the memory available now
+    (:func:`polyrank._memory.available_bytes`: MemAvailable, the cgroup's
+    free room), between :data:`AUTO_CACHE_MIN_MB` and
+    :data:`AUTO_CACHE_MAX_MB`.  Only what is needed is allocated: at most the
+    whole Gram matrix (4 N^2 bytes in float32).
+
+    Parameters
+    ----------
+    cache_mb : float or "auto"
+
+    Returns
+    -------
+    float
+        Megabytes (1e6 bytes, as LIBSVM's ``cache_size``).
+
+    Raises
+    ------
+    ValueError
+        A string other than "auto", or a number that is not > 0.
+    TypeError
+        Neither a number nor a string.
+
+    Examples
+    --------
+    >>> cache_megabytes(50)
+    50.0
+    >>> cache_megabytes("auto") >= AUTO_CACHE_MIN_MB
+    True
+    """
+    if isinstance(cache_mb, str):
+        if cache_mb != "auto":
+            raise ValueError(f"cache_mb: expected a size in MB (> 0) or 'auto', got "
+                             f"{cache_mb!r}")
+        mib = 1024.0 ** 2
+        budget = memory_budget(AUTO_CACHE_FRACTION, AUTO_CACHE_MIN_MB * 1e6,
+                               AUTO_CACHE_MAX_MB * mib)
+        return budget / 1e6
+    return check_positive(cache_mb, "cache_mb")
+
 
 
 
@@ -224,10 +276,11 @@ def _ending(primal: float, dual: float, max_pg: float, tol: float, stop: bool):
 
 def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
             degree: int = 3, coef0: float = 1.0, tol: float = 1e-3,
-            cache_mb: float = 200.0, ridge: float = 0.0, max_iter: int = 10000,
+            cache_mb: float | str = "auto", ridge: float = 0.0, max_iter: int = 10000,
             alpha0=None, callback=None, callback_every: int = 1,
             sample_weight=None, method: str = "auto", shrinking: bool = True,
-            random_state=None, gram_dtype: str = "auto") -> SolverResult:
+            random_state=None, gram_dtype: str = "auto",
+            offset: float = 0.0) -> SolverResult:
     """Kernelised M3L: SMO with delayed gradient updates (Sec. 5.1, Alg. 1-2),
     or example-major coordinate ascent on the whole Gram matrix.
 
@@ -295,9 +348,12 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         Tolerance on the projected gradients (> 0): M3L's tau, the
         threshold of Sec. 5.1.3 and Appendix B, in the units of D2's
         gradient G = 2 - 2 y f (twice LIBSVM's).
-    cache_mb : float
-        Size limit of the kernel-row cache in MB (>= 2 rows are always
-        kept; at most N rows).
+    cache_mb : float or "auto"
+        Size limit of the kernel cache in MB (> 0; >= 2 rows are always
+        kept; at most N rows), or "auto" (the default): half of the memory
+        available when the solve starts, between 200 MB and 16 GiB
+        (:func:`cache_megabytes`), instead of LIBSVM's fixed
+        ``cache_size``; only what is needed is allocated.
     ridge : float
         Added to R's diagonal (explicit; 0 by default).
     max_iter : int
@@ -332,6 +388,13 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         expansion U are stored ("smo" always uses float64 rows). "auto":
         float32 when ``tol >= 1e-4``, else float64 (float32 cannot resolve
         a tighter tol).
+    offset : float
+        A constant added to every kernel value (>= 0; default 0): the
+        kernel k(x, y) + offset of phi(x) with a constant feature
+        sqrt(offset) appended, i.e. M3L's bias feature (Sec. 3) in
+        feature space, where a translation-invariant kernel cannot lose
+        it (:class:`M3LClassifier` passes ``bias ** 2`` for the rbf and
+        poly kernels). Decisions are then (k(x, X) + offset) B.
 
     Returns
     -------
@@ -352,7 +415,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     ValueError
         Bad shapes, NaN/inf, labels not in {0,1}/{-1,+1}, R not symmetric
         positive definite or of the wrong shape, C/tol/cache_mb <= 0, unknown
-        kernel, method or gram_dtype, negative or all-zero sample weights,
+        kernel, method or gram_dtype, negative ``offset``, negative or all-zero
+        sample weights,
         method="cd" with a Gram matrix larger than ``cache_mb``.
     TypeError
         Non-numeric input, sparse X, or wrongly typed parameters.
@@ -362,7 +426,8 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         raise ValueError(f"kernel: expected one of {SMO_KERNELS}, got {kernel!r}")
     params = check_kernel_params(kernel, gamma, degree, coef0, X.shape[1])
     tol = check_positive(tol, "tol")
-    cache_mb = check_positive(cache_mb, "cache_mb")
+    cache_mb = cache_megabytes(cache_mb)
+    offset = check_positive(offset, "offset", strict=False)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     alpha0 = _check_alpha0(alpha0, Y.shape[0], Y.shape[1], Cv)
     if method not in SMO_METHODS:
@@ -376,7 +441,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
     return smo(X, Y, R, Cv, kernel=kernel, kernel_params=params, tol=tol, cache_mb=cache_mb,
                max_iter=max_iter, alpha0=alpha0, callback=callback,
                callback_every=callback_every, method=method, shrinking=bool(shrinking),
-               random_state=random_state, gram_dtype=gram_dtype)
+               random_state=random_state, gram_dtype=gram_dtype, offset=offset)
 
 
 def _small_pages(shape, dtype) -> np.ndarray:
@@ -425,7 +490,7 @@ def _kernel_block(D, kind, gamma, coef0, degree) -> None:
         D **= degree
 
 
-def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
+def gram(X, kind, gamma, coef0, degree, dtype=np.float64, offset=0.0) -> np.ndarray:
     """The whole Gram matrix K (N, N) of the rows of X, stored as ``dtype``
     (float64 or float32), by blocks of :data:`_GRAM_BLOCK` rows: one BLAS
     product per block in float64 over the columns from the block's first
@@ -433,13 +498,15 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
     is stored transposed), the kernel applied in place while the block is
     in cache (:func:`_kernel_factors`, :func:`_kernel_block`), then stored
     (rounded once for float32); the rbf diagonal is set to exactly 1.
-    ``kind`` is one of the ``_kernels.KIND_*`` codes."""
+    ``kind`` is one of the ``_kernels.KIND_*`` codes; ``offset`` is added
+    to every entry (the kernel of a constant feature, see :func:`m3l_smo`)."""
     N = X.shape[0]
     check_allocation(np.dtype(dtype).itemsize * float(N) * N,
                      f"the {N:,} x {N:,} Gram matrix ({np.dtype(dtype).name})",
                      "use kernel='linear' (solver 'dca', no Gram matrix), a smaller "
                      "cache_mb (the SMO then keeps only that many MB of kernel rows) or "
                      "fewer rows")
+    t0 = time.perf_counter()
     K = _small_pages((N, N), dtype)
     buf = np.empty(min(N, _GRAM_BLOCK) * N)
     left, right = _kernel_factors(X, kind, gamma)
@@ -449,22 +516,28 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64) -> np.ndarray:
         D = buf[:(e - s) * (N - s)].reshape(e - s, N - s)
         np.dot(left[s:e], right[s:].T, out=D)
         _kernel_block(D, kind, gamma, coef0, degree)
+        if offset:
+            D += offset
         # the diagonal block from its upper triangle: K symmetric to the bit
         low = np.tril_indices(e - s, -1)
         D[low] = D[:, :e - s].T[low]
         K[s:e, s:] = D
         K[e:, s:e] = D[:, e - s:].T
     if kind == _kernels.KIND_RBF:
-        np.fill_diagonal(K, 1.0)
+        np.fill_diagonal(K, 1.0 + offset)
+    note(f"M3L: Gram matrix {N:,} x {N:,} ({np.dtype(dtype).name}, "
+         f"{format_bytes(K.nbytes)}) in {time.perf_counter() - t0:.1f} s")
     return K
 
 
-def gradient_by_rows(X, kernel: str, params: dict, Y, R, alpha) -> np.ndarray:
+def gradient_by_rows(X, kernel: str, params: dict, Y, R, alpha,
+                     offset: float = 0.0) -> np.ndarray:
     """The exact dual gradient G = 2 - 2 Y * F, F = 2 K (Y alpha) R (Eq. 29),
     shape (N, L), without storing K: blocks of rows of K from
     :func:`~polyrank.kernels.kernel_matrix` (at most 2^22 entries each),
     each multiplied into Y alpha at once; O(N^2 (D + L)). The warm start of
-    the SMO, whose kernel cache may hold only a few rows."""
+    the SMO, whose kernel cache may hold only a few rows. ``offset`` is
+    added to every kernel value (see :func:`m3l_smo`)."""
     N = X.shape[0]
     A = Y * alpha
     G = np.empty(A.shape)
@@ -472,7 +545,10 @@ def gradient_by_rows(X, kernel: str, params: dict, Y, R, alpha) -> np.ndarray:
     for s in progress(range(0, N, block), desc=f"M3L dual gradient ({N:,} kernel rows)",
                       unit="block"):
         e = min(N, s + block)
-        F = 2.0 * (kernel_matrix(X[s:e], X, kernel=kernel, **params) @ A) @ R
+        Ks = kernel_matrix(X[s:e], X, kernel=kernel, **params)
+        if offset:
+            Ks += offset
+        F = 2.0 * (Ks @ A) @ R
         G[s:e] = 2.0 - 2.0 * Y[s:e] * F
     return G
 
@@ -503,30 +579,60 @@ def _cd_dtype(gram_dtype: str, tol: float):
     return np.float32 if gram_dtype == "float32" else np.float64
 
 
-def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: float,
-        max_iter: int, alpha0=None, callback=None, callback_every: int = 1,
-        method: str = "auto", shrinking: bool = True, random_state=None,
-        gram_dtype: str = "auto") -> SolverResult:
-    """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
-    Y (N, L) in {-1, +1}, R symmetric positive definite (L, L), per-example
-    bounds Cv (N,) >= 0, kernel parameters from
-    :func:`~polyrank.kernels.check_kernel_params`, ``alpha0`` None or in
-    [0, Cv].  Returns the :class:`SolverResult` of :func:`m3l_smo`."""
-    params = kernel_params
-    N, L = Y.shape
-    kind = _KIND[kernel]
-    g = float(params.get("gamma", 0.0))
-    c0 = float(params.get("coef0", 0.0))
-    deg = int(params.get("degree", 1))
+def _kernel_diagonal(X, kind, g, c0, deg, offset) -> np.ndarray:
+    """k(x_i, x_i) + offset (N,); ValueError if an entry is negative."""
     if kind == _kernels.KIND_RBF:
-        Kdiag = np.ones(N)
+        Kdiag = np.ones(X.shape[0])
     else:
         s = np.einsum("ij,ij->i", X, X)
         Kdiag = s if kind == _kernels.KIND_LINEAR else (g * s + c0) ** deg
     if np.any(Kdiag < 0):
         raise ValueError("kernel: the kernel has negative diagonal entries k(x, x) "
                          "(not a Mercer kernel for these parameters)")
-    n_slots = int(min(N, max(2, cache_mb * 1e6 // (8 * N))))
+    return Kdiag + offset
+
+
+def _lru_cache(X, kind, g, c0, deg, offset, n_slots):
+    """The kernel-row cache of the SMO: (rows (n_slots, N), slot_of, owner,
+    stamp, state) for :func:`_kernels.cache_get`.  When it holds all N rows
+    the whole Gram matrix is computed up front by blocks of BLAS products
+    (every row is needed once every example has been a working variable),
+    with the bookkeeping the LRU cache would have after fetching rows
+    0..N-1; otherwise it starts empty."""
+    N = X.shape[0]
+    if n_slots == N:
+        rows = gram(X, kind, g, c0, deg, offset=offset)
+        slot_of = np.arange(N, dtype=np.int64)
+        owner = np.arange(N, dtype=np.int64)
+        stamp = np.arange(1, N + 1, dtype=np.int64)
+        state = np.array([N, 0, N], dtype=np.int64)        # clock, hits, misses
+        return rows, slot_of, owner, stamp, state
+    check_allocation(8.0 * n_slots * N, f"the kernel cache ({n_slots:,} rows of {N:,})",
+                     "lower cache_mb")
+    return (np.empty((n_slots, N)), np.full(N, -1, dtype=np.int64),
+            np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
+            np.zeros(3, dtype=np.int64))
+
+
+def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
+        cache_mb: float | str, max_iter: int, alpha0=None, callback=None,
+        callback_every: int = 1, method: str = "auto", shrinking: bool = True,
+        random_state=None, gram_dtype: str = "auto", offset: float = 0.0) -> SolverResult:
+    """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
+    Y (N, L) in {-1, +1}, R symmetric positive definite (L, L), per-example
+    bounds Cv (N,) >= 0, kernel parameters from
+    :func:`~polyrank.kernels.check_kernel_params`, ``alpha0`` None or in
+    [0, Cv], ``cache_mb`` > 0 or ``"auto"`` (:func:`cache_megabytes`),
+    ``offset`` >= 0.  Returns the :class:`SolverResult` of :func:`m3l_smo`."""
+    params = kernel_params
+    N, L = Y.shape
+    kind = _KIND[kernel]
+    g = float(params.get("gamma", 0.0))
+    c0 = float(params.get("coef0", 0.0))
+    deg = int(params.get("degree", 1))
+    offset = float(offset)
+    Kdiag = _kernel_diagonal(X, kind, g, c0, deg, offset)
+    cache_mb = cache_megabytes(cache_mb)
     diagonal = not np.any(R - np.diag(np.diag(R)))
     dtype = _cd_dtype(gram_dtype, tol)
     gram_mb = np.dtype(dtype).itemsize * N * N / 1e6
@@ -535,43 +641,40 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float, cache_mb: 
             raise ValueError(f"method: 'cd' needs the whole Gram matrix in the cache "
                              f"({gram_mb:.1f} MB in {np.dtype(dtype).name} for N = {N}), got "
                              f"cache_mb={cache_mb:g}; raise cache_mb or use method='smo'")
-        return _cd(gram(X, kind, g, c0, deg, dtype), Kdiag, Y, R, Cv, tol=tol,
+        note(f"M3L: coordinate ascent on the whole Gram matrix ({format_bytes(gram_mb * 1e6)}"
+             f" of a {cache_mb:,.0f} MB cache)")
+        return _cd(gram(X, kind, g, c0, deg, dtype, offset), Kdiag, Y, R, Cv, tol=tol,
                    max_iter=max_iter, alpha0=alpha0, callback=callback,
                    callback_every=callback_every, shrinking=shrinking,
                    random_state=random_state)
-    if n_slots == N:
-        # the whole Gram matrix fits: compute it by blocks of BLAS products
-        # (every row is needed once every example has been a working variable),
-        # with the bookkeeping the LRU cache would have after fetching rows 0..N-1
-        rows = gram(X, kind, g, c0, deg)
-        slot_of = np.arange(N, dtype=np.int64)
-        owner = np.arange(N, dtype=np.int64)
-        stamp = np.arange(1, N + 1, dtype=np.int64)
-        state = np.array([N, 0, N], dtype=np.int64)        # clock, hits, misses
-    else:
-        check_allocation(8.0 * n_slots * N, f"the kernel cache ({n_slots:,} rows of {N:,})",
-                         "lower cache_mb")
-        rows = np.empty((n_slots, N))
-        slot_of = np.full(N, -1, dtype=np.int64)
-        owner = np.full(n_slots, -1, dtype=np.int64)
-        stamp = np.zeros(n_slots, dtype=np.int64)
-        state = np.zeros(3, dtype=np.int64)
+    n_slots = int(min(N, max(2, cache_mb * 1e6 // (8 * N))))
+    note(f"M3L: SMO (Alg. 1) with an LRU cache of {n_slots:,} kernel rows of {N:,} "
+         f"({format_bytes(8.0 * n_slots * N)}; cache_mb {cache_mb:,.0f})")
+    cache = _lru_cache(X, kind, g, c0, deg, offset, n_slots)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     if alpha0 is None:
         G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
     else:
-        G = gradient_by_rows(X, kernel, params, Y, R, alpha)
-    u = np.zeros(N)
+        G = gradient_by_rows(X, kernel, params, Y, R, alpha, offset)
     # label-major copies for the kernel (contiguous scans along one label)
-    Yt = np.ascontiguousarray(Y.T)
-    At = np.ascontiguousarray(alpha.T)
-    Gt = np.ascontiguousarray(G.T)
+    args = (X, kind, g, c0, deg, offset, Kdiag, np.ascontiguousarray(Y.T), R, Cv,
+            np.ascontiguousarray(alpha.T), np.ascontiguousarray(G.T), np.zeros(N),
+            *cache, tol)
+    return _smo_loop(args, Y, R, Cv, tol=tol, max_iter=max_iter, callback=callback,
+                     callback_every=callback_every, n_slots=n_slots)
+
+
+def _smo_loop(args, Y, R, Cv, *, tol, max_iter, callback, callback_every,
+              n_slots) -> SolverResult:
+    """The iterations of the SMO over the arguments ``args`` of
+    :func:`_kernels.smo_pass` (without its step budget), recorded and
+    stopped as every M3L driver; the result of :func:`m3l_smo`."""
+    At, Gt, state = args[10], args[11], args[17]
+    N, L = Y.shape
     runner, status, max_pg, it = _start(callback, callback_every)
     steps_total = rounds_total = 0
     for it in range(1, max_iter + 1):
-        steps, max_pg, rounds = _smo_iteration(
-            (X, kind, g, c0, deg, Kdiag, Yt, R, Cv, At, Gt, u, rows, slot_of, owner, stamp,
-             state, tol), max(N, L), it)
+        steps, max_pg, rounds = _smo_iteration(args, max(N, L), it)
         steps_total += steps
         rounds_total += rounds
         primal, dual = m3l_objectives(At.T, Gt.T, Cv)
@@ -605,7 +708,7 @@ def _smo_iteration(args, n_steps: int, it: int):
     steps = rounds = 0
     max_pg = math.inf
     tol = args[-1]
-    L, N = args[10].shape                                 # Gt
+    L, N = args[11].shape                                 # Gt
     bar = progress(None, total=n_steps, unit="update",
                    desc=f"M3L SMO iteration {it} ({N:,} examples)") \
         if N >= 10 * _SMO_CHUNK else None
