@@ -113,6 +113,7 @@ TINY = {
     "sopopo-many-labels": _plain("sopopo-many-labels", quick=True, repeats=1, passes=2,
                                  k_small=8, k_large=12),
     "input-check": _plain("input-check", quick=True, repeats=1),
+    "ranksvm-liblinear": _plain("ranksvm-liblinear", sizes=(2000, 4000), repeats=1),
     "ranksvm-dask": _plain("ranksvm-dask", sizes=(2000, 4000), workers=(2,), repeats=1,
                            n_features=5, npartitions=2),
 }
