@@ -9,7 +9,8 @@ kernels compiling into an empty cache never write the same index files.
 With ``POLYRANK_NUMBA_CACHE_SEED`` set to a cache directory (``.ci/test``
 fills one with ``polyrank warmup``, both cores compiling for a generic CPU)
 each worker's directory starts as a copy of it, instead of every worker
-compiling every kernel again.
+compiling every kernel again.  The kernels run with ``POLYRANK_PROGRESS=0``
+(no fit progress bars, as in the stored notebooks).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ import pytest
 
 
 def pytest_configure(config):
+    # the kernels show no fit progress bar (a tqdm widget after 3 s of a fit:
+    # on a slow machine an output the stored notebook does not have)
+    os.environ["POLYRANK_PROGRESS"] = "0"
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     base = os.environ.get("NUMBA_CACHE_DIR")
     if worker and base:                    # the kernels inherit this environment

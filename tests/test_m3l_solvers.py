@@ -148,7 +148,10 @@ def test_small_cache_evicts_and_gives_the_same_solution():
     small = m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, tol=1e-8, cache_mb=1e-9)
     assert small.cache_rows == 2 and big.cache_rows == 40
     assert big.cache_misses <= 40 < small.cache_misses
-    np.testing.assert_allclose(small.dual["alpha"], big.dual["alpha"], atol=1e-12)
+    # the same optimum: two runs differ only in rounding (a generic CPU moved
+    # alpha by 1e-8 at tol 1e-8), never in the problem solved
+    assert small.dual_objective == pytest.approx(big.dual_objective, rel=1e-10)
+    np.testing.assert_allclose(small.dual["alpha"], big.dual["alpha"], atol=1e-6)
 
 
 def test_trace_dual_increases_and_gap_goes_to_zero():

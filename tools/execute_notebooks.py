@@ -17,7 +17,8 @@ interpreter, from the notebook's own folder, and is stored with:
   nbval ignores and GitHub cannot draw) and no per-cell timing metadata
   (``metadata.execution``: time stamps that change on every run);
 - the seeds the notebooks fix themselves (nothing here draws random numbers);
-- no compile progress bar: the numba kernels are compiled (``polyrank.warmup()``)
+- no fit progress bars (the kernels run with ``POLYRANK_PROGRESS=0``) and
+  no compile progress bar: the numba kernels are compiled (``polyrank.warmup()``)
   before the first notebook starts, and the bar ``polyrank.warmup()`` shows when
   loading them from the cache takes over 2 s (a busy machine) is not stored.
 
@@ -93,6 +94,10 @@ def main(argv=None) -> int:
     os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     # the kernels store a PNG with every figure and widget (polyrank_widgets.static_images)
     os.environ["POLYRANK_STATIC_IMAGES"] = "1"
+    # no fit progress bars (tqdm widgets shown after 3 s: whether one shows
+    # depends on the machine's speed, and a stored bar is an output without
+    # its widget state)
+    os.environ["POLYRANK_PROGRESS"] = "0"
     paths = args.notebooks or sorted((REPO / "notebooks").glob("*.ipynb"))
     # compile the numba kernels here first: a kernel that compiles shows a
     # progress bar, which would be stored in the notebook
