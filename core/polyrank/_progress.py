@@ -36,6 +36,18 @@ __all__ = ["verbosity", "progress", "is_verbose", "in_notebook", "note", "fit_ba
 #: seconds a fit runs in a notebook before its bar appears
 NOTEBOOK_DELAY_S = 3.0
 
+
+def _fit_panel(bar):
+    """Let a notebook bar (tqdm.notebook: an HBox of text, bar, text) wrap
+    its text under the bar when the panel is narrow instead of running past
+    its right edge (issue 34); other bars are returned unchanged."""
+    box = getattr(bar, "container", None)
+    layout = getattr(box, "layout", None)
+    if layout is not None:
+        layout.flex_flow = "row wrap"
+        layout.max_width = "100%"
+    return bar
+
 _VERBOSE: contextvars.ContextVar[int] = contextvars.ContextVar("polyrank_verbose",
                                                                default=0)
 
@@ -84,8 +96,8 @@ def progress(iterable, *, total: int | None = None, desc: str, unit: str = "it")
         return tqdm(iterable, total=total, desc=desc, unit=unit, leave=False,
                     mininterval=0.5, dynamic_ncols=True)
     if in_notebook():
-        return tqdm_auto(iterable, total=total, desc=desc, unit=unit, leave=False,
-                         mininterval=0.5, delay=NOTEBOOK_DELAY_S)
+        return _fit_panel(tqdm_auto(iterable, total=total, desc=desc, unit=unit,
+                                    leave=False, mininterval=0.5, delay=NOTEBOOK_DELAY_S))
     return iterable
 
 
@@ -124,9 +136,9 @@ class _FitBar:
         self.callback = callback
         self.tol = float(tol)
         self.first = math.nan
-        self.bar = tqdm_auto(total=100, desc=desc, unit="%", leave=False,
-                             delay=NOTEBOOK_DELAY_S, mininterval=0.5,
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
+        self.bar = _fit_panel(tqdm_auto(
+            total=100, desc=desc, unit="%", leave=False, delay=NOTEBOOK_DELAY_S,
+            mininterval=0.5, bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}"))
 
     def __call__(self, info) -> None:
         pg = float(info.extras.get("max_pg", math.nan))

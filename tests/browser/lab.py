@@ -305,7 +305,7 @@ LAYOUT_JS = """() => {
       const r = el.getBoundingClientRect();
       if (r.width > 0 && r.right > edge + 1)
         clipped.push(`${el.className.split(' ').pop()} right ${Math.round(r.right)}`
-                     + ` > ${Math.round(edge)}`);
+                     + ` > ${Math.round(edge)}: ${(el.textContent || '').trim().slice(0, 30)}`);
     }
     for (const el of area.querySelectorAll('.widget-label, select')) {
       if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
