@@ -8,6 +8,7 @@ the single-threaded baseline under a time budget is
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from tqdm.auto import tqdm
 
-__all__ = ["progress_bar", "mean_sd", "median_times", "fmt", "cpu_time"]
+__all__ = ["progress_bar", "mean_sd", "median_times", "fmt", "cpu_time", "load_average"]
 
 
 def progress_bar(total: int, desc: str, enabled: bool, leave: bool = True):
@@ -63,3 +64,13 @@ def cpu_time(fn: Callable[[], object]) -> float:
 def fmt(v: float | None, digits: int = 3) -> str:
     """``v`` with ``digits`` decimals; ``-`` for None (a table cell)."""
     return "-" if v is None else f"{v:.{digits}f}"
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (printed beside a bench's times: the
+    ratios of a loaded machine are read with it), None where the platform
+    has none."""
+    try:
+        return float(os.getloadavg()[0])
+    except (OSError, AttributeError):
+        return None

@@ -48,6 +48,7 @@ from ...dask._common import import_distributed
 from ...dask._data import query_splits
 from ...ranksvm import RankSVM
 from ...validation import check_int
+from .._harness import load_average
 from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 
 __all__ = ["bench_ranksvm_dask", "RankDaskRow", "RankDaskSummary"]
@@ -193,12 +194,6 @@ class RankDaskSummary(RepeatedBench):
     load_after: float | None
     n_cpus: int
 
-
-def _load():
-    try:
-        return float(os.getloadavg()[0])
-    except (OSError, AttributeError):
-        return None
 
 
 # ------------------------------------------------------------ measurements
@@ -449,9 +444,9 @@ def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = F
         raise ValueError("workers: at least one worker count")
     opts = dict(C=float(C), tol=float(tol), n_features=int(n_features),
                 docs_per_query=int(docs_per_query), npartitions=int(npartitions))
-    load_before = _load()
+    load_before = load_average()
     runs = {w: _on_cluster(w, sizes, repeats, opts, seed, progress) for w in workers}
-    load_after = _load()
+    load_after = load_average()
     rows = []
     for n in sizes:
         f1 = float(runs[workers[0]][n][1].primal_objective)

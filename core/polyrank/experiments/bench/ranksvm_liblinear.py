@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits
 from ...dask import make_ranking_partition
 from ...ranksvm import RankSVM, RankSVMObjective
 from ...validation import check_int
-from .._harness import progress_bar
+from .._harness import load_average, progress_bar
 from ..registry import ExperimentResult, RepeatedBench, column, fmt_spec, record, register_bench
 from ._liblinear_ranksvm import LiblinearRankSVM, find_peer
 
@@ -123,12 +123,6 @@ class RankLiblinearSummary(RepeatedBench):
     load_after: float | None
     n_cpus: int
 
-
-def _load():
-    try:
-        return float(os.getloadavg()[0])
-    except (OSError, AttributeError):
-        return None
 
 
 def _timed(fn):
@@ -228,7 +222,7 @@ def bench_ranksvm_liblinear(*, quick: bool = False, seed: int = 0, progress: boo
                                                                      minimum=1)
     n_jobs = check_int(n_jobs, "n_jobs", minimum=2)
     peer_path = find_peer()
-    load_before = _load()
+    load_before = load_average()
     rows, bitwise = [], True
     bar = progress_bar(len(sizes), "bench ranksvm-liblinear", progress)
     with threadpool_limits(1):
@@ -249,7 +243,7 @@ def _growth(rows, solver):
 
 
 def _result(rows, sizes, quick, repeats, n_jobs, peer_path, bitwise, load_before):
-    load_after = _load()
+    load_after = load_average()
     ours = _ours(n_jobs)
     ratios = {str(r.documents): r.ratio for r in rows if r.solver == ours and r.ratio is not None}
     peer_f = {r.documents: r.f for r in rows if r.solver == _PEER}
