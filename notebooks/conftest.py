@@ -10,7 +10,10 @@ With ``POLYRANK_NUMBA_CACHE_SEED`` set to a cache directory (``.ci/test``
 fills one with ``polyrank warmup``, both cores compiling for a generic CPU)
 each worker's directory starts as a copy of it, instead of every worker
 compiling every kernel again.  The kernels run with ``POLYRANK_PROGRESS=0``
-(no fit progress bars, as in the stored notebooks).
+(no fit progress bars, as in the stored notebooks) and ``POLYRANK_RECOMPUTE=1``:
+the heavy reproductions a user's Run All loads from the package
+(``polyrank.experiments.load_or_run``) are computed afresh, so the notebooks'
+checks test the code, not the stored files.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ def pytest_configure(config):
     # the kernels show no fit progress bar (a tqdm widget after 3 s of a fit:
     # on a slow machine an output the stored notebook does not have)
     os.environ["POLYRANK_PROGRESS"] = "0"
+    # the checks of the notebooks test the code: no stored results
+    os.environ["POLYRANK_RECOMPUTE"] = "1"
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     base = os.environ.get("NUMBA_CACHE_DIR")
     if worker and base:                    # the kernels inherit this environment

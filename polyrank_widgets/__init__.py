@@ -15,6 +15,9 @@
 - :class:`SolverLab` refits any estimator when a control is released, with
   a live :class:`GapMonitor`, a test readout and the paper's view of the
   fitted model (Stop button; ``wait()`` for scripts and tests).
+- :class:`ResultView` shows a reproduction's figure (typically a result
+  stored in the package, :func:`polyrank.experiments.load_or_run`), where
+  it was computed, and a Recompute button that runs it here.
 - :class:`TronMonitor` draws TRON's log (f, ||grad f||, delta, CG steps) live
   (``large-scale-linear-ranksvm.txt``, Sec. 4.1).
 
@@ -51,10 +54,11 @@ from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
 from .lab import SolverLab
+from .result_view import ResultView
 from .tron import TronMonitor
 
 __all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor",
-           "KnotExplorer", "SolverLab", "TronMonitor"]
+           "KnotExplorer", "ResultView", "SolverLab", "TronMonitor"]
 
 # POLYRANK_STATIC_IMAGES=1 (tools/execute_notebooks.py sets it for the kernels
 # whose notebooks it stores): every figure and widget carries its PNG

@@ -13,6 +13,8 @@ import warnings
 import weakref
 from contextlib import contextmanager
 
+from plotly.io._base_renderers import MimetypeRenderer
+
 _KALEIDO_LOCK = threading.Lock()
 _KALEIDO_SERVER = None          # None: not tried yet; True: running; False: unavailable
 _NEEDS = ("a static image needs kaleido and Chrome/Chromium (pip install kaleido; "
@@ -70,6 +72,61 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
             raise RuntimeError(f"{_NEEDS}: {type(exc).__name__}: {exc}") from exc
 
 
+#: colours of the palette a stored PNG is reduced to: plotly's figures are
+#: flat colours on white, so 128 keep them as drawn at about a quarter of the
+#: bytes (a notebook stays under 250 kB)
+STORED_PNG_COLORS = 128
+#: the plotly renderer of :func:`static_images` that adds the reduced PNG
+PNG_RENDERER = "polyrank_png"
+
+
+def compact_png(png: bytes, colors: int = STORED_PNG_COLORS) -> bytes:
+    """A PNG reduced to a palette of ``colors`` colours (Pillow's fast
+    octree quantiser, no dithering) and saved optimised: what a stored
+    notebook keeps as a figure's static image.
+
+    Parameters
+    ----------
+    png : bytes
+    colors : int, optional
+        2 to 256.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        If ``colors`` is outside 2..256.
+    RuntimeError
+        If Pillow is missing (it comes with the ``jupyter`` extra).
+    """
+    if not 2 <= int(colors) <= 256:
+        raise ValueError(f"colors: expected 2 to 256, got {colors!r}")
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise RuntimeError("reducing a static image needs Pillow: "
+                           "pip install 'polyrank[jupyter]'") from exc
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    reduced = image.quantize(colors=int(colors), method=Image.Quantize.FASTOCTREE,
+                             dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    reduced.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+class _CompactPngRenderer(MimetypeRenderer):
+    """plotly renderer: the figure's PNG (:func:`figure_png`), reduced by
+    :func:`compact_png`."""
+
+    def to_mimebundle(self, fig_dict):
+        import plotly.graph_objects as go
+        png = compact_png(figure_png(go.Figure(fig_dict)))
+        return {"image/png": base64.b64encode(png).decode("ascii")}
+
+
 #: the environment variable that turns static images on when
 #: :mod:`polyrank_widgets` is imported (``tools/execute_notebooks.py`` sets it
 #: for the kernels whose notebooks it stores)
@@ -89,7 +146,7 @@ def static_images(enable: bool = True) -> str:
 
     - A plotly figure is displayed as one MIME bundle with the plotly JSON
       and its PNG (``plotly.io.renderers.default`` becomes
-      ``"plotly_mimetype+png"``; ``enable=False``: back to
+      ``"plotly_mimetype+polyrank_png"``; ``enable=False``: back to
       ``"plotly_mimetype"``).
     - A polyrank widget is displayed as one MIME bundle with the widget view
       and a PNG of its figures (stacked when it has several). After every
@@ -131,7 +188,8 @@ def static_images(enable: bool = True) -> str:
         # plotly warns on every export that kaleido's server ignores its options
         warnings.filterwarnings("ignore", message="The kopts argument", category=UserWarning)
         figure_png(go.Figure())                 # starts Chromium; fails loudly if missing
-        pio.renderers.default = "plotly_mimetype+png"
+        pio.renderers[PNG_RENDERER] = _CompactPngRenderer()
+        pio.renderers.default = f"plotly_mimetype+{PNG_RENDERER}"
         _hook_post_run_cell()
     else:
         pio.renderers.default = "plotly_mimetype"
@@ -268,7 +326,7 @@ class WidgetDisplay:
         if display_id is not None:
             _FINGERPRINT[display_id] = (self._fingerprint() if fingerprint is None
                                         else fingerprint)
-            png = stack_png([figure_png(f) for f in self._figures()])
+            png = compact_png(stack_png([figure_png(f) for f in self._figures()]))
             data["image/png"] = base64.b64encode(png).decode("ascii")
         return data
 

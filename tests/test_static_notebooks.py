@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("*.ipynb"))
@@ -35,6 +36,41 @@ def _figure_outputs(nb):
 def test_no_widget_state_committed(path):
     nb = json.loads(path.read_text())
     assert "widgets" not in nb["metadata"], "strip metadata.widgets before committing"
+
+
+#: the most bytes a stored notebook may take (issue 32, item 6)
+MAX_NOTEBOOK_BYTES = 250_000
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_is_small(path):
+    size = path.stat().st_size
+    assert size <= MAX_NOTEBOOK_BYTES, (
+        f"{path.name}: {size:,} bytes > {MAX_NOTEBOOK_BYTES:,} (static images are reduced "
+        "by polyrank_widgets._display.compact_png; re-run tools/execute_notebooks.py)")
+
+
+def test_compact_png_keeps_the_picture_at_fewer_bytes():
+    import io
+
+    from PIL import Image
+
+    from polyrank_widgets._display import compact_png
+
+    y, x = np.mgrid[0:200, 0:300]
+    rgb = np.zeros((200, 300, 3), np.uint8) + 255
+    rgb[(x // 30 + y // 40) % 3 == 0] = (31, 119, 180)          # plotly's blue
+    rgb[np.abs(y - 0.5 * x) < 2] = (255, 127, 14)               # an orange line
+    noise = np.random.default_rng(0).integers(0, 3, rgb.shape, dtype=np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(rgb - noise * (rgb > 2)).save(buf, format="PNG")
+    small = compact_png(buf.getvalue(), colors=16)
+    out = Image.open(io.BytesIO(small))
+    assert out.mode == "P" and out.size == (300, 200) and len(small) < len(buf.getvalue()) / 2
+    back = np.asarray(out.convert("RGB"), dtype=int)
+    assert np.abs(back - rgb).max() <= 16                        # colours kept within noise
+    with pytest.raises(ValueError, match="colors"):
+        compact_png(buf.getvalue(), colors=1)
 
 
 @pytest.mark.parametrize("name", STATIC)

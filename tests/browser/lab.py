@@ -339,6 +339,35 @@ def _poll(get, predicate, timeout_ms, what):
     return value
 
 
+def record_timing(artifacts: Path, key: str, seconds: float) -> dict:
+    """Add ``key: seconds`` to ``artifacts/timings.json`` (what a person
+    waited: Run All, a control's first reaction), print it and return the
+    whole record. Recorded, never asserted: timings depend on the machine."""
+    path = Path(artifacts) / "timings.json"
+    record = json.loads(path.read_text()) if path.is_file() else {}
+    record[key] = round(float(seconds), 3)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+    print(f"timing: {key} = {seconds:.3f} s")
+    return record
+
+
+#: :meth:`Notebook.latency`: records the first keydown/mousedown (t0) and the
+#: first DOM change after it that makes the element's text contain ``text`` (t1)
+LATENCY_JS = """(el, text) => {
+    const rec = window.__polyrankLatency = {t0: null, t1: null};
+    const start = () => { if (rec.t0 === null) rec.t0 = performance.now(); };
+    document.addEventListener('keydown', start, {capture: true, once: true});
+    document.addEventListener('mousedown', start, {capture: true, once: true});
+    const obs = new MutationObserver(() => {
+        if (rec.t0 !== null && rec.t1 === null && el.innerText.includes(text)) {
+            rec.t1 = performance.now(); obs.disconnect(); }
+    });
+    obs.observe(el, {subtree: true, childList: true, characterData: true});
+}"""
+
+
 class Notebook:
     """A notebook open in JupyterLab, driven like a person would."""
 
@@ -395,7 +424,8 @@ class Notebook:
 
     def run_all(self, timeout_ms: int = 300_000) -> Notebook:
         """Run -> Run All Cells from the menu bar, wait until every code cell
-        has run and the kernel is idle, and fail on any error output."""
+        has run and the kernel is idle, and fail on any error output; the
+        seconds it took are kept in ``run_all_s``."""
         page = self.page
         for _attempt in range(3):
             self.settle(30_000, quiet_s=0.5)
@@ -406,6 +436,7 @@ class Notebook:
             item = page.locator(".lm-Menu-item:not(.lm-mod-disabled)").filter(
                 has=page.locator(".lm-Menu-itemLabel",
                                  has_text=re.compile(r"^Run All Cells$")))
+            started = time.perf_counter()
             item.first.click()
             try:     # started: some prompt shows [*] or a count
                 _poll(self._n_started, lambda n: n > 0, 10_000, "a cell to start")
@@ -415,6 +446,8 @@ class Notebook:
         else:
             raise AssertionError("Run All Cells did not start any cell (3 attempts)")
         self.wait_idle(timeout_ms)
+        #: seconds from the menu click to an idle kernel (what a reader waits)
+        self.run_all_s = time.perf_counter() - started
         _poll(self._unrun_code_cells, lambda n: n == 0, 10_000, "cells without a count")
         self.assert_no_errors(stderr=True)
         return self
@@ -691,6 +724,21 @@ class Notebook:
         return "\n".join(within.locator(".widget-html-content").all_inner_texts())
 
     # ------------------------------------------------------------ evidence
+    def latency(self, act: Callable[[], object], within, text: str,
+                timeout_ms: int = 30_000) -> float:
+        """Seconds from the first key press or click of ``act()`` to the
+        moment ``text`` appears in ``within`` (a locator), measured in the
+        page (``performance.now()`` in a keydown/mousedown listener and a
+        MutationObserver): what a person waits between moving a control
+        and seeing the widget react, kernel round trip included."""
+        within.evaluate(LATENCY_JS, text)
+        act()
+        got = _poll(lambda: self.page.evaluate("() => window.__polyrankLatency"),
+                    lambda r: r is not None and r.get("t1") is not None, timeout_ms,
+                    f"{text!r} to appear after the action")
+        assert got.get("t0") is not None, "the action sent no key press or click"
+        return (got["t1"] - got["t0"]) / 1000.0
+
     def screenshot(self, path: Path, locator=None) -> Path:
         """Save a PNG of ``locator`` (scrolled into view) or of the page."""
         path = Path(path)

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from .lab import poll as _poll
+from .lab import record_timing
 from .test_browser_labs import check_notebook06_r_editor_refits_m3l
 
 SLIDER_TITLE = "Class2 / Class4: r ="
@@ -148,10 +149,10 @@ def parse_tron_log(text: str) -> list[tuple]:
 
 
 def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
-    nb = lab.open(page, "04_ranksvm.ipynb")
-    run_cells(nb, "from polyrank.metrics import mean_ndcg",
-              "lab = SolverLab(RankSVM(C=1.0, tol=1e-7)",
-              "res = model.result_")
+    # Run All (the reproductions of Figs. 4-7 and Tables 3-5 are loaded from
+    # the package's stored results)
+    nb = lab.open(page, "04_ranksvm.ipynb").run_all()
+    record_timing(artifacts, "run_all/04_ranksvm", nb.run_all_s)
     log = parse_tron_log(nb.stdout(nb.find_cell("res = model.result_")))
     steps = len(log)
     assert steps >= 5 and [row[0] for row in log] == list(range(1, steps + 1))
@@ -197,7 +198,9 @@ def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     before = nb.html_text(box)
     assert "test score" in before and "converged" in before
     tol = nb.slider("tol", within=box)
-    tol.press("ArrowRight", times=20)                   # 1e-7 -> 1e-6
+    # the first key press shows "fitting …" (recorded: what a person waits)
+    waited = nb.latency(lambda: tol.press("ArrowRight", times=20), box, "fitting")  # 1e-7 -> 1e-6
+    record_timing(artifacts, "latency/04_solver_lab_tol_to_fitting", waited)
     gap_fig.wait_for_title(lambda t: "iteration" in t and f"iteration {steps}" not in t)
     tron.wait_for_title(lambda t: f"step {steps}" not in t and "step" in t)
     new_steps = len(gap_fig.trace("gap")["x"])
@@ -205,6 +208,20 @@ def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     _poll(lambda: nb.html_text(box), lambda t: t != before and "converged" in t,
           "the lab's readout after the refit")
     nb.screenshot(artifacts / "nb04_solver_lab_after_tol.png", box)
+
+    # a stored reproduction recomputed in place: the button says "computing …"
+    # at once, then the status says where the shown result comes from
+    fig7 = nb.figure("every method at the same C (Fig. 7)")
+    status = fig7.widget
+    assert "Stored result: computed" in nb.html_text(status)
+    button = status.get_by_role("button", name="Recompute")
+    waited = nb.latency(button.click, status, "computing")
+    record_timing(artifacts, "latency/04_recompute_to_computing", waited)
+    _poll(lambda: nb.html_text(status), lambda t: "Recomputed here in" in t,
+          "the recompute of ranksvm-fig7 to end", timeout_s=180.0)
+    assert button.is_enabled() and fig7.traces() and fig7.svg_path_count() > 0
+    assert "Hv / passes / planes" in nb.html_text(status)     # this run's table
+    nb.screenshot(artifacts / "nb04_result_view_recomputed.png", status)
 
     nb.check_layout(artifacts, "nb04")           # issue 34: nothing clipped, no console error
     nb.assert_no_errors()

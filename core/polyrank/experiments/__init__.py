@@ -35,6 +35,9 @@ own); notebooks and the ``polyrank`` CLI call them.
   one process against DaskRankSVM on 1 and 2 workers).
 - :func:`bench_ranksvm_liblinear`: ``polyrank bench ranksvm-liblinear``
   (RankSVM on two threads against liblinear-ranksvm's ``train -s 8``).
+- :func:`load_or_run`, :func:`save_result`, :func:`load_result`: stored
+  results of the heavy reproductions, which the notebooks load (with a
+  button to recompute; ``stored.py``, ``tools/store_results.py``).
 - :data:`BENCHES`, :func:`register_bench`: the benchmarks behind
   ``polyrank bench NAME``.
 - :func:`ranksvm_fig4`, :func:`ranksvm_methods`, :func:`ranksvm_vs_svr`,
@@ -86,6 +89,7 @@ from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_li
                                  crammer_singer_primal)
 from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
 from .bench.input_check import bench_input_check
+from .stored import StoredResult, load_or_run, load_result, save_result
 # isort: on
 
 __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
@@ -102,4 +106,5 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_rows", "bench_m3l_linear",
            "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
-           "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear"]
+           "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear",
+           "StoredResult", "load_or_run", "load_result", "save_result"]
