@@ -817,11 +817,10 @@ class _SmoShrinking:
         """(P2, D2) for the trace while examples are shrunk (the class
         docstring)."""
         idx = self.args[_ARG_ACT][:self.args[_ARG_NACT][0]]
-        A = self.args[_ARG_AT][:, idx]
-        G = self.args[_ARG_GT][:, idx]
-        C = self.args[_ARG_CV][idx][None, :]
+        primal_a, dual_a = m3l_objectives(self.args[_ARG_AT][:, idx].T,
+                                          self.args[_ARG_GT][:, idx].T, self.args[_ARG_CV][idx])
         dual = self.dual_ref + self.gain
-        return dual + float(np.sum(C * np.maximum(G, 0.0) - A * G)), dual
+        return dual + (primal_a - dual_a), dual
 
 
 def _rebuild_gradient(args, idx, kernel: str, params: dict) -> None:
