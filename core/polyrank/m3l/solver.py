@@ -706,8 +706,11 @@ class _SmoShrinking:
     variable at 0 with G < lb_l, or at C_i with G > ub_l, would stay at its
     bound ("be_shrunk"; with no bias there is no equality constraint, so a
     single projected gradient plays the part of LIBSVM's pair of maximal
-    violations); an example all of whose L variables would stays leaves the
-    active set (one kernel row serves all labels, Sec. 5.1.3).
+    violations); an example all of whose L variables would stay leaves the
+    active set (one kernel row serves all labels, Sec. 5.1.3). A shrinking
+    from all N examples must remove at least :data:`_SMO_SHRINK_MIN` of
+    them (the passes over a subset gather their entries); later ones
+    remove any number.
 
     Unshrinking ("reconstruct_gradient"): the gradients of the shrunk
     examples are rebuilt exactly from the examples with a non-zero alpha
@@ -788,6 +791,8 @@ class _SmoShrinking:
         lb = np.where(lo < 0.0, lo, -np.inf)[:, None]
         out = ((A <= 0.0) & (G < lb)) | ((A >= C) & (G > ub))
         keep = idx[~out.all(axis=0)]
+        if idx.size == self.N and keep.size > (1.0 - _SMO_SHRINK_MIN) * self.N:
+            return                      # too few to pay for the gathered passes
         self.n_shrunk += idx.size - keep.size
         act[:keep.size] = keep
         n_act[0] = keep.size
@@ -918,6 +923,11 @@ def _label_max_pg(At, Gt, Cv) -> float:
 _SMO_CHUNK = 2000
 #: steps between two shrinkings of the SMO (LIBSVM: min(l, 1000))
 _SMO_SHRINK_EVERY = 1000
+#: the first shrinking (from all N examples) happens only if it removes at
+#: least this share of them: the passes over an active subset gather their
+#: entries (measured on yeast rows with one example in 600 shrunk: 1.09x
+#: the time of the plain SMO)
+_SMO_SHRINK_MIN = 0.1
 
 
 def _smo_iteration(args, n_steps: int, it: int, shrinker=None):
