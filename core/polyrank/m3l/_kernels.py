@@ -303,7 +303,7 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
             if m != k and R[k, m] != 0.0:
                 coupled[k] = True
     while True:
-        l = 0
+        l = np.int64(0)
         max_pg = lab_max[0]
         for k in range(1, L):
             if lab_max[k] > max_pg:
