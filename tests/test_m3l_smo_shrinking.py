@@ -145,3 +145,15 @@ def test_shrinking_must_be_a_bool():
     X, Y = _problem(N=20)
     with pytest.raises(TypeError, match="shrinking"):
         _smo(X, Y, None, 1.0, shrinking="yes")
+
+
+def test_estimator_passes_shrinking_to_the_smo():
+    from polyrank import M3LClassifier
+
+    X, Y = _problem(9, N=150)
+    kw = dict(kernel="rbf", gamma=GAMMA, C=1.0, tol=1e-8, solver="smo", cache_mb=0.05)
+    on = M3LClassifier(**kw).fit(X, Y)
+    off = M3LClassifier(shrinking=False, **kw).fit(X, Y)
+    assert on.result_.shrinking and on.result_.n_shrunk > 0
+    assert not off.result_.shrinking and off.result_.n_shrunk == 0
+    np.testing.assert_allclose(on.decision_function(X), off.decision_function(X), atol=1e-5)
