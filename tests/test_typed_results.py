@@ -106,6 +106,7 @@ TINY = {
                          n_features=5),
     "m3l-labels-wide": _labels_wide,
     "m3l-rows": _plain("m3l-rows", Ns=(60, 80), C=1.0, nobias=False),
+    "m3l-rows-smo": _plain("m3l-rows-smo", Ns=(60, 80), C=1.0, repeats=1),
     "m3l-linear": _plain("m3l-linear", quick=True, tol=1e-2, repeats=1, sizes=(200,)),
     "first-fit": _first_fit,
     "sopopo-vs-liblinear": _vs_liblinear,

@@ -21,6 +21,7 @@ own); notebooks and the ``polyrank`` CLI call them.
   (Sec. 7) on yeast and the AwA class/attribute tables;
   :func:`bench_m3l_labels`: kernel M3L vs 1-vs-All SVC for growing L;
   :func:`bench_m3l_rows`: the same for growing N on resampled yeast rows;
+  :func:`bench_m3l_rows_smo`: its SMO path with and without shrinking;
   :func:`bench_m3l_linear`: linear M3L vs 1-vs-All LinearSVC.
 - :func:`bench_sopopo_vs_liblinear`, :func:`bench_label_ranker_defaults`:
   ``polyrank bench sopopo-vs-liblinear`` (Crammer-Singer against LIBLINEAR)
@@ -84,6 +85,7 @@ from .ordinal import (bench_ordinal, bench_ordinal_rc, bench_ordinal_wine, ordin
 from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
 from .bench.m3l_labels import bench_m3l_labels, bench_m3l_labels_wide, bench_m3l_rows
 from .bench.m3l_linear import bench_m3l_linear
+from .bench.m3l_smo import bench_m3l_rows_smo
 from .bench.first_fit import bench_first_fit
 from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
                                  crammer_singer_primal)
@@ -104,6 +106,7 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_ordinal_rc", "bench_ordinal_wine",
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_rows", "bench_m3l_linear",
+           "bench_m3l_rows_smo",
            "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
            "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear",

@@ -79,21 +79,57 @@ def kernel_row(X, p, kind, gamma, coef0, degree, offset, out):
                 out[i] = (gamma * s + coef0) ** degree + offset
 
 
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def kernel_row_at(X, p, kind, gamma, coef0, degree, offset, act, n, out):
+    """:func:`kernel_row` at the rows ``act[:n]`` only: out[i] = k(x_i, x_p)
+    + offset for i in act[:n], the other entries of ``out`` untouched (the
+    part of a kernel row the shrunk SMO reads, as LIBSVM's
+    ``get_Q(i, active_size)``)."""
+    D = X.shape[1]
+    for t in range(n):
+        i = act[t]
+        s = 0.0
+        if kind == KIND_RBF:
+            for d in range(D):
+                v = X[i, d] - X[p, d]
+                s += v * v
+            out[i] = math.exp(-gamma * s) + offset
+        else:
+            for d in range(D):
+                s += X[i, d] * X[p, d]
+            if kind == KIND_LINEAR:
+                out[i] = s + offset
+            else:
+                out[i] = (gamma * s + coef0) ** degree + offset
+
+
 @numba.njit(cache=True, nogil=True)
-def cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner, stamp,
-              state):
+def cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner, stamp, state,
+              part, act, n):
     """Slot of kernel row ``p`` in the LRU cache ``rows`` (n_slots, N),
-    computing it (and evicting the least recently used row) on a miss
-    (:func:`kernel_row`, ``offset`` included).
+    computing it (and evicting the least recently used row) on a miss.
 
     ``slot_of`` (N,) maps a row to its slot or -1; ``owner`` (n_slots,)
     the reverse; ``stamp`` (n_slots,) last-use times; ``state`` =
     [clock, hits, misses] (int64). Sec. 5.1.3: a least-recently-used cache
     shared by all labels.
+
+    A missing row is computed whole (:func:`kernel_row`, ``offset``
+    included) when every example is active (n = N), else at the active
+    examples ``act[:n]`` only (:func:`kernel_row_at`, the shrunk SMO, as
+    LIBSVM's ``get_Q(i, active_size)``) and flagged partial in ``part``
+    (n_slots,). A partial row serves every later, smaller active set; when
+    the active set grows back to all examples (unshrinking) the driver
+    evicts the partial rows (LIBSVM extends them instead).
     """
     v, missed = _claim_slot(p, slot_of, owner, stamp, state)
     if missed:
-        kernel_row(X, p, kind, gamma, coef0, degree, offset, rows[v])
+        if n == X.shape[0]:
+            kernel_row(X, p, kind, gamma, coef0, degree, offset, rows[v])
+            part[v] = False
+        else:
+            kernel_row_at(X, p, kind, gamma, coef0, degree, offset, act, n, rows[v])
+            part[v] = True
     return v
 
 
@@ -200,9 +236,11 @@ def _snap(a, C):
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
-             rows, slot_of, owner, stamp, state, tau, n_steps):
+             rows, slot_of, owner, stamp, state, part, act, n_act, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
-    updates or until every projected gradient is below ``tau``.
+    updates or until every projected gradient is below ``tau``, over the
+    active examples ``act[:n_act[0]]`` (all N unless the driver shrank the
+    problem, LIBSVM's ``active_size``).
 
     One round: pick the label l holding the largest projected gradient
     (Alg. 1 line 7); do up to L updates along l (lines 8-27), each choosing
@@ -225,26 +263,39 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
     (all of them when R is diagonal) accumulate no ``u``. The choices
     (labels, p, q) are those of the plain scans.
 
+    Shrunk (n_act[0] < N): the scans, the gradient updates and the kernel
+    rows (:func:`cache_get`; ``part`` flags the rows computed at
+    the active examples only) cover the active examples only, through the
+    gathered passes :func:`_gains_at` and :func:`_update2_at`; the
+    gradients of the other examples go stale until the driver rebuilds
+    them (LIBSVM's ``reconstruct_gradient``).
+
     Returns
     -------
     steps : int
         Number of variable updates (pairs or singles) done.
     max_pg : float
-        The largest projected gradient magnitude after the last round
-        (all gradients current).
+        The largest projected gradient magnitude over the active examples
+        after the last round (all their gradients current).
     rounds : int
         Number of rounds (label switches with a delayed update).
+    gain : float
+        The increase of D2 (Eq. 25) by these steps, exact up to rounding:
+        g'd - d'Qd/2 of every step (D2 is quadratic).
     """
     L, N = Gt.shape
+    n = n_act[0]
+    full = n == N
     steps = 0
     rounds = 0
+    gain = 0.0
     # largest |projected gradient| of every label, kept exact below: the
     # label choice of a round is argmax lab_max (the first of ties, as a
     # scan over all N L gradients would choose) without that scan
     lab_max = np.zeros(L)
     work = np.empty(N)
     for k in range(L):
-        lab_max[k] = _label_max(Gt[k], At[k], Cv)
+        lab_max[k] = _label_max_at(Gt[k], At[k], Cv, act, n)
     # labels coupled to another one through R (need the delayed update)
     coupled = np.zeros(L, dtype=np.bool_)
     for k in range(L):
@@ -252,19 +303,19 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
             if m != k and R[k, m] != 0.0:
                 coupled[k] = True
     while True:
-        l = 0
+        l = np.int64(0)
         max_pg = lab_max[0]
         for k in range(1, L):
             if lab_max[k] > max_pg:
                 max_pg = lab_max[k]
                 l = k
         if max_pg < tau or steps >= n_steps:
-            return steps, max_pg, rounds
+            return steps, max_pg, rounds, gain
         rounds += 1
         keep_u = coupled[l]
         if keep_u:
-            for i in range(N):
-                u[i] = 0.0
+            for t in range(n):
+                u[act[t]] = 0.0
         Rll = R[l, l]
         c4 = 4.0 * Rll
         G = Gt[l]
@@ -272,87 +323,167 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
         Yl = Yt[l]
         # first variable: largest projected gradient along label l (Eq. 32);
         # after each step it is found while the gradients are updated
-        for i in range(N):
-            work[i] = _abs_projected(G[i], A[i], Cv[i])
-        best, p = _first_max(work)
-        if best <= 0.0:
-            p = -1
+        best, p = _pg_scan(G, A, Cv, act, n, work)
         for _ in range(L):
             if p < 0 or best < tau:
                 break
-            sp = cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner,
-                           stamp, state)
-            rp = rows[sp]
-            Kpp = Kdiag[p]
-            gp = G[p]
-            yp = Yl[p]
+            rp = rows[cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner,
+                                stamp, state, part, act, n)]
             # second variable: maximal unconstrained gain (Eq. 30 / 56) among
             # the j != p with a non-zero projected gradient giving a
             # positive-definite 2x2 block (Alg. 1 line 10); branch-free
             # tests (the loop vectorises), the same choice as testing first
-            _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, work)
-            hbest, q = _first_max(work)
-            if hbest <= -1.0:
-                q = -1
-            if q >= 0:
-                sq = cache_get(q, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner,
-                               stamp, state)
-                rq = rows[sq]
-                yq = Yl[q]
-                Kpq = rp[q]
-                Q11 = 4.0 * Kpp * Rll
-                Q22 = 4.0 * Kdiag[q] * Rll
-                Q12 = 4.0 * Kpq * Rll * yp * yq
-                Cp = Cv[p]
-                Cq = Cv[q]
-                dp, dq = solve_2d(Q11, Q12, Q22, gp, G[q], -A[p], Cp - A[p], -A[q],
-                                  Cq - A[q])
-                # land exactly on the bounds (the projected gradient tests them)
-                ap = _snap(A[p] + dp, Cp)
-                aq = _snap(A[q] + dq, Cq)
-                dp = ap - A[p]
-                dq = aq - A[q]
-                A[p] = ap
-                A[q] = aq
-                cp = yp * dp
-                cq = yq * dq
+            if full:
+                _gains(G, A, Yl, Cv, rp, Kdiag, Kdiag[p], G[p], Yl[p], Rll, p, work)
+                hbest, q = _first_max(work)
+            else:
+                hbest, q = _gains_at(G, A, Yl, Cv, rp, Kdiag, Kdiag[p], G[p], Yl[p], Rll, p,
+                                     act, n, work)
+            pair = hbest > -1.0
+            rq = rp
+            if pair:
+                rq = rows[cache_get(q, X, kind, gamma, coef0, degree, offset, rows, slot_of,
+                                    owner, stamp, state, part, act, n)]
+            cp, cq, gn = _pair_step(A, Yl, G, Cv, p, q, pair, Kdiag[p], Kdiag[q], rp[q], Rll)
+            gain += gn
+            if full:
                 _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, work)
                 best, p = _first_max(work)
-                if best <= 0.0:
-                    p = -1
             else:
-                dp = solve_1d(4.0 * Kpp * Rll, gp, -A[p], Cv[p] - A[p])
-                ap = _snap(A[p] + dp, Cv[p])
-                dp = ap - A[p]
-                A[p] = ap
-                cp = yp * dp
-                _update2(G, A, Yl, Cv, rp, rp, cp, 0.0, c4, u, keep_u, work)
-                best, p = _first_max(work)
-                if best <= 0.0:
-                    p = -1
+                best, p = _update2_at(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, act, n,
+                                      work)
+            if best <= 0.0:
+                p = -1
             steps += 1
         lab_max[l] = best
-        if not keep_u:
+        if keep_u:
+            _delayed_update(Gt, At, Yt, Cv, R, u, l, act, n, lab_max)
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _pair_step(A, Yl, G, Cv, p, q, pair, Kpp, Kqq, Kpq, Rll):
+    """The exact step on (alpha_p, alpha_q) of one label (Solve2DQP, Alg. 2,
+    over the box; Eq. 26-28), or on alpha_p alone unless ``pair`` (SolveOneDQP,
+    Eq. 58), landing exactly on the bounds (the projected gradient tests
+    them): ``A`` updated; returns (y_p delta_p, y_q delta_q, the increase
+    of D2, g'd - d'Qd/2 with Q = 4 R_ll [y_p y_q K_pq] the 2x2 block)."""
+    yp = Yl[p]
+    gp = G[p]
+    Q11 = 4.0 * Kpp * Rll
+    if not pair:
+        dp = solve_1d(Q11, gp, -A[p], Cv[p] - A[p])
+        ap = _snap(A[p] + dp, Cv[p])
+        dp = ap - A[p]
+        A[p] = ap
+        return yp * dp, 0.0, gp * dp - 0.5 * Q11 * dp * dp
+    yq = Yl[q]
+    gq = G[q]
+    Q22 = 4.0 * Kqq * Rll
+    Q12 = 4.0 * Kpq * Rll * yp * yq
+    Cp = Cv[p]
+    Cq = Cv[q]
+    dp, dq = solve_2d(Q11, Q12, Q22, gp, gq, -A[p], Cp - A[p], -A[q], Cq - A[q])
+    ap = _snap(A[p] + dp, Cp)
+    aq = _snap(A[q] + dq, Cq)
+    dp = ap - A[p]
+    dq = aq - A[q]
+    A[p] = ap
+    A[q] = aq
+    quad = Q11 * dp * dp + 2.0 * Q12 * dp * dq + Q22 * dq * dq
+    return yp * dp, yq * dq, gp * dp + gq * dq - 0.5 * quad
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _delayed_update(Gt, At, Yt, Cv, R, u, l, act, n, lab_max):
+    """The delayed gradient update of the labels R couples to label l
+    (Eq. 34-36, Alg. 1 lines 28-32) at the active examples ``act[:n]``:
+    Gt[k, i] -= 4 R_kl Yt[k, i] u[i], which also gives their new largest
+    projected gradients (``lab_max[k]``)."""
+    L, N = Gt.shape
+    for k in range(L):
+        if k == l:
             continue
-        # delayed gradient update of the other labels (Eq. 34-36), which also
-        # gives their new largest projected gradients
-        for k in range(L):
-            if k == l:
-                continue
-            Rkl = R[k, l]
-            if Rkl == 0.0:
-                continue
-            Gk = Gt[k]
-            Ak = At[k]
-            Yk = Yt[k]
-            c = 4.0 * Rkl
-            mk = 0.0
+        Rkl = R[k, l]
+        if Rkl == 0.0:
+            continue
+        Gk = Gt[k]
+        Ak = At[k]
+        Yk = Yt[k]
+        c = 4.0 * Rkl
+        mk = 0.0
+        if n == N:
             for i in range(N):
                 Gk[i] -= c * Yk[i] * u[i]
                 pg = _abs_projected(Gk[i], Ak[i], Cv[i])
                 if pg > mk:
                     mk = pg
-            lab_max[k] = mk
+        else:
+            for t in range(n):
+                i = act[t]
+                Gk[i] -= c * Yk[i] * u[i]
+                pg = _abs_projected(Gk[i], Ak[i], Cv[i])
+                if pg > mk:
+                    mk = pg
+        lab_max[k] = mk
+
+
+@numba.njit(cache=True, nogil=True)
+def _pg_scan(G, A, Cv, act, n, work):
+    """(largest |projected gradient| along one label over the active
+    examples ``act[:n]``, its first example or -1 if it is 0): the first
+    variable of an SMO step (Eq. 32); ``work`` is scratch."""
+    if n == G.shape[0]:
+        for i in range(n):
+            work[i] = _abs_projected(G[i], A[i], Cv[i])
+        best, p = _first_max(work)
+    else:
+        for t in range(n):
+            i = act[t]
+            work[t] = _abs_projected(G[i], A[i], Cv[i])
+        best, t = _first_max(work[:n])
+        p = act[t]
+    if best <= 0.0:
+        p = -1
+    return best, p
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+def _gains_at(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, act, n, out):
+    """:func:`_gains` at the active examples ``act[:n]`` (out[t] for
+    example act[t]); returns (the largest gain, its example)."""
+    gp2 = gp * gp
+    gpy2 = 2.0 * gp * yp
+    c8 = 8.0 * Rll
+    for t in range(n):
+        j = act[t]
+        gj = G[j]
+        aj = A[j]
+        Kpj = rp[j]
+        Kjj = Kdiag[j]
+        det = Kpp * Kjj - Kpj * Kpj
+        free = ((gj > 0.0) & (aj < Cv[j])) | ((gj < 0.0) & (aj > 0.0))
+        ok = free & (det > 1e-12 * Kpp * Kjj) & (det > 0.0) & (j != p)
+        h = (gp2 * Kjj + gj * gj * Kpp - gpy2 * gj * Yl[j] * Kpj) / (c8 * det)
+        out[t] = h if ok else -1.0
+    best, t = _first_max(out[:n])
+    return best, act[t]
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST)
+def _update2_at(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, act, n, out):
+    """:func:`_update2` at the active examples ``act[:n]`` (out[t] for
+    example act[t]); returns (the largest |projected gradient|, its
+    example)."""
+    for t in range(n):
+        i = act[t]
+        w = rp[i] * cp + rq[i] * cq
+        g = G[i] - c4 * Yl[i] * w
+        G[i] = g
+        if keep_u:
+            u[i] += w
+        out[t] = _abs_projected(g, A[i], Cv[i])
+    best, t = _first_max(out[:n])
+    return best, act[t]
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
@@ -446,6 +577,21 @@ def _label_max(G, A, Cv):
             best = pg
     return best
 
+
+
+@numba.njit(cache=True, nogil=True)
+def _label_max_at(G, A, Cv, act, n):
+    """:func:`_label_max` over the active examples ``act[:n]`` (all N rows
+    when n = N)."""
+    if n == G.shape[0]:
+        return _label_max(G, A, Cv)
+    best = 0.0
+    for t in range(n):
+        i = act[t]
+        pg = _abs_projected(G[i], A[i], Cv[i])
+        if pg > best:
+            best = pg
+    return best
 
 #: return codes of :func:`dca_run`
 DCA_SOLVED = 0      # every group's problem solved, confirmed on an epoch over all its variables

@@ -160,6 +160,12 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         kernel matrix, when ``tol >= 1e-4``, else float64; see
         :func:`~polyrank.m3l.m3l_smo`). "float64" solves with the exact
         kernel values at twice the memory and about 1.5x the time.
+    shrinking : bool, default=True
+        Let every solver shrink its active set (the ``shrinking`` of
+        :func:`~polyrank.m3l.m3l_smo` and :func:`~polyrank.m3l.m3l_dca`; the
+        kernel SMO shrinks as LIBSVM does). False runs the paper's plain
+        algorithms (Alg. 1 for the SMO). The stopping rule is checked on all
+        variables either way.
 
     Attributes
     ----------
@@ -231,12 +237,13 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "gram_dtype": [StrOptions(set(GRAM_DTYPES))],
+        "shrinking": ["boolean"],
     }
 
     def __init__(self, R=None, C=0.1, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  bias=1.0, tol=1e-3, cache_mb="auto", solver="auto", ridge=0.0,
                  switch_tol=0.1, max_iter=10000, random_state=None, warm_start=False,
-                 verbose=0, gram_dtype="auto"):
+                 verbose=0, gram_dtype="auto", shrinking=True):
         self.R = R
         self.C = C
         self.kernel = kernel
@@ -252,6 +259,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.gram_dtype = gram_dtype
+        self.shrinking = shrinking
         self.warm_start = warm_start
         self.verbose = verbose
 
@@ -416,14 +424,15 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         ``X_fit_`` of the kernel solver."""
         seed = solver_seed(self.random_state)
         if solver == "dca":
-            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol), shrinking=True,
+            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol),
+                      shrinking=bool(self.shrinking),
                       random_state=seed, **common)
             return res, res.x
         params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                      Xa.shape[1])
         res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
                   cache_mb=self.cache_mb, random_state=seed, offset=self._offset(),
-                  gram_dtype=self.gram_dtype, **common)
+                  gram_dtype=self.gram_dtype, shrinking=bool(self.shrinking), **common)
         self.dual_coef_ = res.x
         if self.kernel != "linear":
             # an array of its own (X itself may be the caller's, a view)

@@ -368,7 +368,11 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         updates so far), ``rounds`` (label rounds so far, each ending with
         a delayed update; for "cd", examples whose steps were pushed with
         one Gram row), ``cache_hits`` (Gram rows used, "cd": as
-        ``rounds``) and ``cache_misses`` (rows computed; N for "cd").
+        ``rounds``) and ``cache_misses`` (rows computed; N for "cd"); for
+        "smo" also ``n_active``, ``n_shrunk`` and ``n_unshrink`` (see
+        Returns; ``max_pg`` is then over the active examples, and while
+        examples are shrunk the primal and dual are those described in
+        :class:`~polyrank.m3l.solver._SmoShrinking`).
         Raising StopIteration stops.
     callback_every : int
     sample_weight : array_like, shape (N,), optional
@@ -378,9 +382,18 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         matrix (8 N^2 bytes, 4 N^2 in float32) does not fit in
         ``cache_mb``.
     shrinking : bool
-        "cd" only: skip variables at a bound whose gradient points out of
-        the box beyond the previous epoch's extremes (the final check is
-        on all variables either way).
+        "cd": skip variables at a bound whose gradient points out of
+        the box beyond the previous epoch's extremes. "smo": LIBSVM's
+        shrinking (``Solver::do_shrinking`` of ``svm.cpp``): every
+        min(N, 1000) steps the examples all of whose variables would stay
+        at their bounds leave the active set, whose scans, gradient
+        updates and kernel rows then cover the active examples only; the
+        gradients of the others are rebuilt (``reconstruct_gradient``)
+        once the largest active projected gradient falls below 10 tol and
+        whenever the shrunk problem is solved (see
+        :class:`~polyrank.m3l.solver._SmoShrinking`). False is the paper's
+        plain Alg. 1. Either way the final check is on all variables: the
+        stopping rule and the result's meaning do not change.
     random_state : int, Generator or None
         "cd" only: seed of the visiting order.
     gram_dtype : {"auto", "float32", "float64"}
@@ -405,7 +418,11 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         ``primal_objective``, ``dual_objective``, ``gap`` (P2, D2, P - D);
         ``max_projected_gradient``; ``cache_hits``, ``cache_misses``,
         ``cache_rows``; for "cd" ``epochs`` and ``gram_dtype`` ("float32"
-        or "float64", the precision the Gram matrix was stored in);
+        or "float64", the precision the Gram matrix was stored in); for
+        "smo" ``shrinking`` (bool), ``n_shrunk`` (examples removed from the
+        active set, summed over the shrinkings), ``n_unshrink`` (gradient
+        reconstructions) and ``n_active`` (active examples at the end: N),
+        per iteration also in the trace;
         ``nit``; ``status`` (never "converged" when an objective is not
         finite or the gap negative beyond rounding:
         :data:`~polyrank.result.STATUS_NUMERICAL`); ``trace``.
@@ -594,24 +611,26 @@ def _kernel_diagonal(X, kind, g, c0, deg, offset) -> np.ndarray:
 
 def _lru_cache(X, kind, g, c0, deg, offset, n_slots):
     """The kernel-row cache of the SMO: (rows (n_slots, N), slot_of, owner,
-    stamp, state) for :func:`_kernels.cache_get`.  When it holds all N rows
+    stamp, state, part) for :func:`_kernels.cache_get` (``part`` flags the
+    rows computed at the active examples only).  When it holds all N rows
     the whole Gram matrix is computed up front by blocks of BLAS products
     (every row is needed once every example has been a working variable),
     with the bookkeeping the LRU cache would have after fetching rows
     0..N-1; otherwise it starts empty."""
     N = X.shape[0]
+    part = np.zeros(n_slots, dtype=np.bool_)
     if n_slots == N:
         rows = gram(X, kind, g, c0, deg, offset=offset)
         slot_of = np.arange(N, dtype=np.int64)
         owner = np.arange(N, dtype=np.int64)
         stamp = np.arange(1, N + 1, dtype=np.int64)
         state = np.array([N, 0, N], dtype=np.int64)        # clock, hits, misses
-        return rows, slot_of, owner, stamp, state
+        return rows, slot_of, owner, stamp, state, part
     check_allocation(8.0 * n_slots * N, f"the kernel cache ({n_slots:,} rows of {N:,})",
                      "lower cache_mb")
     return (np.empty((n_slots, N)), np.full(N, -1, dtype=np.int64),
             np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
-            np.zeros(3, dtype=np.int64))
+            np.zeros(3, dtype=np.int64), part)
 
 
 def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
@@ -649,7 +668,8 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
                    random_state=random_state)
     n_slots = int(min(N, max(2, cache_mb * 1e6 // (8 * N))))
     note(f"M3L: SMO (Alg. 1) with an LRU cache of {n_slots:,} kernel rows of {N:,} "
-         f"({format_bytes(8.0 * n_slots * N)}; cache_mb {cache_mb:,.0f})")
+         f"({format_bytes(8.0 * n_slots * N)}; cache_mb {cache_mb:,.0f})"
+         + ("" if shrinking else ", no shrinking"))
     cache = _lru_cache(X, kind, g, c0, deg, offset, n_slots)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     if alpha0 is None:
@@ -659,66 +679,285 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
     # label-major copies for the kernel (contiguous scans along one label)
     args = (X, kind, g, c0, deg, offset, Kdiag, np.ascontiguousarray(Y.T), R, Cv,
             np.ascontiguousarray(alpha.T), np.ascontiguousarray(G.T), np.zeros(N),
-            *cache, tol)
+            *cache, np.arange(N, dtype=np.int64), np.array([N], dtype=np.int64), tol)
+    shrinker = _SmoShrinking(args, kernel, params) if shrinking else None
     return _smo_loop(args, Y, R, Cv, tol=tol, max_iter=max_iter, callback=callback,
-                     callback_every=callback_every, n_slots=n_slots)
+                     callback_every=callback_every, n_slots=n_slots, shrinker=shrinker)
+
+
+#: positions in the argument tuple of :func:`_kernels.smo_pass` (without its
+#: step budget) built by :func:`smo`
+_ARG_X, _ARG_YT, _ARG_R, _ARG_CV, _ARG_AT, _ARG_GT = 0, 7, 8, 9, 10, 11
+_ARG_CACHE, _ARG_ACT, _ARG_NACT = 13, 19, 20
+
+
+class _SmoShrinking:
+    """LIBSVM's shrinking (``Solver::do_shrinking``, ``be_shrunk``,
+    ``reconstruct_gradient`` of ``svm.cpp``) for the SMO of :func:`smo`,
+    over the arguments ``args`` of :func:`_kernels.smo_pass`, whose active
+    examples ``act[:n_act[0]]`` it shrinks and restores.
+
+    Every :data:`_SMO_SHRINK_EVERY` steps (``min(N, 1000)``, LIBSVM's
+    counter) the thresholds are the extreme projected gradients of the
+    active variables of every label, coupled across labels through R as in
+    "cd" (Eq. 44-45; a step on label k moves G_l by R_lk / R_kk times what
+    it moves G_k): ub_l = max_k |R_kl| / R_kk max(pg_k), lb_l = min_k
+    |R_kl| / R_kk min(pg_k) (+inf / -inf when that extreme is 0). A
+    variable at 0 with G < lb_l, or at C_i with G > ub_l, would stay at its
+    bound ("be_shrunk"; with no bias there is no equality constraint, so a
+    single projected gradient plays the part of LIBSVM's pair of maximal
+    violations); an example all of whose L variables would stay leaves the
+    active set (one kernel row serves all labels, Sec. 5.1.3). A shrinking
+    from all N examples must remove at least :data:`_SMO_SHRINK_MIN` of
+    them (the passes over a subset gather their entries); later ones
+    remove any number.
+
+    Unshrinking ("reconstruct_gradient"): the gradients of the shrunk
+    examples are rebuilt exactly from the examples with a non-zero alpha
+    by blocks of BLAS products (LIBSVM keeps G_bar for the variables at C
+    and adds the free ones; here every support vector is added at once,
+    O(N_shrunk N_sv D)), the active set becomes all N examples and the
+    kernel rows computed at the active examples only are evicted. It
+    happens once when the largest active projected gradient first falls
+    below 10 tol (LIBSVM's ``unshrink``), and whenever the shrunk problem
+    is solved (every active projected gradient below tol, or no step
+    left): the solve stops only when the next check over all N L variables
+    passes, so the stopping rule and the result are those of the
+    unshrunk SMO.
+
+    While examples are shrunk the trace's dual is the last exact D2 plus
+    the exact increase of every step since (D2 is quadratic), and its
+    primal that dual plus the duality gap of the active variables (the
+    shrunk ones are taken to meet their KKT conditions, their share of
+    the gap being 0 while their gradients keep their sign); both are exact
+    whenever nothing is shrunk, and at the end.
+    """
+
+    def __init__(self, args, kernel: str, params: dict) -> None:
+        self.args = args
+        self.kernel = kernel
+        self.params = params
+        self.N = args[_ARG_AT].shape[1]
+        self.every = min(self.N, _SMO_SHRINK_EVERY)
+        self.since = 0                  # steps since the last shrinking
+        self.unshrunk_once = False      # LIBSVM's "unshrink"
+        self.n_shrunk = 0               # examples removed, summed over shrinkings
+        self.n_unshrink = 0             # gradient reconstructions
+        self.gain = 0.0                 # D2 increase since the last exact D2 ...
+        self.dual_ref = m3l_objectives(args[_ARG_AT].T, args[_ARG_GT].T,
+                                       args[_ARG_CV])[1]            # ... that exact D2
+
+    @property
+    def shrunk(self) -> bool:
+        return int(self.args[_ARG_NACT][0]) < self.N
+
+    def after_chunk(self, steps: int, max_pg: float, gain: float, tol: float) -> bool:
+        """Shrink or unshrink after a call of the SMO kernel that made
+        ``steps`` updates and left ``max_pg`` on the active set; True if
+        the active set was restored (the next call checks every variable)."""
+        self.gain += gain
+        self.since += steps
+        if self.shrunk and (max_pg < tol or steps == 0):
+            self.unshrink()
+            return True
+        if max_pg < tol or steps == 0:
+            return False
+        if not self.unshrunk_once and max_pg <= 10.0 * tol:
+            self.unshrunk_once = True
+            restored = self.shrunk
+            self.unshrink()
+            self.shrink()
+            return restored
+        if self.since >= self.every:
+            self.shrink()
+        return False
+
+    def shrink(self) -> None:
+        """Remove from the active set the examples all of whose variables
+        would stay at their bounds (the class docstring)."""
+        self.since = 0
+        act, n_act = self.args[_ARG_ACT], self.args[_ARG_NACT]
+        idx = act[:n_act[0]]
+        G = self.args[_ARG_GT][:, idx]
+        A = self.args[_ARG_AT][:, idx]
+        C = self.args[_ARG_CV][idx]
+        pg = np.where((A <= 0.0) & (G < 0.0), 0.0, G)         # Eq. 31, label-major
+        pg = np.where((A >= C) & (pg > 0.0), 0.0, pg)
+        R = self.args[_ARG_R]
+        W = np.abs(R) / np.diag(R)[:, None]            # W[k, l] = |R_kl| / R_kk
+        hi = (W * pg.max(axis=1, initial=0.0)[:, None]).max(axis=0)
+        lo = (W * pg.min(axis=1, initial=0.0)[:, None]).min(axis=0)
+        ub = np.where(hi > 0.0, hi, np.inf)[:, None]
+        lb = np.where(lo < 0.0, lo, -np.inf)[:, None]
+        out = ((A <= 0.0) & (G < lb)) | ((A >= C) & (G > ub))
+        keep = idx[~out.all(axis=0)]
+        if idx.size == self.N and keep.size > (1.0 - _SMO_SHRINK_MIN) * self.N:
+            return                      # too few to pay for the gathered passes
+        self.n_shrunk += idx.size - keep.size
+        act[:keep.size] = keep
+        n_act[0] = keep.size
+
+    def unshrink(self) -> None:
+        """LIBSVM's ``reconstruct_gradient`` and ``active_size = l``: exact
+        gradients of the shrunk examples, all examples active, the partial
+        kernel rows evicted, D2 exact again."""
+        act, n_act = self.args[_ARG_ACT], self.args[_ARG_NACT]
+        At, Gt = self.args[_ARG_AT], self.args[_ARG_GT]
+        if self.shrunk:
+            self.n_unshrink += 1
+            out = np.ones(self.N, dtype=bool)
+            out[act[:n_act[0]]] = False
+            _rebuild_gradient(self.args, np.flatnonzero(out), self.kernel, self.params)
+            act[:] = np.arange(self.N)
+            n_act[0] = self.N
+            _evict_partial(*self.args[_ARG_CACHE:_ARG_CACHE + 6])
+        self.exact(m3l_objectives(At.T, Gt.T, self.args[_ARG_CV])[1])
+
+    def exact(self, dual: float) -> None:
+        """The exact D2 now (the reference of the trace's dual while shrunk)."""
+        self.dual_ref = dual
+        self.gain = 0.0
+
+    def objectives(self) -> tuple[float, float]:
+        """(P2, D2) for the trace while examples are shrunk (the class
+        docstring)."""
+        idx = self.args[_ARG_ACT][:self.args[_ARG_NACT][0]]
+        primal_a, dual_a = m3l_objectives(self.args[_ARG_AT][:, idx].T,
+                                          self.args[_ARG_GT][:, idx].T, self.args[_ARG_CV][idx])
+        dual = self.dual_ref + self.gain
+        return dual + (primal_a - dual_a), dual
+
+
+def _rebuild_gradient(args, idx, kernel: str, params: dict) -> None:
+    """The exact gradients (Eq. 29) of the examples ``idx`` (all labels)
+    in the label-major ``Gt`` of the SMO arguments ``args``: G = 2 - 2 Y F,
+    F = 2 K(X_idx, X_sv) (Y alpha)_sv R over the examples with a non-zero
+    alpha, by blocks of at most 2^22 kernel entries from
+    :func:`~polyrank.kernels.kernel_matrix` (``offset`` added)."""
+    X, offset, Yt, R = args[_ARG_X], args[5], args[_ARG_YT], args[_ARG_R]
+    At, Gt = args[_ARG_AT], args[_ARG_GT]
+    sv = np.flatnonzero(At.any(axis=0))
+    if sv.size == 0:
+        Gt[:, idx] = 2.0                                # alpha = 0 (Hamming loss)
+        return
+    B = (Yt[:, sv] * At[:, sv]).T @ R                   # (n_sv, L)
+    block = max(1, min(_GRAM_BLOCK, (1 << 22) // sv.size))
+    for s in range(0, idx.size, block):
+        rows = idx[s:s + block]
+        Ks = kernel_matrix(X[rows], X[sv], kernel=kernel, **params)
+        if offset:
+            Ks += offset
+        Gt[:, rows] = 2.0 - 2.0 * Yt[:, rows] * (2.0 * (Ks @ B)).T
+
+
+def _evict_partial(rows, slot_of, owner, stamp, state, part) -> None:
+    """Drop from the LRU cache of :func:`_kernels.cache_get` the rows
+    computed at the active examples only (``part``): their slots become
+    empty and the first the LRU scan reuses (stamp 0)."""
+    v = np.flatnonzero(part)
+    own = owner[v]
+    slot_of[own[own >= 0]] = -1
+    owner[v] = -1
+    stamp[v] = 0
+    part[v] = False
 
 
 def _smo_loop(args, Y, R, Cv, *, tol, max_iter, callback, callback_every,
-              n_slots) -> SolverResult:
+              n_slots, shrinker=None) -> SolverResult:
     """The iterations of the SMO over the arguments ``args`` of
     :func:`_kernels.smo_pass` (without its step budget), recorded and
-    stopped as every M3L driver; the result of :func:`m3l_smo`."""
-    At, Gt, state = args[10], args[11], args[17]
+    stopped as every M3L driver, shrinking with ``shrinker``
+    (:class:`_SmoShrinking` or None); the result of :func:`m3l_smo`."""
+    At, Gt, state = args[_ARG_AT], args[_ARG_GT], args[_ARG_CACHE + 4]
     N, L = Y.shape
     runner, status, max_pg, it = _start(callback, callback_every)
     steps_total = rounds_total = 0
     for it in range(1, max_iter + 1):
-        steps, max_pg, rounds = _smo_iteration(args, max(N, L), it)
+        steps, max_pg, rounds = _smo_iteration(args, max(N, L), it, shrinker)
         steps_total += steps
         rounds_total += rounds
-        primal, dual = m3l_objectives(At.T, Gt.T, Cv)
+        if shrinker is not None and shrinker.shrunk:
+            primal, dual = shrinker.objectives()
+        else:
+            primal, dual = m3l_objectives(At.T, Gt.T, Cv)
+            if shrinker is not None:
+                shrinker.exact(dual)
         stop = runner.record(it, primal, dual, max_pg=max_pg, steps=steps_total,
                              rounds=rounds_total,
-                             cache_hits=int(state[1]), cache_misses=int(state[2]))
+                             cache_hits=int(state[1]), cache_misses=int(state[2]),
+                             **_shrink_extras(shrinker, N))
         ending = _ending(primal, dual, max_pg, tol, stop)
         if ending is not None:
             status = ending
             break
+    if shrinker is not None and shrinker.shrunk:
+        # stopped early (max_iter, callback): exact gradients of every example
+        shrinker.unshrink()
+        max_pg = _label_max_pg(At, Gt, Cv)
     alpha = np.ascontiguousarray(At.T)
     G = np.ascontiguousarray(Gt.T)
     extra = {"x": 2.0 * (Y * alpha) @ R, "cache_hits": int(state[1]),
-             "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R}
+             "cache_misses": int(state[2]), "cache_rows": n_slots, "R": R,
+             "shrinking": shrinker is not None, **_shrink_extras(shrinker, N)}
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-smo", extra)
+
+
+def _shrink_extras(shrinker, N: int) -> dict:
+    """The shrinking counts of the SMO's trace rows and result: active
+    examples, examples shrunk (summed over shrinkings) and gradient
+    reconstructions (unshrinkings)."""
+    if shrinker is None:
+        return {"n_active": N, "n_shrunk": 0, "n_unshrink": 0}
+    return {"n_active": int(shrinker.args[_ARG_NACT][0]), "n_shrunk": shrinker.n_shrunk,
+            "n_unshrink": shrinker.n_unshrink}
+
+
+def _label_max_pg(At, Gt, Cv) -> float:
+    """The largest |projected gradient| (Eq. 31) of label-major At, Gt."""
+    return float(np.abs(projected_gradient(At.T, Gt.T, Cv)).max())
 
 
 #: variable updates per call of the SMO kernel: an iteration of N updates is
 #: cut into calls of this many, so that Ctrl-C (raised when a call returns)
 #: and the progress bar of a verbose fit act within seconds at any N
 _SMO_CHUNK = 2000
+#: steps between two shrinkings of the SMO (LIBSVM: min(l, 1000))
+_SMO_SHRINK_EVERY = 1000
+#: the first shrinking (from all N examples) happens only if it removes at
+#: least this share of them: the passes over an active subset gather their
+#: entries (measured on yeast rows with one example in 600 shrunk: 1.09x
+#: the time of the plain SMO)
+_SMO_SHRINK_MIN = 0.1
 
 
-def _smo_iteration(args, n_steps: int, it: int):
+def _smo_iteration(args, n_steps: int, it: int, shrinker=None):
     """One SMO iteration: at least ``n_steps`` updates (``_kernels.smo_pass``)
     or until every projected gradient is below tol, by calls of
-    :data:`_SMO_CHUNK` updates.  Each call stops at the end of a round and
-    recomputes the labels' largest projected gradients exactly, so the rounds
-    and iterates are those of one call of ``n_steps``.  Returns (steps,
-    max_pg, rounds)."""
+    :data:`_SMO_CHUNK` updates (with ``shrinker``, of at most
+    ``shrinker.every``, shrinking in between: :class:`_SmoShrinking`).
+    Each call stops at the end of a round and recomputes the labels'
+    largest projected gradients exactly, so the rounds and iterates are
+    those of one call of ``n_steps``.  When the shrinker restores the
+    active set a call follows at once (with no step budget left, it only
+    measures), so an iteration never ends on the shrunk problem's
+    convergence.  Returns (steps, max_pg, rounds)."""
     steps = rounds = 0
     max_pg = math.inf
     tol = args[-1]
-    L, N = args[11].shape                                 # Gt
+    L, N = args[_ARG_GT].shape
+    chunk = max(_SMO_CHUNK, L) if shrinker is None else max(shrinker.every, L)
     bar = progress(None, total=n_steps, unit="update",
                    desc=f"M3L SMO iteration {it} ({N:,} examples)") \
         if N >= 10 * _SMO_CHUNK else None
-    while steps < n_steps and max_pg >= tol:
-        s, max_pg, r = _kernels.smo_pass(*args, min(max(_SMO_CHUNK, L), n_steps - steps))
+    again = False
+    while (steps < n_steps and max_pg >= tol) or again:
+        s, max_pg, r, gain = _kernels.smo_pass(*args, max(0, min(chunk, n_steps - steps)))
         steps += s
         rounds += r
         if bar is not None:
             bar.update(s)
-        if s == 0:
+        again = shrinker is not None and shrinker.after_chunk(s, max_pg, gain, tol)
+        if s == 0 and not again:
             break
     if bar is not None:
         bar.close()
