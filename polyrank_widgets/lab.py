@@ -285,11 +285,13 @@ class SolverLab(WidgetDisplay):
             if self._flag is not None:
                 self._flag.event.set()
             flag = self._flag = _Cancelled()
+            # the readout first: the browser applies messages in order, and
+            # redrawing the monitors' figures takes it a while
+            self._set_readout("fitting …")
             self.monitor.reset()
             if self.view is not None and hasattr(self.view, "start"):
                 self.view.start()
         est = clone(self.estimator).set_params(**self.values())
-        self._set_readout("fitting …")
         thread = threading.Thread(target=self._run, args=(est, flag), daemon=True)
         self._thread = thread
         thread.start()
