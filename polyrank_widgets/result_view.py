@@ -15,8 +15,8 @@ from html import escape
 
 import ipywidgets as ipw
 
-from polyrank.experiments import ExperimentResult, get_experiment
-from polyrank.experiments.stored import StoredResult
+from polyrank.experiments import ExperimentResult
+from polyrank.experiments.stored import StoredResult, registered
 
 from ._display import WidgetDisplay
 from ._layout import fluid, wrap_row
@@ -90,7 +90,7 @@ class ResultView(WidgetDisplay):
             options = dict(getattr(result, "options", {}))
         if not isinstance(options, dict):
             raise TypeError(f"options: expected a dict, got {type(options).__name__}")
-        self.experiment = get_experiment(result.name)
+        self.experiment = registered(result.name)
         self.options = options
         self.result = result
         self.seconds_: float | None = None

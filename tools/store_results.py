@@ -27,6 +27,7 @@ RUNS = {
     "ranksvm-methods": {"grid": (1.0, 2.0 ** 3), "cp_max_iter": 20},
     "ranksvm-fig7": {"Cs": (1.0, 1e-4), "cp_max_iter": 30},
     "ranksvm-vs-svr": {"grid": (2.0 ** -6, 2.0 ** -3, 1.0, 2.0 ** 3)},
+    "ordinal-wine": {"repeats": 1},
 }
 
 

@@ -33,10 +33,11 @@ from typing import Any
 import numpy as np
 
 from .._files import atomic_open
-from .registry import ExperimentResult, get_experiment
+from .registry import BENCHES, EXPERIMENTS, Experiment, ExperimentResult, get_experiment
 
 __all__ = ["Provenance", "StoredResult", "save_result", "load_result", "load_or_run",
-           "run_and_time", "stored_path", "STORED_DIR", "RECOMPUTE_ENV", "FORMAT", "FORMAT_VERSION"]
+           "run_and_time", "registered", "stored_path", "STORED_DIR", "RECOMPUTE_ENV",
+           "FORMAT", "FORMAT_VERSION"]
 
 #: where the package's stored results live (one ``<name>.json`` per experiment)
 STORED_DIR = Path(__file__).with_name("stored_results")
@@ -96,6 +97,20 @@ class StoredResult(ExperimentResult):
     def format_table(self) -> str:
         """The printed table as it was stored."""
         return self.table
+
+
+def registered(name: str) -> Experiment:
+    """The experiment (``polyrank reproduce NAME``) or else the benchmark
+    (``polyrank bench NAME``) registered as ``name``.
+
+    Raises
+    ------
+    ValueError
+        If neither is registered.
+    """
+    if name in BENCHES and name not in EXPERIMENTS:
+        return BENCHES[name]
+    return get_experiment(name)
 
 
 def stored_path(name: str, directory=None) -> Path:
@@ -288,7 +303,8 @@ def load_or_run(name: str, *, quick: bool = False, seed: int = 0, directory=None
     Parameters
     ----------
     name : str
-        A registered experiment (``polyrank reproduce --list``).
+        A registered experiment (``polyrank reproduce --list``) or
+        benchmark (``polyrank bench NAME``).
     quick, seed, **options
         As for :func:`~polyrank.experiments.run_experiment`.
     directory : str or Path, optional
@@ -308,7 +324,7 @@ def load_or_run(name: str, *, quick: bool = False, seed: int = 0, directory=None
         stale (see :func:`load_result`): nothing is recomputed silently over a
         file that fails to load.
     """
-    experiment = get_experiment(name)
+    experiment = registered(name)
     wanted = {"quick": quick, "seed": seed, **options}
     path = stored_path(name, directory)
     if not _recompute_forced() and path.is_file():
@@ -322,5 +338,5 @@ def run_and_time(name: str, **options) -> tuple[ExperimentResult, float]:
     """Run experiment ``name`` with ``options`` and return the result and
     the wall-clock seconds it took."""
     t0 = time.perf_counter()
-    result = get_experiment(name).run(**options)
+    result = registered(name).run(**options)
     return result, time.perf_counter() - t0
