@@ -12,7 +12,10 @@ interpreter, from the notebook's own folder, and is stored with:
 
 - every output, each figure and widget with its static PNG in the same output
   (the kernels run with ``POLYRANK_STATIC_IMAGES=1``: see
-  ``polyrank_widgets.static_images``), execution counts 1, 2, ... in order;
+  ``polyrank_widgets.static_images``), execution counts 1, 2, ... in order; a
+  widget's output keeps its PNG and text but not its view (without the widget
+  state JupyterLab would show "model not found" where the picture belongs;
+  running the cell brings the live widget back);
 - no widget state (``metadata.widgets``: megabytes of plotly JSON that
   nbval ignores and GitHub cannot draw) and no per-cell timing metadata
   (``metadata.execution``: time stamps that change on every run);
@@ -41,14 +44,28 @@ REPO = Path(__file__).resolve().parents[1]
 
 __all__ = ["execute_notebook", "main"]
 
+#: the MIME type of a live widget's view
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 #: how the progress bar of ``polyrank.warmup()`` starts (a tqdm widget, closed at the end)
 WARMUP_BAR = "compiling polyrank's numba kernels"
 
 
 def _is_warmup_bar(output) -> bool:
     data = output.get("data", {})
-    return ("application/vnd.jupyter.widget-view+json" in data
+    return (WIDGET_VIEW in data
             and str(data.get("text/plain", "")).startswith(WARMUP_BAR))
+
+
+def _stored_output(output):
+    """``output`` as the repository stores it: a widget's output that
+    carries its PNG keeps the PNG and the text, not the widget view. The
+    widget state is not stored, so on opening the notebook JupyterLab would
+    draw the view as "Error displaying widget: model not found" instead of
+    the picture; running the cell shows the live widget again."""
+    data = output.get("data", {})
+    if WIDGET_VIEW in data and "image/png" in data:
+        del data[WIDGET_VIEW]
+    return output
 
 
 def execute_notebook(path, timeout: float = 1800.0) -> float:
@@ -74,7 +91,7 @@ def execute_notebook(path, timeout: float = 1800.0) -> float:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not _is_warmup_bar(o)]
+            cell.outputs = [_stored_output(o) for o in cell.outputs if not _is_warmup_bar(o)]
     from polyrank._files import atomic_open
 
     with atomic_open(path, "w", encoding="utf-8") as f:

@@ -65,3 +65,22 @@ def test_readme_pictures_export(chromium_path, tmp_path, monkeypatch):
         assert w >= 600 and h >= 400, (p.name, w, h)
         # a drawn figure compresses far worse than an empty white frame
         assert p.stat().st_size > 20_000, (p.name, p.stat().st_size)
+
+
+@pytest.mark.parametrize("name", ["00_tour.ipynb", "04_ranksvm.ipynb", "06_m3l_zero_shot.ipynb"])
+def test_stored_notebook_shows_its_pictures_before_running(lab, page, artifacts, name):
+    # opened, not run: every widget's stored output is its picture (no
+    # "Error displaying widget: model not found"), every plotly figure is drawn
+    nb = lab.open(page, name)
+    stored = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
+    n_widgets = sum("an interactive widget" in "".join(o.get("data", {}).get("text/plain", ""))
+                    for c in stored["cells"] for o in c.get("outputs", []))
+    assert n_widgets >= 1
+    area = page.locator(".jp-Notebook")
+    assert "model not found" not in area.inner_text()
+    images = page.locator(".jp-RenderedImage img")
+    assert images.count() >= n_widgets
+    sizes = images.evaluate_all("imgs => imgs.map(i => [i.naturalWidth, i.naturalHeight])")
+    assert all(w > 100 and h > 100 for w, h in sizes), sizes
+    nb.screenshot(artifacts / f"stored-{name.removesuffix('.ipynb')}.png")
+    nb.assert_no_errors()
