@@ -43,16 +43,22 @@ def fluid(fig, width: int | None = None) -> ipw.Box:
     -------
     ipywidgets.Box
         A block box (``display: block``, so that the figure's view fills
-        it) that grows to ``width`` px and shrinks to :data:`MIN_FIGURE_PX`.
+        it), ``width`` px wide where there is room, as wide as its container
+        (down to :data:`MIN_FIGURE_PX`) where there is not, and as high as
+        the figure.
     """
     if width is None:
         width = int(fig.layout.width or 700)
     object.__setattr__(fig, _WIDTH_ATTR, int(width))
     fig.layout.width = None
     fig.layout.autosize = True
+    # flex-basis "auto": the preferred size is the width in a row (wrap_row) and
+    # the figure's own height in a column (a VBox; a basis of "{width}px" would be
+    # its height there, leaving hundreds of px blank under the figure)
     return ipw.Box([fig], layout=ipw.Layout(
-        display="block", flex=f"1 1 {width}px", width="100%", max_width=f"{width}px",
-        min_width=f"{MIN_FIGURE_PX}px", overflow="visible"))
+        display="block", flex="1 1 auto", width=f"{width}px",
+        max_width=f"min({width}px, 100%)", min_width=f"{MIN_FIGURE_PX}px",
+        overflow="visible"))
 
 
 def design_width(fig) -> int | None:

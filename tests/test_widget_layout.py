@@ -79,7 +79,9 @@ def test_figures_follow_the_panel_width(widgets):
             box = next(b for b in _walk(w.widget) if fig in getattr(b, "children", ()))
             assert box.layout.display == "block"
             assert box.layout.min_width == f"{MIN_FIGURE_PX}px"
-            assert box.layout.max_width == f"{design_width(fig)}px"
+            assert box.layout.max_width == f"min({design_width(fig)}px, 100%)"
+            # no px flex-basis: in a VBox it would be the box's height
+            assert box.layout.flex == "1 1 auto"
             assert design_width(fig) >= 600, name
 
 
