@@ -28,6 +28,8 @@ and the shared pieces:
 Widgets live in the separate package ``polyrank_widgets``.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 from typing import Any
 
 from . import datasets, exceptions, m3l, metrics, ordinal, ranksvm, result, sign, sopopo, tron
@@ -38,7 +40,11 @@ from .result import IterInfo, SolverResult, Trace
 from .sign import SignConstrainedClassifier, SignConstrainedRegressor
 from .sopopo import LabelRanker, soft_project
 
-__version__ = "0.1.0"
+try:
+    # the one source of the version: pyproject.toml's [project] version, as installed
+    __version__ = _version("polyrank")
+except PackageNotFoundError:        # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
            "warmup", "datasets", "exceptions", "result", "sopopo", "__version__",
