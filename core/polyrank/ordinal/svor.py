@@ -75,7 +75,8 @@ from ..result import (
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
-from .generation import _kernel_columns, _kernel_params, check_labels, check_X, predict_labels
+from .generation import _kernel_params, check_labels, check_X, predict_labels
+from .subproblems import _kernel_columns
 
 __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "SVOR_SOLVERS", "THRESHOLD_LOSSES",
            "DEFAULT_TOL", "DEFAULT_MAX_ITER", "SVOR_LINEAR_C", "PAPER_C"]
