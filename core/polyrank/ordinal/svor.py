@@ -190,21 +190,18 @@ class _State:
 
     def run_pass(self, prob: _Problem) -> float:
         """One pass over the active objects; returns the largest |alpha change|."""
+        arrays = _kernels.SvorArrays(prob.sqnorm, prob.labels, prob.upper, prob.diag,
+                                     self.alpha, self.b, self.active, self.rows, self.rng,
+                                     self.pg)
         K = prob.K
         if K is not None:
-            self.m, moved = _kernels.svor_pass_gram(
-                K, prob.labels, prob.l, self.alpha, self.b, self.u, self.f, prob.upper,
-                prob.diag, self.active, self.rows, self.m, self.rng, self.pg)
+            self.m, moved = _kernels.svor_pass_gram(K, self.u, self.f, arrays, prob.l, self.m)
         elif sp.issparse(prob.X):
             X = prob.X
-            self.m, moved = _kernels.svor_pass_csr(
-                X.indptr, X.indices, X.data, prob.sqnorm, prob.labels, prob.l, self.alpha,
-                self.b, self.w, prob.upper, prob.diag, self.active, self.rows, self.m,
-                self.rng, self.pg)
+            self.m, moved = _kernels.svor_pass_csr(X.indptr, X.indices, X.data, self.w,
+                                                   arrays, prob.l, self.m)
         else:
-            self.m, moved = _kernels.svor_pass_dense(
-                prob.X, prob.sqnorm, prob.labels, prob.l, self.alpha, self.b, self.w,
-                prob.upper, prob.diag, self.active, self.rows, self.m, self.rng, self.pg)
+            self.m, moved = _kernels.svor_pass_dense(prob.X, self.w, arrays, prob.l, self.m)
         return float(moved)
 
     def shrink_schedule(self, prob: _Problem, all_active: bool) -> None:
