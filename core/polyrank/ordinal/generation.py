@@ -708,10 +708,7 @@ def solve_ordinal_trusted(X, labels, *, sample_weight=None, callback=None,
     ValueError, TypeError
         Bad settings, as :func:`solve_ordinal`; the data is not checked.
     """
-    unknown = sorted(set(options) - set(_DEFAULTS))
-    if unknown:
-        raise TypeError(f"solve_ordinal_trusted: unknown keyword arguments {unknown}")
-    kw = dict(_DEFAULTS, **options)
+    kw = trusted_options(solve_ordinal, options)
     opts = _check_options(kw["margin"], kw["representation"], kw["method"],
                           kw["subproblem_solver"], kw["c"], kw["nonneg"], kw["kernel"],
                           kw["tol"], kw["qp_tol"], kw["add_per_iter"], kw["max_iter"],
@@ -843,7 +840,18 @@ def _result(out: _Outcome, solver: SubproblemSolver, opts: _Options, runner: Cal
         cd_steps=solver.cd_steps, kernel=opts.kernel, kernel_params=params)
 
 
-#: the keyword arguments of :func:`solve_ordinal` and their defaults (for
-#: :func:`solve_ordinal_trusted`)
-_DEFAULTS = {k: v.default for k, v in inspect.signature(solve_ordinal).parameters.items()
-             if v.kind is v.KEYWORD_ONLY}
+def trusted_options(driver, options: dict) -> dict:
+    """The keyword-only arguments of ``driver`` (a public driver) with their
+    defaults, updated by ``options``: the settings of its trusted path.
+
+    Raises
+    ------
+    TypeError
+        If ``options`` holds a name ``driver`` does not take.
+    """
+    defaults = {k: v.default for k, v in inspect.signature(driver).parameters.items()
+                if v.kind is v.KEYWORD_ONLY}
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise TypeError(f"{driver.__name__}_trusted: unknown keyword arguments {unknown}")
+    return {**defaults, **options}
