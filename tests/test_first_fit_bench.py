@@ -60,11 +60,10 @@ def test_parallel_compile_fills_the_cache_for_this_process(tmp_path, fork):
     warmup`` on an empty cache, every package in two workers at once.)"""
     code = textwrap.dedent(f"""
         import json
-        import polyrank
-        from polyrank._jit import compile_state
-        assert polyrank._fork_is_safe()          # one thread here: fork is allowed
+        from polyrank._jit import _compile_in_workers, _fork_is_safe, compile_state
+        assert _fork_is_safe()                   # one thread here: fork is allowed
         before = compile_state("sign")
-        polyrank._compile_in_workers(["sign"], 2, fork={fork})
+        _compile_in_workers(["sign"], 2, fork={fork})
         after = compile_state("sign")
         print(json.dumps({{"before": before.n_to_compile, "kernels": after.n_kernels,
                           "after": after.n_to_compile, "loaded": after.n_loaded,
@@ -84,13 +83,13 @@ def test_fork_is_not_used_beside_other_threads():
     forked: the workers are spawned instead."""
     import threading
 
-    import polyrank
+    from polyrank._jit import _fork_is_safe
 
     stop = threading.Event()
     t = threading.Thread(target=stop.wait, daemon=True)
     t.start()
     try:
-        assert not polyrank._fork_is_safe()
+        assert not _fork_is_safe()
     finally:
         stop.set()
         t.join()

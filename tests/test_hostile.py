@@ -421,7 +421,7 @@ def test_nan_model_raises_numerical_error_and_leaves_unfitted(monkeypatch):
     never 'converged': the fit raises NumericalError and keeps nothing."""
     from polyrank.sign import estimator as sign_estimator
 
-    real = sign_estimator.sc_sdca
+    real = sign_estimator.sc_sdca_trusted
 
     def poisoned(*args, **kwargs):
         res = real(*args, **kwargs)
@@ -431,7 +431,7 @@ def test_nan_model_raises_numerical_error_and_leaves_unfitted(monkeypatch):
 
     est, X, y, _ = problem("SignConstrainedClassifier")
     quiet_fit(est, X, y)
-    monkeypatch.setattr(sign_estimator, "sc_sdca", poisoned)
+    monkeypatch.setattr(sign_estimator, "sc_sdca_trusted", poisoned)
     with pytest.raises(NumericalError, match="NaN or infinity") as info:
         est.fit(X, y)
     assert info.value.result.status == "numerical failure"

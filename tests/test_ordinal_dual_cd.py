@@ -11,7 +11,7 @@ import pytest
 
 from polyrank.kernels import kernel_matrix
 from polyrank.ordinal import InfeasibleError, _kernels, make_instance, solve_ordinal
-from polyrank.ordinal import generation as gen_module
+from polyrank.ordinal import subproblems as gen_module
 
 REL = 1e-6
 POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}

@@ -221,12 +221,12 @@ def test_fast_defaults_reach_the_papers_optimum():
 def test_clarabel_failure_becomes_a_value_error_saying_what_to_do(monkeypatch):
     """Issue 14: a raw RuntimeError('InsufficientProgress') from Clarabel
     became a ValueError that says to standardize X or lower c."""
-    from polyrank.ordinal import generation
+    from polyrank.ordinal import subproblems
 
     def failing(*args, **kwargs):
         raise RuntimeError("Clarabel failed: InsufficientProgress")
 
-    monkeypatch.setattr(generation, "solve_qp", failing)
+    monkeypatch.setattr(subproblems, "solve_qp", failing)
     X, y = make_instance(40, 1, separable=False, seed=14)
     for rep in ("primal", "dual"):
         with pytest.raises(ValueError, match="InsufficientProgress.*standardize X.*lower c"):

@@ -122,7 +122,7 @@ def test_auto_picks_newton_for_the_linear_soft_primal_only(monkeypatch):
     hard = OrdinalMarginRanker(formulation="paper", margin="hard", method="full").fit(
         line, np.arange(30) >= 15)
     assert hard.result_.subproblem_solver == "clarabel"
-    monkeypatch.setattr("polyrank.ordinal.generation.MAX_NEWTON_DIM", 3)   # d + l = 9
+    monkeypatch.setattr("polyrank.ordinal.subproblems.MAX_NEWTON_DIM", 3)   # d + l = 9
     assert OrdinalMarginRanker(formulation="paper").fit(
         X, labels).result_.subproblem_solver == "clarabel"
 

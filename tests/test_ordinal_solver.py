@@ -24,8 +24,8 @@ from polyrank.ordinal import (
     predict_labels,
     rank_loss,
     solve_ordinal,
+    subproblems,
 )
-from polyrank.ordinal import generation as gen_module
 
 REL = 1e-6
 POLY4 = {"kernel": "poly", "gamma": 1.0, "degree": 4, "coef0": 1.0}
@@ -270,14 +270,14 @@ def test_add_per_iter_and_paper_choice_of_delta():
 
 def test_generation_never_builds_the_full_gram(monkeypatch):
     shapes = []
-    real = gen_module._kernel_columns
+    real = subproblems._kernel_columns
 
     def spy(X, rows, *args, **kwargs):
         out = real(X, rows, *args, **kwargs)
         shapes.append(out.shape)
         return out
 
-    monkeypatch.setattr(gen_module, "_kernel_columns", spy)
+    monkeypatch.setattr(subproblems, "_kernel_columns", spy)
     X, y = non_separable(200, 12)
     for solver in ("dual_cd", "clarabel"):
         shapes.clear()

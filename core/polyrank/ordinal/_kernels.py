@@ -19,6 +19,7 @@ thr[k + 1] - 1`` (the paper's convention p_0 = -inf, p_{l+1} = +inf, Sec. 3.1).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -27,6 +28,26 @@ from .._sort import argsort_stable
 
 #: kernel codes of :func:`kappa` (the names of :mod:`polyrank.kernels`)
 LINEAR, RBF, POLY = 0, 1, 2
+
+
+class SvorArrays(NamedTuple):
+    """The per-object data and the iterate of SVOR's dual coordinate descent,
+    one argument of the pass kernels (:func:`svor_pass_dense`,
+    :func:`svor_pass_csr`, :func:`svor_pass_gram`) instead of ten
+    (numba types a NamedTuple of arrays field by field; the kernel reads the
+    fields at no cost).  The shapes and meanings are those of
+    :func:`svor_pass_dense`'s arguments of the same names."""
+
+    sqnorm: np.ndarray         # float64 (n,): kappa(x_i, x_i)
+    labels: np.ndarray         # int64 (n,): 0..l
+    upper: np.ndarray          # float64 (n,): U_i
+    diag: np.ndarray           # float64 (n,): D_ii
+    alpha: np.ndarray          # float64 (n * l,), in place
+    b: np.ndarray              # float64 (l,), in place
+    active: np.ndarray         # bool (n * l,), in place
+    rows: np.ndarray           # int64 (n,), in place
+    state: np.ndarray          # uint64 (1,): random state, in place
+    pg: np.ndarray             # float64 (4,): LIBLINEAR's PG bounds, in place
 
 
 @numba.njit(cache=True, nogil=True)
@@ -889,8 +910,7 @@ def _svor_keep_rows(rows, m, l, active):
 
 
 @numba.njit(cache=True, nogil=True)
-def svor_pass_dense(X, sqnorm, labels, l, alpha, b, w, upper, diag, active, rows, m,
-                    state, pg):
+def svor_pass_dense(X, w, arrays, l, m):
     """One pass of dual coordinate descent for linear SVOR over dense X.
 
     Visits the objects ``rows[:m]`` (those with an active pair) in a fresh
@@ -901,90 +921,100 @@ def svor_pass_dense(X, sqnorm, labels, l, alpha, b, w, upper, diag, active, rows
     Parameters
     ----------
     X : float64 (n, d)
-    sqnorm : float64 (n,)
-        ||x_i||^2.
-    labels : int64 (n,)
-        0..l.
-    l : int
-        Number of thresholds.
-    alpha : float64 (n * l,)
-        Dual variables of the pairs (in place).
-    b : float64 (l,)
-        Thresholds b = -sum_i s_ij alpha_ij (in place).
     w : float64 (d,)
         w = sum_i u_i x_i (in place).
-    upper, diag : float64 (n,)
-        U_i and D_ii of object i (hinge: c_i / 2 and 0; squared hinge: inf
-        and 1 / c_i, c_i = c times its sample weight).
-    active : bool (n * l,)
-        Pairs not shrunk (in place).
-    rows : int64 (n,)
-        rows[:m] the objects with an active pair (shuffled and compacted in
-        place).
+    arrays : SvorArrays
+        The fields (one NamedTuple instead of ten arguments):
+
+        sqnorm : float64 (n,)
+            ||x_i||^2.
+        labels : int64 (n,)
+            0..l.
+        upper, diag : float64 (n,)
+            U_i and D_ii of object i (hinge: c_i / 2 and 0; squared hinge:
+            inf and 1 / c_i, c_i = c times its sample weight).
+        alpha : float64 (n * l,)
+            Dual variables of the pairs (in place).
+        b : float64 (l,)
+            Thresholds b = -sum_i s_ij alpha_ij (in place).
+        active : bool (n * l,)
+            Pairs not shrunk (in place).
+        rows : int64 (n,)
+            rows[:m] the objects with an active pair (shuffled and compacted
+            in place).
+        state : uint64 (1,)
+            Random state (in place).
+        pg : float64 (4,)
+            (PGmax_old, PGmin_old, PGmax_new, PGmin_new) as in LIBLINEAR; the
+            new pair is reset here and filled by the pass.
+    l : int
+        Number of thresholds.
     m : int
-    state : uint64 (1,)
-        Random state (in place).
-    pg : float64 (4,)
-        (PGmax_old, PGmin_old, PGmax_new, PGmin_new) as in LIBLINEAR; the
-        new pair is reset here and filled by the pass.
 
     Returns
     -------
     (int, float)
         The new m and the largest |alpha change| of the pass.
     """
-    _svor_begin_pass(rows, m, state, pg)
+    a = arrays
+    _svor_begin_pass(a.rows, m, a.state, a.pg)
     d = X.shape[1]
     moved = 0.0
     for t in range(m):
-        i = rows[t]
+        i = a.rows[t]
         fi = 0.0
         for h in range(d):
             fi += X[i, h] * w[h]
-        du, mv = _svor_row(i, fi, sqnorm[i], labels[i], l, alpha, b, upper, diag, active, pg)
+        du, mv = _svor_row(i, fi, a.sqnorm[i], a.labels[i], l, a.alpha, a.b, a.upper, a.diag,
+                           a.active, a.pg)
         moved = max(moved, mv)
         if du != 0.0:
             for h in range(d):
                 w[h] += du * X[i, h]
-    return _svor_keep_rows(rows, m, l, active), moved
+    return _svor_keep_rows(a.rows, m, l, a.active), moved
 
 
 @numba.njit(cache=True, nogil=True)
-def svor_pass_csr(indptr, indices, data, sqnorm, labels, l, alpha, b, w, upper, diag,
-                  active, rows, m, state, pg):
-    """:func:`svor_pass_dense` on CSR rows (O(nnz_i + l) per object)."""
-    _svor_begin_pass(rows, m, state, pg)
+def svor_pass_csr(indptr, indices, data, w, arrays, l, m):
+    """:func:`svor_pass_dense` on CSR rows (O(nnz_i + l) per object); the
+    per-object data and the iterate in one :class:`SvorArrays`."""
+    a = arrays
+    _svor_begin_pass(a.rows, m, a.state, a.pg)
     moved = 0.0
     for t in range(m):
-        i = rows[t]
+        i = a.rows[t]
         fi = 0.0
         for q in range(indptr[i], indptr[i + 1]):
             fi += data[q] * w[indices[q]]
-        du, mv = _svor_row(i, fi, sqnorm[i], labels[i], l, alpha, b, upper, diag, active, pg)
+        du, mv = _svor_row(i, fi, a.sqnorm[i], a.labels[i], l, a.alpha, a.b, a.upper, a.diag,
+                           a.active, a.pg)
         moved = max(moved, mv)
         if du != 0.0:
             for q in range(indptr[i], indptr[i + 1]):
                 w[indices[q]] += du * data[q]
-    return _svor_keep_rows(rows, m, l, active), moved
+    return _svor_keep_rows(a.rows, m, l, a.active), moved
 
 
 @numba.njit(cache=True, nogil=True)
-def svor_pass_gram(K, labels, l, alpha, b, u, f, upper, diag, active, rows, m, state, pg):
+def svor_pass_gram(K, u, f, arrays, l, m):
     """:func:`svor_pass_dense` with a kernel: the Gram matrix K (n, n) and
     the scores f = K u (in place, (n,)) instead of w; u_i = sum_j s_ij
-    alpha_ij (in place).  An object's step costs O(n) (f += du K[i])."""
-    _svor_begin_pass(rows, m, state, pg)
+    alpha_ij (in place).  An object's step costs O(n) (f += du K[i]);
+    ``arrays.sqnorm`` is not read (K[i, i] is)."""
+    a = arrays
+    _svor_begin_pass(a.rows, m, a.state, a.pg)
     n = K.shape[0]
     moved = 0.0
     for t in range(m):
-        i = rows[t]
-        du, mv = _svor_row(i, f[i], K[i, i], labels[i], l, alpha, b, upper, diag, active, pg)
+        i = a.rows[t]
+        du, mv = _svor_row(i, f[i], K[i, i], a.labels[i], l, a.alpha, a.b, a.upper, a.diag,
+                           a.active, a.pg)
         moved = max(moved, mv)
         if du != 0.0:
             u[i] += du
             for r in range(n):
                 f[r] += du * K[i, r]
-    return _svor_keep_rows(rows, m, l, active), moved
+    return _svor_keep_rows(a.rows, m, l, a.active), moved
 
 
 @numba.njit(cache=True, nogil=True)

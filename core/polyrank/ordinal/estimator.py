@@ -36,9 +36,22 @@ from .._sklearn import (
 from ..kernels import kernel_matrix
 from ..result import STATUS_NUMERICAL
 from ..validation import check_sample_weight, validate_X
-from .generation import MARGINS, METHODS, SUBPROBLEM_SOLVERS, predict_labels, solve_ordinal
-from .prank import prank, prank_decision
-from .svor import PAPER_C, SVOR_LINEAR_C, SVOR_LOSSES, THRESHOLD_LOSSES, loss_thresholds, solve_svor
+from .generation import (
+    MARGINS,
+    METHODS,
+    SUBPROBLEM_SOLVERS,
+    predict_labels,
+    solve_ordinal_trusted,
+)
+from .prank import prank_decision, prank_trusted
+from .svor import (
+    PAPER_C,
+    SVOR_LINEAR_C,
+    SVOR_LOSSES,
+    THRESHOLD_LOSSES,
+    loss_thresholds,
+    solve_svor_trusted,
+)
 
 __all__ = ["OrdinalMarginRanker", "PRank"]
 
@@ -463,29 +476,31 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         return "mae" if self.formulation == "svor" else "objective"
 
     def _solve(self, X, codes, sample_weight, callback, callback_every):
-        """The solver's result for the checked data."""
+        """The solver's result for the checked data (``fit`` validated it:
+        the drivers' trusted paths, validate once)."""
         tol, max_iter = self.tol, self.max_iter
         if self.formulation == "paper":
             tol = 1e-7 if tol is None else tol
             max_iter = 10000 if max_iter is None else max_iter
         log = log_callback(callback, self.verbose, "OrdinalMarginRanker")
         if self.formulation == "svor":
-            return solve_svor(X, codes, c=self._penalty(), loss=self.loss, kernel=self.kernel,
-                              gamma=self.gamma, degree=self.degree, coef0=self.coef0,
-                              tol=tol, max_iter=max_iter, sample_weight=sample_weight,
-                              callback=log, callback_every=callback_every)
+            return solve_svor_trusted(X, codes, c=self._penalty(), loss=self.loss,
+                                      kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                                      coef0=self.coef0, tol=tol, max_iter=max_iter,
+                                      sample_weight=sample_weight, callback=log,
+                                      callback_every=callback_every)
         representation = self._representation()
         if representation == "primal" and self.kernel != "linear":
             raise ValueError(f"representation: 'primal' needs kernel='linear', got "
                              f"kernel={self.kernel!r}")
-        return solve_ordinal(X, codes, margin=self.margin, c=self._penalty(),
-                             representation=representation, kernel=self.kernel,
-                             gamma=self.gamma, degree=self.degree, coef0=self.coef0,
-                             nonneg=self.nonneg, method=self._method(),
-                             add_per_iter=self._add_per_iter(X.shape[0]), tol=tol,
-                             max_iter=max_iter, sample_weight=sample_weight,
-                             subproblem_solver=self.subproblem_solver, callback=log,
-                             callback_every=callback_every)
+        return solve_ordinal_trusted(X, codes, margin=self.margin, c=self._penalty(),
+                                     representation=representation, kernel=self.kernel,
+                                     gamma=self.gamma, degree=self.degree, coef0=self.coef0,
+                                     nonneg=self.nonneg, method=self._method(),
+                                     add_per_iter=self._add_per_iter(X.shape[0]), tol=tol,
+                                     max_iter=max_iter, sample_weight=sample_weight,
+                                     subproblem_solver=self.subproblem_solver, callback=log,
+                                     callback_every=callback_every)
 
     def _grade_levels(self):
         """The grades' values in the loss of ``threshold_rule``: the labels
@@ -755,11 +770,11 @@ class PRank(_OrdinalLabels, BaseEstimator):
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
-        res = prank(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                    coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
-                    random_state=solver_seed(self.random_state), average=self.average,
-                    callback=log_callback(callback, self.verbose, "PRank"),
-                    callback_every=callback_every)
+        res = prank_trusted(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                            coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
+                            random_state=solver_seed(self.random_state), average=self.average,
+                            callback=log_callback(callback, self.verbose, "PRank"),
+                            callback_every=callback_every)
         if res.status == STATUS_NUMERICAL:
             raise_numerical(self, res)
         self.classes_ = classes
@@ -773,7 +788,9 @@ class PRank(_OrdinalLabels, BaseEstimator):
         forget_fitted(self, ("coef_",))
         if self.kernel == "linear":
             self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()
-        warn_if_trivial(self, coef=res.x, train_pred=self.predict(X), y=y,
+        # the training predictions from the checked X (validate once)
+        train_pred = self.classes_[self._predict_codes(self._scores(X))]
+        warn_if_trivial(self, coef=res.x, train_pred=train_pred, y=y,
                         remedy="more passes (max_iter), shuffle=True, or standardise X")
         return self
 
@@ -785,7 +802,10 @@ class PRank(_OrdinalLabels, BaseEstimator):
         ValueError
             If the number of features differs from ``fit``, or NaN/inf.
         """
-        X = self._test_data(X)
+        return self._scores(self._test_data(X))
+
+    def _scores(self, X) -> np.ndarray:
+        """:meth:`decision_function` of a checked X."""
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_).ravel()
         alpha = np.zeros(self.support_.size) if self.dual_coef_.size == 0 else self.dual_coef_

@@ -19,7 +19,11 @@ constraints (Sec. 6.1) relax them by slacks xi_{-i}, xi_{+i} >= 0 penalised
 by c.  The objective is ||w||^2 (resp. lambda' K lambda) plus
 c 1'(xi_- + xi_+): the paper's objective, without a factor 1/2.
 
-The sub-problems of the dual representation ((H-bar(W)), (H~(W)),
+Each sub-problem is solved by one strategy object of
+:mod:`polyrank.ordinal.subproblems` (:class:`~polyrank.ordinal.subproblems.SubproblemSolver`:
+Clarabel on the QP, Clarabel on its dual, warm SMO, or the screened Newton
+solver), chosen once per solve by ``subproblem_solver``.  The sub-problems
+of the dual representation ((H-bar(W)), (H~(W)),
 (S-bar(W)), (S~(W))) are solved through their dual either by a warm-started
 SMO in numba (:func:`polyrank.ordinal._kernels.dual_cd`: W only grows, so the
 previous multipliers padded with zeros are feasible, and K_W is kept and
@@ -38,14 +42,15 @@ the full n x n Gram matrix (except by ``method="full"``).
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..kernels import check_kernel_params
-from ..qp import solve_qp
 from ..result import (
     STATUS_CALLBACK,
     STATUS_CONVERGED,
@@ -56,10 +61,18 @@ from ..result import (
 )
 from ..validation import as_float_array, check_design, check_int, check_positive
 from . import _kernels
-from .screened import MAX_NEWTON_DIM, constraint_rows, solve_soft_primal
+from .subproblems import (
+    InfeasibleError,
+    KernelColumns,
+    PrimalRows,
+    Subproblem,
+    SubproblemSolver,
+    SubSolution,
+    make_subproblem_solver,
+)
 
-__all__ = ["solve_ordinal", "check_labels", "InfeasibleError", "FORMULATIONS",
-           "formulation_name", "algorithm_name", "predict_labels",
+__all__ = ["solve_ordinal", "solve_ordinal_trusted", "check_labels", "InfeasibleError",
+           "FORMULATIONS", "formulation_name", "algorithm_name", "predict_labels",
            "initial_working_set", "MARGINS", "REPRESENTATIONS", "METHODS",
            "SUBPROBLEM_SOLVERS"]
 
@@ -67,21 +80,6 @@ MARGINS = ("hard", "soft")
 REPRESENTATIONS = ("primal", "dual")
 METHODS = ("generation", "full")
 SUBPROBLEM_SOLVERS = ("auto", "dual_cd", "newton", "clarabel")
-#: the KKT gap (units of f) at which ``subproblem_solver="dual_cd"`` stops
-#: is max(qp_tol, DUAL_CD_MIN_EPS): below it rounding in f = K_W lambda
-#: (kernel values up to 81 for (1 + x.y)^4) can keep the gap from closing
-DUAL_CD_MIN_EPS = 1e-9
-#: the KKT gap of the sub-problems solved while objects outside W still
-#: violate a constraint (they only decide which objects are added next);
-#: a loose solution that leaves nothing outside W violated is solved again
-#: (same iteration, warm) to max(qp_tol, DUAL_CD_MIN_EPS)
-DUAL_CD_LOOSE_EPS = 1e-2
-#: the relative duality gap a fully accurate ``"dual_cd"`` solve of a soft
-#: margin sub-problem must also reach (the KKT gap bounds it only up to the
-#: size of the multipliers, which grows with c): else its KKT tolerance is
-#: divided by 100 and SMO goes on
-DUAL_CD_GAP_TOL = 1e-9
-
 #: The paper's problems and the keyword arguments of :func:`solve_ordinal`
 #: that select them (Sec. 3.1, 3.2, 5, 6.1, 6.2, 8, Appendix A).  For
 #: "Htilde", "Htilde+" and "Stilde" also pass a non-linear ``kernel``.
@@ -94,11 +92,6 @@ FORMULATIONS = {
     "Sbar": {"margin": "soft", "representation": "dual", "kernel": "linear"},
     "Stilde": {"margin": "soft", "representation": "dual"},
 }
-
-
-class InfeasibleError(ValueError):
-    """The hard margin problem (H), (H-bar), (H~) or (H~+) is infeasible:
-    the instance is not separable (Sec. 3.1) by the chosen model."""
 
 
 def formulation_name(margin: str, representation: str, kernel: str,
@@ -300,178 +293,7 @@ def initial_working_set(scores, labels, n_labels: int) -> np.ndarray:
     return out[:m].copy()
 
 
-# --------------------------------------------------------------- sub-problem
-
-def _build_qp(A_rows, P_coef, labels_rows, l: int, soft: bool, c,
-              nonneg: bool):
-    """The QP of (H(W)), (S(W)), (H-bar(W)) ... in Clarabel form.
-
-    Variables ``[coef (d), p_1..p_l, xi_- (n_lo), xi_+ (n_up)]``; the rows
-    ``A_rows`` (r x d) give f = A_rows coef for the objects of the working
-    set; ``c`` (r,) is the slack penalty of each of those objects.  Returns
-    P, q, G, h and the bookkeeping of the rows of G."""
-    r, d = A_rows.shape
-    # lower: p_{l_i} - f_i (- xi_-i) <= -1 ; upper: f_i - p_{l_i+1} (- xi_+i) <= -1,
-    # i.e. -a_t . (coef, p) (- xi_t) <= -1 for the rows a_t of (S)
-    A, lo, up = constraint_rows(A_rows, labels_rows, l)
-    n_lo, n_up = lo.size, up.size
-    n_slack = (n_lo + n_up) if soft else 0
-    nvar = d + l + n_slack
-    parts = [sp.csr_matrix(-A)]
-    if soft:
-        parts.append(-sp.identity(n_lo + n_up, format="csr"))
-    G_main = sp.hstack(parts, format="csr")
-    h_main = -np.ones(n_lo + n_up)
-    extra_G, extra_h = [], []
-    if soft:                                       # xi >= 0
-        extra_G.append(sp.hstack([sp.csr_matrix((n_slack, d + l)),
-                                  -sp.identity(n_slack, format="csr")], format="csr"))
-        extra_h.append(np.zeros(n_slack))
-    if nonneg:                                     # lambda >= 0 (Appendix A)
-        extra_G.append(sp.hstack([-sp.identity(d, format="csr"),
-                                  sp.csr_matrix((d, l + n_slack))], format="csr"))
-        extra_h.append(np.zeros(d))
-    G = sp.vstack([G_main] + extra_G, format="csc")
-    h = np.concatenate([h_main] + extra_h)
-    Pm = sp.block_diag([sp.csr_matrix(2.0 * P_coef),
-                        sp.csr_matrix((l + n_slack, l + n_slack))], format="csc")
-    q = np.zeros(nvar)
-    if soft:
-        q[d + l:] = np.r_[c[lo], c[up]]
-    return Pm, q, G, h, lo, up
-
-
-def _qp_failure(exc: RuntimeError, name: str, soft: bool, solved: str) -> ValueError:
-    """The error for a sub-problem Clarabel could not solve (``solved``:
-    what it was given, e.g. "Clarabel on its dual"): an infeasible hard
-    margin problem is not separable (InfeasibleError); anything else (e.g.
-    'InsufficientProgress', 'DualInfeasible' on badly scaled data) says
-    what to do."""
-    msg = str(exc)
-    if "Infeasible" in msg and not soft:
-        return InfeasibleError(
-            f"the hard margin problem ({name}) is infeasible: the instance "
-            f"is not separable by this model ({solved}: {msg}); use margin='soft'")
-    return ValueError(
-        f"the QP sub-problem of {name} could not be solved (Clarabel: {msg}); this "
-        f"happens with badly scaled features or a very large c: standardize X (e.g. "
-        f"sklearn.preprocessing.StandardScaler) or lower c")
-
-
-def _solve_sub(A_rows, P_coef, labels_rows, l, soft, c, nonneg, qp_tol, name):
-    """Solve one sub-problem; returns coef, p, slacks, multipliers, result."""
-    Pm, q, G, h, lo, up = _build_qp(A_rows, P_coef, labels_rows, l, soft, c, nonneg)
-    try:
-        res = solve_qp(Pm, q, G=G, h=h, tol=qp_tol, max_iter=500)
-    except RuntimeError as exc:
-        raise _qp_failure(exc, name, soft, "Clarabel") from None
-    d = A_rows.shape[1]
-    x = res.x
-    coef, p = x[:d].copy(), x[d:d + l].copy()
-    r = A_rows.shape[0]
-    xi_lo = np.zeros(r)
-    xi_up = np.zeros(r)
-    if soft:
-        xi_lo[lo] = x[d + l:d + l + lo.size]
-        xi_up[up] = x[d + l + lo.size:]
-    y = res.dual["ineq"]
-    y_lo = np.zeros(r)
-    y_up = np.zeros(r)
-    y_lo[lo] = y[:lo.size]
-    y_up[up] = y[lo.size:lo.size + up.size]
-    return coef, p, xi_lo, xi_up, y_lo, y_up, res
-
-
-def _solve_once(A_rows, P_coef, labels_rows, l, problem, via_dual, use_newton):
-    """One sub-problem by Clarabel or, for (S(W)), by
-    :func:`~polyrank.ordinal.screened.solve_soft_primal` (``use_newton``);
-    ``problem`` = (soft, c, nonneg, qp_tol, name).  Returns coef, p, the
-    multipliers y_lo, y_up, the optimum (a lower bound), the solver's
-    seconds and 1 when a "newton" solve went to Clarabel (else 0)."""
-    soft, c, nonneg, qp_tol, name = problem
-    if use_newton:
-        sol = solve_soft_primal(A_rows, labels_rows, l, c, qp_tol)
-        if sol is not None:
-            return (*sol, 0)
-    if via_dual:
-        coef, p, y_lo, y_up, res = _solve_sub_dual(A_rows, labels_rows, l, soft, c,
-                                                   qp_tol, name)
-        return coef, p, y_lo, y_up, res.lower_bound, res.solve_time_s, 0
-    coef, p, _, _, y_lo, y_up, res = _solve_sub(A_rows, P_coef, labels_rows, l, soft, c,
-                                                nonneg, qp_tol, name)
-    return coef, p, y_lo, y_up, res.primal_objective, res.solve_time_s, int(use_newton)
-
-
-def _solve_sub_dual(K_rows, labels_rows, l, soft, c, qp_tol, name):
-    # c: (r,) slack penalty per object of the working set
-    """Solve (H-bar(W)), (H~(W)), (S-bar(W)) or (S~(W)) through its
-    Lagrangian dual (the fixed-margin dual of Shashua & Levin, the paper's
-    ref. [6])::
-
-        max  1'(a + b) - 1/4 (a - b)' K_W (a - b)
-        s.t. sum_{i in W, l_i = k} a_i = sum_{i in W, l_i = k - 1} b_i  (k = 1..l)
-             0 <= a, b (<= c for the soft margin)
-
-    with a_i (b_i) the multiplier of the lower (upper) constraint of object
-    i.  Then lambda_W = (a - b) / 2 and p = minus the multipliers of the
-    equalities solve the sub-problem (KKT).  The primal form itself is
-    degenerate: every lambda + null(K_W) is optimal, an unbounded optimal
-    face on which Clarabel's interior point stops with NumericalError for
-    the hard margin; the dual's optimal set is bounded (Slater)."""
-    r = K_rows.shape[0]
-    lo = np.flatnonzero(labels_rows >= 1)
-    up = np.flatnonzero(labels_rows <= l - 1)
-    sel = np.r_[lo, up]
-    sign = np.r_[np.ones(lo.size), -np.ones(up.size)]
-    M = sign[:, None] * K_rows[np.ix_(sel, sel)] * sign[None, :]
-    nz = sel.size
-    A_eq = sp.csr_matrix(
-        (np.r_[np.ones(lo.size), -np.ones(up.size)],
-         (np.r_[labels_rows[lo] - 1, labels_rows[up]], np.arange(nz))), shape=(l, nz))
-    if soft:
-        G = sp.vstack([-sp.identity(nz), sp.identity(nz)], format="csc")
-        h = np.r_[np.zeros(nz), c[lo], c[up]]
-    else:
-        G = -sp.identity(nz, format="csc")
-        h = np.zeros(nz)
-    try:
-        res = solve_qp(0.5 * (M + M.T) * 0.5, -np.ones(nz), A_eq=A_eq, b_eq=np.zeros(l),
-                       G=G, h=h, tol=qp_tol, max_iter=500)
-    except RuntimeError as exc:
-        raise _qp_failure(exc, name, soft, "Clarabel on its dual") from None
-    z = np.maximum(res.x, 0.0)
-    y_lo = np.zeros(r)
-    y_up = np.zeros(r)
-    y_lo[lo] = z[:lo.size]
-    y_up[up] = z[lo.size:]
-    coef = 0.5 * (y_lo - y_up)
-    p = -res.dual["eq"]
-    # the dual's optimum, a lower bound on the sub-problem's optimum
-    res.lower_bound = -res.primal_objective
-    return coef, p, y_lo, y_up, res
-
-
 # -------------------------------------------------------------------- driver
-
-def _kernel_columns(X, rows, kernel, params) -> np.ndarray:
-    """kappa(x^i, x^j) for all i and the objects j in ``rows``: (n, |rows|);
-    CSR X (linear kernel) by a sparse product."""
-    if sp.issparse(X):
-        return np.asarray((X @ X[rows].T).toarray(), dtype=np.float64)
-    # direct formulas (sklearn's pairwise_kernels validates its input on every
-    # call: milliseconds per sub-problem); the whole QP uses kernel_matrix
-    Y = X[rows]
-    if kernel == "rbf":
-        out = np.empty((X.shape[0], Y.shape[0]))
-        _kernels.rbf_columns(X, Y, params["gamma"], out)
-        return out
-    G = X @ Y.T
-    if kernel == "poly":
-        G *= params["gamma"]
-        G += params["coef0"]
-        G **= params["degree"]
-    return G
-
 
 def _kernel_params(kernel, gamma, degree, coef0, n_features):
     if kernel == "precomputed":
@@ -480,11 +302,33 @@ def _kernel_params(kernel, gamma, degree, coef0, n_features):
     return check_kernel_params(kernel, gamma, degree, coef0, n_features)
 
 
-def _check_problem(X, labels, margin, representation, method, subproblem_solver, c,
-                   nonneg, kernel, gamma, degree, coef0, sample_weight, init_scores):
-    """Validate the problem of :func:`solve_ordinal`; return X (float64,
-    dense or CSR), the labels and l, the per-object penalties c_i, the
-    initial scores and the checked kernel parameters."""
+@dataclass(frozen=True)
+class _Options:
+    """The checked settings of one :func:`solve_ordinal` (see there)."""
+
+    margin: str
+    representation: str
+    kernel: str
+    nonneg: bool
+    method: str
+    subproblem_solver: str
+    c: float
+    add_per_iter: int
+    tol: float
+    qp_tol: float
+    max_iter: int
+
+    @property
+    def soft(self) -> bool:
+        return self.margin == "soft"
+
+    @property
+    def primal(self) -> bool:
+        return self.representation == "primal"
+
+
+def _check_choices(margin, representation, method, subproblem_solver, nonneg) -> None:
+    """The named choices of :func:`solve_ordinal` and their combinations."""
     if margin not in MARGINS:
         raise ValueError(f"margin: expected one of {MARGINS}, got {margin!r}")
     if representation not in REPRESENTATIONS:
@@ -501,33 +345,44 @@ def _check_problem(X, labels, margin, representation, method, subproblem_solver,
                          "only (margin='soft', representation='primal', nonneg=False), got "
                          f"margin={margin!r}, representation={representation!r}, "
                          f"nonneg={nonneg!r}")
+
+
+def _check_options(margin, representation, method, subproblem_solver, c, nonneg, kernel,
+                   tol, qp_tol, add_per_iter, max_iter, weighted: bool) -> _Options:
+    """Validate the settings of :func:`solve_ordinal` (no data: also the
+    trusted path checks them); ``weighted``: sample weights were given."""
+    _check_choices(margin, representation, method, subproblem_solver, nonneg)
     c = check_positive(c, "c")
     if not isinstance(nonneg, (bool, np.bool_)):
         raise TypeError(f"nonneg: expected a bool, got {type(nonneg).__name__}")
-    X = check_X(X, kernel)
-    n, m = X.shape
-    labels, l = check_labels(labels, n)
-    c_obj = np.full(n, c)
-    if sample_weight is not None:
-        if margin != "soft":
-            raise ValueError("sample_weight: needs margin='soft' (the hard margin "
-                             "problem has no per-object penalty to weight)")
-        sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
-        if np.any(sw < 0):
-            raise ValueError("sample_weight: weights must be >= 0")
-        c_obj = c * sw
+    if weighted and margin != "soft":
+        raise ValueError("sample_weight: needs margin='soft' (the hard margin "
+                         "problem has no per-object penalty to weight)")
     primal = representation == "primal"
     if primal and kernel != "linear":
         raise ValueError(f"kernel: the primal representation ((H), (S)) needs "
                          f"kernel='linear', got {kernel!r}; use representation='dual'")
     if primal and nonneg:
         raise ValueError("nonneg: lambda >= 0 needs representation='dual' (H~+)")
-    params = _kernel_params(kernel, gamma, degree, coef0, m)
-    if init_scores is None:
-        init_scores = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
-    else:
+    return _Options(margin, representation, kernel, bool(nonneg), method, subproblem_solver,
+                    c, check_int(add_per_iter, "add_per_iter", minimum=1),
+                    check_positive(tol, "tol", strict=False), check_positive(qp_tol, "qp_tol"),
+                    check_int(max_iter, "max_iter", minimum=1))
+
+
+def _check_data(X, labels, kernel, sample_weight, init_scores):
+    """Validate the data of :func:`solve_ordinal`: X (float64, dense or
+    CSR), the labels and l, the weights and the initial scores."""
+    X = check_X(X, kernel)
+    n = X.shape[0]
+    labels, l = check_labels(labels, n)
+    if sample_weight is not None:
+        sample_weight = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
+        if np.any(sample_weight < 0):
+            raise ValueError("sample_weight: weights must be >= 0")
+    if init_scores is not None:
         init_scores = as_float_array(init_scores, "init_scores", ndim=1, shape=(n,))
-    return X, labels, l, c_obj, init_scores, params
+    return X, labels, l, sample_weight, init_scores
 
 
 class _Search:
@@ -557,6 +412,13 @@ class _Search:
                                          self.tol, self.chosen)
         return big, n_viol, n_new
 
+    def price(self, nu, n_new):
+        """Column generation of (H~+): add to ``chosen`` (after its first
+        ``n_new``) at most ``max(1, add_per_iter // 2)`` objects outside W
+        whose reduced cost ``nu`` is below -tol; return the new count."""
+        return _kernels.select_columns(nu, self.in_w, max(1, self.add_per_iter // 2),
+                                       self.tol, self.chosen, n_new)
+
 
 def _upper_bound(reg, f, labels, thr_ext, c_obj):
     """Upper bound on the whole problem's optimum at the scores f (the trace's
@@ -571,111 +433,6 @@ def _upper_bound(reg, f, labels, thr_ext, c_obj):
                                    np.empty(n), np.empty(n))
     v_all = max(v_all, 0.0)
     return reg / (1.0 - v_all) ** 2 if v_all < 1.0 else math.nan
-
-
-def _add_kernel_columns(Kcols, X, w_size, new, kernel, params):
-    """Append the kernel columns of the objects ``new`` after the first
-    ``w_size`` columns of Kcols, growing its buffer geometrically; return
-    the (possibly new) buffer."""
-    n = Kcols.shape[0]
-    if w_size + new.size > Kcols.shape[1]:
-        grown = np.empty((n, min(n, 2 * Kcols.shape[1] + new.size)))
-        grown[:, :w_size] = Kcols[:, :w_size]
-        Kcols = grown
-    Kcols[:, w_size:w_size + new.size] = _kernel_columns(X, new, kernel, params)
-    return Kcols
-
-
-class _DualCD:
-    """The SMO sub-problem solver's warm state (``subproblem_solver=
-    "dual_cd"``): K_W and the dual (a, b), grown with W.
-
-    Sub-problems are solved loosely (:data:`DUAL_CD_LOOSE_EPS`) while objects
-    outside W are violated (they only steer the search); the last one again
-    to ``max(qp_tol, DUAL_CD_MIN_EPS)``.
-    """
-
-    def __init__(self, Kcols, W, c_obj, qp_tol):
-        self.cap = Kcols.shape[1]
-        self.KW = np.empty((self.cap, self.cap))
-        self.KW[:W.size, :W.size] = Kcols[W, :W.size]
-        self.a = np.zeros(self.cap)
-        self.b = np.zeros(self.cap)
-        self.f = np.empty(self.cap)
-        self.bound = c_obj[W] if c_obj is not None else np.full(W.size, np.inf)
-        self.eps = max(qp_tol, DUAL_CD_MIN_EPS)
-        self.eps_now = max(self.eps, DUAL_CD_LOOSE_EPS)
-
-    def solve(self, W, l, f, Kcols, search, fallback):
-        """Solve the sub-problem on W (warm), Clarabel deciding when SMO does
-        not converge in its step budget.  ``f``: the scores of the last
-        solve over all N, or None; ``fallback``: (soft, c_W, qp_tol, name)
-        for :func:`_solve_sub_dual`.  Returns (coef, p, y_lo, y_up, lower
-        bound, seconds, SMO steps, 1 if Clarabel solved it else 0)."""
-        w_size = W.size
-        p = np.empty(l)
-        lab_w = search.labels[W]
-        sub_time = 0.0
-        steps = 0
-        while True:
-            t_cd = time.perf_counter()
-            f_given = f is not None         # f of the last solve, over all N
-            if f_given:
-                self.f[:w_size] = f[W]
-            cd_status, st, _, lower = _kernels.dual_cd(
-                self.KW[:w_size, :w_size], lab_w, l + 1, self.bound, self.a[:w_size],
-                self.b[:w_size], self.f[:w_size], f_given, self.eps_now,
-                1000 * w_size + 100000, p,
-                DUAL_CD_GAP_TOL if self.eps_now <= self.eps else -1.0)
-            sub_time += time.perf_counter() - t_cd
-            steps += int(st)
-            if cd_status != 0:
-                # not converged in the step budget, or an unbounded direction
-                # (a hard margin sub-problem that is infeasible): Clarabel
-                # decides (and raises InfeasibleError when it is infeasible)
-                soft, c_w, qp_tol, name = fallback
-                coef, p, y_lo, y_up, res = _solve_sub_dual(
-                    self.KW[:w_size, :w_size].copy(), lab_w, l, soft, c_w, qp_tol, name)
-                self.a[:w_size] = y_lo
-                self.b[:w_size] = y_up
-                return (coef, p, y_lo, y_up, res.lower_bound, sub_time + res.solve_time_s,
-                        steps, 1)
-            y_lo = self.a[:w_size].copy()
-            y_up = self.b[:w_size].copy()
-            coef = 0.5 * (y_lo - y_up)
-            if self.eps_now <= self.eps:
-                break
-            # solved loosely: if nothing outside W is violated, solve the
-            # same W again to full accuracy (warm) before the real check
-            t_chk = time.perf_counter()
-            f = Kcols[:, :w_size] @ coef
-            _, _, n_loose = search.run(f, p)
-            sub_time += time.perf_counter() - t_chk
-            if n_loose > 0:
-                break
-            self.eps_now = self.eps
-        return coef, p, y_lo, y_up, lower, sub_time, steps, 0
-
-    def grow(self, W, new, Kcols, c_obj):
-        """Add the objects ``new`` to W: K_W's new rows and columns from
-        Kcols (already holding their columns), a = b = 0 for them."""
-        w_new = W.size + new.size
-        if w_new > self.cap:
-            self.cap = Kcols.shape[1]
-            grown = np.empty((self.cap, self.cap))
-            grown[:W.size, :W.size] = self.KW[:W.size, :W.size]
-            self.KW = grown
-            for attr in ("a", "b"):
-                big = np.zeros(self.cap)
-                big[:W.size] = getattr(self, attr)[:W.size]
-                setattr(self, attr, big)
-            self.f = np.empty(self.cap)
-        W_all = np.concatenate([W, new])
-        self.KW[:w_new, W.size:w_new] = Kcols[W_all, W.size:w_new]
-        self.KW[W.size:w_new, :W.size] = self.KW[:W.size, W.size:w_new].T
-        self.a[W.size:w_new] = 0.0
-        self.b[W.size:w_new] = 0.0
-        self.bound = c_obj[W_all] if c_obj is not None else np.full(w_new, np.inf)
 
 
 def _solution_over_n(coef, y_lo, y_up, W, f, labels, thr_ext, n, primal, soft):
@@ -909,94 +666,136 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
     >>> round(r.primal_objective, 8)     # ||w||^2 with w = 1: margin 2 between layers
     1.0
     """
-    X, labels, l, c_obj, init_scores, params = _check_problem(
-        X, labels, margin, representation, method, subproblem_solver, c, nonneg, kernel,
-        gamma, degree, coef0, sample_weight, init_scores)
-    tol = check_positive(tol, "tol", strict=False)
-    qp_tol = check_positive(qp_tol, "qp_tol")
-    add_per_iter = check_int(add_per_iter, "add_per_iter", minimum=1)
-    max_iter = check_int(max_iter, "max_iter", minimum=1)
-    n, m = X.shape
-    soft = margin == "soft"
-    primal = representation == "primal"
-    via_dual = not primal and not nonneg
-    use_cd = via_dual and method == "generation" and (
-        subproblem_solver == "dual_cd" or (subproblem_solver == "auto" and soft))
-    use_newton = primal and soft and not nonneg and (
-        subproblem_solver == "newton"
-        or (subproblem_solver == "auto" and m + l <= MAX_NEWTON_DIM))
-    name = formulation_name(margin, representation, kernel, bool(nonneg))
-    algorithm = algorithm_name(name) if method == "generation" else "full QP"
-    runner = CallbackRunner(callback, callback_every)
+    opts = _check_options(margin, representation, method, subproblem_solver, c, nonneg, kernel,
+                          tol, qp_tol, add_per_iter, max_iter, sample_weight is not None)
+    X, labels, l, sample_weight, init_scores = _check_data(X, labels, kernel, sample_weight,
+                                                           init_scores)
+    params = _kernel_params(kernel, gamma, degree, coef0, X.shape[1])
+    return _solve_checked(X, labels, l, opts, params, sample_weight, init_scores,
+                          callback, callback_every)
 
-    search = _Search(labels, l, add_per_iter, tol)
-    thr_ext, in_w, chosen = search.thr_ext, search.in_w, search.chosen
-    if method == "full":
-        W = np.arange(n, dtype=np.int64)
-    else:
-        W = initial_working_set(init_scores, labels, l + 1)
-    in_w[W] = True
-    n_init = W.size
+
+def solve_ordinal_trusted(X, labels, *, sample_weight=None, callback=None,
+                          callback_every: int = 1, **options) -> SolverResult:
+    """:func:`solve_ordinal` on data a caller has validated already: the
+    trusted path of the estimators (validate once, ``CONTRIBUTING.md``).
+
+    Parameters
+    ----------
+    X : ndarray of float64 or scipy.sparse.csr_matrix (canonical), shape (n, m)
+        Finite, as :func:`polyrank.validation.validate_X` or
+        :func:`polyrank.validation.check_design` returns it (sparse only
+        with the linear kernel).
+    labels : ndarray of int64, shape (n,)
+        0..l with every label used (as :func:`check_labels` returns them).
+    sample_weight : ndarray of float64 (n,) or None
+        Finite and >= 0 (as :func:`polyrank.validation.check_sample_weight`
+        returns them).
+    callback, callback_every :
+        As :func:`solve_ordinal`.
+    **options
+        The other keyword arguments of :func:`solve_ordinal` (``margin``,
+        ``c``, ``kernel`` ...), checked as there (they cost no pass over the
+        data); ``init_scores``, if given, is trusted too (float64 (n,)).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`solve_ordinal`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad settings, as :func:`solve_ordinal`; the data is not checked.
+    """
+    kw = trusted_options(solve_ordinal, options)
+    opts = _check_options(kw["margin"], kw["representation"], kw["method"],
+                          kw["subproblem_solver"], kw["c"], kw["nonneg"], kw["kernel"],
+                          kw["tol"], kw["qp_tol"], kw["add_per_iter"], kw["max_iter"],
+                          sample_weight is not None)
+    params = _kernel_params(kw["kernel"], kw["gamma"], kw["degree"], kw["coef0"], X.shape[1])
+    return _solve_checked(X, labels, int(labels.max()), opts, params, sample_weight,
+                          kw["init_scores"], callback, callback_every)
+
+
+class _Outcome(NamedTuple):
+    """Where the generation loop stopped: its status and iterations, the
+    last sub-problem's solution (on ``W_solved``), the scores f, its
+    objective ``reg`` and upper bound, the violated objects left, the
+    thresholds (-inf, p, +inf) and the seconds inside the sub-problem solver."""
+
+    status: str
+    it: int
+    sol: SubSolution
+    f: np.ndarray
+    W_solved: np.ndarray
+    reg: float
+    upper: float
+    n_viol: int
+    thr_ext: np.ndarray
+    qp_time: float
+
+
+def _solve_checked(X, labels, l, opts: _Options, params, sample_weight, init_scores,
+                   callback, callback_every) -> SolverResult:
+    """:func:`solve_ordinal` after its checks: set up W^0, the sub-problem
+    data and solver, run the generation loop, assemble the result."""
+    n = X.shape[0]
+    c_obj = np.full(n, opts.c) if sample_weight is None else opts.c * sample_weight
+    if init_scores is None:
+        init_scores = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+    name = formulation_name(opts.margin, opts.representation, opts.kernel, opts.nonneg)
+    runner = CallbackRunner(callback, callback_every)
+    search = _Search(labels, l, opts.add_per_iter, opts.tol)
+    full = opts.method == "full"
+    W = (np.arange(n, dtype=np.int64) if full
+         else initial_working_set(init_scores, labels, l + 1))
+    search.in_w[W] = True
     # kernel columns kappa(x^i, x^j), j in W, in insertion order (dual only)
-    Kcols = (np.empty((n, 0)) if primal
-             else _add_kernel_columns(np.empty((n, n if method == "full" else
-                                                max(64, 2 * W.size))),
-                                      X, 0, W, kernel, params))
-    cd = _DualCD(Kcols, W, c_obj if soft else None, qp_tol) if use_cd else None
-    n_fallback = 0
-    cd_steps = 0
+    data = (PrimalRows(X) if opts.primal
+            else KernelColumns(X, opts.kernel, params, W, n if full else max(64, 2 * W.size)))
+    problem = Subproblem(labels, l, opts.soft, c_obj, opts.nonneg, opts.qp_tol, name)
+    solver = make_subproblem_solver(opts.subproblem_solver, problem, data, W,
+                                    primal=opts.primal, method=opts.method)
+    out = _generate(solver, search, W, opts.max_iter, runner)
+    return _result(out, solver, opts, runner, params, n_init=W.size)
+
+
+def _generate(solver: SubproblemSolver, search: _Search, W, max_iter: int,
+              runner: CallbackRunner) -> _Outcome:
+    """The loop of Steps 2-5: solve on W, search the violated constraints
+    (and, for (H~+), price the columns) over N, grow W, until nothing is
+    violated, the callback stops or ``max_iter`` sub-problems."""
+    problem, data = solver.problem, solver.data
     f = None                            # the scores of the last sub-problem
     status = STATUS_MAX_ITER
     qp_time = 0.0
     it = 0
-    upper = lower = math.nan
     gen_pending = 0.0                   # kernel columns computed for the next sub-problem
     while it < max_iter:
         it += 1
         t_gen = time.perf_counter()
         w_size = W.size
-        if primal:
-            A_rows = X[W].toarray() if sp.issparse(X) else X[W]
-            P_coef = np.eye(m)
-        elif use_cd:
-            A_rows = P_coef = cd.KW[:w_size, :w_size]   # symmetric already
-        else:
-            Kw = Kcols[:, :w_size]
-            A_rows = Kw[W]
-            P_coef = 0.5 * (A_rows + A_rows.T)
-            A_rows = P_coef
-        if use_cd:
-            coef, p, y_lo, y_up, lower, sub_time, steps, fell_back = cd.solve(
-                W, l, f, Kcols, search, (soft, c_obj[W], qp_tol, name))
-            n_fallback += fell_back
-            cd_steps += steps
-        else:
-            coef, p, y_lo, y_up, lower, sub_time, fell_back = _solve_once(
-                A_rows, P_coef, labels[W], l, (soft, c_obj[W], bool(nonneg), qp_tol, name),
-                via_dual, use_newton)
-            n_fallback += fell_back
-            steps = 0
-        qp_time += sub_time
+        sol = solver.solve(W, f, search)
+        qp_time += sol.seconds
         # Fig. 4: generation = everything of this call but the solve
-        gen_s = time.perf_counter() - t_gen - sub_time + gen_pending
+        gen_s = time.perf_counter() - t_gen - sol.seconds + gen_pending
         t_feas = time.perf_counter()
-        f = np.asarray(X @ coef).ravel() if primal else Kcols[:, :w_size] @ coef
-        big, n_viol, n_new = search.run(f, p)
-        if nonneg:
+        f = data.scores(sol.coef, w_size)
+        big, n_viol, n_new = search.run(f, sol.p)
+        if problem.nonneg:
             # reduced costs of the columns outside W (KKT of (H~+))
-            nu = Kcols[:, :w_size] @ (2.0 * coef + y_up - y_lo)
-            n_new = _kernels.select_columns(nu, in_w, max(1, add_per_iter // 2),
-                                            tol, chosen, n_new)
-        reg = float(coef @ (P_coef @ coef))
-        upper = _upper_bound(reg, f, labels, thr_ext, c_obj if soft else None)
+            n_new = search.price(data.K[:, :w_size] @ (2.0 * sol.coef + sol.y_up - sol.y_lo),
+                                 n_new)
+        reg = float(sol.coef @ (sol.P @ sol.coef))
+        upper = _upper_bound(reg, f, problem.labels, search.thr_ext, problem.c_soft)
         W_solved = W
-        feas_s = time.perf_counter() - t_feas
-        stop = runner.record(it, upper, lower, n_rows=float(w_size),
-                             n_cols=float(m if primal else w_size),
+        stop = runner.record(it, upper, sol.lower, n_rows=float(w_size),
+                             n_cols=float(data.n_cols(w_size)),
                              n_added=float(n_new), n_violated=float(n_viol),
                              max_violation=float(max(big, 0.0)), gen_s=gen_s,
-                             solve_s=float(sub_time), feas_s=feas_s,
-                             cd_steps=float(steps))
+                             solve_s=float(sol.seconds), feas_s=time.perf_counter() - t_feas,
+                             cd_steps=float(sol.steps))
         if n_new == 0:
             status = STATUS_CONVERGED
             break
@@ -1004,29 +803,55 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
             status = STATUS_CALLBACK
             break
         t_cols = time.perf_counter()
-        new = chosen[:n_new].copy()
-        in_w[new] = True
-        if not primal:
-            Kcols = _add_kernel_columns(Kcols, X, W.size, new, kernel, params)
-        if use_cd:
-            cd.grow(W, new, Kcols, c_obj if soft else None)
+        new = search.chosen[:n_new].copy()
+        search.in_w[new] = True
+        data.add(W.size, new)
+        solver.grow(W, new)
         W = np.concatenate([W, new])
         gen_pending = time.perf_counter() - t_cols
-    # the solution of the last sub-problem, on W_solved (W may have grown
-    # after it when max_iter was reached)
+    return _Outcome(status, it, sol, f, W_solved, reg, upper, n_viol, search.thr_ext, qp_time)
+
+
+def _result(out: _Outcome, solver: SubproblemSolver, opts: _Options, runner: CallbackRunner,
+            params, n_init: int) -> SolverResult:
+    """The :class:`SolverResult` of the last sub-problem's solution, on
+    ``W_solved`` (W may have grown after it when max_iter was reached)."""
+    problem, sol, f, W_solved = solver.problem, out.sol, out.f, out.W_solved
+    labels, c_obj, n = problem.labels, problem.c_obj, problem.labels.size
     x, slack_lo, slack_up, y_lo_n, y_up_n = _solution_over_n(
-        coef, y_lo, y_up, W_solved, f, labels, thr_ext, n, primal, soft)
+        sol.coef, sol.y_lo, sol.y_up, W_solved, f, labels, out.thr_ext, n, opts.primal,
+        opts.soft)
     return finish(
-        runner, status, solver="ordinal-" + method, x=x, dual={"y_lo": y_lo_n, "y_up": y_up_n},
-        primal=upper, dual_objective=lower, nit=it, unit="sub-problems",
-        rule=(f"no constraint outside W violated by more than tol={tol:g} "
+        runner, out.status, solver="ordinal-" + opts.method, x=x,
+        dual={"y_lo": y_lo_n, "y_up": y_up_n}, primal=out.upper, dual_objective=sol.lower,
+        nit=out.it, unit="sub-problems",
+        rule=(f"no constraint outside W violated by more than tol={opts.tol:g} "
               f"(|W| = {W_solved.size} of n = {n})"),
-        progress=f"{n_viol} objects outside W still violate a constraint",
-        limit=f"max_iter={max_iter}", thresholds=p, scores=f, predictions=predict_labels(f, p),
-        working_set=W_solved.copy(), slack_lo=slack_lo, slack_up=slack_up,
-        objective=float(reg + float(c_obj @ (slack_lo + slack_up)) if soft else reg),
+        progress=f"{out.n_viol} objects outside W still violate a constraint",
+        limit=f"max_iter={opts.max_iter}", thresholds=sol.p, scores=f,
+        predictions=predict_labels(f, sol.p), working_set=W_solved.copy(),
+        slack_lo=slack_lo, slack_up=slack_up,
+        objective=float(out.reg + float(c_obj @ (slack_lo + slack_up)) if opts.soft
+                        else out.reg),
         n_added=int(W_solved.size - n_init), n_initial=int(n_init),
-        formulation=name, algorithm=algorithm,
-        qp_time_s=qp_time,
-        subproblem_solver="dual_cd" if use_cd else "newton" if use_newton else "clarabel",
-        n_fallback=n_fallback, cd_steps=cd_steps, kernel=kernel, kernel_params=params)
+        formulation=problem.name,
+        algorithm=algorithm_name(problem.name) if opts.method == "generation" else "full QP",
+        qp_time_s=out.qp_time, subproblem_solver=solver.name, n_fallback=solver.n_fallback,
+        cd_steps=solver.cd_steps, kernel=opts.kernel, kernel_params=params)
+
+
+def trusted_options(driver, options: dict) -> dict:
+    """The keyword-only arguments of ``driver`` (a public driver) with their
+    defaults, updated by ``options``: the settings of its trusted path.
+
+    Raises
+    ------
+    TypeError
+        If ``options`` holds a name ``driver`` does not take.
+    """
+    defaults = {k: v.default for k, v in inspect.signature(driver).parameters.items()
+                if v.kind is v.KEYWORD_ONLY}
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise TypeError(f"{driver.__name__}_trusted: unknown keyword arguments {unknown}")
+    return {**defaults, **options}

@@ -21,7 +21,7 @@ from ..validation import check_int
 from . import _kernels
 from .generation import check_labels, check_X
 
-__all__ = ["prank", "prank_decision", "KERNEL_CODES"]
+__all__ = ["prank", "prank_trusted", "prank_decision", "KERNEL_CODES"]
 
 #: numba codes of the kernel names of :mod:`polyrank.kernels`
 KERNEL_CODES = {"linear": _kernels.LINEAR, "rbf": _kernels.RBF, "poly": _kernels.POLY}
@@ -114,12 +114,45 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
     >>> prank(X, [0, 0, 1, 1]).message          # one pass, the on-line protocol
     'completed 1 passes (max_iter=1); 2 mistakes in the last pass'
     """
-    sparse = sp.issparse(X)
     X = check_X(X, kernel)
+    labels, _ = check_labels(labels, X.shape[0])
+    return prank_trusted(X, labels, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                         max_iter=max_iter, shuffle=shuffle, random_state=random_state,
+                         average=average, callback=callback, callback_every=callback_every)
+
+
+def prank_trusted(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
+                  coef0: float = 1.0, max_iter: int = 1, shuffle: bool = False,
+                  random_state=None, average: bool = False, callback=None,
+                  callback_every: int = 1) -> SolverResult:
+    """:func:`prank` on data a caller has validated already (the estimator
+    :class:`~polyrank.ordinal.PRank`; validate once, ``CONTRIBUTING.md``).
+
+    Parameters
+    ----------
+    X : ndarray of float64 or canonical scipy.sparse CSR, shape (n, m)
+        Finite; sparse only with the linear kernel.
+    labels : ndarray of int64, shape (n,)
+        0..l with every label used.
+    kernel, gamma, degree, coef0, max_iter, shuffle, random_state, average, callback, \
+callback_every :
+        As :func:`prank`; checked here as there (no pass over the data).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`prank`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad settings, as :func:`prank`; the data is not checked again.
+    """
+    sparse = sp.issparse(X)
     if sparse:
         X.sort_indices()
     n, m = X.shape
-    labels, l = check_labels(labels, n)
+    l = int(labels.max())
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     kargs, params = _kernel_args(kernel, gamma, degree, coef0, m)
     rng = np.random.default_rng(random_state)

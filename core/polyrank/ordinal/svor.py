@@ -75,10 +75,12 @@ from ..result import (
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from . import _kernels
-from .generation import _kernel_columns, _kernel_params, check_labels, check_X, predict_labels
+from .generation import _kernel_params, check_labels, check_X, predict_labels, trusted_options
+from .subproblems import _kernel_columns
 
-__all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "SVOR_SOLVERS", "THRESHOLD_LOSSES",
-           "DEFAULT_TOL", "DEFAULT_MAX_ITER", "SVOR_LINEAR_C", "PAPER_C"]
+__all__ = ["solve_svor", "solve_svor_trusted", "loss_thresholds", "SVOR_LOSSES",
+           "SVOR_SOLVERS", "THRESHOLD_LOSSES", "DEFAULT_TOL", "DEFAULT_MAX_ITER",
+           "SVOR_LINEAR_C", "PAPER_C"]
 
 #: the losses L of :func:`solve_svor`
 SVOR_LOSSES = ("squared_hinge", "hinge")
@@ -114,21 +116,16 @@ def _gram_bytes_ok(n: int) -> None:
 
 
 class _Problem:
-    """The checked data of one SVOR solve: X (dense or CSR) or the Gram
+    """The checked data of one SVOR solve (checked by the caller: validate
+    once): X (dense or CSR) or the Gram
     matrix, labels, l, per-object U_i and D_i, the objects with a positive
     weight and the per-object penalties c_i = c v_i."""
 
-    def __init__(self, X, labels, c, loss, kernel, params, sample_weight):
+    def __init__(self, X, labels, l, c, loss, kernel, params, sample_weight):
         n = X.shape[0]
-        self.X, self.kernel, self.params = X, kernel, params
-        self.labels, self.l = check_labels(labels, n)
-        cw = np.full(n, c)
-        if sample_weight is not None:
-            sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
-            if np.any(sw < 0):
-                raise ValueError("sample_weight: weights must be >= 0")
-            cw = c * sw
-        self.cw = cw
+        self.X, self.kernel, self.params, self.loss = X, kernel, params, loss
+        self.labels, self.l = labels, l
+        self.cw = cw = np.full(n, c) if sample_weight is None else c * sample_weight
         self.squared = loss == "squared_hinge"
         pos = cw > 0
         self.upper = np.full(n, np.inf) if self.squared else 0.5 * cw
@@ -189,21 +186,18 @@ class _State:
 
     def run_pass(self, prob: _Problem) -> float:
         """One pass over the active objects; returns the largest |alpha change|."""
+        arrays = _kernels.SvorArrays(prob.sqnorm, prob.labels, prob.upper, prob.diag,
+                                     self.alpha, self.b, self.active, self.rows, self.rng,
+                                     self.pg)
         K = prob.K
         if K is not None:
-            self.m, moved = _kernels.svor_pass_gram(
-                K, prob.labels, prob.l, self.alpha, self.b, self.u, self.f, prob.upper,
-                prob.diag, self.active, self.rows, self.m, self.rng, self.pg)
+            self.m, moved = _kernels.svor_pass_gram(K, self.u, self.f, arrays, prob.l, self.m)
         elif sp.issparse(prob.X):
             X = prob.X
-            self.m, moved = _kernels.svor_pass_csr(
-                X.indptr, X.indices, X.data, prob.sqnorm, prob.labels, prob.l, self.alpha,
-                self.b, self.w, prob.upper, prob.diag, self.active, self.rows, self.m,
-                self.rng, self.pg)
+            self.m, moved = _kernels.svor_pass_csr(X.indptr, X.indices, X.data, self.w,
+                                                   arrays, prob.l, self.m)
         else:
-            self.m, moved = _kernels.svor_pass_dense(
-                prob.X, prob.sqnorm, prob.labels, prob.l, self.alpha, self.b, self.w,
-                prob.upper, prob.diag, self.active, self.rows, self.m, self.rng, self.pg)
+            self.m, moved = _kernels.svor_pass_dense(prob.X, self.w, arrays, prob.l, self.m)
         return float(moved)
 
     def shrink_schedule(self, prob: _Problem, all_active: bool) -> None:
@@ -311,7 +305,9 @@ class _SquaredHinge:
             - self._data
 
 
-def _check_svor(X, c, loss, kernel, gamma, degree, coef0, solver, tol, max_iter):
+def _check_svor(c, loss, kernel, solver, tol, max_iter):
+    """The settings of :func:`solve_svor` (no data); returns c, the solver
+    ("auto" resolved), tol and max_iter."""
     if loss not in SVOR_LOSSES:
         raise ValueError(f"loss: expected one of {SVOR_LOSSES}, got {loss!r}")
     if solver not in SVOR_SOLVERS:
@@ -326,9 +322,17 @@ def _check_svor(X, c, loss, kernel, gamma, degree, coef0, solver, tol, max_iter)
     tol = DEFAULT_TOL[solver] if tol is None else check_positive(tol, "tol")
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else check_int(
         max_iter, "max_iter", minimum=1)
-    X = check_X(X, kernel)
-    params = _kernel_params(kernel, gamma, degree, coef0, X.shape[1])
-    return X, c, solver, tol, max_iter, params
+    return c, solver, tol, max_iter
+
+
+def _check_weights(sample_weight, n: int):
+    """Sample weights (n,) >= 0 as float64, or None."""
+    if sample_weight is None:
+        return None
+    sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
+    if np.any(sw < 0):
+        raise ValueError("sample_weight: weights must be >= 0")
+    return sw
 
 
 def _relative_gap(primal, dual):
@@ -491,14 +495,65 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
     >>> r.status, r.svor_solver, bool(r.thresholds[0] < r.thresholds[1]), bool(r.x[0] > 0)
     ('converged', 'tron', True, True)
     """
-    X, c, solver, tol, max_iter, params = _check_svor(X, c, loss, kernel, gamma, degree,
-                                                      coef0, solver, tol, max_iter)
+    c, solver, tol, max_iter = _check_svor(c, loss, kernel, solver, tol, max_iter)
+    X = check_X(X, kernel)
+    params = _kernel_params(kernel, gamma, degree, coef0, X.shape[1])
+    labels, l = check_labels(labels, X.shape[0])
+    sample_weight = _check_weights(sample_weight, X.shape[0])
+    return _svor_checked(_Problem(X, labels, l, c, loss, kernel, params, sample_weight),
+                         solver, tol, max_iter, int(random_state), callback, callback_every)
+
+
+def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
+                       callback_every: int = 1, **options) -> SolverResult:
+    """:func:`solve_svor` on data a caller has validated already: the
+    trusted path of the estimators (validate once, ``CONTRIBUTING.md``).
+
+    Parameters
+    ----------
+    X : ndarray of float64 or canonical scipy.sparse CSR, shape (n, m)
+        Finite (as :func:`polyrank.validation.validate_X` returns it);
+        sparse only with the linear kernel.
+    labels : ndarray of int64, shape (n,)
+        0..l with every label used.
+    sample_weight : ndarray of float64 (n,) or None
+        Finite and >= 0.
+    callback, callback_every :
+        As :func:`solve_svor`.
+    **options
+        The other keyword arguments of :func:`solve_svor` (``c``, ``loss``,
+        ``kernel`` ...), checked as there (no pass over the data).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`solve_svor`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad settings, as :func:`solve_svor`; the data is not checked.
+    MemoryError
+        As :func:`solve_svor`.
+    """
+    kw = trusted_options(solve_svor, options)
+    c, solver, tol, max_iter = _check_svor(kw["c"], kw["loss"], kw["kernel"], kw["solver"],
+                                           kw["tol"], kw["max_iter"])
+    params = _kernel_params(kw["kernel"], kw["gamma"], kw["degree"], kw["coef0"], X.shape[1])
+    prob = _Problem(X, labels, int(labels.max()), c, kw["loss"], kw["kernel"], params,
+                    sample_weight)
+    return _svor_checked(prob, solver, tol, max_iter, int(kw["random_state"]), callback,
+                         callback_every)
+
+
+def _svor_checked(prob: _Problem, solver, tol, max_iter, seed, callback,
+                  callback_every) -> SolverResult:
+    """:func:`solve_svor` after its checks."""
     with np.errstate(over="ignore", invalid="ignore"):   # reported as the status
-        prob = _Problem(X, labels, c, loss, kernel, params, sample_weight)
         if solver == "tron":
             out = _svor_tron(prob, tol, max_iter, callback, callback_every)
         else:
-            out = _svor_dcd(prob, tol, max_iter, int(random_state), callback, callback_every)
+            out = _svor_dcd(prob, tol, max_iter, seed, callback, callback_every)
     status, it, x, b, alpha, runner, primal, dual = out
     f = prob.scores(x)
     gap = _relative_gap(primal, dual)
@@ -511,8 +566,9 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
         limit=f"max_iter={max_iter}",
         advice="the features are too large: scale them (e.g. StandardScaler)",
         thresholds=b, scores=f, objective=float(primal),
-        support=np.flatnonzero(alpha.any(axis=1)), kernel=kernel, kernel_params=params,
-        loss=loss, svor_solver=solver, formulation="SVORIM")
+        support=np.flatnonzero(alpha.any(axis=1)), kernel=prob.kernel,
+        kernel_params=prob.params, loss=prob.loss,
+        svor_solver=solver, formulation="SVORIM")
 
 
 def loss_thresholds(scores, labels, *, levels=None, loss: str = "mae", sample_weight=None,

@@ -36,6 +36,8 @@ float64, so the results equal those of integer counting bit for bit.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -399,13 +401,38 @@ def _tree_size(kq):
     return L
 
 
+class QueryArrays(NamedTuple):
+    """The arrays of :class:`~polyrank.ranksvm.objective.QueryGroups` as one
+    argument of the blocked kernels (numba types a NamedTuple field by
+    field; reading a field costs nothing)."""
+
+    perm: np.ndarray           # int64 (l,): documents ordered by query
+    start: np.ndarray          # int64 (n_queries + 1,): query q is perm[start[q]:start[q+1]]
+    level: np.ndarray          # int64 (l,): dense rank of y[i] within its query
+    kq: np.ndarray             # int64 (n_queries,): k_q, the levels of each query
+
+
+class PairCounts(NamedTuple):
+    """l^+, l^-, gamma^+, gamma^- per document (filled by the counting, Alg. 2)
+    and the document weights ``sw``, as one argument of the blocked kernels."""
+
+    lplus: np.ndarray          # float64 (l,)
+    lminus: np.ndarray         # float64 (l,)
+    gplus: np.ndarray          # float64 (l,)
+    gminus: np.ndarray         # float64 (l,)
+    sw: np.ndarray             # float64 (l,): document weights (ones: unweighted)
+
+
 @numba.njit(cache=True, nogil=True)
-def _count_queries(z, u, order, start, level, kq, method, q0, q1, isize, fsum,
-                   lplus, lminus, gplus, gminus, sw):
+def _count_queries(z, u, order, queries, method, q0, q1, isize, fsum, counts):
     """:func:`count_pairs` for the queries ``q0 .. q1-1`` only (the same
     dispatch, for the blocked kernels; :func:`count_pairs` keeps its own
     loop), with the scratch arrays ``isize``, ``fsum`` (2L + 1 entries, see
-    :func:`_tree_size`); the documents of other queries are not touched."""
+    :func:`_tree_size`); the documents of other queries are not touched.
+    ``queries``: :class:`QueryArrays`; ``counts``: :class:`PairCounts`."""
+    start, level, kq = queries.start, queries.level, queries.kq
+    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
+                                        counts.gminus, counts.sw)
     for q in range(q0, q1):
         s, e = start[q], start[q + 1]
         k = kq[q]
@@ -676,36 +703,38 @@ def _add_rows(part):
 
 
 @numba.njit(cache=True, nogil=True)
-def _fun_block(z, perm, start, level, kq, method, q0, q1, L, order,
-               lplus, lminus, gplus, gminus, sw, r, sums):
+def _fun_block(z, order, queries, method, q0, q1, L, counts, r, sums):
     """A block's share of f (with z already filled): sort its queries,
     count with u = z, and its terms of Eq. 2.11-2.12."""
+    perm, start = queries.perm, queries.start
     _sort_block(z, perm, start, q0, q1, order)
     isize = np.zeros(2 * L + 1)
     fsum = np.zeros(2 * L + 1)
-    _count_queries(z, z, order, start, level, kq, method, q0, q1, isize, fsum,
-                   lplus, lminus, gplus, gminus, sw)
-    _l2_block(z, lplus, lminus, gplus, gminus, sw, perm, start[q0], start[q1], r, sums)
+    _count_queries(z, z, order, queries, method, q0, q1, isize, fsum, counts)
+    _l2_block(z, counts.lplus, counts.lminus, counts.gplus, counts.gminus, counts.sw, perm,
+              start[q0], start[q1], r, sums)
 
 
 @numba.njit(cache=True, nogil=True)
-def _hv_block(z, u, order, perm, start, level, kq, method, q0, q1, L,
-              lplus, lminus, gplus, gminus, sw, t):
+def _hv_block(z, u, order, queries, method, q0, q1, L, counts, t):
     """A block's share of H v (with u = X v already filled): count with
     gamma(w, v) and fill ``t`` (:func:`hv_terms`) for its documents."""
     isize = np.zeros(2 * L + 1)
     fsum = np.zeros(2 * L + 1)
-    _count_queries(z, u, order, start, level, kq, method, q0, q1, isize, fsum,
-                   lplus, lminus, gplus, gminus, sw)
+    _count_queries(z, u, order, queries, method, q0, q1, isize, fsum, counts)
+    perm, start = queries.perm, queries.start
+    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
+                                        counts.gminus, counts.sw)
     for ii in range(start[q0], start[q1]):
         i = perm[ii]
         t[i] = ((lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])) * sw[i]
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def par_dense_fun(X, w, perm, start, level, kq, method, blocks, sw):
+def par_dense_fun(X, w, queries, method, blocks, sw):
     """One pass of f at w over the query blocks in parallel (dense X):
-    z = X w, the sorted order, the counts, r (Eq. 2.11-2.13) and X'r.
+    z = X w, the sorted order, the counts, r (Eq. 2.11-2.13) and X'r;
+    ``queries``: :class:`QueryArrays`, ``sw`` the document weights.
 
     Returns ``(z, order, lplus, lminus, gplus, gminus, r, sums, xr)``:
     ``sums`` the quadratic, linear and p_w sums of :func:`l2_terms` (loss
@@ -713,74 +742,75 @@ def par_dense_fun(X, w, perm, start, level, kq, method, blocks, sw):
     = X'r, the blocks' partials added in block order."""
     l, n = X.shape
     nb = blocks.size - 1
-    L = _tree_size(kq)
+    L = _tree_size(queries.kq)
     z, r = np.empty(l), np.empty(l)
     order = np.empty(l, dtype=np.int64)
-    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
     sums, part = np.zeros((nb, 3)), np.zeros((nb, n))
+    perm, start = queries.perm, queries.start
     for b in numba.prange(nb):
         q0, q1 = blocks[b], blocks[b + 1]
         _dense_dots(X, w, perm, start[q0], start[q1], z)
-        _fun_block(z, perm, start, level, kq, method, q0, q1, L, order, lp, lm, gp, gm,
-                   sw, r, sums[b])
+        _fun_block(z, order, queries, method, q0, q1, L, counts, r, sums[b])
         _dense_axpys(X, r, perm, start[q0], start[q1], part[b])
-    return z, order, lp, lm, gp, gm, r, _add_rows(sums), _add_rows(part)
+    return (z, order, counts.lplus, counts.lminus, counts.gplus, counts.gminus, r,
+            _add_rows(sums), _add_rows(part))
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def par_csr_fun(data, indices, indptr, n, w, perm, start, level, kq, method, blocks, sw):
+def par_csr_fun(data, indices, indptr, n, w, queries, method, blocks, sw):
     """:func:`par_dense_fun` for X in CSR form (``n`` columns)."""
     l = indptr.size - 1
     nb = blocks.size - 1
-    L = _tree_size(kq)
+    L = _tree_size(queries.kq)
     z, r = np.empty(l), np.empty(l)
     order = np.empty(l, dtype=np.int64)
-    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
     sums, part = np.zeros((nb, 3)), np.zeros((nb, n))
+    perm, start = queries.perm, queries.start
     for b in numba.prange(nb):
         q0, q1 = blocks[b], blocks[b + 1]
         _csr_dots(data, indices, indptr, w, perm, start[q0], start[q1], z)
-        _fun_block(z, perm, start, level, kq, method, q0, q1, L, order, lp, lm, gp, gm,
-                   sw, r, sums[b])
+        _fun_block(z, order, queries, method, q0, q1, L, counts, r, sums[b])
         _csr_axpys(data, indices, indptr, r, perm, start[q0], start[q1], part[b])
-    return z, order, lp, lm, gp, gm, r, _add_rows(sums), _add_rows(part)
+    return (z, order, counts.lplus, counts.lminus, counts.gplus, counts.gminus, r,
+            _add_rows(sums), _add_rows(part))
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def par_dense_hv(X, v, z, order, perm, start, level, kq, method, blocks, sw):
+def par_dense_hv(X, v, z, order, queries, method, blocks, sw):
     """X'((l^+ + l^-) u - (gamma^+ + gamma^-)) with u = X v (the data part
     of H v, Eq. 2.9, before the factor 2C), one pass over the query blocks
     in parallel (dense X), partials added in block order."""
     l, n = X.shape
     nb = blocks.size - 1
-    L = _tree_size(kq)
+    L = _tree_size(queries.kq)
     u, t = np.empty(l), np.empty(l)
-    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
     part = np.zeros((nb, n))
+    perm, start = queries.perm, queries.start
     for b in numba.prange(nb):
         q0, q1 = blocks[b], blocks[b + 1]
         _dense_dots(X, v, perm, start[q0], start[q1], u)
-        _hv_block(z, u, order, perm, start, level, kq, method, q0, q1, L, lp, lm, gp, gm,
-                  sw, t)
+        _hv_block(z, u, order, queries, method, q0, q1, L, counts, t)
         _dense_axpys(X, t, perm, start[q0], start[q1], part[b])
     return _add_rows(part)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def par_csr_hv(data, indices, indptr, n, v, z, order, perm, start, level, kq, method,
-               blocks, sw):
+def par_csr_hv(data, indices, indptr, n, v, z, order, queries, method, blocks, sw):
     """:func:`par_dense_hv` for X in CSR form (``n`` columns)."""
     l = indptr.size - 1
     nb = blocks.size - 1
-    L = _tree_size(kq)
+    L = _tree_size(queries.kq)
     u, t = np.empty(l), np.empty(l)
-    lp, lm, gp, gm = np.empty(l), np.empty(l), np.empty(l), np.empty(l)
+    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
     part = np.zeros((nb, n))
+    perm, start = queries.perm, queries.start
     for b in numba.prange(nb):
         q0, q1 = blocks[b], blocks[b + 1]
         _csr_dots(data, indices, indptr, v, perm, start[q0], start[q1], u)
-        _hv_block(z, u, order, perm, start, level, kq, method, q0, q1, L, lp, lm, gp, gm,
-                  sw, t)
+        _hv_block(z, u, order, queries, method, q0, q1, L, counts, t)
         _csr_axpys(data, indices, indptr, t, perm, start[q0], start[q1], part[b])
     return _add_rows(part)
 

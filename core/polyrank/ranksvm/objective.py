@@ -462,6 +462,8 @@ class RankSVMObjective:
         self._blocked = n_jobs is not None
         if self._blocked:
             self._blocks = query_blocks(self.groups.start, block_docs(*self.X.shape))
+            g = self.groups
+            self._queries = _kernels.QueryArrays(g.perm, g.start, g.level, g.kq)
         self._ws: Workspace | None = None
         self.n_fun = self.n_grad = self.n_hv = 0
 
@@ -483,8 +485,8 @@ class RankSVMObjective:
 
     def _par_fun(self, w):
         # one parallel pass: z, order, counts, r, the loss sums and X'r
-        X, g = self.X, self.groups
-        args = (w, g.perm, g.start, g.level, g.kq, self._code, self._blocks, self._weights)
+        X = self.X
+        args = (w, self._queries, self._code, self._blocks, self._weights)
         with numba_threads(self.n_threads):
             if sp.issparse(X):
                 return _kernels.par_csr_fun(X.data, X.indices, X.indptr, X.shape[1], *args)
@@ -492,9 +494,8 @@ class RankSVMObjective:
 
     def _par_hv(self, ws, v):
         # one parallel pass: X'((l^+ + l^-) u - gamma^+ - gamma^-), u = X v
-        X, g = self.X, self.groups
-        args = (v, ws.z, ws.order, g.perm, g.start, g.level, g.kq, self._code, self._blocks,
-                self._weights)
+        X = self.X
+        args = (v, ws.z, ws.order, self._queries, self._code, self._blocks, self._weights)
         with numba_threads(self.n_threads):
             if sp.issparse(X):
                 return _kernels.par_csr_hv(X.data, X.indices, X.indptr, X.shape[1], *args)

@@ -24,7 +24,7 @@ from .._sklearn import (
 )
 from ..validation import check_sample_weight, check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
-from .solvers import _as_csr, sc_pegasos, sc_sdca
+from .solvers import _to_csr, sc_pegasos_trusted, sc_sdca_trusted, trusted_data
 
 __all__ = ["SignConstrainedClassifier", "SignConstrainedRegressor"]
 
@@ -136,26 +136,27 @@ class _SignConstrainedBase(BaseEstimator):
     def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False,
                sample_weight=None):
         bias = float(self.bias)
-        Xc = _as_csr(X)
+        Xc = X                         # validated by fit: the trusted path from here on
         if bias > 0:
-            Xc = sp.hstack([Xc, sp.csr_matrix(np.full((Xc.shape[0], 1), bias))],
+            Xc = sp.hstack([_to_csr(X), sp.csr_matrix(np.full((X.shape[0], 1), bias))],
                            format="csr")
             c = np.concatenate([c, np.zeros((1,) + c.shape[1:])])
+        data = trusted_data(Xc, y, loss, c, self.top_k, sample_weight)
         common = dict(smoothing=self.smoothing, top_k=self.top_k,
                       callback=log_callback(callback, self.verbose, type(self).__name__),
                       callback_every=callback_every,
-                      random_state=solver_seed(self.random_state), tol=self.tol,
-                      sample_weight=sample_weight)
+                      random_state=solver_seed(self.random_state), tol=self.tol)
         if self.solver == "sdca":
             shrinking = (not multiclass) if self.shrinking == "auto" else bool(self.shrinking)
             max_iter = 1000 if self.max_iter is None else self.max_iter
-            res = sc_sdca(Xc, y, loss, self.lam, c, max_iter=max_iter,
-                          average_from=self.average_from, shrinking=shrinking, **common)
+            res = sc_sdca_trusted(data, loss, self.lam, max_iter=max_iter,
+                                  average_from=self.average_from, shrinking=shrinking, **common)
             warn_if_not_converged(self, res, "increase max_iter or tol, or standardise X: "
                                   f"make_pipeline(StandardScaler(), {type(self).__name__}())")
         else:
-            res = sc_pegasos(Xc, y, loss, self.lam, c, batch_size=self.batch_size,
-                             max_iter=self.max_iter, **common)
+            res = sc_pegasos_trusted(data, loss, self.lam, batch_size=self.batch_size,
+                                     max_iter=self.max_iter, weighted=sample_weight is not None,
+                                     **common)
             warn_if_not_converged(self, res, "SC-Pegasos stops after max_iter steps: increase "
                                   "max_iter or tol, or use solver='sdca'")
         W = res.x

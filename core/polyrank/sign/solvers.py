@@ -27,12 +27,19 @@ from ..validation import check_design, check_int, check_positive, check_signs
 from . import _kernels as K
 from .losses import BINARY_LOSSES, get_loss, r_loss
 
-__all__ = ["sc_sdca", "sc_pegasos", "prepare_data"]
+__all__ = ["sc_sdca", "sc_pegasos", "prepare_data", "trusted_data", "sc_sdca_trusted",
+           "sc_pegasos_trusted"]
 
 
 def _as_csr(X) -> sp.csr_matrix:
-    """X (dense or scipy.sparse, shape (n, d)) as canonical float64 CSR."""
-    X = check_design(X)
+    """X (dense or scipy.sparse, shape (n, d)) checked (:func:`check_design`)
+    and as canonical float64 CSR."""
+    return _to_csr(check_design(X))
+
+
+def _to_csr(X) -> sp.csr_matrix:
+    """A checked X (dense float64 or canonical CSR) as a float64 CSR copy with
+    int64 indices, the form of the kernels; no check (validate once)."""
     Xc = sp.csr_matrix(X, copy=True)              # the bias column may be appended
     Xc.indptr = Xc.indptr.astype(np.int64)
     Xc.indices = Xc.indices.astype(np.int64)
@@ -113,6 +120,52 @@ def prepare_data(X, y, loss: str, signs, top_k: int = 1, sample_weight=None):
         c = check_signs(signs, "signs", (d,))
     sw = _check_sample_weight(sample_weight, n)
     return {"X": Xc, "y": y, "code": code, "multiclass": multiclass, "m": m, "c": c,
+            "sw": sw}
+
+
+def trusted_data(X, y, loss: str, signs, top_k: int = 1, sample_weight=None):
+    """:func:`prepare_data` for inputs a caller has validated already (the
+    estimators; validate once, ``CONTRIBUTING.md``): conversions only, no
+    pass over the data to check it.
+
+    Parameters
+    ----------
+    X : ndarray of float64 or canonical scipy.sparse CSR, shape (n, d)
+        Finite (as :func:`polyrank.validation.validate_X` returns it).
+    y : ndarray, shape (n,)
+        Real targets; +-1 for a binary loss; class indices 0..m-1 (every
+        one used) for a multiclass loss.
+    loss : str
+    signs : ndarray of float64, shape (d,) or (d, m)
+        Checked by :func:`polyrank.validation.check_signs`.
+    top_k : int
+    sample_weight : ndarray of float64 (n,) or None
+        Finite, >= 0, with a positive sum.
+
+    Returns
+    -------
+    dict
+        As :func:`prepare_data`.
+
+    Raises
+    ------
+    ValueError
+        An unknown loss, or ``top_k`` above the number of classes.
+    """
+    code, multiclass = get_loss(loss, top_k)
+    Xc = _to_csr(X)
+    n = Xc.shape[0]
+    m = None
+    if multiclass:
+        y = np.asarray(y).astype(np.int64)
+        m = int(y.max()) + 1
+        if top_k > m:
+            raise ValueError(f"top_k: must be <= the number of classes {m}, got {top_k}")
+    else:
+        y = np.ascontiguousarray(np.asarray(y).astype(np.float64))
+    sw = np.ones(n) if sample_weight is None else np.ascontiguousarray(
+        sample_weight * (n / sample_weight.sum()))
+    return {"X": Xc, "y": y, "code": code, "multiclass": multiclass, "m": m, "c": signs,
             "sw": sw}
 
 
@@ -315,11 +368,45 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     >>> res.status, bool(res.x[0] >= 0 and res.x[1] <= 0), res.gap <= 1e-10
     ('converged', True, True)
     """
+    data = prepare_data(X, y, loss, signs, top_k, sample_weight)
+    return sc_sdca_trusted(data, loss, lam, smoothing=smoothing, top_k=top_k, tol=tol,
+                           max_iter=max_iter, average_from=average_from, layout=layout,
+                           shrinking=shrinking, callback=callback,
+                           callback_every=callback_every, random_state=random_state)
+
+
+def sc_sdca_trusted(data: dict, loss: str = "hinge", lam: float = 1e-3, *,
+                    smoothing: float = 0.01, top_k: int = 1, tol: float = 1e-6,
+                    max_iter: int = 1000, average_from: int | None = None,
+                    layout: str = "auto", shrinking: bool = False, callback=None,
+                    callback_every: int = 1, random_state=None) -> SolverResult:
+    """:func:`sc_sdca` on data prepared by :func:`prepare_data` or, from
+    input a caller validated already, by :func:`trusted_data` (the
+    estimators' path: validate once, ``CONTRIBUTING.md``).
+
+    Parameters
+    ----------
+    data : dict
+        From :func:`prepare_data` or :func:`trusted_data`: X, y, the signs
+        and the example weights.
+    loss, lam, smoothing, top_k, tol, max_iter, average_from, layout, shrinking, \
+callback, callback_every, random_state :
+        As :func:`sc_sdca`; checked here as there (no pass over the data).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`sc_sdca`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad settings, as :func:`sc_sdca`; the data is not checked again.
+    """
     lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
-    data = prepare_data(X, y, loss, signs, top_k, sample_weight)
     layout = _choose_layout(layout, data["X"], data["multiclass"])
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected True or False, got {shrinking!r}")
@@ -630,8 +717,45 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     >>> bool(np.all(res.x[:2] >= 0)), res.nit
     (True, 200)
     """
-    lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
     data = prepare_data(X, y, loss, signs, top_k, sample_weight)
+    return sc_pegasos_trusted(data, loss, lam, batch_size, max_iter, smoothing=smoothing,
+                              top_k=top_k, tol=tol, callback=callback,
+                              callback_every=callback_every, random_state=random_state,
+                              weighted=sample_weight is not None)
+
+
+def sc_pegasos_trusted(data: dict, loss: str = "hinge", lam: float = 1e-3,
+                       batch_size: int = 1, max_iter: int | None = None, *,
+                       smoothing: float = 0.01, top_k: int = 1, tol: float = 0.0,
+                       callback=None, callback_every: int = 1, random_state=None,
+                       weighted: bool = False) -> SolverResult:
+    """:func:`sc_pegasos` on data prepared by :func:`prepare_data` or
+    :func:`trusted_data` (the estimators' path: validate once,
+    ``CONTRIBUTING.md``).
+
+    Parameters
+    ----------
+    data : dict
+        From :func:`prepare_data` or :func:`trusted_data`.
+    loss, lam, batch_size, max_iter, smoothing, top_k, tol, callback, callback_every, \
+random_state :
+        As :func:`sc_pegasos`; checked here as there (no pass over the data).
+    weighted : bool
+        The weights in ``data`` came from a ``sample_weight``: the radius of
+        the projection (Alg. 1 step 7) is then sqrt(P_s(0) / lam), as in
+        :func:`sc_pegasos`.
+
+    Returns
+    -------
+    SolverResult
+        As :func:`sc_pegasos`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad settings, as :func:`sc_pegasos`; the data is not checked again.
+    """
+    lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
     Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     batch_size = check_int(batch_size, "batch_size", minimum=1)
@@ -643,7 +767,7 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
     rng = np.random.default_rng(random_state)
     mc = data["multiclass"]
     m = data["m"]
-    if sample_weight is None or mc:         # the multiclass phi_i(0) is one constant
+    if not weighted or mc:                  # the multiclass phi_i(0) is one constant
         r = r_loss(loss, yv, smoothing, top_k, m)
     else:
         r = float(K.loss_sum(code, np.zeros(n), yv, smoothing, sw)) / n
