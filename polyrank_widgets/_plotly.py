@@ -10,9 +10,12 @@ import took longer than the 2 s anywidget allows a model to initialise, and
 the figure was never drawn (issue 34, items 3 and 4).
 
 Here the code travels once, in one :class:`PlotlyBundle` model per kernel
-(a widget with no view), and each :class:`FigureWidget` carries a 2 kB
+(a widget with no view), and each :class:`FigureWidget` carries a 3 kB
 loader (:data:`LOADER_JS`) that imports it once per page and hands every
-figure to plotly's own widget.  The loader's ``initialize`` returns at
+figure to plotly's own widget. The loader also makes plotly's view follow
+its box: plotly's anywidget view sizes an autosized figure once, when it
+is drawn, and the loader redraws it when the box is resized (the panel,
+the sidebar, the window; a ``ResizeObserver``).  The loader's ``initialize`` returns at
 once (the import may take seconds) and replays the edits
 (``_py2js_*`` messages) that arrived before plotly's model listened, so a
 figure edited while plotly.js loads is drawn with its last state.
@@ -51,7 +54,9 @@ function bundle(model) {
       const url = URL.createObjectURL(new Blob([carrier.get("code")],
                                                { type: "text/javascript" }));
       try {
-        return (await import(/* webpackIgnore: true */ url)).default;
+        const mod = await import(/* webpackIgnore: true */ url);
+        followBox(mod.FigureView);
+        return mod.default;
       } finally {
         URL.revokeObjectURL(url);
       }
@@ -59,6 +64,33 @@ function bundle(model) {
     CACHE.set(id, loaded);
   }
   return loaded;
+}
+
+// plotly's anywidget view sizes the figure to its box once, when drawn (its
+// window-resize handler is installed only on JupyterLab's classic widget
+// path): redraw at the box's new width whenever the box is resized (the
+// panel, the sidebar, the window), as plotly's autosize promises
+function followBox(View) {
+  const proto = View && View.prototype;
+  if (!proto || proto.__polyrankFollowsBox || typeof ResizeObserver !== "function") return;
+  const render = proto.perform_render;
+  const remove = proto.remove;
+  proto.perform_render = function (...args) {
+    const out = render.apply(this, args);
+    let width = null;
+    this.__polyrankObserver = new ResizeObserver(() => {
+      const w = Math.round(this.el.getBoundingClientRect().width);
+      if (width !== null && w > 0 && w !== width) this.autosizeFigure();
+      if (w > 0) width = w;
+    });
+    this.__polyrankObserver.observe(this.el);
+    return out;
+  };
+  proto.remove = function (...args) {
+    if (this.__polyrankObserver) this.__polyrankObserver.disconnect();
+    return remove.apply(this, args);
+  };
+  proto.__polyrankFollowsBox = true;
 }
 
 export default () => {

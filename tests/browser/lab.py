@@ -299,7 +299,10 @@ LAYOUT_JS = """() => {
   const clipped = [], truncated = [];
   for (const area of document.querySelectorAll('.jp-OutputArea-output')) {
     const edge = area.getBoundingClientRect().right;
-    for (const el of area.querySelectorAll('.js-plotly-plot, .widget-slider, .widget-dropdown, '
+    // .svg-container: the figure as plotly drew it (wider than its box when
+    // plotly did not follow a resize of the box)
+    for (const el of area.querySelectorAll('.js-plotly-plot, .svg-container, .widget-slider, '
+                                           + '.widget-dropdown, '
                                            + '.widget-text, .widget-html, .widget-button, '
                                            + '.widget-checkbox')) {
       const r = el.getBoundingClientRect();
