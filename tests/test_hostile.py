@@ -394,9 +394,16 @@ from polyrank import LabelRanker
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3000, 50)); Y = (X[:, :20] + rng.normal(size=(3000, 20)) > 0).astype(int)
 est = LabelRanker(tol=1e-14, max_iter=100000, shrinking=False)
+said = []
+def running(info):
+    # the first iteration: the kernels are loaded or compiled (an interrupt
+    # during numba's compile is numba's, not the fit's: a RuntimeError)
+    if not said:
+        said.append(1)
+        print("running", flush=True)
 print("start", flush=True)
 try:
-    est.fit(X, Y)
+    est.fit(X, Y, callback=running)
 except KeyboardInterrupt:
     print("interrupted", hasattr(est, "coef_"), time.perf_counter(), flush=True)
 """
@@ -406,7 +413,8 @@ def test_ctrl_c_stops_a_long_fit_promptly():
     proc = subprocess.Popen([sys.executable, "-c", _SIGINT], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "start"
-    time.sleep(3.0)
+    assert proc.stdout.readline().strip() == "running"
+    time.sleep(1.0)
     sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)

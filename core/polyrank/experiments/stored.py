@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import atomic_open
+from .._files import write_bytes
 from .registry import BENCHES, EXPERIMENTS, Experiment, ExperimentResult, get_experiment
 
 __all__ = ["Provenance", "StoredResult", "save_result", "load_result", "load_or_run",
@@ -240,11 +240,8 @@ def save_result(result: ExperimentResult, path, *, options: dict,
            "notes": list(result.notes), "rows": _encode(tuple(result.rows)),
            "table_rows": _encode(result.table_rows), "summary": _encode(result.summary),
            "data": _encode(result.data)}
-    path = Path(path)
-    with atomic_open(path, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, separators=(",", ":"), allow_nan=False)
-        fh.write("\n")
-    return path
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=False) + "\n"
+    return write_bytes(Path(path), text.encode("utf-8"))
 
 
 def load_result(path) -> StoredResult:
