@@ -20,9 +20,10 @@ import pytest
 
 from polyrank import RankSVM, _files
 from polyrank._files import atomic_open, atomic_path, same_file, write_bytes, write_text
-from polyrank.cli import README_BENCH_END, README_BENCH_START, main, update_readme_bench
-from polyrank.experiments import run_experiment
+from polyrank.cli import main
 from polyrank.io import save_model
+from polyrank_paper import run_experiment
+from polyrank_paper.readme import README_BENCH_END, README_BENCH_START, update_readme_bench
 
 OLD = "the good old contents\n" * 100
 
