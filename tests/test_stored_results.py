@@ -159,6 +159,19 @@ def test_hostile_file_is_refused(tmp_path, tamper, message):
         load_result(path)
 
 
+@pytest.mark.parametrize("path", STORED[:1], ids=lambda p: p.stem)
+def test_a_file_naming_the_old_home_of_the_experiments_loads(tmp_path, path):
+    # files stored before the paper wing name polyrank.experiments.* classes
+    old = tmp_path / path.name
+    old.write_text(path.read_text(encoding="utf-8").replace(
+        '"polyrank_paper.', '"polyrank.experiments.'), encoding="utf-8")
+    assert "polyrank.experiments." in old.read_text(encoding="utf-8")
+    res, new = load_result(old), load_result(path)
+    assert type(res.summary) is type(new.summary)
+    assert _encode(res.summary) == _encode(new.summary)
+    assert _encode(tuple(res.rows)) == _encode(tuple(new.rows))
+
+
 def test_not_a_stored_result(tmp_path):
     (tmp_path / "a.json").write_text('{"format": "other"}', encoding="utf-8")
     (tmp_path / "b.json").write_text("{not json", encoding="utf-8")
