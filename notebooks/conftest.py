@@ -12,7 +12,7 @@ each worker's directory starts as a copy of it, instead of every worker
 compiling every kernel again.  The kernels run with ``POLYRANK_PROGRESS=0``
 (no fit progress bars, as in the stored notebooks) and ``POLYRANK_RECOMPUTE=1``:
 the heavy reproductions a user's Run All loads from the package
-(``polyrank.experiments.load_or_run``) are computed afresh, so the notebooks'
+(``polyrank_paper.load_or_run``) are computed afresh, so the notebooks'
 checks test the code, not the stored files.
 """
 

@@ -15,9 +15,6 @@
 - :class:`SolverLab` refits any estimator when a control is released, with
   a live :class:`GapMonitor`, a test readout and the paper's view of the
   fitted model (Stop button; ``wait()`` for scripts and tests).
-- :class:`ResultView` shows a reproduction's figure (typically a result
-  stored in the package, :func:`polyrank.experiments.load_or_run`), where
-  it was computed, and a Recompute button that runs it here.
 - :class:`TronMonitor` draws TRON's log (f, ||grad f||, delta, CG steps) live
   (``large-scale-linear-ranksvm.txt``, Sec. 4.1).
 
@@ -28,7 +25,9 @@ The monitors record the solver's callback stream into a
 :class:`DecompositionViewer` draws a
 :class:`~polyrank_widgets.decomposition_model.DecompositionModel`, which holds
 no widget and takes every piece's loss from :func:`polyrank.sopopo.piece_loss`.
-This package imports :mod:`polyrank`, never the reverse.
+This package imports :mod:`polyrank`, never the reverse, and never the paper
+wing above it (:mod:`polyrank_paper`: the reproductions, their figures and
+``ResultView``), which imports this package.
 
 Each figure or widget is one output. With :func:`static_images` on (set
 ``POLYRANK_STATIC_IMAGES=1`` before the import, as ``tools/execute_notebooks.py``
@@ -54,11 +53,10 @@ from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
 from .lab import SolverLab
-from .result_view import ResultView
 from .tron import TronMonitor
 
 __all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor",
-           "KnotExplorer", "ResultView", "SolverLab", "TronMonitor"]
+           "KnotExplorer", "SolverLab", "TronMonitor"]
 
 # POLYRANK_STATIC_IMAGES=1 (tools/execute_notebooks.py sets it for the kernels
 # whose notebooks it stores): every figure and widget carries its PNG

@@ -68,8 +68,8 @@ SLOW = (
     "tests/test_widgets.py::test_entry_widgets_drive_the_model",
     "tests/test_solver_lab.py::test_snapshot_leaves_one_png_per_figure",
     "tests/test_sign_ordinal_hypothesis.py::test_generation_matches_the_whole_problem",
-    "core/polyrank/experiments/sopopo/fig6.py::",
-    "core/polyrank/experiments/sopopo/fig7.py::",
+    "polyrank_paper/sopopo/fig6.py::",
+    "polyrank_paper/sopopo/fig7.py::",
 )
 
 

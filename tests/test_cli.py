@@ -43,6 +43,8 @@ def test_console_script_and_import_outside_the_repository(tmp_path):
     exe = Path(sys.executable).with_name("polyrank")
     res = subprocess.run([str(exe), "--help"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0 and "demo" in res.stdout and "bench" in res.stdout
+    # the paper wing's commands, loaded through the entry point, not their stand-ins
+    assert "needs the paper wing" not in res.stdout
 
 
 def test_version(capsys):
@@ -84,7 +86,7 @@ def test_bench_rows_of_the_readme_are_generated(tmp_path):
     replaces that bench's row on the next run (issue 15/17: no typed numbers);
     a quick run replaces a quick row, a full run any row, and a quick run
     never a full run's row (issue 28)."""
-    from polyrank.cli import README_BENCH_END, README_BENCH_START, update_readme_bench
+    from polyrank_paper.readme import README_BENCH_END, README_BENCH_START, update_readme_bench
 
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n\n{README_BENCH_START}\n{README_BENCH_END}\n\nafter\n")
@@ -113,7 +115,7 @@ def test_paper_rows_of_the_readme_are_generated(tmp_path):
     """Issue 19: ``reproduce NAME --readme`` writes the experiment's
     paper-vs-polyrank rows (from ``summary["paper"]``), replaces them on the
     next run and keeps the registry's order."""
-    from polyrank.cli import README_PAPER_END, README_PAPER_START, update_readme_paper
+    from polyrank_paper.readme import README_PAPER_END, README_PAPER_START, update_readme_paper
 
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n\n{README_PAPER_START}\n{README_PAPER_END}\n\nafter\n")
@@ -146,8 +148,8 @@ def _readme_rows(start, end):
 
 
 def test_the_readme_paper_table_is_filled_from_registered_experiments():
-    from polyrank.cli import README_PAPER_END, README_PAPER_START
-    from polyrank.experiments import EXPERIMENTS
+    from polyrank_paper import EXPERIMENTS
+    from polyrank_paper.readme import README_PAPER_END, README_PAPER_START
 
     rows = _readme_rows(README_PAPER_START, README_PAPER_END)
     assert rows, "empty: run polyrank reproduce NAME --readme README.md"
@@ -157,8 +159,8 @@ def test_the_readme_paper_table_is_filled_from_registered_experiments():
 
 
 def test_the_readme_bench_table_names_registered_benches():
-    from polyrank.cli import README_BENCH_END, README_BENCH_START
-    from polyrank.experiments import BENCHES
+    from polyrank_paper import BENCHES
+    from polyrank_paper.readme import README_BENCH_END, README_BENCH_START
 
     rows = _readme_rows(README_BENCH_START, README_BENCH_END)
     assert rows, "the generated table is empty: run polyrank bench NAME --readme README.md"

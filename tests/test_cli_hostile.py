@@ -19,15 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file
 
-from polyrank.cli import (
-    MESSAGE_CHARS,
+from polyrank.cli import MESSAGE_CHARS, main
+from polyrank.io import read_arff, read_csv, read_query, read_svmlight
+from polyrank_paper.readme import (
     README_BENCH_END,
     README_BENCH_START,
     README_PAPER_END,
     README_PAPER_START,
-    main,
 )
-from polyrank.io import read_arff, read_csv, read_query, read_svmlight
 
 
 def digest(*paths):

@@ -14,6 +14,7 @@ import types
 import pytest
 
 import polyrank
+import polyrank_paper
 import polyrank_widgets
 
 
@@ -28,7 +29,7 @@ def _public_modules(package):
 
 def _exported_objects():
     out = []
-    for package in (polyrank, polyrank_widgets):
+    for package in (polyrank, polyrank_widgets, polyrank_paper):
         for module in _public_modules(package):
             for name in getattr(module, "__all__", ()):
                 obj = getattr(module, name)
@@ -53,7 +54,7 @@ def test_public_name_has_a_docstring(obj):
     assert isinstance(doc, str) and doc.strip(), f"{obj!r} has no docstring"
 
 
-@pytest.mark.parametrize("module", list(_public_modules(polyrank)),
+@pytest.mark.parametrize("module", [*_public_modules(polyrank), *_public_modules(polyrank_paper)],
                          ids=lambda m: m.__name__)
 def test_public_module_has_a_docstring(module):
     assert (module.__doc__ or "").strip(), f"{module.__name__} has no docstring"

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 import polyrank
-import polyrank.experiments.bench.first_fit as ff
+import polyrank_paper.bench.first_fit as ff
 
 _TINY = ("import os, numba\n"
          "assert os.environ['NUMBA_CACHE_DIR'].split(os.sep)[-1].startswith("

@@ -20,9 +20,10 @@ import pytest
 
 from polyrank import RankSVM, _files
 from polyrank._files import atomic_open, atomic_path, same_file, write_bytes, write_text
-from polyrank.cli import README_BENCH_END, README_BENCH_START, main, update_readme_bench
-from polyrank.experiments import run_experiment
+from polyrank.cli import main
 from polyrank.io import save_model
+from polyrank_paper import run_experiment
+from polyrank_paper.readme import README_BENCH_END, README_BENCH_START, update_readme_bench
 
 OLD = "the good old contents\n" * 100
 
@@ -224,7 +225,7 @@ def test_no_in_place_write_left_in_the_package():
                          r"|\.write_html\(|\.write_image\(|\.to_csv\(|json\.dump\(|"
                          r"np\.save|savetxt\(|joblib\.dump\(")
     offenders = []
-    for folder in ("core/polyrank", "polyrank_widgets", "tools"):
+    for folder in ("core/polyrank", "polyrank_widgets", "polyrank_paper", "tools"):
         for path in sorted((root / folder).rglob("*.py")):
             if path.name == "_files.py":
                 continue

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-import polyrank.experiments.bench.label_ranker as lb
-from polyrank.experiments import BENCHES
+import polyrank_paper.bench.label_ranker as lb
 from polyrank.sopopo import sopopo_batch
+from polyrank_paper import BENCHES
 
 
 def small_cs(seed=0, m=120, n=6, k=4):

@@ -1,6 +1,16 @@
-"""The import layers of ``core/polyrank`` (DESIGN.md, "Layout").
+"""The import layers: three floors, and inside the core its shared modules
+below its paper subpackages (DESIGN.md, "Layout"; CONTRIBUTING.md, "Layout").
 
-The shared modules (results, validation, metrics, kernels, the QP adapter,
+The floors, each importing only those below it: ``polyrank`` (core/polyrank:
+solvers, estimators, io, metrics, datasets, the ``polyrank`` command) imports
+neither ``polyrank_widgets`` nor ``polyrank_paper``; ``polyrank_widgets`` (the
+widgets and their views) imports ``polyrank`` but never ``polyrank_paper``;
+``polyrank_paper`` (the reproductions, their figures, the benchmarks,
+``polyrank reproduce / bench / demo``) may import both.  The core's command
+finds the paper wing's sub-commands through the entry-point group
+``polyrank.commands``, never by importing it.
+
+Inside the core, the shared modules (results, validation, metrics, kernels, the QP adapter,
 TRON, the data loaders) sit below the five paper subpackages: they import
 none of them, so a paper subpackage may import any shared module without a
 cycle.  Inside the package, imports sit at module level: an import inside a
@@ -8,11 +18,16 @@ function that dodges a cycle hides the cycle instead of fixing it.
 """
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parents[1] / "core" / "polyrank"
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "core" / "polyrank"
+WIDGETS = ROOT / "polyrank_widgets"
+PAPER = ROOT / "polyrank_paper"
 PAPERS = {"sopopo", "sign", "ranksvm", "ordinal", "m3l"}
 SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tron.py",
           "_ranking_kernels.py", "_csr.py", "_sort.py", "_jit.py", "_sklearn.py", "_multilabel.py",
@@ -20,9 +35,9 @@ SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tr
 
 #: function-level imports of polyrank modules that are not cycle dodges
 LAZY_ALLOWED = {
-    # the command line is the top floor: it loads the experiments (and
-    # through them every subpackage) only for the subcommands that need them,
-    # so that `polyrank --help` and `polyrank train` start fast
+    # the command line is the top floor of the core: it loads the modules of
+    # a subcommand only when that subcommand runs, so that `polyrank --help`
+    # and `polyrank train` start fast
     "cli.py",
 }
 #: folders not held to the rule yet (none: every module imports at its top)
@@ -69,7 +84,7 @@ def test_shared_modules_import_no_paper_subpackage(entry):
         for node, targets in _polyrank_imports(path, _module_parts(path)):
             for target in targets:
                 parts = target.split(".")
-                if len(parts) > 1 and parts[1] in PAPERS | {"experiments", "cli"}:
+                if len(parts) > 1 and parts[1] in PAPERS | {"cli"}:
                     offenders.append(f"{path.relative_to(CORE)}:{node.lineno} {target}")
     assert not offenders, offenders
 
@@ -99,15 +114,15 @@ def test_the_layer_check_sees_relative_imports():
     assert "polyrank.validation" in targets and "polyrank._ranking_kernels" in targets
 
 
-#: the view layer's libraries: polyrank_widgets draws, the core computes
-VIEW_LIBRARIES = {"plotly", "ipywidgets", "anywidget", "polyrank_widgets"}
+#: the libraries and floors above the core: polyrank_widgets draws, polyrank_paper
+#: reproduces the papers, the core computes
+VIEW_LIBRARIES = {"plotly", "ipywidgets", "anywidget", "polyrank_widgets", "polyrank_paper"}
 
 
-def test_core_imports_no_view_library():
-    # DESIGN.md: the core never imports ipywidgets or plotly; the experiments'
-    # figures are found through the entry-point group "polyrank.figures"
-    offenders = []
-    for path in sorted(CORE.rglob("*.py")):
+def _absolute_imports(root):
+    """(file:line, top-level name) of every absolute import under ``root``
+    (relative imports stay inside the package)."""
+    for path in sorted(root.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -115,6 +130,45 @@ def test_core_imports_no_view_library():
                 names = [node.module]
             else:
                 continue
-            offenders += [f"{path.relative_to(CORE)}:{node.lineno} {n}" for n in names
-                          if n.split(".")[0] in VIEW_LIBRARIES]
+            for name in names:
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", name.split(".")[0]
+
+
+def test_core_imports_no_view_library_and_no_floor_above():
+    # the core never imports ipywidgets or plotly, nor the two floors above
+    # it; the paper wing's commands come through the entry-point group
+    # "polyrank.commands" (polyrank.cli.COMMANDS_GROUP)
+    offenders = [f"{where} {name}" for where, name in _absolute_imports(CORE)
+                 if name in VIEW_LIBRARIES]
     assert not offenders, offenders
+
+
+def test_widgets_never_import_the_paper_wing():
+    offenders = [f"{where} {name}" for where, name in _absolute_imports(WIDGETS)
+                 if name == "polyrank_paper"]
+    assert not offenders, offenders
+
+
+def test_the_paper_wing_stands_on_both_floors_below():
+    # guards the two tests above against parsing nothing: the same check
+    # sees the paper wing's imports of the core and of the widgets
+    names = {name for _, name in _absolute_imports(PAPER)}
+    assert {"polyrank", "polyrank_widgets", "plotly"} <= names
+
+
+def test_importing_a_floor_loads_none_above_it():
+    code = ("import sys, polyrank, polyrank.cli; a = 'polyrank_widgets' in sys.modules; "
+            "b = 'polyrank_paper' in sys.modules; import polyrank_widgets; "
+            "print(a, b, 'polyrank_paper' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False", "False", "False"]
+
+
+def test_the_command_finds_the_paper_wing_through_its_entry_point():
+    from importlib.metadata import entry_points
+
+    from polyrank.cli import COMMANDS_GROUP
+
+    eps = {ep.name: ep.value for ep in entry_points(group=COMMANDS_GROUP)}
+    assert eps.get("paper") == "polyrank_paper.cli:register"

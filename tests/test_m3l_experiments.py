@@ -8,7 +8,8 @@ import pytest
 
 from polyrank.cli import main
 from polyrank.datasets import load_yeast
-from polyrank.experiments import (
+from polyrank.m3l import correlated_pair_subset, empirical_prior, fig5_pair, shifted_subset
+from polyrank_paper import (
     BENCHES,
     EXPERIMENTS,
     m3l_awa_prior,
@@ -16,7 +17,6 @@ from polyrank.experiments import (
     m3l_table1,
     m3l_table3,
 )
-from polyrank.m3l import correlated_pair_subset, empirical_prior, fig5_pair, shifted_subset
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def test_cli_reproduce_and_bench_json(tmp_path, capsys):
 def test_m3l_fig2_small():
     """Issue 19: Figs. 2-3 (dual progress vs updates and time, M3L vs
     1-vs-All LIBSVM)."""
-    from polyrank.experiments import m3l_fig2
+    from polyrank_paper import m3l_fig2
 
     res = m3l_fig2(n_train=150, seed=1)
     s = res.summary

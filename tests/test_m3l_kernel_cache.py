@@ -12,10 +12,10 @@ from sklearn.svm import SVC
 
 import polyrank._progress as progress_mod
 from polyrank import M3LClassifier
-from polyrank.experiments.bench.m3l_labels import bench_m3l_rows, yeast_rows
 from polyrank.kernels import kernel_matrix
 from polyrank.m3l import dual_qp, m3l_smo, solver
 from polyrank.result import IterInfo
+from polyrank_paper.bench.m3l_labels import bench_m3l_rows, yeast_rows
 
 TOL = 1e-6
 

@@ -10,11 +10,11 @@ import pytest
 from scipy.linalg import block_diag
 from sklearn.svm import SVC
 
-from polyrank.experiments import BENCHES
-from polyrank.experiments.bench.m3l_labels import bench_m3l_labels, labels_problem, svc_primal
 from polyrank.kernels import kernel_matrix
 from polyrank.m3l import _kernels, dual_gradient, dual_qp, m3l_smo, projected_gradient
 from polyrank.result import STATUS_CONVERGED
+from polyrank_paper import BENCHES
+from polyrank_paper.bench.m3l_labels import bench_m3l_labels, labels_problem, svc_primal
 
 TOL = 1e-6          # agreement with Clarabel (relative, dual objective)
 

@@ -12,10 +12,10 @@ from sklearn.datasets import make_multilabel_classification
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from polyrank.experiments import BENCHES, bench_m3l_linear
-from polyrank.experiments.bench.m3l_linear import liblinear_primal
 from polyrank.m3l import dual_gradient, dual_qp, m3l_dca, projected_gradient
 from polyrank.result import STATUS_CONVERGED
+from polyrank_paper import BENCHES, bench_m3l_linear
+from polyrank_paper.bench.m3l_linear import liblinear_primal
 
 TOL = 1e-6          # agreement with the references (alpha, objectives)
 

@@ -5,7 +5,7 @@ it runs, its rows and ratios are consistent, its notes can go into the README
 import numpy as np
 import pytest
 
-from polyrank.experiments import BENCHES, many_labels_problem
+from polyrank_paper import BENCHES, many_labels_problem
 
 
 def test_many_labels_problem_has_half_the_labels_relevant():

@@ -12,7 +12,7 @@ import pytest
 from scipy.interpolate import RegularGridInterpolator
 
 from polyrank.cli import main
-from polyrank.experiments import (
+from polyrank_paper import (
     BENCHES,
     EXPERIMENTS,
     bench_ordinal,
@@ -21,7 +21,7 @@ from polyrank.experiments import (
     ordinal_table1,
     ordinal_table2,
 )
-from polyrank.experiments.ordinal import table1, wine_two_features
+from polyrank_paper.ordinal import table1, wine_two_features
 
 NAMES = ("ordinal-table1", "ordinal-table2", "ordinal-curves")
 
@@ -110,7 +110,7 @@ def test_bench_small():
 
 def test_fig4_breakdown_small():
     """Issue 19: Fig. 4 (time per sub-problem: generation, solve, search)."""
-    from polyrank.experiments import ordinal_fig4
+    from polyrank_paper import ordinal_fig4
 
     res = ordinal_fig4(n=100, q=1)
     s = res.summary

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from polyrank.cli import README_PAPER_END, README_PAPER_START
-from polyrank.experiments import EXPERIMENTS, m3l_awa_prior, sopopo_fig7
+from polyrank_paper import EXPERIMENTS, m3l_awa_prior, sopopo_fig7
+from polyrank_paper.readme import README_PAPER_END, README_PAPER_START
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 FIELDS = ("item", "paper", "ours", "data")

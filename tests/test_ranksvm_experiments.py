@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (
+from polyrank.ranksvm import group_queries
+from polyrank_paper import (
     BENCHES,
     EXPERIMENTS,
     bench_ranksvm,
@@ -18,7 +19,6 @@ from polyrank.experiments import (
     ranksvm_methods,
     ranksvm_vs_svr,
 )
-from polyrank.ranksvm import group_queries
 
 
 def test_registered_names():

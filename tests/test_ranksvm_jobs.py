@@ -148,7 +148,7 @@ def test_bench_ranksvm_liblinear_tiny(monkeypatch):
     """The bench on tiny sizes: both objectives and the ratios are printed,
     RankSVM(n_jobs=2) equals RankSVM(n_jobs=1) bit for bit; without the peer
     it says so."""
-    from polyrank.experiments.bench import ranksvm_liblinear as bench
+    from polyrank_paper.bench import ranksvm_liblinear as bench
 
     res = bench.bench_ranksvm_liblinear(sizes=(2000, 4000), repeats=1)
     s = res.summary

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from polyrank.cli import main
-from polyrank.experiments import (
+from polyrank.sopopo import sopopo_batch
+from polyrank_paper import (
     EXPERIMENTS,
     ExperimentResult,
     _baseline,
@@ -29,9 +30,8 @@ from polyrank.experiments import (
     sopopo_fig7,
     sopopo_fig8,
 )
-from polyrank.experiments._baseline import BaselineError, BaselineRunner
-from polyrank.experiments.sopopo._common import CLARABEL_TASKS
-from polyrank.sopopo import sopopo_batch
+from polyrank_paper._baseline import BaselineError, BaselineRunner
+from polyrank_paper.sopopo._common import CLARABEL_TASKS
 
 NAMES = ("sopopo-fig6", "sopopo-fig7", "sopopo-fig8")
 
@@ -105,32 +105,32 @@ def test_write_csv_roundtrip(tmp_path):
 
 
 def test_every_experiment_has_a_figure_builder():
-    # polyrank_widgets.figures draws every registered experiment, found
-    # through the entry-point group (pyproject.toml) the core reads
-    from polyrank_widgets.figures import FIGURES
+    # polyrank_paper.figures draws every registered experiment
+    # (ExperimentResult.figure imports it on the first figure)
+    from polyrank_paper.figures import FIGURES
 
     assert set(FIGURES) == set(EXPERIMENTS)
     assert registry.figure_builders().keys() >= set(EXPERIMENTS)
 
 
-def test_figure_without_the_widgets_names_the_extra(monkeypatch):
-    # the core finds its drawing through the entry points only; without them
-    # (the jupyter extra not installed) the error says what to install
+def test_figure_without_plotly_names_the_extra(monkeypatch):
+    # without the figure builders (plotly, of the paper extra, not installed)
+    # the error says what to install
     res = run_experiment("sopopo-fig8", k=4, m=6, n=3, passes=1)
     monkeypatch.setattr(registry, "figure_builders", lambda: {})
-    with pytest.raises(ImportError, match=r"polyrank\[jupyter\]"):
+    with pytest.raises(ImportError, match=r"polyrank\[paper\]"):
         _ = res.figure                            # the property raises
     monkeypatch.undo()
-    assert res.figure.data                        # drawn by polyrank_widgets.figures.sopopo
+    assert res.figure.data                        # drawn by polyrank_paper.figures.sopopo
 
 
-def test_cli_without_the_widgets_writes_the_table_and_says_why_no_figure(
+def test_cli_without_plotly_writes_the_table_and_says_why_no_figure(
         tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(registry, "figure_builders", lambda: {})
     assert main(["reproduce", "sopopo-fig8", "--quick", "--no-progress",
                  "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "could not write sopopo-fig8.html" in out and "polyrank[jupyter]" in out
+    assert "could not write sopopo-fig8.html" in out and "polyrank[paper]" in out
     assert (tmp_path / "sopopo-fig8.csv").exists() and not (tmp_path / "sopopo-fig8.html").exists()
 
 

@@ -14,10 +14,10 @@ import json
 import plotly.graph_objects as go
 import pytest
 
-import polyrank.experiments as experiments
+import polyrank_paper as experiments
 from polyrank.cli import main
-from polyrank.experiments import registry
-from polyrank.experiments.registry import Experiment, ExperimentResult
+from polyrank_paper import registry
+from polyrank_paper.registry import Experiment, ExperimentResult
 
 
 def fake(name, n):
@@ -30,7 +30,7 @@ def fake(name, n):
 
 
 def draw(res):
-    """The stand-ins' figure builder (the real ones: polyrank_widgets.figures)."""
+    """The stand-ins' figure builder (the real ones: polyrank_paper.figures)."""
     return go.Figure(go.Scatter(x=[r["i"] for r in res.rows], y=[r["value"] for r in res.rows]))
 
 

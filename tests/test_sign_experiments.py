@@ -13,14 +13,14 @@ import pytest
 
 from polyrank.cli import main
 from polyrank.datasets import breast_cancer_signs, data_path, load_phishing, load_w8a
-from polyrank.experiments import (
+from polyrank.metrics import prbep
+from polyrank_paper import (
     BENCHES,
     EXPERIMENTS,
     sign_convergence,
     sign_fig2,
     sign_small_sample,
 )
-from polyrank.metrics import prbep
 
 
 def test_phishing_is_byte_identical_and_loads():

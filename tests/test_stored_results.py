@@ -1,4 +1,4 @@
-"""Stored experiment results (polyrank.experiments.stored): every shipped
+"""Stored experiment results (polyrank_paper.stored): every shipped
 file loads into the typed result it was written from, every ``load_or_run``
 call of the notebooks finds its file (so Run All loads, never recomputes),
 hostile files are refused without running anything, and ResultView
@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from polyrank.experiments import BENCHES, EXPERIMENTS, ExperimentResult, get_experiment
-from polyrank.experiments.registry import as_record
-from polyrank.experiments.stored import (
+from polyrank_paper import BENCHES, EXPERIMENTS, ExperimentResult, get_experiment
+from polyrank_paper.registry import as_record
+from polyrank_paper.stored import (
     RECOMPUTE_ENV,
     STORED_DIR,
     StoredResult,
@@ -145,7 +145,7 @@ def _doc_with_summary(tmp_path, summary) -> Path:
 @pytest.mark.parametrize("tamper, message", [
     (lambda s: {"__dataclass__": "os:system", "fields": {}}, "outside polyrank"),
     (lambda s: {"__dataclass__": "subprocess:Popen", "fields": {}}, "outside polyrank"),
-    (lambda s: {"__dataclass__": "polyrank.experiments.stored:save_result", "fields": {}},
+    (lambda s: {"__dataclass__": "polyrank_paper.stored:save_result", "fields": {}},
      "not a dataclass"),
     (lambda s: {"__dataclass__": "polyrank.nothing_here:X", "fields": {}}, "No module"),
     (lambda s: {**s, "fields": {**s["fields"], "renamed": 1}}, "store it again"),
@@ -157,6 +157,19 @@ def test_hostile_file_is_refused(tmp_path, tamper, message):
     path = _doc_with_summary(tmp_path, tamper)
     with pytest.raises((ValueError, ModuleNotFoundError), match=message):
         load_result(path)
+
+
+@pytest.mark.parametrize("path", STORED[:1], ids=lambda p: p.stem)
+def test_a_file_naming_the_old_home_of_the_experiments_loads(tmp_path, path):
+    # files stored before the paper wing name polyrank.experiments.* classes
+    old = tmp_path / path.name
+    old.write_text(path.read_text(encoding="utf-8").replace(
+        '"polyrank_paper.', '"polyrank.experiments.'), encoding="utf-8")
+    assert "polyrank.experiments." in old.read_text(encoding="utf-8")
+    res, new = load_result(old), load_result(path)
+    assert type(res.summary) is type(new.summary)
+    assert _encode(res.summary) == _encode(new.summary)
+    assert _encode(tuple(res.rows)) == _encode(tuple(new.rows))
 
 
 def test_not_a_stored_result(tmp_path):
@@ -197,7 +210,7 @@ def test_load_or_run_never_recomputes_over_a_damaged_file(tmp_path, monkeypatch)
 
 # ------------------------------------------------------------------ ResultView
 def test_result_view_recomputes_in_place(tmp_path):
-    from polyrank_widgets import ResultView
+    from polyrank_paper.result_view import ResultView
 
     res = get_experiment("sopopo-fig8").run(**SMALL_FIG8)
     stored = load_result(save_result(res, tmp_path / "r.json", options=SMALL_FIG8,
@@ -215,7 +228,7 @@ def test_result_view_recomputes_in_place(tmp_path):
 
 
 def test_result_view_reports_a_failed_recompute():
-    from polyrank_widgets import ResultView
+    from polyrank_paper.result_view import ResultView
 
     res = get_experiment("sopopo-fig8").run(**SMALL_FIG8)
     view = ResultView(res, options={"quick": True, "k": "<b>six</b>"})
@@ -228,7 +241,7 @@ def test_result_view_reports_a_failed_recompute():
 
 
 def test_result_view_rejects_bad_arguments():
-    from polyrank_widgets import ResultView
+    from polyrank_paper.result_view import ResultView
 
     with pytest.raises(TypeError, match="result"):
         ResultView({"name": "sopopo-fig8"})

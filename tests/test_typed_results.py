@@ -17,11 +17,11 @@ import json
 import numpy as np
 import pytest
 
-import polyrank.experiments as E
-import polyrank.experiments.bench.first_fit as ff
-import polyrank.experiments.bench.label_ranker as lb
-import polyrank.experiments.bench.m3l_labels as ml
-from polyrank.experiments.registry import (
+import polyrank_paper as E
+import polyrank_paper.bench.first_fit as ff
+import polyrank_paper.bench.label_ranker as lb
+import polyrank_paper.bench.m3l_labels as ml
+from polyrank_paper.registry import (
     ExperimentResult,
     as_record,
     format_rows,

@@ -22,6 +22,7 @@ from sklearn.datasets import make_classification
 
 import polyrank as pr
 from polyrank.result import IterInfo
+from polyrank_paper.figures import m3l, ordinal, ranksvm, sign
 from polyrank_widgets import (
     CorrelationSlider,
     DecompositionViewer,
@@ -30,7 +31,6 @@ from polyrank_widgets import (
     TronMonitor,
 )
 from polyrank_widgets._text import escape
-from polyrank_widgets.figures import m3l, ordinal, ranksvm, sign
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = "<script>alert(2)</script>"

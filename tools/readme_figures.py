@@ -19,7 +19,7 @@ from pathlib import Path
 from polyrank import LabelRanker
 from polyrank._files import write_bytes
 from polyrank.datasets import load_yeast
-from polyrank.experiments import run_experiment
+from polyrank_paper import run_experiment
 from polyrank_widgets import DecompositionViewer, GapMonitor, KnotExplorer
 
 __all__ = ["render_readme_figures"]

@@ -1,5 +1,5 @@
 """Compute the heavy reproductions the notebooks load and store them in the
-package (``core/polyrank/experiments/stored_results/<name>.json``).
+package (``polyrank_paper/stored_results/<name>.json``).
 
 Run from the repository root, in the development venv::
 
@@ -32,7 +32,7 @@ RUNS = {
 
 
 def main(argv=None) -> int:
-    from polyrank.experiments.stored import run_and_time, save_result, stored_path
+    from polyrank_paper.stored import run_and_time, save_result, stored_path
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", choices=[[], *RUNS], metavar="NAME",

@@ -22,10 +22,11 @@ and the shared pieces:
 - :mod:`polyrank.result`: :class:`SolverResult`, :class:`Trace`,
   :class:`IterInfo` and the callback contract.
 - :mod:`polyrank.datasets`: the bundled real data sets.
-- :mod:`polyrank.experiments`: the reproductions of the papers' figures
-  and tables, and the benchmarks.
 
-Widgets live in the separate package ``polyrank_widgets``.
+This is the lowest of three floors: the widgets live in the separate package
+``polyrank_widgets``, the reproductions of the papers' figures and tables and
+the benchmarks in the paper wing ``polyrank_paper``; both import this package,
+never the reverse.
 """
 
 from importlib.metadata import PackageNotFoundError

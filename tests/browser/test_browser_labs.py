@@ -53,7 +53,7 @@ def _open_lab(lab, page, notebook: str, figure: str, *cells: str):
 
 def test_notebook03_sign_toggle_refits_with_the_new_sign(lab, page, artifacts):
     from polyrank.datasets import load_phishing
-    from polyrank.experiments import correlation_signs
+    from polyrank_paper import correlation_signs
 
     Xp, yp = load_phishing()
     cp = correlation_signs(Xp, yp)

@@ -1,5 +1,5 @@
 """Zero-shot conditions on a multi-label data set (``m3l-multilabel-zero-shot.txt``,
-Sec. 7.2), as :mod:`polyrank.experiments` and the ``CorrelationSlider`` use
+Sec. 7.2), as :mod:`polyrank_paper` and the ``CorrelationSlider`` use
 them: training subsets whose label correlations differ from the test split's,
 the label pair of Fig. 5, and M3L's test loss against the prior's correlation r.
 """

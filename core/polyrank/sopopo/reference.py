@@ -4,7 +4,7 @@ These functions pose the problems of ``sopopo-label-ranking.txt`` literally,
 as generic quadratic programs, and hand them to :func:`polyrank.qp.solve_qp`.
 They share no code with the SOPOPO kernels: tests use them to check
 :func:`polyrank.sopopo.soft_project` and the batch solver, and
-:mod:`polyrank.experiments.bench.sopopo` uses :func:`reduced_qp` as the baseline of
+:mod:`polyrank_paper.bench.sopopo` uses :func:`reduced_qp` as the baseline of
 the paper's Fig. 6 (the paper used LOQO; we use Clarabel).
 
 * :func:`soft_project_qp` -- the soft projection of Eq. 7 (Sec. 3), with one
