@@ -77,11 +77,18 @@ function followBox(View) {
   const remove = proto.remove;
   proto.perform_render = function (...args) {
     const out = render.apply(this, args);
-    let width = null;
     this.__polyrankObserver = new ResizeObserver(() => {
+      // a drawn figure (plotly's _fullLayout) whose width is not its box's:
+      // redraw it at the box's width (autosizeFigure leaves a fixed width alone)
+      const layout = this.el._fullLayout;
       const w = Math.round(this.el.getBoundingClientRect().width);
-      if (width !== null && w > 0 && w !== width) this.autosizeFigure();
-      if (w > 0) width = w;
+      if (!layout || w <= 0 || Math.abs(Math.round(layout.width) - w) <= 1) return;
+      try {
+        const done = this.autosizeFigure();
+        if (done && done.catch) done.catch((err) => console.warn("polyrank: resize", err));
+      } catch (err) {
+        console.warn("polyrank: resize", err);
+      }
     });
     this.__polyrankObserver.observe(this.el);
     return out;

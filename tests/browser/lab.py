@@ -299,10 +299,11 @@ LAYOUT_JS = """() => {
   const clipped = [], truncated = [];
   for (const area of document.querySelectorAll('.jp-OutputArea-output')) {
     const edge = area.getBoundingClientRect().right;
-    // .svg-container: the figure as plotly drew it (wider than its box when
-    // plotly did not follow a resize of the box)
-    for (const el of area.querySelectorAll('.js-plotly-plot, .svg-container, .widget-slider, '
-                                           + '.widget-dropdown, '
+    // .jupyter-widgets .svg-container: a widget's figure as plotly drew it (wider
+    // than its box when it did not follow a resize of the box); a static plotly
+    // output keeps its design width and the output area scrolls sideways
+    for (const el of area.querySelectorAll('.js-plotly-plot, .jupyter-widgets .svg-container, '
+                                           + '.widget-slider, .widget-dropdown, '
                                            + '.widget-text, .widget-html, .widget-button, '
                                            + '.widget-checkbox')) {
       const r = el.getBoundingClientRect();
