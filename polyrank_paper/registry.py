@@ -73,7 +73,10 @@ def _draw(result: ExperimentResult):
         raise ImportError(
             f"{result.name}: drawing the figure needs plotly; install the paper's extra, "
             "pip install 'polyrank[paper]' (from a clone: pip install -e '.[paper]')")
-    return builder(result)
+    from polyrank_widgets._layout import FluidFigure
+
+    # drawn at the output area's width in a notebook, at its design width in exports
+    return FluidFigure(builder(result))
 
 
 def _fmt_default(v: Any) -> str:

@@ -34,10 +34,19 @@ def _browser_missing() -> bool:
     return not (path and os.path.isfile(path) and os.access(path, os.X_OK))
 
 
-def figure_png(fig, scale: float = 1.0) -> bytes:
+def figure_png(fig, scale: float = 1.0, width: int | None = None) -> bytes:
     """A plotly figure as PNG bytes through kaleido, reusing one headless
     Chromium for the whole process (the first call starts it, ~2 s; later
     ones take ~0.15 s).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure or FigureWidget
+    scale : float, optional
+        Pixels per CSS px of the image.
+    width : int, optional
+        Width in CSS px (default: the figure's design width,
+        :func:`~polyrank_widgets._layout.design_width`, else kaleido's 700).
 
     Raises
     ------
@@ -67,7 +76,7 @@ def figure_png(fig, scale: float = 1.0) -> bytes:
                 warnings.filterwarnings("ignore", message="The kopts argument",
                                         category=UserWarning)
                 return go.Figure(fig).to_image(format="png", scale=scale,
-                                               width=design_width(fig))
+                                               width=width or design_width(fig))
         except Exception as exc:
             raise RuntimeError(f"{_NEEDS}: {type(exc).__name__}: {exc}") from exc
 
@@ -119,12 +128,32 @@ def compact_png(png: bytes, colors: int = STORED_PNG_COLORS) -> bytes:
 
 class _CompactPngRenderer(MimetypeRenderer):
     """plotly renderer: the figure's PNG (:func:`figure_png`), reduced by
-    :func:`compact_png`."""
+    :func:`compact_png`.
+
+    ``width`` (px): the image's width when the figure sent to the page has
+    none; ``fluid``: send the image as HTML (``<img>`` at most as wide as the
+    output area) instead of ``image/png``. Both are set by
+    :class:`~polyrank_widgets._layout.FluidFigure`: JupyterLab's plotly
+    renderer shows a bundle's ``image/png`` at its natural size in place of
+    the figure until the pointer enters it (a 1,250 px picture in a 600 px
+    panel), while it ignores ``text/html``, which kernel-less renderers
+    (nbconvert, GitHub, a docs site) show when there is no plotly."""
+
+    width: int | None = None
+    fluid: bool = False
 
     def to_mimebundle(self, fig_dict):
+        import html
+
         import plotly.graph_objects as go
-        png = compact_png(figure_png(go.Figure(fig_dict)))
-        return {"image/png": base64.b64encode(png).decode("ascii")}
+        fig = go.Figure(fig_dict)
+        png = base64.b64encode(compact_png(figure_png(fig, width=self.width))).decode("ascii")
+        if not self.fluid:
+            return {"image/png": png}
+        title = fig.layout.title.text or "figure"
+        return {"text/html": (f'<img src="data:image/png;base64,{png}" '
+                              f'alt="{html.escape(title, quote=True)}" '
+                              'style="max-width: 100%; height: auto;"/>')}
 
 
 #: the environment variable that turns static images on when

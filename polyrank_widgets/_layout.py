@@ -15,8 +15,9 @@ sidebar open.
 from __future__ import annotations
 
 import ipywidgets as ipw
+import plotly.graph_objects as go
 
-__all__ = ["MIN_FIGURE_PX", "fluid", "wrap_row", "design_width"]
+__all__ = ["MIN_FIGURE_PX", "fluid", "wrap_row", "design_width", "FluidFigure"]
 
 #: the narrowest a figure is drawn (px): below it, the panel scrolls
 MIN_FIGURE_PX = 360
@@ -88,3 +89,56 @@ def wrap_row(*children, gap: str = "4px 16px") -> ipw.HBox:
     """
     return ipw.HBox(list(children), layout=ipw.Layout(
         flex_flow="row wrap", align_items="flex-start", width="100%", grid_gap=gap))
+
+
+class FluidFigure(go.Figure):
+    """A plotly figure drawn at the width of the output area when a notebook
+    shows it, and at its layout width everywhere else.
+
+    The figures of the papers' experiments are designed 750-1,250 px wide;
+    in JupyterLab's panel (as narrow as 600 px) a fixed width makes the
+    output area scroll sideways. Shown in a notebook (``_repr_mimebundle_``,
+    what ``display(fig)`` and a cell's last expression use), the figure's
+    JSON is sent without its width and with ``autosize=True``, so plotly
+    draws it as wide as the output area and redraws it when the panel
+    resizes; its layout ``width`` is kept as the design width, the width of
+    its static PNG (:func:`~polyrank_widgets._display.static_images`; sent as
+    an HTML ``<img>`` at most as wide as the output area, which JupyterLab's
+    plotly renderer ignores) and of ``write_image`` / ``write_html`` exports.
+    Issue 34, item 2.
+
+    Parameters
+    ----------
+    data, layout, frames, skip_invalid, **kwargs
+        As :class:`plotly.graph_objects.Figure`; typically one figure,
+        ``FluidFigure(fig)``.
+    """
+
+    def _shown(self, validate: bool = True) -> tuple[dict, dict]:
+        """The figure as sent to the page (no width, autosize) and the
+        keyword arguments of plotly's renderers (the image's ``width``)."""
+        from plotly.io._utils import validate_coerce_fig_to_dict
+
+        fig_dict = validate_coerce_fig_to_dict(self, validate)
+        layout = dict(fig_dict.get("layout", {}))
+        width = layout.pop("width", None)
+        layout["autosize"] = True
+        # the static image (static_images): the design width, as HTML that fits
+        kwargs = {"fluid": True} if width is None else {"width": width, "fluid": True}
+        return {**fig_dict, "layout": layout}, kwargs
+
+    def _repr_mimebundle_(self, include=None, exclude=None, validate=True, **kwargs):
+        import plotly.io as pio
+
+        fig_dict, image = self._shown(validate)
+        return pio.renderers._build_mime_bundle(fig_dict, None, **{**image, **kwargs})
+
+    def _ipython_display_(self):
+        # IPython prefers this to _repr_mimebundle_ (plotly's BaseFigure defines it)
+        import plotly.io as pio
+
+        if pio.renderers.render_on_display and pio.renderers.default:
+            fig_dict, image = self._shown()
+            pio.show(fig_dict, **image)
+        else:
+            print(repr(self))

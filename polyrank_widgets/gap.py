@@ -282,10 +282,11 @@ class GapMonitor(TraceMonitor):
             drawn, lifted = gap, np.zeros(gap.shape, bool)
         colors = np.where(lifted, _COLORS["clipped"], _COLORS["gap"])
         title = escape(self.title)
-        if it.size:
-            title += f": iteration {int(it[-1])},  gap = {gap[-1]:.3g}"
+        if it.size:         # a second, smaller line: the title fits a 600 px panel
+            title += f"<br><sup>iteration {int(it[-1])},  gap = {gap[-1]:.3g}"
             if primal[-1] != 0.0 and np.isfinite(primal[-1]):
                 title += f" (relative {gap[-1] / abs(primal[-1]):.2g})"
+            title += "</sup>"
         note = [dict(text=f"red: gap ≤ 0, drawn at {drawn[lifted][0]:.1e}",
                      xref="x2 domain", yref="y2 domain", x=1.0, y=1.0,
                      xanchor="right", yanchor="top", showarrow=False,

@@ -139,3 +139,66 @@ def test_lab_shows_progress_while_fitting():
     assert any("iteration" in s and "gap" in s for s in seen[1:-1]), seen
     assert "fitting" not in seen[-1]
     json.dumps(seen)
+
+
+def test_fluid_figure_is_shown_at_the_panel_width_and_keeps_its_design_width(monkeypatch):
+    """A paper figure (FluidFigure) reaches the page without its width and
+    with autosize, on both of IPython's paths (``_ipython_display_``, which
+    IPython prefers, and ``_repr_mimebundle_``); the figure keeps its width,
+    and the static PNG is drawn at that design width."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from polyrank_widgets import _display
+    from polyrank_widgets._layout import FluidFigure
+
+    fig = FluidFigure(go.Figure(go.Scatter(x=[0, 1], y=[1, 0]),
+                                layout={"width": 1250, "height": 430,
+                                        "title": 'a "<b>" & b'}))
+    drawn = []
+
+    def fake_png(figure, scale=1.0, width=None):
+        drawn.append(width)
+        return b"png"
+
+    monkeypatch.setattr(_display, "figure_png", fake_png)
+    monkeypatch.setattr(_display, "compact_png", lambda png: png)
+    pio.renderers[_display.PNG_RENDERER] = _display._CompactPngRenderer()
+    monkeypatch.setattr(pio.renderers, "default", f"plotly_mimetype+{_display.PNG_RENDERER}")
+    shown = []
+    monkeypatch.setattr("plotly.io._renderers.ipython_display.display",
+                        lambda bundle, raw: shown.append(bundle))
+    fig._ipython_display_()
+    bundles = shown + [fig._repr_mimebundle_()]
+    for bundle in bundles:
+        layout = bundle["application/vnd.plotly.v1+json"]["layout"]
+        assert "width" not in layout and layout["autosize"] is True
+        # the picture as an <img> that fits the output area, not image/png (which
+        # JupyterLab's plotly renderer would show at its natural width)
+        assert "image/png" not in bundle
+        assert bundle["text/html"].startswith('<img src="data:image/png;base64,cG5n"')
+        assert "max-width: 100%" in bundle["text/html"]
+    assert drawn == [1250, 1250]
+    assert 'alt="a &quot;&lt;b&gt;&quot; &amp; b"' in bundles[0]["text/html"]   # escaped
+    assert fig.layout.width == 1250 and fig.layout.autosize is None
+    # a plain figure keeps plotly's behaviour: its width goes to the page
+    plain = go.Figure(fig)._repr_mimebundle_()
+    assert plain["application/vnd.plotly.v1+json"]["layout"]["width"] == 1250
+    assert "image/png" in plain and drawn[-1] is None
+
+
+def test_paper_figures_are_fluid(monkeypatch):
+    """Every figure of the paper wing is a FluidFigure (registry._draw), its
+    builder's width kept as the design width."""
+    import plotly.graph_objects as go
+
+    from polyrank_paper import registry
+    from polyrank_widgets._layout import FluidFigure
+
+    class Result:
+        name = "sopopo-fig6"
+
+    monkeypatch.setitem(registry.figure_builders(), "sopopo-fig6",
+                        lambda result: go.Figure(layout={"width": 900}))
+    fig = registry._draw(Result())
+    assert isinstance(fig, FluidFigure) and fig.layout.width == 900

@@ -33,8 +33,9 @@ def fig5(res) -> go.Figure:
                   annotation_text="r = 0: 1-vs-All", annotation_position="top")
     a, b = (escape(n) for n in summary.pair)
     fig.update_layout(
-        title=(f"Fig. 5 on yeast: {a} / {b} (corr. {summary.train_subset_corr:+.2f} "
-               f"in training subset, {summary.test_corr:+.2f} on test)"),
+        # two short lines: the title must fit a 600 px notebook panel
+        title=(f"Fig. 5 on yeast: {a} / {b}<br><sup>corr. {summary.train_subset_corr:+.2f} "
+               f"in training subset, {summary.test_corr:+.2f} on test</sup>"),
         xaxis_title="classifier correlation r  (R = [[1, r], [r, 1]])",
         yaxis_title="test Hamming loss (%)", template="plotly_white",
         legend={"x": 0.02, "y": 0.98})

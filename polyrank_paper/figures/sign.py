@@ -59,7 +59,7 @@ def fig2(res) -> go.Figure:
     rows, runs = res.rows, res.summary.runs
     names = list(runs)
     fig = make_subplots(rows=1, cols=len(names), horizontal_spacing=0.07, subplot_titles=[
-        f"({FIG2_DATA[runs[n].data]}) {escape(n)}, n = {runs[n].n}"
+        f"({FIG2_DATA[runs[n].data]}) {escape(n)}<br>n = {runs[n].n}"
         for n in names])
     for c, name in enumerate(names, 1):
         for solver in runs[name].final_primal_gap:
@@ -70,7 +70,7 @@ def fig2(res) -> go.Figure:
                 line={"color": _COLORS.get(solver)}), row=1, col=c)
     return finish_panels(fig, len(names), x_title="epochs", y_title="P(w) - P(w*)",
                          width=1200, title="Fig. 2 reproduced: primal objective gap against "
-                                           "epochs (smoothed hinge γ = 0.01, λ = 1/n)")
+                                           "epochs<br><sup>smoothed hinge γ = 0.01, λ = 1/n</sup>")
 
 
 def small_sample(res) -> go.Figure:
@@ -90,10 +90,10 @@ def small_sample(res) -> go.Figure:
         fig.update_yaxes(title_text="trials", row=1, col=col)
     m = summary.mean
     fig.update_layout(
-        title={"text": (f"Sign constraints from domain knowledge, {summary.n_train} "
+        title={"text": (f"Sign constraints from domain knowledge<br><sup>{summary.n_train} "
                         f"training examples, {summary.trials} trials: mean ROC "
                         f"{m.roc_sc:.3f} vs {m.roc_svm:.3f}, PRBEP "
-                        f"{m.prbep_sc:.3f} vs {m.prbep_svm:.3f}"), "x": 0.5,
+                        f"{m.prbep_sc:.3f} vs {m.prbep_svm:.3f}</sup>"), "x": 0.5,
                "font": {"size": 14}},
         template="plotly_white", width=1000, height=420, bargap=0.05)
     return fig

@@ -299,10 +299,12 @@ LAYOUT_JS = """() => {
   const clipped = [], truncated = [];
   for (const area of document.querySelectorAll('.jp-OutputArea-output')) {
     const edge = area.getBoundingClientRect().right;
-    // .jupyter-widgets .svg-container: a widget's figure as plotly drew it (wider
-    // than its box when it did not follow a resize of the box); a static plotly
-    // output keeps its design width and the output area scrolls sideways
-    for (const el of area.querySelectorAll('.js-plotly-plot, .jupyter-widgets .svg-container, '
+    // .svg-container: a figure as plotly drew it: a widget's figure wider than
+    // its box when it did not follow a resize of the box, a static plotly
+    // output (the papers' figures) wider than the output area when it kept a
+    // fixed width (then the output area scrolls sideways); img: a stored
+    // figure's picture, shown until the figure is drawn
+    for (const el of area.querySelectorAll('.js-plotly-plot, .svg-container, img, '
                                            + '.widget-slider, .widget-dropdown, '
                                            + '.widget-text, .widget-html, .widget-button, '
                                            + '.widget-checkbox')) {
@@ -582,7 +584,7 @@ class Notebook:
         return widths
 
     def screenshot_widgets(self, artifacts: Path, stem: str) -> list[Path]:
-        """One PNG per output that holds a widget (``{stem}-cell<i>.png``),
+        """One PNG per output that holds a widget or a figure (``{stem}-cell<i>.png``),
         taken with a viewport tall enough for the whole output."""
         page = self.page
         size = page.viewport_size
@@ -590,7 +592,7 @@ class Notebook:
         cells = page.locator(".jp-Notebook .jp-Cell")
         for i in range(cells.count()):
             outputs = cells.nth(i).locator(".jp-OutputArea-output").filter(
-                has=page.locator(".widget-box, .js-plotly-plot"))
+                has=page.locator(".widget-box, .js-plotly-plot, .svg-container"))
             for j in range(outputs.count()):
                 h = outputs.nth(j).evaluate("e => e.getBoundingClientRect().height")
                 page.set_viewport_size({"width": size["width"],

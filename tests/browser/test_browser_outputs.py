@@ -15,6 +15,8 @@ import pytest
 
 from polyrank.cli import main
 
+from .lab import poll
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -67,20 +69,29 @@ def test_readme_pictures_export(chromium_path, tmp_path, monkeypatch):
         assert p.stat().st_size > 20_000, (p.name, p.stat().st_size)
 
 
-@pytest.mark.parametrize("name", ["00_tour.ipynb", "04_ranksvm.ipynb", "06_m3l_zero_shot.ipynb"])
+@pytest.mark.parametrize("name", ["00_tour.ipynb", "03_sign_constraints.ipynb", "04_ranksvm.ipynb",
+                                  "05_ordinal_rcg.ipynb", "06_m3l_zero_shot.ipynb"])
 def test_stored_notebook_shows_its_pictures_before_running(lab, page, artifacts, name):
     # opened, not run: every widget's stored output is its picture (no
     # "Error displaying widget: model not found"), every plotly figure is drawn
     nb = lab.open(page, name)
     stored = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
-    n_widgets = sum("an interactive widget" in "".join(o.get("data", {}).get("text/plain", ""))
-                    for c in stored["cells"] for o in c.get("outputs", []))
-    assert n_widgets >= 1
+    outputs = [o.get("data", {}) for c in stored["cells"] for o in c.get("outputs", [])]
+    n_widgets = sum("an interactive widget" in "".join(d.get("text/plain", "")) for d in outputs)
+    n_figures = sum("application/vnd.plotly.v1+json" in d for d in outputs)
+    assert n_widgets + n_figures >= 1
     area = page.locator(".jp-Notebook")
     assert "model not found" not in area.inner_text()
     images = page.locator(".jp-RenderedImage img")
     assert images.count() >= n_widgets
     sizes = images.evaluate_all("imgs => imgs.map(i => [i.naturalWidth, i.naturalHeight])")
     assert all(w > 100 and h > 100 for w, h in sizes), sizes
+    # a paper figure (plotly JSON, its picture as HTML for kernel-less renderers)
+    # is drawn live by JupyterLab's plotly renderer, at the panel's width
+    if n_figures:
+        poll(lambda: page.locator(".jp-RenderedPlotly.js-plotly-plot .main-svg").count(),
+             lambda n: n >= n_figures, f"{n_figures} plotly figures drawn", timeout_s=60)
     nb.screenshot(artifacts / f"stored-{name.removesuffix('.ipynb')}.png")
+    # the pictures fit the panel too (issue 34, item 2)
+    nb.check_layout(artifacts, f"stored-{name.removesuffix('.ipynb')}")
     nb.assert_no_errors()
