@@ -130,6 +130,18 @@ def test_paper_commands_without_the_wing_name_the_dist(tmp_path, blocked):
     assert not (tmp_path / "o").exists()
 
 
+def test_a_plugin_found_twice_registers_once(monkeypatch, capsys):
+    # e.g. a stale polyrank.egg-info of the one-distribution layout (which
+    # named the paper entry point) in the working directory, beside the
+    # installed polyrank-paper: argparse would refuse the second `reproduce`
+    plugins = list(cli.entry_points(group=cli.COMMANDS_GROUP))
+    if not any(ep.name == "paper" for ep in plugins):
+        pytest.skip("polyrank-paper is not installed")
+    monkeypatch.setattr(cli, "entry_points", lambda group: plugins + plugins)
+    assert cli.main(["reproduce", "--list"]) == 0
+    assert "sopopo-fig6" in capsys.readouterr().out
+
+
 def test_an_empty_entry_point_group_leaves_the_stand_ins(monkeypatch, capsys):
     # no plugin registered in polyrank.commands (e.g. an install without the
     # wing's entry point): the same stand-ins, and the core's commands work

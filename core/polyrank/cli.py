@@ -726,9 +726,15 @@ def _add_plugin_commands(sub) -> None:
     """Add the sub-commands of every plugin of :data:`COMMANDS_GROUP`; a
     plugin that fails to import (its extra is missing) adds none.  Each
     command of :data:`PAPER_COMMANDS` that no plugin added gets a stand-in
-    that names the distribution to install."""
-    reasons = []
+    that names the distribution to install.  A plugin found twice (the same
+    name and object, e.g. a stale ``polyrank.egg-info`` of the one-distribution
+    layout in the working directory beside the installed ``polyrank-paper``)
+    is registered once."""
+    reasons, seen = [], set()
     for ep in entry_points(group=COMMANDS_GROUP):
+        if (ep.name, ep.value) in seen:
+            continue
+        seen.add((ep.name, ep.value))
         try:
             register = ep.load()
         except ImportError as exc:           # the plugin's dependencies are missing
