@@ -10,11 +10,12 @@ demo`` (:mod:`polyrank_paper.cli`, registered in the entry-point group
 
 The top floor of three: it imports :mod:`polyrank` and
 :mod:`polyrank_widgets`; neither imports it (``tests/test_layering.py``).  It
-needs the ``paper`` extra (``pip install 'polyrank[paper]'``: the ``jupyter``
-extra's plotly and widgets for the figures, and the peers of the benchmarks);
-importing it without that extra raises an ImportError that says so, and the
-``polyrank`` command then names the extra for ``reproduce``, ``bench`` and
-``demo``.
+is the ``polyrank-paper`` distribution (``pip install polyrank-paper``; from
+a clone ``dists/polyrank-paper``: ``polyrank-widgets`` with its plotly and
+widgets for the figures, and the peers of the benchmarks); importing it
+without those raises an ImportError that says so, and without the
+distribution the ``polyrank`` command names it for ``reproduce``, ``bench``
+and ``demo``.
 
 - :func:`bench_sopopo`, :func:`format_table`: run-time of a single soft
   projection, SOPOPO vs Clarabel vs ``np.sort``
@@ -70,7 +71,7 @@ Importing this package registers every experiment and benchmark, in the
 order of the papers.
 """
 
-# first: without the paper extra, an ImportError that names it
+# first: without its dependencies, an ImportError that names the distribution
 from . import _requires  # noqa: F401
 from .registry import (
     BENCHES,

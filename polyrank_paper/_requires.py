@@ -1,6 +1,8 @@
-"""The packages of the ``paper`` extra the wing cannot work without; importing
-this module (the first thing :mod:`polyrank_paper` does) raises an ImportError
-naming the extra when one is missing, before anything is registered.
+"""The dependencies of the ``polyrank-paper`` distribution the wing cannot
+work without; importing this module (the first thing :mod:`polyrank_paper`
+does) raises an ImportError naming the distribution to install when one is
+missing (e.g. the package imported from a source tree), before anything is
+registered.
 
 The check looks the packages up without importing them, so that ``polyrank
 train`` (whose parser loads the paper wing's sub-commands) does not import
@@ -29,8 +31,9 @@ def missing(names=REQUIRED) -> str | None:
     return None
 
 
-if (_absent := missing()) is not None:             # a base install: no paper extra
+if (_absent := missing()) is not None:             # e.g. a source tree: no polyrank-paper
     raise ImportError(
-        f"polyrank_paper needs the 'paper' extra ({_absent} is missing): "
-        "pip install 'polyrank[paper]' (from a clone: pip install -e '.[paper]')",
+        f"polyrank_paper needs its dependencies ({_absent} is missing): pip install "
+        "polyrank-paper (from a clone: pip install -e dists/polyrank-widgets "
+        "-e dists/polyrank-paper)",
         name=_absent)

@@ -226,7 +226,7 @@ def _cmd_reproduce(args) -> int:
             written = [res.write_csv(out_dir / f"{name}.csv")]
             try:
                 written.append(res.write_html(out_dir / f"{name}.html", plotlyjs="directory"))
-            except ImportError as exc:        # plotly (the paper extra) is missing
+            except ImportError as exc:        # plotly (polyrank-widgets) is missing
                 no_figure = exc
         print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
         print(res.format_table(), file=text)

@@ -71,8 +71,9 @@ def _draw(result: ExperimentResult):
     builder = builders.get(result.name)
     if builder is None:
         raise ImportError(
-            f"{result.name}: drawing the figure needs plotly; install the paper's extra, "
-            "pip install 'polyrank[paper]' (from a clone: pip install -e '.[paper]')")
+            f"{result.name}: drawing the figure needs plotly; install the paper wing, "
+            "pip install polyrank-paper (from a clone: pip install -e dists/polyrank-widgets "
+            "-e dists/polyrank-paper)")
     from polyrank_widgets._layout import FluidFigure
 
     # drawn at the output area's width in a notebook, at its design width in exports

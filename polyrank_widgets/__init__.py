@@ -40,8 +40,8 @@ try:
     import ipywidgets  # noqa: F401
 except ImportError as exc:          # the lean install: polyrank without its widgets
     raise ImportError(
-        f"polyrank_widgets needs the 'jupyter' extra ({exc.name} is missing): "
-        "pip install 'polyrank[jupyter]' (from a clone: pip install -e '.[jupyter]')"
+        f"polyrank_widgets needs its dependencies ({exc.name} is missing): "
+        "pip install polyrank-widgets (from a clone: pip install -e dists/polyrank-widgets)"
     ) from exc
 
 import os as _os

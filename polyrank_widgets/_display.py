@@ -109,7 +109,7 @@ def compact_png(png: bytes, colors: int = STORED_PNG_COLORS) -> bytes:
     ValueError
         If ``colors`` is outside 2..256.
     RuntimeError
-        If Pillow is missing (it comes with the ``jupyter`` extra).
+        If Pillow is missing (a dependency of ``polyrank-widgets``).
     """
     if not 2 <= int(colors) <= 256:
         raise ValueError(f"colors: expected 2 to 256, got {colors!r}")
@@ -117,7 +117,7 @@ def compact_png(png: bytes, colors: int = STORED_PNG_COLORS) -> bytes:
         from PIL import Image
     except ImportError as exc:
         raise RuntimeError("reducing a static image needs Pillow: "
-                           "pip install 'polyrank[jupyter]'") from exc
+                           "pip install polyrank-widgets") from exc
     image = Image.open(io.BytesIO(png)).convert("RGB")
     reduced = image.quantize(colors=int(colors), method=Image.Quantize.FASTOCTREE,
                              dither=Image.Dither.NONE)
@@ -278,7 +278,7 @@ def stack_png(images: list[bytes]) -> bytes:
     ValueError
         If ``images`` is empty.
     RuntimeError
-        If Pillow is missing (it comes with the ``jupyter`` extra).
+        If Pillow is missing (a dependency of ``polyrank-widgets``).
     """
     if not images:
         raise ValueError("images: expected at least one PNG, got none")
@@ -288,7 +288,7 @@ def stack_png(images: list[bytes]) -> bytes:
         from PIL import Image
     except ImportError as exc:
         raise RuntimeError("stacking a widget's figures into one static image needs "
-                           "Pillow: pip install 'polyrank[jupyter]'") from exc
+                           "Pillow: pip install polyrank-widgets") from exc
     parts = [Image.open(io.BytesIO(b)).convert("RGB") for b in images]
     out = Image.new("RGB", (max(p.width for p in parts), sum(p.height for p in parts)),
                     "white")

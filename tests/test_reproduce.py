@@ -113,12 +113,12 @@ def test_every_experiment_has_a_figure_builder():
     assert registry.figure_builders().keys() >= set(EXPERIMENTS)
 
 
-def test_figure_without_plotly_names_the_extra(monkeypatch):
-    # without the figure builders (plotly, of the paper extra, not installed)
+def test_figure_without_plotly_names_the_dist(monkeypatch):
+    # without the figure builders (plotly, of polyrank-widgets, not installed)
     # the error says what to install
     res = run_experiment("sopopo-fig8", k=4, m=6, n=3, passes=1)
     monkeypatch.setattr(registry, "figure_builders", lambda: {})
-    with pytest.raises(ImportError, match=r"polyrank\[paper\]"):
+    with pytest.raises(ImportError, match="pip install polyrank-paper"):
         _ = res.figure                            # the property raises
     monkeypatch.undo()
     assert res.figure.data                        # drawn by polyrank_paper.figures.sopopo
@@ -130,7 +130,7 @@ def test_cli_without_plotly_writes_the_table_and_says_why_no_figure(
     assert main(["reproduce", "sopopo-fig8", "--quick", "--no-progress",
                  "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "could not write sopopo-fig8.html" in out and "polyrank[paper]" in out
+    assert "could not write sopopo-fig8.html" in out and "polyrank-paper" in out
     assert (tmp_path / "sopopo-fig8.csv").exists() and not (tmp_path / "sopopo-fig8.html").exists()
 
 

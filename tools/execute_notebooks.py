@@ -1,7 +1,7 @@
 """Re-execute the notebooks and store them the way the repository keeps them.
 
-Run from the repository root, in the development venv (``pip install -e
-".[dev]"``; Chromium for the static images, ``apt-get install chromium``)::
+Run from the repository root, in the development venv (``pip install -r
+requirements-dev.txt``; Chromium for the static images, ``apt-get install chromium``)::
 
     python tools/execute_notebooks.py                  # every notebooks/*.ipynb
     python tools/execute_notebooks.py notebooks/04_ranksvm.ipynb ...

@@ -133,8 +133,7 @@ def _lab_command(notebook: str | None, port: int | None) -> list[str]:
             else f"notebook {notebook!r} not found"
         raise UsageError(where)
     if importlib.util.find_spec("jupyterlab") is None:
-        raise UsageError("JupyterLab is not installed: pip install 'polyrank[jupyter]' "
-                         "(from a clone: pip install -e '.[jupyter]')")
+        raise UsageError(f"JupyterLab is not installed: {WIDGETS_INSTALL}")
     cmd = [sys.executable, "-m", "jupyterlab", str(path)]
     if port is not None:
         cmd.append(f"--port={port}")
@@ -708,24 +707,37 @@ def _add_train_predict(sub) -> None:
 #: each with ``set_defaults(func=run)``, ``run(args) -> int`` the exit
 #: status; a user's mistake raises :class:`UsageError`).  The paper wing
 #: registers ``demo``, ``bench`` and ``reproduce`` here
-#: (``polyrank_paper.cli:register``, ``pyproject.toml``): the core never
+#: (``polyrank_paper.cli:register``, in the ``polyrank-paper``
+#: distribution's ``dists/polyrank-paper/pyproject.toml``): the core never
 #: imports it.
 COMMANDS_GROUP = "polyrank.commands"
-#: the sub-commands of the paper wing; without it each says which extra to install
+#: the sub-commands of the paper wing; without it each says which distribution to install
 PAPER_COMMANDS = ("demo", "bench", "reproduce")
-PAPER_EXTRA = "pip install 'polyrank[paper]'"
+#: how to install the paper wing (the ``polyrank-paper`` distribution, which
+#: needs ``polyrank-widgets``), published or from a clone's root
+PAPER_INSTALL = ("pip install polyrank-paper (from a clone: "
+                 "pip install -e dists/polyrank-widgets -e dists/polyrank-paper)")
+#: how to install the widgets floor and JupyterLab (``polyrank-widgets``)
+WIDGETS_INSTALL = ("pip install polyrank-widgets (from a clone: "
+                   "pip install -e dists/polyrank-widgets)")
 
 
 def _add_plugin_commands(sub) -> None:
     """Add the sub-commands of every plugin of :data:`COMMANDS_GROUP`; a
     plugin that fails to import (its extra is missing) adds none.  Each
     command of :data:`PAPER_COMMANDS` that no plugin added gets a stand-in
-    that names the extra to install."""
-    reasons = []
+    that names the distribution to install.  A plugin found twice (the same
+    name and object, e.g. a stale ``polyrank.egg-info`` of the one-distribution
+    layout in the working directory beside the installed ``polyrank-paper``)
+    is registered once."""
+    reasons, seen = [], set()
     for ep in entry_points(group=COMMANDS_GROUP):
+        if (ep.name, ep.value) in seen:
+            continue
+        seen.add((ep.name, ep.value))
         try:
             register = ep.load()
-        except ImportError as exc:           # the plugin's extra is not installed
+        except ImportError as exc:           # the plugin's dependencies are missing
             why = f"{exc.name} is missing" if exc.name else _one_line(exc, 120)
             reasons.append(f"plugin {ep.name!r} not loaded: {why}")
             continue
@@ -733,16 +745,16 @@ def _add_plugin_commands(sub) -> None:
     for name in PAPER_COMMANDS:
         if name not in sub.choices:
             p = sub.add_parser(name, add_help=False, prefix_chars="\0",
-                               help=f"(needs the paper wing: {PAPER_EXTRA})")
+                               help="(needs the paper wing: pip install polyrank-paper)")
             p.add_argument("rest", nargs=argparse.REMAINDER)
             p.set_defaults(func=functools.partial(_cmd_missing, name, "; ".join(reasons)))
 
 
 def _cmd_missing(name: str, reason: str, args) -> int:
-    """A paper command without the paper wing: say which extra installs it."""
-    print(_clip(f"polyrank {name} needs the paper wing: {PAPER_EXTRA} (from a clone: "
-                "pip install -e '.[paper]', which also registers its commands)"
-                + (f"; {reason}" if reason else ""), MESSAGE_CHARS), file=sys.stderr)
+    """A paper command without the paper wing: say which distribution installs it."""
+    print(_clip(f"polyrank {name} needs the paper wing: {PAPER_INSTALL}, which also "
+                "registers its commands" + (f"; {reason}" if reason else ""), MESSAGE_CHARS),
+          file=sys.stderr)
     return 2
 
 
@@ -771,7 +783,7 @@ def build_parser() -> argparse.ArgumentParser:
         "lab", help="open the tour (or NOTEBOOK) in JupyterLab",
         description="Start JupyterLab on notebooks/00_tour.ipynb (run from a clone of the "
                     "repository) or on NOTEBOOK, with the options it needs here (as root, "
-                    "a container's default user: --allow-root). Needs the jupyter extra.")
+                    "a container's default user: --allow-root). Needs polyrank-widgets.")
     p.add_argument("notebook", nargs="?", metavar="NOTEBOOK",
                    help=f"the notebook to open (default {TOUR})")
     p.add_argument("--port", type=int, default=None, help="port of the server (default 8888 "
