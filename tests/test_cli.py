@@ -197,3 +197,16 @@ def test_lab_without_a_notebook_says_where_to_run_it(tmp_path, monkeypatch, caps
     assert "notebooks/00_tour.ipynb" in err and "clone of the repository" in err
     assert main(["lab", "missing.ipynb"]) == 2
     assert "'missing.ipynb' not found" in capsys.readouterr().err
+
+
+def test_a_reader_that_leaves_the_pipe_ends_the_command_quietly():
+    """``polyrank reproduce --list | head -1``: the reader closes the pipe;
+    the command ends with 141 (128 + SIGPIPE) or 0, and prints neither a
+    traceback nor "internal error"."""
+    proc = subprocess.Popen([sys.executable, "-m", "polyrank", "reproduce", "--list"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()                  # the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    rc = proc.wait(timeout=120)
+    assert rc in (0, 141), (rc, err)
+    assert "internal error" not in err and "Traceback" not in err and "Broken" not in err, err

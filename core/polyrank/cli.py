@@ -806,6 +806,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush of a
+    pipe whose reader has gone raises nothing (Python's documented recipe
+    for SIGPIPE, ``signal`` module notes)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):     # no real stdout (a test's capture)
+        pass
+
+
 def main(argv=None) -> int:
     """Entry point of the ``polyrank`` console script and ``python -m polyrank``.
 
@@ -820,7 +831,8 @@ def main(argv=None) -> int:
         The exit status: 0 on success; 2 for a user's mistake (a one-line
         message of at most :data:`MESSAGE_CHARS` characters on stderr: a bad
         option, a missing or malformed file, an unwritable path, an output
-        that is one of the inputs); 1 when ``reproduce --png`` could not
+        that is one of the inputs); 141 when stdout is a pipe whose reader
+        has gone (``polyrank reproduce --list | head``); 1 when ``reproduce --png`` could not
         write a PNG, or for an internal error (one line, asking for a
         report); 130 after Ctrl-C.  With ``--debug`` the traceback is shown
         as well.
@@ -833,12 +845,18 @@ def main(argv=None) -> int:
     try:
         if args.command in ("train", "predict"):
             with _warnings_as_lines(prog):
-                return args.func(args)
-        return args.func(args)
+                status = args.func(args)
+        else:
+            status = args.func(args)
+        sys.stdout.flush()             # a closed pipe raises here, not at exit
+        return status
     except UsageError as exc:
         return _fail(args, f"{prog}: {_one_line(exc, MESSAGE_CHARS)}", 2)
     except KeyboardInterrupt:
         return _fail(args, f"{prog}: interrupted", 130)
+    except BrokenPipeError:            # `polyrank ... | head`: the reader left; say nothing
+        _silence_stdout()
+        return 141                     # 128 + SIGPIPE, as a shell reports it
     except MemoryError as exc:
         return _fail(args, f"{prog}: out of memory ({_one_line(exc, 120) or 'MemoryError'})", 1)
     except Exception as exc:           # a bug, not the user's mistake
