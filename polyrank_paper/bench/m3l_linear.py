@@ -14,7 +14,9 @@ for first, ``LinearSVC()`` with its defaults (squared hinge, C = 1: another
 problem, compared by its test Hamming loss), on yeast and on generated
 sets from 400 to 40,000 rows (the growth of time with N), and shows the
 joint solve (the paper's Sec. 6 epochs over all labels, ``method="joint"``)
-it replaces for a diagonal R.
+it replaces for a diagonal R, and M3LClassifier's strict stopping rule
+(``stopping="pg"``, every projected gradient below tol) beside its default
+(the relative duality gap).
 
 Following ``DESIGN.md``, speed is reported as ratios against baselines
 timed in the same run (interleaved repeats, medians of CPU seconds), never
@@ -77,7 +79,11 @@ class M3LLinearRow:
     N, D, L : int
         Training points, features (before the bias feature), labels.
     m3l_s : float
-        Median CPU seconds of ``M3LClassifier(C=C, tol=tol).fit``.
+        Median CPU seconds of ``M3LClassifier(C=C, tol=tol).fit`` (its
+        default stopping rule, the relative duality gap at most tol).
+    strict_s : float
+        ``M3LClassifier(C=C, tol=tol, stopping="pg")`` (every projected
+        gradient below tol, the paper's rule).
     hinge_s : float
         One-vs-rest ``LinearSVC(loss="hinge", C=2C, tol=tol/2)``.
     default_s : float
@@ -87,7 +93,9 @@ class M3LLinearRow:
         problem (the solve a diagonal R used before).
     ratio_hinge, ratio_default, ratio_joint : float
         m3l_s over hinge_s, default_s, joint_s.
-    primal_m3l, primal_hinge, primal_joint : float
+    ratio_strict_hinge : float
+        strict_s over hinge_s.
+    primal_m3l, primal_strict, primal_hinge, primal_joint : float
         Primal objectives of the same problem (P2 = LIBLINEAR's primal with
         C_svm = 2C, the bias weight regularised).
     m3l_gap_rel : float
@@ -105,13 +113,16 @@ class M3LLinearRow:
     D: int = column("D", str)
     L: int = column("L", str)
     m3l_s: float = column("M3L s", fmt_spec(".3f"))
+    strict_s: float = column("M3L pg s", fmt_spec(".3f"))
     hinge_s: float = column("SVC hinge s", fmt_spec(".3f"))
     default_s: float = column("SVC default s", fmt_spec(".3f"))
     joint_s: float = column("joint s", fmt_spec(".3f"))
     ratio_hinge: float = column("M3L/hinge", fmt_spec(".2f"))
     ratio_default: float = column("M3L/default", fmt_spec(".2f"))
     ratio_joint: float = column("M3L/joint", fmt_spec(".2f"))
+    ratio_strict_hinge: float = column("M3L pg/hinge", fmt_spec(".2f"))
     primal_m3l: float = column("P M3L", fmt_spec(".8g"))
+    primal_strict: float = column("P M3L pg", fmt_spec(".8g"))
     primal_hinge: float = column("P hinge", fmt_spec(".8g"))
     primal_joint: float = column("P joint", fmt_spec(".8g"))
     m3l_gap_rel: float = column("M3L gap/P", fmt_spec(".1e"))
@@ -138,7 +149,8 @@ class M3LLinearSummary(RepeatsInfo, BenchRunInfo):
         (P M3L - P hinge) / P hinge.
     growth_exponent : dict of str to float
         Slope of log(time) against log(N) over the generated problems, per
-        peer ("m3l", "hinge", "default", "joint"; absent with one size).
+        peer ("m3l", "strict", "hinge", "default", "joint"; absent with one
+        size).
     elapsed_s : float
         Seconds (2 decimals).
     """
@@ -248,17 +260,22 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     SVMs with penalty 2C whose bias weight is regularised, which is what
     LIBLINEAR solves with ``intercept_scaling=1``; both primal objectives
     are printed (LinearSVC's by :func:`liblinear_primal` on the data with
-    the constant feature) with M3L's duality gap.  Stopping rules, as close
-    as the two allow: M3L stops when every projected gradient of D2 is
-    below ``tol`` in absolute value, checked on the exact gradient over all
-    variables; LIBLINEAR stops a label when its active projected gradients
-    (of y w'x - 1, half of M3L's G = 2 - 2 y w'x) are within ``tol / 2`` of
-    0 and of each other, after a pass over all variables, so both ask the
-    same of the largest projected gradient (``max_iter`` 10^6: it is not
-    cut short).  ``LinearSVC()`` solves another problem (squared hinge,
-    C = 1) and is compared by its test Hamming loss.  Every fit is
+    the constant feature) with M3L's duality gap.  Stopping rules: M3L
+    with its defaults stops when each label's duality gap is at most
+    ``tol`` times its primal objective (``stopping="gap"``, exact, over all
+    variables); the strict variant ``stopping="pg"`` ("M3L pg") stops when
+    every projected gradient of D2 is below ``tol`` in absolute value,
+    checked on the exact gradient over all variables; LIBLINEAR stops a
+    label when its active projected gradients (of y w'x - 1, half of M3L's
+    G = 2 - 2 y w'x) are within ``tol / 2`` of 0 and of each other, after
+    a pass over all variables, so it and "M3L pg" ask the same of the
+    largest projected gradient (``max_iter`` 10^6: it is not cut short).
+    ``LinearSVC()`` solves another problem (squared hinge, C = 1, with
+    scikit-learn's ``dual="auto"`` the primal trust-region Newton solver
+    when N >= D, stopping on the gradient norm relative to the first one)
+    and is compared by its test Hamming loss.  Every fit is
     single-threaded (BLAS limited to one thread); each repeat times the
-    four fits in turn (interleaved) and the rows report medians of CPU
+    five fits in turn (interleaved) and the rows report medians of CPU
     seconds. The numba kernels are compiled before the timings.
 
     Targets: M3L takes at most :data:`TARGET_SAME_LOSS` times the same-loss
@@ -279,7 +296,7 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     C : float
         M3L's C (> 0, default M3LClassifier's); the same-loss LinearSVC gets 2C.
     tol : float
-        M3L's tol (> 0); the same-loss LinearSVC gets tol / 2.
+        M3L's tol (> 0, both rules); the same-loss LinearSVC gets tol / 2.
     sizes : sequence of int, optional
         Rows of the generated problems (default 400, 4,000, 40,000).
 
@@ -328,7 +345,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     met = {r.problem: bool(r.ratio_hinge <= TARGET_SAME_LOSS
                            and r.ratio_default <= TARGET_DEFAULT) for r in rows}
     growth = {k: g for k, g in ((k, _growth(rows, f"{k}_s"))
-                                for k in ("m3l", "hinge", "default", "joint")) if g is not None}
+                                for k in ("m3l", "strict", "hinge", "default", "joint"))
+              if g is not None}
     summary = M3LLinearSummary(
         bench="m3l-linear", quick=quick, seed=seed, repeats=repeats, C_m3l=C, tol=tol,
         ratio_hinge={r.problem: round(r.ratio_hinge, 3) for r in rows},
@@ -341,7 +359,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     for r in rows:
         notes.append(f"{r.problem}: " + speed_phrase(1.0 / r.ratio_hinge, "M3LClassifier",
                                                      "LinearSVC(hinge, C = 2C)")
-                     + f" (ratio {r.ratio_hinge:.2f}) and "
+                     + f" (ratio {r.ratio_hinge:.2f}; with stopping='pg' "
+                     f"{r.ratio_strict_hinge:.2f}) and "
                      + speed_phrase(1.0 / r.ratio_default, "it", "LinearSVC()")
                      + f" (ratio {r.ratio_default:.2f}); test Hamming % M3L "
                      f"{r.hamming_m3l_pct:.2f}, hinge {r.hamming_hinge_pct:.2f}, default "
@@ -355,8 +374,11 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                  "are the primal objectives; LinearSVC() (squared hinge, C = 1) is "
                  "another problem")
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded; "
-                 f"M3L tol = {tol:g} on max |PG| of G = 2 - 2yf (exact, all variables), "
-                 f"LinearSVC(hinge) tol = {tol / 2:g} on its gradient (half M3L's scale)")
+                 f"M3L (its default stopping rule) stops when each label's duality gap is "
+                 f"at most tol = {tol:g} times its primal objective, 'M3L pg' "
+                 f"(stopping='pg') when every |PG| of G = 2 - 2yf is below {tol:g} (both "
+                 f"exact, all variables), LinearSVC(hinge) tol = {tol / 2:g} on its "
+                 "gradient (half M3L's scale: the rule of 'M3L pg')")
     return ExperimentResult(
         name="m3l-linear",
         title=f"linear M3LClassifier (R = I) vs one-vs-rest LinearSVC, standardised data, "
@@ -365,13 +387,15 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
 
 
 def _problem_row(name, Xtr, Xte, Ytr, Yte, C, tol, seed, repeats, bar) -> M3LLinearRow:
-    """Time the four fits on one problem (interleaved repeats) and measure
+    """Time the five fits on one problem (interleaved repeats) and measure
     their objectives and test Hamming losses."""
     N, L = Ytr.shape
     Xa = np.hstack([Xtr, np.ones((N, 1))])
     out = {}
     fits = {
         "m3l": lambda: M3LClassifier(C=C, tol=tol, random_state=seed).fit(Xtr, Ytr),
+        "strict": lambda: M3LClassifier(C=C, tol=tol, stopping="pg",
+                                        random_state=seed).fit(Xtr, Ytr),
         "hinge": lambda: OneVsRestClassifier(LinearSVC(
             loss="hinge", C=2 * C, tol=tol / 2, max_iter=1_000_000,
             random_state=seed)).fit(Xtr, Ytr),
@@ -388,15 +412,19 @@ def _problem_row(name, Xtr, Xte, Ytr, Yte, C, tol, seed, repeats, bar) -> M3LLin
         bar.update()
     med = {k: statistics.median(v) for k, v in times.items()}
     m3l, hinge, default, joint = out["m3l"], out["hinge"], out["default"], out["joint"]
+    strict = out["strict"]
     W = np.vstack([np.column_stack([e.coef_.ravel() for e in hinge.estimators_]),
                    [e.intercept_[0] for e in hinge.estimators_]])
     Yte_b = Yte > 0
     return M3LLinearRow(
         problem=name, N=N, D=Xtr.shape[1], L=L,
-        m3l_s=med["m3l"], hinge_s=med["hinge"], default_s=med["default"],
+        m3l_s=med["m3l"], strict_s=med["strict"], hinge_s=med["hinge"],
+        default_s=med["default"],
         joint_s=med["joint"], ratio_hinge=med["m3l"] / med["hinge"],
         ratio_default=med["m3l"] / med["default"], ratio_joint=med["m3l"] / med["joint"],
+        ratio_strict_hinge=med["strict"] / med["hinge"],
         primal_m3l=float(m3l.result_.primal_objective),
+        primal_strict=float(strict.result_.primal_objective),
         primal_hinge=liblinear_primal(Xa, Ytr, W, 2 * C),
         primal_joint=float(joint.primal_objective),
         m3l_gap_rel=float(m3l.result_.gap / m3l.result_.primal_objective),
