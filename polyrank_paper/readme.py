@@ -3,8 +3,9 @@ README, hence the names): ``polyrank bench NAME --readme docs/benchmarks.md``
 writes a bench's row of the benchmark table, ``polyrank reproduce NAME
 --readme docs/reproductions.md`` an experiment's rows of the "paper vs
 polyrank" table; each table lies between two marker lines of the file (any
-Markdown file holding them), and the rest of the file is kept.  A row names the command that measured it, so a
-``--quick`` run never replaces a full run's row.
+Markdown file holding them), and the rest of the file is kept.  A row names
+the command that measured it, so a ``--quick`` run never replaces a full
+run's row.
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ def _on_builder_inited(app) -> None:
     modules, _ = generate(Path(app.srcdir) / "api" / "generated")
     ALIASES.clear()
     for modname, rows in modules.items():
-        for name, _kind_, target in rows:
+        for name, _, target in rows:
             ALIASES[f"{modname}.{name}"] = target
 
 
