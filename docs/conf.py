@@ -94,6 +94,7 @@ numpydoc_xref_ignore = {
     # words of the prose some types are written in ("sklearn scorer", "canonical settings")
     "classes", "labels", "settings", "sample", "sklearn", "scorer", "canonical", "linear",
     "kernel", "Gram", "key", "header", "formatter", "name", "self", "rs", "X_train",
+    "X_test", "Y_train", "Y_test", "estimator", "docs_per_query", "n_blocks", "l_split",
 }
 numpydoc_xref_aliases = {
     # the builtins and the ecosystem's types, as docstrings write them

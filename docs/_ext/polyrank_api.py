@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 import types
 from pathlib import Path
 
@@ -86,7 +87,8 @@ def _title(text: str) -> str:
 
 
 def _object_page(modname: str, name: str, kind: str) -> str:
-    head = _title(f"{modname}.{name}") + f"\n.. currentmodule:: {modname}\n\n"
+    head = ":orphan:\n\n" + _title(f"{modname}.{name}") + \
+        f"\n.. currentmodule:: {modname}\n\n"
     if kind == "class":
         return head + (f".. autoclass:: {name}\n   :members:\n   :show-inheritance:\n"
                        "   :special-members: __call__\n")
@@ -131,7 +133,6 @@ def generate(outdir: Path) -> tuple[dict, dict]:
             stale.unlink()
     index = _title("All modules and names") + "\n.. toctree::\n   :maxdepth: 1\n\n"
     index += "".join(f"   {m}\n" for m in modules)
-    index += "\n.. toctree::\n   :hidden:\n\n" + "".join(f"   {t}\n" for t in sorted(canonical))
     write_if_changed(outdir / "index.rst", index)
     return modules, canonical
 
@@ -187,7 +188,7 @@ def _on_missing_reference(app, env, node, contnode):
     objects = env.get_domain("py").objects
     found = _candidates(objects, target, node.get("py:module"))
     if len(found) != 1 or found[0] not in objects:
-        if _exists_unexported(target, node.get("py:module"), node.get("py:class")):
+        if _exists_unexported(target, node):
             return contnode
         return None
     entry = objects[found[0]]
@@ -195,36 +196,59 @@ def _on_missing_reference(app, env, node, contnode):
                         found[0])
 
 
-def _exists_unexported(target: str, module: str | None, cls: str | None) -> bool:
-    """Whether ``target`` names something that exists where the docstring
-    stands (an attribute of the referring class, or a module-level name of
-    the referring module) but is not exported, hence has no page: a
-    module's tuning constant, a class attribute, an inherited method.  A
-    name that exists nowhere (a typo, a removed function) is not."""
-    if target.startswith(PACKAGES):          # a full path: its longest importable module
-        parts = target.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            for part in parts[cut:]:
-                obj = getattr(obj, part, None)
-            return obj is not None
-    if not module or not module.startswith(PACKAGES):
-        return False
-    try:
-        here = importlib.import_module(module)
-    except ImportError:
-        return False
-    scopes = [here]
-    if cls:
-        obj = here
-        for part in cls.split("."):
+def _resolve_path(path: str):
+    """The object at dotted ``path`` (its longest importable module, then
+    attributes), or None."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
             obj = getattr(obj, part, None)
-        if obj is not None:
-            scopes.insert(0, obj)
-    for scope in scopes:
+        return obj
+    return None
+
+
+def _scopes(node) -> list:
+    """Where a docstring's reference is looked up: the documented object,
+    its class and its defining module (from the docstring's source,
+    ``...:docstring of polyrank.sign.solvers.sc_sdca``), then the page's
+    current class and module."""
+    paths = []
+    source = node.source or ""
+    if "docstring of " in source:
+        obj_path = source.rsplit("docstring of ", 1)[1].strip()
+        parts = obj_path.split(".")
+        paths += [".".join(parts[:cut]) for cut in range(len(parts), 0, -1)]
+    module, cls = node.get("py:module"), node.get("py:class")
+    if module and cls:
+        paths.append(f"{module}.{cls}")
+    if module:
+        paths.append(module)
+    scopes = []
+    for path in paths:
+        if path.startswith(PACKAGES):
+            obj = _resolve_path(path)
+            if obj is not None:
+                scopes.append(obj)
+                home = getattr(obj, "__module__", None)     # a class's defining module
+                if isinstance(home, str) and home.startswith(PACKAGES):
+                    scopes.append(importlib.import_module(home))
+    return scopes
+
+
+def _exists_unexported(target: str, node) -> bool:
+    """Whether ``target`` names something that exists where the docstring
+    stands (an attribute of the documented object or its class, a
+    module-level name of its module) but is not exported, hence has no
+    page: a module's tuning constant, a class attribute, an inherited
+    method.  A name that exists nowhere (a typo, a removed function) is
+    not."""
+    if target.startswith(PACKAGES):
+        return _resolve_path(target) is not None
+    for scope in _scopes(node):
         obj = scope
         for part in target.split("."):
             obj = getattr(obj, part, None)
@@ -233,6 +257,37 @@ def _exists_unexported(target: str, module: str | None, cls: str | None) -> bool
         else:
             return True
     return False
+
+
+_BARS = re.compile(r"(``.*?``|`[^`]*`)|\|")
+
+
+def _escape_bars_in_line(line: str) -> str:
+    """``|x|`` in prose is an absolute value or a norm, which reST would read
+    as a substitution reference: escape the bars outside inline literals and
+    roles."""
+    return _BARS.sub(lambda m: m.group(1) or "\\|", line)
+
+
+def _escape_bars(app, what, name, obj, options, lines) -> None:
+    """The docstrings write |x| for absolute values (as the papers do); keep
+    them as text.  Literal blocks (after ``::``), doctest lines and tables
+    are left alone."""
+    literal_indent = None
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None:
+            if stripped and indent <= literal_indent:
+                literal_indent = None
+            else:
+                continue
+        if stripped.startswith((">>>", "...", "+-", "|")) or "|" not in line:
+            pass
+        else:
+            lines[i] = _escape_bars_in_line(line)
+        if line.rstrip().endswith("::"):
+            literal_indent = indent
 
 
 def _process_bases(app, name, obj, options, bases):
@@ -254,4 +309,5 @@ def setup(app):
     app.connect("missing-reference", _on_missing_reference)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("autodoc-process-bases", _process_bases)
+    app.connect("autodoc-process-docstring", _escape_bars, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
