@@ -259,14 +259,15 @@ def _exists_unexported(target: str, node) -> bool:
     return False
 
 
-_BARS = re.compile(r"(``.*?``|`[^`]*`)|\|")
+_PROSE = re.compile(r"(``.*?``|`[^`]*`)|\||(?<=\w)_(?!\w)")
 
 
 def _escape_bars_in_line(line: str) -> str:
-    """``|x|`` in prose is an absolute value or a norm, which reST would read
-    as a substitution reference: escape the bars outside inline literals and
-    roles."""
-    return _BARS.sub(lambda m: m.group(1) or "\\|", line)
+    """``|x|`` in prose is an absolute value or a norm, and ``coef_`` a
+    fitted attribute, which reST would read as a substitution and a
+    hyperlink reference: escape the bar and the trailing underscore outside
+    inline literals and roles."""
+    return _PROSE.sub(lambda m: m.group(1) or "\\" + m.group(0), line)
 
 
 def _escape_bars(app, what, name, obj, options, lines) -> None:
@@ -282,7 +283,7 @@ def _escape_bars(app, what, name, obj, options, lines) -> None:
                 literal_indent = None
             else:
                 continue
-        if stripped.startswith((">>>", "...", "+-", "|")) or "|" not in line:
+        if stripped.startswith((">>>", "...", "+-")) or ("|" not in line and "_" not in line):
             pass
         else:
             lines[i] = _escape_bars_in_line(line)
