@@ -42,6 +42,25 @@ def _exports(module: types.ModuleType) -> list[str]:
     return list(names)
 
 
+def _summary(obj, kind: str) -> str:
+    """The first sentence of an object's own docstring (none for data: a
+    constant's docstring is its type's), escaped for a table cell."""
+    if kind == "data":
+        return ""
+    doc = inspect.getdoc(obj) or ""
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    first = re.sub(r":\w+(?::\w+)?:`~?([^`<]*?)(?: <[^`]*>)?`", r"``\1``", first)
+    parts = first.split("``")
+    for i in range(0, len(parts), 2):         # the first ". " outside a literal
+        if ". " in parts[i]:
+            parts[i] = parts[i].split(". ", 1)[0] + "."
+            first = "``".join(parts[:i + 1])
+            break
+    if first.count("``") % 2 or first.count("`") % 2 or first.count("*") % 2:
+        return ""                              # unbalanced markup: no summary
+    return _escape_bars_in_line(first)
+
+
 def _kind(obj) -> str:
     if isinstance(obj, types.ModuleType):
         return "module"
@@ -77,7 +96,7 @@ def collect():
                 target = seen.setdefault(key, f"{modname}.{name}")
                 if target == f"{modname}.{name}":
                     canonical[target] = (modname, name, kind)
-            rows.append((name, kind, target))
+            rows.append((name, kind, target, _summary(obj, kind)))
         modules[modname] = rows
     return modules, canonical
 
@@ -101,12 +120,12 @@ def _module_page(modname: str, rows) -> str:
     text = _title(modname) + f"\n.. automodule:: {modname}\n   :no-members:\n\n"
     if rows:
         text += ".. list-table::\n   :widths: 30 70\n   :class: polyrank-api-table\n\n"
-        for name, kind, target in rows:
+        for name, kind, target, summary in rows:
             role = "mod" if kind == "module" else "obj"
             alias = "" if target == f"{modname}.{name}" or kind == "module" else \
                 f" (same object as ``{target}``)"
             text += (f"   * - :py:{role}:`{name} <{target}>`\n"
-                     f"     - {kind}{alias}\n")
+                     f"     - *{kind}{alias}*" + (f" — {summary}" if summary else "") + "\n")
     return text
 
 
@@ -146,7 +165,7 @@ def _on_builder_inited(app) -> None:
     modules, _ = generate(Path(app.srcdir) / "api" / "generated")
     ALIASES.clear()
     for modname, rows in modules.items():
-        for name, _, target in rows:
+        for name, _, target, _ in rows:
             ALIASES[f"{modname}.{name}"] = target
 
 
