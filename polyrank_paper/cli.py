@@ -362,7 +362,7 @@ def _add_bench(sub) -> None:
                    help="reduced sizes (sopopo: k = 10, 100, 1000 and 3 repeats)")
     p.add_argument("--readme", metavar="PATH", default=None,
                    help="also write the result as this bench's row of the generated table "
-                        "in the README at PATH")
+                        "of the Markdown page at PATH (docs/benchmarks.md)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data", metavar="PATH", default=None,
                    help="a data file for the benches that take one (ordinal-wine: "
@@ -393,8 +393,9 @@ def _add_reproduce(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the data and solvers")
     p.add_argument("--png", action="store_true",
                    help="also write OUT/NAME.png (needs kaleido and Chrome/Chromium)")
-    p.add_argument("--readme", metavar="README", default=None,
+    p.add_argument("--readme", metavar="PATH", default=None,
                    help="write each experiment's paper-vs-polyrank rows into the generated "
-                        "table of this README (between its 'polyrank reproduce' markers)")
+                        "table of the Markdown page at PATH (docs/reproductions.md; between "
+                        "its 'polyrank reproduce' markers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=_cmd_reproduce)

@@ -262,7 +262,7 @@ def record(cls: type) -> type:
     which fields come first, those of its dataclass bases.
 
     A summary or row class that extends bases (:class:`RunInfo` ...)
-    documents its own fields only: "The fields of :class:`Base`, then:" is
+    documents its own fields only: ``The fields of :class:`Base`, then:`` is
     put before its Attributes section, naming the bases in the order of
     their fields, so that the note follows the class statement.
 

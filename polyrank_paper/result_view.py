@@ -109,7 +109,7 @@ class ResultView(WidgetDisplay):
                                 self.details])
 
     def recompute(self) -> None:
-        """Run the experiment again with :attr:`options` in a background
+        """Run the experiment again with ``options`` in a background
         thread; the figure, table and notes update when it ends (a second
         press while it runs is ignored)."""
         if self._thread is not None and self._thread.is_alive():

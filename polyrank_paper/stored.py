@@ -1,7 +1,7 @@
 """Stored experiment results: the heavy reproductions of the notebooks are
 computed once (``tools/store_results.py``) and shipped with the package, so
 that a notebook's Run All loads them in a fraction of a second; a button of
-:class:`polyrank_widgets.ResultView` (or ``POLYRANK_RECOMPUTE=1``) computes
+:class:`polyrank_paper.result_view.ResultView` (or ``POLYRANK_RECOMPUTE=1``) computes
 them afresh.
 
 A stored result is one JSON file (``stored_results/<name>.json`` here)
@@ -303,7 +303,7 @@ def load_or_run(name: str, *, quick: bool = False, seed: int = 0, directory=None
     if there is a stored result for exactly these options, else a fresh run.
 
     Notebooks call this for their heavy reproductions, so that Run All takes
-    seconds; :class:`polyrank_widgets.ResultView` shows the result with a
+    seconds; :class:`polyrank_paper.result_view.ResultView` shows the result with a
     button that recomputes it.  With ``POLYRANK_RECOMPUTE=1`` in the
     environment (the notebooks' nbval run) it always computes.
 

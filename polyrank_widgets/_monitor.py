@@ -37,7 +37,7 @@ class TraceMonitor(WidgetDisplay):
 
     Source: the callback contract of :mod:`polyrank.result` (``DESIGN.md``).
 
-    Subclasses set :attr:`HISTORY` (the columns of ``history`` and the Python
+    Subclasses set ``HISTORY`` (the columns of ``history`` and the Python
     type of their values) and :attr:`EXTRAS` (the solver extras kept beside
     the five base columns), and implement ``_render()``; ``__call__`` turns
     its argument into an :class:`~polyrank.result.IterInfo` and calls
@@ -50,7 +50,7 @@ class TraceMonitor(WidgetDisplay):
         Every recorded iteration: columns ``iteration``, ``time_s``,
         ``primal``, ``dual``, ``gap`` and the subclass's :attr:`EXTRAS`.
     history : dict of str to list
-        The columns of :attr:`HISTORY` as Python lists (built from
+        The columns of ``HISTORY`` as Python lists (built from
         ``trace`` on access).
     """
 
@@ -71,7 +71,7 @@ class TraceMonitor(WidgetDisplay):
         self.title = title
 
     def _open(self) -> None:
-        """Start with an empty :attr:`trace` and build ``fig`` and ``widget``
+        """Start with an empty ``trace`` and build ``fig`` and ``widget``
         (the subclass's ``_build_figure()`` and ``_render()``)."""
         self.trace = Trace()
         # drawn on a plain Figure first; the FigureWidget is built from it, so
@@ -83,7 +83,7 @@ class TraceMonitor(WidgetDisplay):
         self.widget = ipw.VBox([fluid(self.fig)])
 
     def _record(self, info: IterInfo) -> None:
-        """Append one iteration to :attr:`trace` (only the base columns and
+        """Append one iteration to ``trace`` (only the base columns and
         :attr:`EXTRAS`, so that the trace's columns never change)."""
         if set(info.extras) != set(self.EXTRAS):
             info = IterInfo(info.iteration, info.time_s, info.primal, info.dual,
@@ -91,7 +91,7 @@ class TraceMonitor(WidgetDisplay):
         self.trace.append(info)
 
     def _load(self, columns: dict) -> None:
-        """Replace :attr:`trace` by the given columns (each shape (m,)):
+        """Replace ``trace`` by the given columns (each shape (m,)):
         ``iteration``, ``primal`` and :attr:`EXTRAS` are required;
         ``time_s``, ``dual`` and ``gap`` default to NaN."""
         m = len(columns["iteration"])
@@ -103,8 +103,8 @@ class TraceMonitor(WidgetDisplay):
     @property
     def history(self) -> dict[str, list]:
         """Raw values per recorded iteration: one list per column of
-        :attr:`HISTORY` (Python ints, floats or bools), built from
-        :attr:`trace`."""
+        ``HISTORY`` (Python ints, floats or bools), built from
+        ``trace``."""
         if not len(self.trace):
             return {c: [] for c in self.HISTORY}
         out = {}
@@ -115,13 +115,13 @@ class TraceMonitor(WidgetDisplay):
         return out
 
     def _column(self, name: str) -> np.ndarray:
-        """Column ``name`` of :attr:`trace` (empty if nothing is recorded)."""
+        """Column ``name`` of ``trace`` (empty if nothing is recorded)."""
         if not len(self.trace):
             return np.empty(0, dtype=np.int64 if name == "iteration" else float)
         return self.trace[name]
 
     def _render(self) -> None:
-        """Redraw the figure from :attr:`trace`: each monitor draws its own
+        """Redraw the figure from ``trace``: each monitor draws its own
         panels (GapMonitor: objectives and gap; TronMonitor: also the
         gradient norm and trust region), so the base class has no drawing."""
         raise NotImplementedError(f"{type(self).__name__} must define _render()")

@@ -410,7 +410,7 @@ class DecompositionViewer(WidgetDisplay):
 
     def piece_loss(self, j: int) -> float:
         """Loss of piece j, ``sigma_j max_{(r,s) in A_j x B_j} l_rs`` (Eq. 1,
-        3): :meth:`DecompositionModel.piece_loss` of :attr:`model` (parameters,
+        3): :meth:`DecompositionModel.piece_loss` of ``model`` (parameters,
         return value and errors as there)."""
         return self.model.piece_loss(j)
 

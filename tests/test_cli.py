@@ -139,10 +139,11 @@ def test_paper_rows_of_the_readme_are_generated(tmp_path):
     assert main(["reproduce", "ordinal-fig4", "--readme", str(tmp_path / "missing.md")]) == 2
 
 
-def _readme_rows(start, end):
-    """The table rows of the generated block of README.md between ``start``
-    and ``end``."""
-    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+def _readme_rows(start, end, page):
+    """The table rows of the generated block of the site's ``page``
+    (docs/benchmarks.md, docs/reproductions.md) between ``start`` and
+    ``end``."""
+    text = (Path(__file__).parents[1] / "docs" / page).read_text(encoding="utf-8")
     block = text.split(start, 1)[1].split(end, 1)[0]
     return [line for line in block.splitlines() if line.startswith("| `")]
 
@@ -151,8 +152,8 @@ def test_the_readme_paper_table_is_filled_from_registered_experiments():
     from polyrank_paper import EXPERIMENTS
     from polyrank_paper.readme import README_PAPER_END, README_PAPER_START
 
-    rows = _readme_rows(README_PAPER_START, README_PAPER_END)
-    assert rows, "empty: run polyrank reproduce NAME --readme README.md"
+    rows = _readme_rows(README_PAPER_START, README_PAPER_END, "reproductions.md")
+    assert rows, "empty: run polyrank reproduce NAME --readme docs/reproductions.md"
     for row in rows:
         assert row.split("`")[1] in EXPERIMENTS
         assert "`polyrank reproduce " in row
@@ -162,8 +163,9 @@ def test_the_readme_bench_table_names_registered_benches():
     from polyrank_paper import BENCHES
     from polyrank_paper.readme import README_BENCH_END, README_BENCH_START
 
-    rows = _readme_rows(README_BENCH_START, README_BENCH_END)
-    assert rows, "the generated table is empty: run polyrank bench NAME --readme README.md"
+    rows = _readme_rows(README_BENCH_START, README_BENCH_END, "benchmarks.md")
+    assert rows, ("the generated table is empty: run polyrank bench NAME --readme "
+                  "docs/benchmarks.md")
     for row in rows:
         name = row.split("`")[1].split()[2]
         assert name == "sopopo" or name in BENCHES

@@ -1,8 +1,8 @@
-"""The README's "papers' numbers beside ours" table: one generated row set
+"""The site's "papers' numbers beside ours" table (docs/reproductions.md): one generated row set
 per registered experiment, each row written by a full-size run.
 
 The rows come from ``summary["paper"]`` of each experiment
-(``polyrank reproduce NAME --readme README.md``); these tests check that no
+(``polyrank reproduce NAME --readme docs/reproductions.md``); these tests check that no
 experiment is missing from the table, that every row was written by the
 full-size command (not ``--quick``), and that the rows an experiment
 returns have the four fields the table needs."""
@@ -17,7 +17,7 @@ import pytest
 from polyrank_paper import EXPERIMENTS, m3l_awa_prior, sopopo_fig7
 from polyrank_paper.readme import README_PAPER_END, README_PAPER_START
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "reproductions.md"
 FIELDS = ("item", "paper", "ours", "data")
 
 

@@ -1,7 +1,10 @@
-"""The README's "Your own data" section runs exactly as written.
+"""The documentation runs exactly as written: the README's ten-line example,
+the "Your own data" section of docs/sklearn.md and the command-line section
+of docs/getting_started.md.
 
-Its Python blocks are executed in order in one namespace, and every
-``polyrank ...`` line of its shell block is run through the CLI's ``main``,
+The Python blocks of "Your own data" are executed in order in one namespace,
+and every ``polyrank ...`` line of the first shell block of "The command
+line" is run through the CLI's ``main``,
 in a temporary directory holding the files the commands name (copied from the
 data bundled with the package: LETOR MQ2008 Fold1, MULAN yeast, UCI red wine).
 """
@@ -18,7 +21,10 @@ import pytest
 from polyrank.cli import main
 from polyrank.datasets import data_path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+SKLEARN_PAGE = REPO / "docs" / "sklearn.md"
+START_PAGE = REPO / "docs" / "getting_started.md"
 
 FILES = {
     "train.txt": ("MQ2008", "train.txt"),
@@ -29,10 +35,17 @@ FILES = {
 }
 
 
-def _section_blocks(lang):
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Your own data", 1)[1].split("\n## ", 1)[0]
+def _blocks(path, heading, lang):
+    """The ``lang`` code blocks of the section ``heading`` of a Markdown file."""
+    text = path.read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     return re.findall(rf"```{lang}\n(.*?)```", section, flags=re.S)
+
+
+def _section_blocks(lang):
+    if lang == "python":
+        return _blocks(SKLEARN_PAGE, "Your own data", "python")
+    return _blocks(START_PAGE, "The command line", lang)[:1]
 
 
 @pytest.fixture
@@ -48,11 +61,22 @@ def test_the_section_exists_with_its_blocks():
     assert len(_section_blocks("bash")) == 1
 
 
+def test_the_readme_example_runs_as_written(capsys):
+    """The README's ten-line example (its one Python block) runs and prints
+    the test ranking loss it promises."""
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 1 and len(blocks[0].strip().splitlines()) <= 12
+    exec(compile(blocks[0], str(README), "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "0.18", out
+
+
 def test_python_blocks_run_as_written(workdir, capsys):
     pytest.importorskip("distributed")
     namespace: dict = {}
     for block in _section_blocks("python"):
-        exec(compile(block, str(README), "exec"), namespace)
+        exec(compile(block, str(SKLEARN_PAGE), "exec"), namespace)
     search = namespace["search"]
     out = capsys.readouterr().out.splitlines()
     # the Dask grid printed the same choice and score as the serial one

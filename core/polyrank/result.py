@@ -234,7 +234,7 @@ class IterInfo:
     **extras
         Solver-specific quantities (e.g. ``dual_increase`` for SOPOPO,
         ``delta`` and ``cg_iter`` for TRON); readable as attributes and
-        through :attr:`extras`.
+        through ``extras``.
 
     Examples
     --------
@@ -440,7 +440,7 @@ def finish(runner: CallbackRunner, status: str, *, solver: str, x: Any, dual: An
     Parameters
     ----------
     runner : CallbackRunner
-        The solve's runner; its :attr:`~CallbackRunner.trace` becomes
+        The solve's runner; its ``trace`` becomes
         ``trace``.
     status : str
         A key of :data:`STATUS_MESSAGES`.

@@ -161,7 +161,7 @@ class DaskRankSVMObjective:
 
     Attributes
     ----------
-    rounds : Rounds
+    rounds : polyrank.dask._common.Rounds
         ``n_rounds``, ``bytes_sent``, ``bytes_received``.
     """
 

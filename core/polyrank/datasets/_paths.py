@@ -14,7 +14,7 @@ __all__ = ["data_path"]
 
 
 def data_path(*parts: str):
-    """Path (a :class:`importlib.resources` Traversable) of a bundled file,
+    """Path (an :mod:`importlib.resources` Traversable) of a bundled file,
     e.g. ``data_path("yeast", "yeast.xml")``.
 
     Parameters

@@ -123,7 +123,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     cache_mb : float or "auto", default="auto"
         Size limit of the kernel cache in MB (> 0; Sec. 5.1.3), or "auto":
         half of the memory available when the fit starts, between 200 MB
-        and 16 GiB (:func:`~polyrank.m3l.cache_megabytes`; 200 MB, LIBSVM's
+        and 16 GiB (:func:`~polyrank.m3l.solver.cache_megabytes`; 200 MB, LIBSVM's
         fixed size in scikit-learn, before); only what is needed is
         allocated. When the
         whole Gram matrix fits (8 N^2 bytes; 4 N^2 in float32, which

@@ -150,7 +150,7 @@ def query_blocks(start: np.ndarray, docs: int = BLOCK_DOCS) -> np.ndarray:
     Parameters
     ----------
     start : ndarray of int64, shape (n_queries + 1,)
-        :attr:`QueryGroups.start`.
+        ``QueryGroups.start``.
     docs : int
         Documents per block (a block ends at the first query boundary at or
         after each multiple of ``docs``; a larger query is a block alone).

@@ -402,7 +402,7 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int =
     -------
     SolverResult
         ``x``: the best w (n,); ``dual``: alpha (p,), pairs in query order
-        (:func:`~polyrank.ranksvm.dcd_kernels.enumerate_pairs`);
+        (:func:`~polyrank.ranksvm._dcd.enumerate_pairs`);
         ``primal_objective``, ``dual_objective``, ``gap`` (>= 0 up to
         rounding), ``nit`` (passes), ``status``, ``trace``; plus
         ``n_pairs``, ``C``, ``method="dcd"``, ``n_sv`` (pairs with
