@@ -312,8 +312,8 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     ValueError
         Bad ``repeats``, ``C``, ``tol`` or ``sizes``.
 
-    Source
-    ------
+    References
+    ----------
     ``m3l-multilabel-zero-shot.txt``, Sec. 3.1 (R = I is 1-vs-All) and
     Sec. 6 (linear M3L); Hsieh et al. 2008, Alg. 3 (LIBLINEAR's solver).
     """
