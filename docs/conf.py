@@ -30,6 +30,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",      # MathJax copied into _static: the math renders offline too
     "numpydoc",
     "myst_nb",
     "sphinx_copybutton",

@@ -105,6 +105,10 @@ def test_api_page_documents_the_estimator(site, docs_url, artifacts):
 def test_user_guide_page_figure_and_api_link(site, docs_url, artifacts):
     site.goto(f"{docs_url}/user_guide/sopopo.html")
     _assert_figures(site, "article img", 1)
+    # the paper's notation is typeset by the MathJax the site serves (no CDN:
+    # the test's page has no network), not shown as raw TeX
+    site.wait_for_selector("article mjx-container", timeout=30_000)
+    assert "\\min" not in site.locator("article").inner_text()
     site.screenshot(path=str(artifacts / "docs-guide.png"), full_page=False)
     site.locator("article a.reference.internal:has-text('LabelRanker')").first.click()
     site.wait_for_url("**/api/generated/polyrank.LabelRanker.html*")
