@@ -544,9 +544,9 @@ class ExperimentResult:
         Raises
         ------
         ImportError
-            If pandas (the ``jupyter`` extra) is not installed.
+            If pandas (installed with ``polyrank-widgets``) is missing.
         """
-        import pandas as pd  # optional: the jupyter extra, as Trace.to_pandas
+        import pandas as pd  # optional: installed with polyrank-widgets, as Trace.to_pandas
 
         return pd.DataFrame(self.row_records())
 
