@@ -186,13 +186,13 @@ def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
     w_prev = np.array([0.3, -0.2, 0.1, 0.5])
 
     def epoch(alpha, wbar, w, wsum, last, order, average, track, z_prev):
+        it = K.SdcaIterate(alpha, wbar, w, wsum, last, w_prev, z_prev)
         if layout == "csr":
-            return K.sdca_epoch(*_csr(Xc), data["y"], data["sw"], K.HINGE, 0.01, lam, sq,
-                                1.0, alpha, wbar, w, data["c"], order, wsum, last, 0,
-                                average, w_prev, z_prev, track)
+            rows = K.CsrExamples(*_csr(Xc), data["y"], data["sw"])
+            return K.sdca_epoch(rows, K.HINGE, 0.01, lam, sq, 1.0, it, data["c"], order, 0,
+                                average, track)
         return K.sdca_epoch_dense(Xd, data["y"], data["sw"], K.HINGE, 0.01, lam, sq, 1.0,
-                                  alpha, wbar, w, lo, hi, order, wsum, last, 0, average,
-                                  w_prev, z_prev, track)
+                                  it, lo, hi, order, 0, average, track)
 
     def state():
         return np.zeros(n), np.zeros(4), np.zeros(4), np.zeros(4), np.zeros(4, np.int64)

@@ -102,7 +102,7 @@ def run_passes(mode, X, Y, passes, *, kernel="linear", sample_weight=None, shrin
         for _ in range(passes):
             acts.shuffle(rng)
             if kernel == "linear":
-                acts.sweep_linear(row_arrays(X), sq, Y, W)
+                acts.sweep_linear(_kernels.Instances(*row_arrays(X), sq), Y, W)
             else:
                 acts.sweep_kernel(K, Y, F, coef)
         return alpha, beta, (W if kernel == "linear" else coef), acts.n_act.copy()

@@ -40,9 +40,9 @@ def full_objectives(res, X, Y, K=None):
     else:
         F = K @ res.x
         sqw = float(np.sum(res.x * F))
-    args = (ps.example, ps.C, ps.A_ptr, ps.A_idx, ps.B_ptr, ps.B_idx,
-            res.dual["alpha"], res.dual["beta"])
-    return _kernels.objectives(np.ascontiguousarray(F), Y, *args, sqw)
+    pieces = _kernels.PieceArrays(ps.example, ps.C, ps.A_ptr, ps.A_idx, ps.B_ptr, ps.B_idx,
+                                  res.dual["alpha"], res.dual["beta"])
+    return _kernels.objectives(np.ascontiguousarray(F), Y, pieces, sqw)
 
 
 def coefficients_from_duals(res, m, k):

@@ -289,16 +289,16 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     beta = np.zeros(pieces.B_idx.size)
     W = np.zeros((k, n))
     sqnorm = np.einsum("ij,ij->i", X, X)
-    xrows = row_arrays(X)
-    args = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
-            pieces.B_idx, alpha, beta)
+    xrows = _kernels.Instances(*row_arrays(X), sqnorm)
+    parr = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
+                                pieces.B_ptr, pieces.B_idx, alpha, beta)
     total = passes * P
     display = _fig8_display_iterations(P, total)
     show = set(display)
 
     def evaluate():
         F = X @ W.T
-        return _kernels.objectives(F, Y, *args, float(np.sum(W * W)))
+        return _kernels.objectives(F, Y, parr, float(np.sum(W * W)))
 
     primal, dual = evaluate()
     rows = [Fig8Row(iteration=0, pass_=0, example=None, dual_increase=None,
@@ -311,7 +311,7 @@ def _fig8_rows(k, m, n, C, passes, gap_every, seed, bar):
     for p in range(1, passes + 1):
         perm = order_rng.permutation(P)
         for j in range(P):
-            inc, _, _ = _kernels.pass_linear(*xrows, sqnorm, Y, W, perm[j:j + 1], *args)
+            inc, _, _ = _kernels.pass_linear(xrows, Y, W, perm[j:j + 1], parr)
             t += 1
             dual_run += inc
             primal = gap = None

@@ -170,17 +170,17 @@ class SignShard:
         w_loc = w.copy()
         K.shuffle(self.perm, self.rng.random(self.n))
         dummy_sum, dummy_last = np.zeros(d), np.zeros(d, dtype=np.int64)
+        state = K.SdcaIterate(self.alpha, wbar, w_loc, dummy_sum, dummy_last, w, self.z)
         if self.layout == "dense":
             changed = K.sdca_epoch_dense(
                 self.Xd, self.y, self.sw, self.code, self.smoothing, self.lam_local,
-                self.sqnorm, self.s_lb, self.alpha, wbar, w_loc, self.lo, self.hi, self.perm,
-                dummy_sum, dummy_last, 0, False, w, self.z, True)
+                self.sqnorm, self.s_lb, state, self.lo, self.hi, self.perm, 0, False, True)
         else:
             X = self.X
-            changed = K.sdca_epoch(
-                X.indptr, X.indices, X.data, self.y, self.sw, self.code, self.smoothing,
-                self.lam_local, self.sqnorm, self.s_lb, self.alpha, wbar, w_loc, self.c,
-                self.perm, dummy_sum, dummy_last, 0, False, w, self.z, True)
+            rows = K.CsrExamples(X.indptr, X.indices, X.data, self.y, self.sw)
+            changed = K.sdca_epoch(rows, self.code, self.smoothing, self.lam_local,
+                                   self.sqnorm, self.s_lb, state, self.c, self.perm, 0,
+                                   False, True)
         loss = float(K.loss_sum(self.code, self.z, self.y, self.smoothing, self.sw))
         return loss, conj, int(changed), (wbar - v) / self.n_shards
 

@@ -16,6 +16,7 @@ out; no Python objects.  Conventions:
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
@@ -37,6 +38,45 @@ TOP_K_HINGE = 12
 #: tolerance on the domain of a conjugate (a dual variable produced by a
 #: clip is exactly inside; rounding of sums may leave it 1e-15 outside)
 _DOM_TOL = 1e-9
+
+
+class CsrExamples(NamedTuple):
+    """The examples of the epoch kernels (:func:`sdca_epoch`,
+    :func:`pegasos_steps`, :func:`mc_sdca_epoch`, :func:`mc_pegasos_steps`)
+    as one argument: X in CSR form, one row per example, with the labels and
+    the example weights (numba types a NamedTuple of arrays field by field;
+    the kernels read the fields once)."""
+
+    indptr: np.ndarray         # int (n + 1,): CSR row pointers of X (n, d)
+    indices: np.ndarray        # int (nnz,): column of each stored entry
+    data: np.ndarray           # float64 (nnz,): stored entries
+    y: np.ndarray              # float64 (n,) labels (multiclass: int64, 0..m-1)
+    sw: np.ndarray             # float64 (n,): example weights s_i, mean 1
+
+
+class SdcaIterate(NamedTuple):
+    """The iterate of binary/regression SC-SDCA, one argument of
+    :func:`sdca_epoch` and :func:`sdca_epoch_dense` (all updated in place
+    except ``w_prev``)."""
+
+    alpha: np.ndarray          # float64 (n,): dual variables (Eq. 14)
+    wbar: np.ndarray           # float64 (d,): X' alpha / (lam n)
+    w: np.ndarray              # float64 (d,): Pi_S(wbar)
+    wsum: np.ndarray           # float64 (d,): lazy running sum of w (averaging)
+    last: np.ndarray           # int64 (d,): step of each coordinate's last change
+    w_prev: np.ndarray         # float64 (d,): the previous epoch's iterate (track)
+    z_prev: np.ndarray         # float64 (n,): receives <w_prev, x_i> (track)
+
+
+class McSdcaIterate(NamedTuple):
+    """The iterate of multiclass SC-SDCA, one argument of
+    :func:`mc_sdca_epoch` (all updated in place)."""
+
+    A: np.ndarray              # float64 (n, m): dual variables (Eq. 48)
+    Wbar: np.ndarray           # float64 (d, m): X' A / (lam n)
+    W: np.ndarray              # float64 (d, m): Pi_S(Wbar)
+    Wsum: np.ndarray           # float64 (d, m): lazy running sum of W (averaging)
+    last: np.ndarray           # int64 (d,): step of each row's last change
 
 
 # ------------------------------------------------------------ sign correction
@@ -286,8 +326,7 @@ def _prefetch_range(arr, start, stop):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch(indptr, indices, data, y, sw, code, smoothing, lam, sqnorm, s_lb,
-               alpha, wbar, w, c, perm, wsum, last, t0, average, w_prev, z_prev, track):
+def sdca_epoch(rows, code, smoothing, lam, sqnorm, s_lb, it, c, perm, t0, average, track):
     """One epoch of SC-SDCA (Alg. 2) on CSR rows: for i in ``perm``, the
     coordinate step (step 4, :func:`sdca_delta`), the update of wbar (step
     5) and the sign correction of the coordinates of x_i (step 6; the other
@@ -307,8 +346,15 @@ def sdca_epoch(indptr, indices, data, y, sw, code, smoothing, lam, sqnorm, s_lb,
     the step s_i :func:`sdca_delta` (z, a_i, y_i, s_i qq) (rows of weight 0
     are skipped).  With every s_i = 1 the step is Alg. 2's exactly.
 
+    ``rows``: :class:`CsrExamples` (X, y, sw); ``it``: :class:`SdcaIterate`
+    (alpha, wbar, w, wsum, last, w_prev, z_prev); ``sqnorm`` (n,) the
+    ||x_i||^2; ``c`` (d,) the signs.
+
     Returns the number of dual variables alpha_i that changed.
     """
+    indptr, indices, data, y, sw = rows.indptr, rows.indices, rows.data, rows.y, rows.sw
+    alpha, wbar, w, wsum, last = it.alpha, it.wbar, it.w, it.wsum, it.last
+    w_prev, z_prev = it.w_prev, it.z_prev
     n = perm.shape[0]
     inv_lam_n = 1.0 / (lam * y.shape[0])
     changed = 0
@@ -380,16 +426,18 @@ def _axpy_project(s, x, wbar, w, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch_dense(X, y, sw, code, smoothing, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi,
-                     perm, wsum, last, t0, average, w_prev, z_prev, track):
+def sdca_epoch_dense(X, y, sw, code, smoothing, lam, sqnorm, s_lb, it, lo, hi, perm, t0,
+                     average, track):
     """:func:`sdca_epoch` for a dense, C-contiguous X (n, d): the same steps
     of Alg. 2 with vectorised inner products and updates (a step touches
     every coordinate, so the sign correction is applied to all of w, as a
-    clip to [lo, hi]).  ``sw``, ``average``, ``track``: as in
-    :func:`sdca_epoch`.
+    clip to [lo, hi]).  ``sw``, ``it`` (:class:`SdcaIterate`), ``average``,
+    ``track``: as in :func:`sdca_epoch`.
 
     Returns the number of alpha_i that changed.
     """
+    alpha, wbar, w, wsum, last = it.alpha, it.wbar, it.w, it.wsum, it.last
+    w_prev, z_prev = it.w_prev, it.z_prev
     n = perm.shape[0]
     d = X.shape[1]
     inv_lam_n = 1.0 / (lam * y.shape[0])
@@ -496,8 +544,8 @@ def flush_average(w, wsum, last, t):
 
 
 @njit(cache=True, nogil=True)
-def pegasos_steps(indptr, indices, data, y, sw, code, smoothing, lam, radius, c, w,
-                  wsum, perm, batch_size, t_first, n_steps):
+def pegasos_steps(rows, code, smoothing, lam, radius, c, w, wsum, perm, batch_size, t_first,
+                  n_steps):
     """``n_steps`` iterations of SC-Pegasos (Alg. 1), t = t_first, ...
 
     Iteration t takes the mini-batch A_t = perm[(t - t_first) k : ... + k]
@@ -506,8 +554,9 @@ def pegasos_steps(indptr, indices, data, y, sw, code, smoothing, lam, radius, c,
     the sign correction Eq. 11 (step 6) and the projection onto the ball of
     radius sqrt(r_loss / lam) (step 7).  ``wsum`` accumulates w_t (before the
     step) for the average of step 9.  The sub-gradient of row i is scaled by
-    its weight s_i (``sw``, mean 1).
+    its weight s_i (``sw``, mean 1).  ``rows``: :class:`CsrExamples`.
     """
+    indptr, indices, data, y, sw = rows.indptr, rows.indices, rows.data, rows.y, rows.sw
     d = w.shape[0]
     g = np.zeros(d)
     for s in range(n_steps):
@@ -768,14 +817,17 @@ def mc_sdca_delta(code, z, a, yi, k, cq, s_lb, out):
 
 
 @njit(cache=True, nogil=True)
-def mc_sdca_epoch(indptr, indices, data, y, sw, code, k, lam, sqnorm, s_lb,
-                  A, Wbar, W, C, perm, Wsum, last, t0, average):
+def mc_sdca_epoch(rows, code, k, lam, sqnorm, s_lb, it, C, perm, t0, average):
     """One epoch of multiclass SC-SDCA (Alg. 4) over ``perm``: step 4
     (:func:`mc_sdca_delta`), step 5 (Wbar += x_i Delta' / (lam n)) and the
     sign correction (step 6) of the rows of W touched by x_i.  Lazy running
     sum of W^(t-1) as in :func:`sdca_epoch`; example weights ``sw`` as
     there (the step of row i is s_i :func:`mc_sdca_delta` (z, A_i / s_i,
-    s_i cq)).  Returns the number of examples whose dual column changed."""
+    s_i cq)).  ``rows``: :class:`CsrExamples`; ``it``: :class:`McSdcaIterate`
+    (A, Wbar, W, Wsum, last).  Returns the number of examples whose dual
+    column changed."""
+    indptr, indices, data, y, sw = rows.indptr, rows.indices, rows.data, rows.y, rows.sw
+    A, Wbar, W, Wsum, last = it.A, it.Wbar, it.W, it.Wsum, it.last
     n = perm.shape[0]
     m = W.shape[1]
     lam_n = lam * y.shape[0]
@@ -826,13 +878,15 @@ def mc_flush_average(W, Wsum, last, t):
 
 
 @njit(cache=True, nogil=True)
-def mc_pegasos_steps(indptr, indices, data, y, sw, code, k, lam, radius, C, W,
-                     Wsum, perm, batch_size, t_first, n_steps):
+def mc_pegasos_steps(rows, code, k, lam, radius, C, W, Wsum, perm, batch_size, t_first,
+                     n_steps):
     """``n_steps`` iterations of multiclass SC-Pegasos (Alg. 3): Z = W' X_A
     (step 5), the gradient step (step 6, with the 1/k of Eq. 9), the sign
     correction (step 7) and the projection onto the Frobenius ball of radius
     sqrt(r_loss / lam) (step 8, Eq. 38).  ``Wsum`` accumulates W_t; row i's
-    gradient is scaled by its weight s_i (``sw``)."""
+    gradient is scaled by its weight s_i (``sw``); ``rows``:
+    :class:`CsrExamples`."""
+    indptr, indices, data, y, sw = rows.indptr, rows.indices, rows.data, rows.y, rows.sw
     d, m = W.shape
     G = np.zeros((d, m))
     z = np.empty(m)

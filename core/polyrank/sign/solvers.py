@@ -498,6 +498,7 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
     perm = np.arange(n, dtype=np.int64)
     z_prev = np.zeros(n)                  # <w_(k-1), x_i>, filled during epoch k
     alpha_before = np.empty(n)
+    rows = K.CsrExamples(*_csr(Xc), yv, sw)
     if layout == "dense":
         Xd = np.ascontiguousarray(Xc.toarray())
         lo = np.where(c > 0, 0.0, -np.inf)
@@ -515,13 +516,12 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
                              sign_violation=_violation(snap.out, c))
 
     def epoch(order, steps, averaging, w_prev, track):
+        state = K.SdcaIterate(alpha, wbar, w, wsum, last, w_prev, z_prev)
         if layout == "dense":
-            return K.sdca_epoch_dense(
-                Xd, yv, sw, code, smoothing, lam, sqnorm, s_lb, alpha, wbar, w, lo, hi, order,
-                wsum, last, steps, averaging, w_prev, z_prev, track)
-        return K.sdca_epoch(
-            *_csr(Xc), yv, sw, code, smoothing, lam, sqnorm, s_lb, alpha, wbar, w, c, order,
-            wsum, last, steps, averaging, w_prev, z_prev, track)
+            return K.sdca_epoch_dense(Xd, yv, sw, code, smoothing, lam, sqnorm, s_lb, state,
+                                      lo, hi, order, steps, averaging, track)
+        return K.sdca_epoch(rows, code, smoothing, lam, sqnorm, s_lb, state, c, order, steps,
+                            averaging, track)
 
     prev = None
     final = None
@@ -604,6 +604,8 @@ def _sdca_multiclass(data, layout, lam, smoothing, top_k, tol, max_iter, average
     wsum = np.zeros((d, m))
     last = np.zeros(d, dtype=np.int64)
     perm = np.arange(n, dtype=np.int64)
+    rows = K.CsrExamples(*_csr(Xc), yv, sw)
+    state = K.McSdcaIterate(alpha, wbar, w, wsum, last)
     status = STATUS_MAX_ITER
     P = D = np.nan
     it = 0
@@ -615,8 +617,8 @@ def _sdca_multiclass(data, layout, lam, smoothing, top_k, tol, max_iter, average
         if averaging and avg_steps == 0:
             last[:] = steps                 # the sum starts at this epoch
         K.shuffle(perm, rng.random(n))
-        changed = K.mc_sdca_epoch(*_csr(Xc), yv, sw, code, top_k, lam, sqnorm, s_lb,
-                                  alpha, wbar, w, c, perm, wsum, last, steps, averaging)
+        changed = K.mc_sdca_epoch(rows, code, top_k, lam, sqnorm, s_lb, state, c, perm,
+                                  steps, averaging)
         steps += n
         if averaging:
             K.mc_flush_average(w, wsum, last, steps)
@@ -776,6 +778,7 @@ random_state :
     w = np.zeros(shape)
     wsum = np.zeros(shape)
     alpha = np.zeros((n, m) if mc else n)
+    rows = K.CsrExamples(*_csr(Xc), yv, sw)
     status = STATUS_MAX_ITER
     P = D = np.nan
     t = 0
@@ -786,11 +789,11 @@ random_state :
         n_steps = min(per_epoch, max_iter - t)
         perm = rng.permutation(n).astype(np.int64)
         if mc:
-            K.mc_pegasos_steps(*_csr(Xc), yv, sw, code, top_k, lam, radius, c, w, wsum,
-                               perm, batch_size, t + 1, n_steps)
+            K.mc_pegasos_steps(rows, code, top_k, lam, radius, c, w, wsum, perm, batch_size,
+                               t + 1, n_steps)
         else:
-            K.pegasos_steps(*_csr(Xc), yv, sw, code, smoothing, lam, radius, c, w, wsum, perm,
-                            batch_size, t + 1, n_steps)
+            K.pegasos_steps(rows, code, smoothing, lam, radius, c, w, wsum, perm, batch_size,
+                            t + 1, n_steps)
         t += n_steps
         avg = wsum / t
         if mc:

@@ -6,11 +6,81 @@ arrays; ``mu`` and ``nu`` are the reduced-problem vectors of Eq. 19 in the
 order of A and B (unsorted); sorting happens inside.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from .._csr import label_axpy, label_dot, row_axpy, row_dot, rows_axpy, rows_dot
 from .._sort import heapsort_prefix
+
+
+class PieceArrays(NamedTuple):
+    """The pieces of the decomposition (Sec. 3) and their dual variables, one
+    argument of the pass kernels (:func:`pass_linear`, :func:`pass_kernel`,
+    :func:`greedy_kernel`, the shrinking passes) instead of eight (numba
+    types a NamedTuple of arrays field by field; the kernels read the
+    fields once).  Piece p belongs to example ``example[p]``, has the bound
+    ``C[p]`` and the label sets A_p = ``A_idx[A_ptr[p]:A_ptr[p + 1]]``,
+    B_p likewise; its dual variables are ``alpha[A_ptr[p]:A_ptr[p + 1]]``
+    (one per a in A_p) and ``beta[B_ptr[p]:B_ptr[p + 1]]``."""
+
+    example: np.ndarray        # int64 (P,): the example of each piece
+    C: np.ndarray              # float64 (P,): C_p
+    A_ptr: np.ndarray          # int64 (P + 1,)
+    A_idx: np.ndarray          # int64 (sum |A_p|,): labels
+    B_ptr: np.ndarray          # int64 (P + 1,)
+    B_idx: np.ndarray          # int64 (sum |B_p|,): labels
+    alpha: np.ndarray          # float64 (sum |A_p|,), in place
+    beta: np.ndarray           # float64 (sum |B_p|,), in place
+
+
+class ActiveLabels(NamedTuple):
+    """The active labels of every piece in the shrinking variant (see
+    :func:`_example_sweep`): the active entries of side A of piece p are
+    ``A_pos[A_ptr[p]:A_ptr[p] + A_act[p]]`` (positions into ``A_idx`` and
+    ``alpha``), the shrunk ones follow; B likewise.  All in place."""
+
+    A_pos: np.ndarray          # int64 (sum |A_p|,)
+    B_pos: np.ndarray          # int64 (sum |B_p|,)
+    A_act: np.ndarray          # int64 (P,)
+    B_act: np.ndarray          # int64 (P,)
+
+
+class Instances(NamedTuple):
+    """The instances of the explicit (linear) form: the rows of the dense X
+    (m, n), or, when X has no rows (shape (0, 0)), of the CSR matrix
+    (Xdata, Xind, Xptr) (see :func:`row_dot`), with ||x_i||^2."""
+
+    X: np.ndarray              # float64 (m, n) or (0, 0)
+    Xdata: np.ndarray          # float64 (nnz,)
+    Xind: np.ndarray           # int (nnz,)
+    Xptr: np.ndarray           # int (m + 1,)
+    sqnorm: np.ndarray         # float64 (m,): ||x_i||^2
+
+
+class Segments(NamedTuple):
+    """The segments of :func:`pass_pairs_shrink`: segment g holds pieces of
+    example ``seg_ex[g]``, the active ones ``pos[seg_ptr[g]:seg_ptr[g] +
+    n_act[g]]``; a pass visits the segments in ``order``."""
+
+    order: np.ndarray          # int64 (G,)
+    seg_ex: np.ndarray         # int64 (G,)
+    seg_ptr: np.ndarray        # int64 (G + 1,)
+    pos: np.ndarray            # int64 (P,), in place
+    n_act: np.ndarray          # int64 (G,), in place
+
+
+class SweepBuffers(NamedTuple):
+    """The scores and work buffers of :func:`_example_sweep` (made by the
+    shrinking passes, once per pass)."""
+
+    f: np.ndarray              # float64 (k,): scores f_r of the current example
+    dc: np.ndarray             # float64 (k,): changes of the label coefficients
+    mu: np.ndarray             # float64 (kmax,)
+    nu: np.ndarray             # float64 (kmax,)
+    ms: np.ndarray             # float64 (kmax,)
+    ns: np.ndarray             # float64 (kmax,)
 
 
 @njit(cache=True, nogil=True)
@@ -481,19 +551,22 @@ def _piece_buffers(A_ptr, B_ptr):
 
 
 @njit(cache=True, nogil=True)
-def pass_linear(X, Xdata, Xind, Xptr, sqnorm, Y, W, order, piece_ex, piece_C, A_ptr,
-                A_idx, B_ptr, B_idx, alpha, beta):
+def pass_linear(rows, Y, W, order, pieces):
     """One pass of Fig. 5 over the pieces in ``order`` with an explicit W (k, n).
 
-    The instances are the rows of the dense X (m, n), or, when X has no rows
-    (shape (0, 0)), of the CSR matrix (Xdata, Xind, Xptr) (see
-    :func:`row_dot`).
+    ``rows`` (:class:`Instances`): the instances, the rows of the dense X
+    (m, n), or, when X has no rows (shape (0, 0)), of the CSR matrix (Xdata,
+    Xind, Xptr) (see :func:`row_dot`), and their ||x_i||^2; ``pieces``
+    (:class:`PieceArrays`): the pieces and their dual variables.
 
     For each piece: f = W x (only rows in A u B), soft projection, then
     W_a += (alpha_new - alpha_old) x, W_b -= (beta_new - beta_old) x.
     Returns the total dual increase of the pass, the largest single one and
     the number of pieces whose dual variables changed.
     """
+    X, Xdata, Xind, Xptr, sqnorm = rows.X, rows.Xdata, rows.Xind, rows.Xptr, rows.sqnorm
+    piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
+    B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
     k = W.shape[0]
     f = np.zeros(k)
     abuf, bbuf = _piece_buffers(A_ptr, B_ptr)
@@ -575,12 +648,14 @@ def _apply_kernel_update(K, F, coef, i, A, B, aold, bold, anew, bnew):
 
 
 @njit(cache=True, nogil=True)
-def pass_kernel(K, Y, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
-                B_ptr, B_idx, alpha, beta):
+def pass_kernel(K, Y, F, coef, order, pieces):
     """One pass of Fig. 5 in the kernel form (end of Sec. 4.2): w_r =
     sum_i coef[i, r] phi(x_i), predictions on the training set F = K coef are
-    kept up to date, ||x_i||^2 = K[i, i].  Returns (total, largest) dual
-    increase and the number of pieces that changed."""
+    kept up to date, ||x_i||^2 = K[i, i]; ``pieces``: :class:`PieceArrays`.
+    Returns (total, largest) dual increase and the number of pieces that
+    changed."""
+    piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
+    B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
     abuf, bbuf = _piece_buffers(A_ptr, B_ptr)
     total = 0.0
     best = 0.0
@@ -606,15 +681,17 @@ def pass_kernel(K, Y, F, coef, order, piece_ex, piece_C, A_ptr, A_idx,
 
 
 @njit(cache=True, nogil=True)
-def greedy_kernel(K, Y, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr, A_idx,
-                  B_ptr, B_idx, alpha, beta):
+def greedy_kernel(K, Y, F, coef, n_updates, min_inc, pieces):
     """``n_updates`` iterations of Eq. 31 where each picks the piece with the
     largest potential dual increase max_r Delta^r (Sec. 4.3, Thm. 6).
 
     Every iteration evaluates the soft projection of every piece, so it costs
     O(sum_p |V_p| log |V_p| + m |V_r|).  Stops early when no piece would
-    increase the dual by more than ``min_inc`` (rounding level).  Returns
-    (total, largest) increase and the number of updates made."""
+    increase the dual by more than ``min_inc`` (rounding level).  ``pieces``:
+    :class:`PieceArrays`.  Returns (total, largest) increase and the number
+    of updates made."""
+    piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
+    B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
     P = piece_ex.shape[0]
     total = 0.0
     best_all = 0.0
@@ -666,13 +743,16 @@ def greedy_kernel(K, Y, F, coef, n_updates, min_inc, piece_ex, piece_C, A_ptr, A
 
 
 @njit(cache=True, nogil=True)
-def objectives(F, Y, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta, sqw):
+def objectives(F, Y, pieces, sqw):
     """Primal (Eq. 24) and dual (Eq. 30, in reduced form) objectives.
 
     F (m, k) are the predictions f_r(x_i); sqw = sum_r ||w_r||^2.
     xi_p = max(0, max_{a in A_p}(y_a - f_a) + max_{b in B_p}(f_b - y_b)).
-    D = -1/2 sqw + sum_p (sum_a alpha_a y_a - sum_b beta_b y_b).
+    D = -1/2 sqw + sum_p (sum_a alpha_a y_a - sum_b beta_b y_b); ``pieces``:
+    :class:`PieceArrays`.
     """
+    piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
+    B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
     P = piece_ex.shape[0]
     loss = 0.0
     lin = 0.0
@@ -712,11 +792,12 @@ def objectives(F, Y, piece_ex, piece_C, A_ptr, A_idx, B_ptr, B_idx, alpha, beta,
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _example_sweep(f, Y, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_ptr, B_idx,
-                   A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink):
+def _example_sweep(buf, Y, i, sqn, lo, n_act, piece_pos, pieces, act, skip, shrink):
     """One sweep over the active pieces ``piece_pos[lo:lo + n_act]`` of one
-    example with predictions f (k,) (all contributions included, updated
-    here as the dual variables change), target row Y[i] and ||x||^2 = sqn.
+    example with predictions ``buf.f`` (k,) (all contributions included,
+    updated here as the dual variables change), target row Y[i] and ||x||^2
+    = sqn; ``pieces`` (:class:`PieceArrays`) and ``act``
+    (:class:`ActiveLabels`) the pieces and their active labels.
 
     For each piece, with u_a = y_a - f_a, v_b = f_b - y_b over its
     active labels, s = sum alpha = sum beta, U = max u, V = max v:
@@ -733,11 +814,15 @@ def _example_sweep(f, Y, i, sqn, lo, n_act, piece_pos, piece_C, A_ptr, A_idx, B_
       mass, and U + V > 0 (its projection would not move);
     * unless the violation is <= ``skip``, the soft projection Eq. 31 on the
       active labels; the changes of the label coefficients are accumulated
-      in dc (k,) and applied to f (f_r += d ||x||^2).
+      in ``buf.dc`` (k,) and applied to f (f_r += d ||x||^2).
 
-    mu, nu, ms, ns are work buffers of the largest piece size.  Returns
-    (total dual increase, largest, pieces changed, largest violation, number
-    of active pieces left)."""
+    ``buf`` (:class:`SweepBuffers`): f, dc and the work buffers mu, nu, ms, ns
+    of the largest piece size.  Returns (total dual increase, largest, pieces
+    changed, largest violation, number of active pieces left)."""
+    f, dc, mu, nu, ms, ns = buf.f, buf.dc, buf.mu, buf.nu, buf.ms, buf.ns
+    piece_C, A_ptr, A_idx, B_ptr = pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr
+    B_idx, alpha, beta = pieces.B_idx, pieces.alpha, pieces.beta
+    A_pos, B_pos, A_act, B_act = act.A_pos, act.B_pos, act.A_act, act.B_act
     total = 0.0
     best = 0.0
     changed = 0
@@ -943,9 +1028,7 @@ def _active_side(start, count, idx, pos, lab, nl, dc):
 
 
 @njit(cache=True, nogil=True)
-def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, piece_ex,
-                       piece_C, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
-                       alpha, beta, kmax, skip, shrink):
+def pass_linear_shrink(rows, Y, W, active, n_active, pieces, act, kmax, skip, shrink):
     """One pass of the shrinking variant with an explicit W (k, n) over the
     active pieces ``active[:n_active]`` (in that order; instances as in
     :func:`pass_linear`).
@@ -957,15 +1040,17 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, pie
     active labels on one side, leave the active set (swapped behind
     ``active[:n_active]``).  Returns (total dual increase, largest single
     increase, pieces changed, largest violation, n_active after the
-    pass)."""
+    pass).  ``rows``: :class:`Instances`; ``pieces``: :class:`PieceArrays`;
+    ``act``: :class:`ActiveLabels`; kmax: the largest |A_p|, |B_p|."""
+    X, Xdata, Xind, Xptr, sqnorm = rows.X, rows.Xdata, rows.Xind, rows.Xptr, rows.sqnorm
+    piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
+    B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
+    A_pos, B_pos, A_act, B_act = act.A_pos, act.B_pos, act.A_act, act.B_act
     k = W.shape[0]
-    f = np.zeros(k)
-    dc = np.zeros(k)
     lab = np.empty(2 * kmax, dtype=np.int64)
-    mu = np.empty(kmax)
-    nu = np.empty(kmax)
-    ms = np.empty(kmax)
-    ns = np.empty(kmax)
+    buf = SweepBuffers(np.zeros(k), np.zeros(k), np.empty(kmax), np.empty(kmax),
+                       np.empty(kmax), np.empty(kmax))
+    f, dc = buf.f, buf.dc
     total = 0.0
     best = 0.0
     changed = 0
@@ -980,9 +1065,8 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, pie
             nl = _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
                                 lab, dc)
             rows_dot(W, lab, nl, X, Xdata, Xind, Xptr, i, f)
-            tot, bst, ch, viol, n_act = _example_sweep(
-                f, Y, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
-                A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
+            tot, bst, ch, viol, n_act = _example_sweep(buf, Y, i, sqn, o, 1, active, pieces,
+                                                       act, skip, shrink)
             total += tot
             changed += ch
             if bst > best:
@@ -1011,19 +1095,17 @@ def pass_linear_shrink(X, Xdata, Xind, Xptr, sqnorm, Y, W, active, n_active, pie
 
 
 @njit(cache=True, nogil=True)
-def pass_kernel_shrink(K, Y, F, coef, active, n_active, piece_ex, piece_C, A_ptr, A_idx,
-                       B_ptr, B_idx, A_pos, B_pos, A_act, B_act, alpha, beta, kmax, skip,
-                       shrink):
+def pass_kernel_shrink(K, Y, F, coef, active, n_active, pieces, act, kmax, skip, shrink):
     """:func:`pass_linear_shrink` in the kernel form (see :func:`pass_kernel`):
     f = F[i], and a change d of a label's coefficient updates coef[i, r] += d
     and F[:, r] += d K[:, i]."""
+    piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
+    B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
+    A_pos, B_pos, A_act, B_act = act.A_pos, act.B_pos, act.A_act, act.B_act
     m, k = F.shape
-    f = np.zeros(k)
-    dc = np.zeros(k)
-    mu = np.empty(kmax)
-    nu = np.empty(kmax)
-    ms = np.empty(kmax)
-    ns = np.empty(kmax)
+    buf = SweepBuffers(np.zeros(k), np.zeros(k), np.empty(kmax), np.empty(kmax),
+                       np.empty(kmax), np.empty(kmax))
+    f, dc = buf.f, buf.dc
     total = 0.0
     best = 0.0
     changed = 0
@@ -1045,9 +1127,8 @@ def pass_kernel_shrink(K, Y, F, coef, active, n_active, piece_ex, piece_C, A_ptr
                 b = B_idx[B_pos[b0 + j]]
                 f[b] = F[i, b]
                 dc[b] = 0.0
-            tot, bst, ch, viol, n_act = _example_sweep(
-                f, Y, i, sqn, o, 1, active, piece_C, A_ptr, A_idx, B_ptr, B_idx,
-                A_pos, B_pos, A_act, B_act, alpha, beta, dc, mu, nu, ms, ns, skip, shrink)
+            tot, bst, ch, viol, n_act = _example_sweep(buf, Y, i, sqn, o, 1, active, pieces,
+                                                       act, skip, shrink)
             total += tot
             changed += ch
             if bst > best:
@@ -1161,25 +1242,25 @@ def shuffle_segments(pos, seg_ptr, n_act, seed):
 
 
 @njit(cache=True, nogil=True)
-def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Y, seg_order,
-                      seg_ex, seg_ptr, pos, n_act, piece_C, pa, pb, alpha, beta, skip, shrink):
+def pass_pairs_shrink(linear, rows, W, K, F, coef, Y, segs, pieces, skip, shrink):
     """One pass of the shrinking variant over single-edge pieces, segment by
     segment (``sopopo-label-ranking.txt``, Sec. 4, Fig. 5 with Eq. 31 in the
     closed form of :func:`pair_step`).
 
     ``linear``: the explicit form, scores w_r . x_i from W (k, n) and the
-    instances (X, Xdata, Xind, Xptr) as in :func:`pass_linear`, ||x_i||^2 =
-    sqnorm[i]; K, F, coef are not used (pass empty arrays).  Otherwise the
-    kernel form of :func:`pass_kernel_shrink`: scores F[i], ||x_i||^2 =
-    K[i, i], a change d of label r's coefficient adds d to coef[i, r] and
-    d K[:, i] to F[:, r] (X, W, sqnorm not used).
+    instances ``rows`` (:class:`Instances`) as in :func:`pass_linear`,
+    ||x_i||^2 = sqnorm[i]; K, F, coef are not used (pass empty arrays).
+    Otherwise the kernel form of :func:`pass_kernel_shrink`: scores F[i],
+    ||x_i||^2 = K[i, i], a change d of label r's coefficient adds d to
+    coef[i, r] and d K[:, i] to F[:, r] (rows, W not used).
 
-    The pieces are grouped in segments, each of one example: segment g
-    holds pieces of example seg_ex[g], the active ones
-    ``pos[seg_ptr[g]:seg_ptr[g] + n_act[g]]``.  The segments are visited in
-    ``seg_order``, the active pieces of a segment in their order.  Piece p is
-    the edge (pa[p], pb[p]) with bound piece_C[p]; alpha[p] = beta[p] is its
-    dual variable.  Each piece gets exactly the step of
+    The pieces are grouped in segments (``segs``, :class:`Segments`), each
+    of one example: segment g holds pieces of example seg_ex[g], the active
+    ones ``pos[seg_ptr[g]:seg_ptr[g] + n_act[g]]``.  The segments are
+    visited in ``segs.order``, the active pieces of a segment in their
+    order.  Piece p of ``pieces`` (:class:`PieceArrays`, every piece one
+    edge) is the edge (A_idx[p], B_idx[p]) with bound C[p]; alpha[p] =
+    beta[p] is its dual variable.  Each piece gets exactly the step of
     :func:`_example_sweep` for |A| = |B| = 1 (same violation, same shrinking
     rules, same soft projection), so the iterates are those of
     :func:`pass_linear_shrink` / :func:`pass_kernel_shrink` run over the same
@@ -1193,6 +1274,11 @@ def pass_pairs_shrink(linear, X, Xdata, Xind, Xptr, sqnorm, W, K, F, coef, Y, se
     largest violation, active pieces after the pass).  Work: O(active pieces
     + touched labels * nnz(x_i)) per pass; memory O(k).
     """
+    X, Xdata, Xind, Xptr, sqnorm = rows.X, rows.Xdata, rows.Xind, rows.Xptr, rows.sqnorm
+    seg_order, seg_ex, seg_ptr, pos, n_act = (segs.order, segs.seg_ex, segs.seg_ptr, segs.pos,
+                                              segs.n_act)
+    piece_C, pa, pb, alpha, beta = (pieces.C, pieces.A_idx, pieces.B_idx, pieces.alpha,
+                                    pieces.beta)
     k = Y.shape[1]
     f = np.empty(k)
     dc = np.zeros(k)

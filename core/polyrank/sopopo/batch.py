@@ -323,13 +323,13 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     beta = np.zeros(pieces.B_idx.size)
     k = Y.shape[1]
     explicit = kernel == "linear" and order != "greedy"
-    args = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
-            pieces.B_ptr, pieces.B_idx, alpha, beta)
+    parr = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
+                                pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
         W = np.zeros((k, X.shape[1]))
-        rows = row_arrays(X)
         sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
                   else np.einsum("ij,ij->i", X, X))
+        rows = _kernels.Instances(*row_arrays(X), sqnorm)
     else:
         if kernel == "precomputed":
             K = X
@@ -361,16 +361,16 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         if explicit:
             def evaluate(sync):
                 F = np.asarray(X @ W.T)
-                return _kernels.objectives(F, Y, *args, float(np.sum(W * W)))
+                return _kernels.objectives(F, Y, parr, float(np.sum(W * W)))
 
             def sweep():
-                return acts.sweep_linear(rows, sqnorm, Y, W)
+                return acts.sweep_linear(rows, Y, W)
         else:
             def evaluate(sync):
                 exact = K @ coef
                 if sync:
                     F[...] = exact     # no drift from the rank-one updates
-                return _kernels.objectives(exact, Y, *args, float(np.sum(coef * exact)))
+                return _kernels.objectives(exact, Y, parr, float(np.sum(coef * exact)))
 
             def sweep():
                 return acts.sweep_kernel(K, Y, F, coef)
@@ -381,7 +381,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             changed = 0
             if order == "greedy":
                 min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
-                inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, *args)
+                inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, parr)
                 if it > 1 and big <= _GREEDY_NOISE * max(abs(dual), 1.0):
                     # every greedy step was rounding noise: the greedy choice can cycle
                     # there (the dual at its optimum, the primal still above it)
@@ -391,9 +391,9 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
                 # pass still makes the (tiny, real) progress that noise hides
                 perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
                 if explicit:
-                    inc, big, changed = _kernels.pass_linear(*rows, sqnorm, Y, W, perm, *args)
+                    inc, big, changed = _kernels.pass_linear(rows, Y, W, perm, parr)
                 else:
-                    inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, *args)
+                    inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, parr)
             if explicit:
                 F = np.asarray(X @ W.T)
                 sqw = float(np.sum(W * W))
@@ -401,7 +401,7 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
                 # recompute the predictions exactly: no drift from the rank-one updates
                 F = K @ coef
                 sqw = float(np.sum(coef * F))
-            primal, dual = _kernels.objectives(F, Y, *args, sqw)
+            primal, dual = _kernels.objectives(F, Y, parr, sqw)
             stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
             ending = _ending(primal, dual, tol, atol, stop, changed == 0)
             if ending is not None:
@@ -485,6 +485,8 @@ _SEGMENT_BLOCK = 8
 
 _NO_2D = np.empty((0, 0))
 _NO_1D = np.empty(0)
+#: the instances argument of the kernel form (not read there)
+_NO_ROWS = _kernels.Instances(_NO_2D, _NO_1D, _NO_INDEX, _NO_INDEX, _NO_1D)
 
 
 class _PieceActiveSet:
@@ -503,10 +505,13 @@ class _PieceActiveSet:
         self.size = pieces.n_pieces
         self.active = np.arange(self.size, dtype=np.int64)
         self.n_active = self.size
-        self.state = (pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx, pieces.B_ptr,
-                      pieces.B_idx, np.arange(pieces.A_idx.size, dtype=np.int64),
-                      np.arange(pieces.B_idx.size, dtype=np.int64), self.A_act, self.B_act,
-                      alpha, beta, kmax, skip, True)
+        self.state = (_kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr,
+                                           pieces.A_idx, pieces.B_ptr, pieces.B_idx, alpha,
+                                           beta),
+                      _kernels.ActiveLabels(np.arange(pieces.A_idx.size, dtype=np.int64),
+                                            np.arange(pieces.B_idx.size, dtype=np.int64),
+                                            self.A_act, self.B_act),
+                      kmax, skip, True)
 
     def shuffle(self, rng):
         rng.shuffle(self.active[:self.n_active])
@@ -517,9 +522,9 @@ class _PieceActiveSet:
         self.active.sort()
         self.n_active = self.size
 
-    def sweep_linear(self, rows, sqnorm, Y, W):
+    def sweep_linear(self, rows, Y, W):
         inc, big, changed, viol, self.n_active = _kernels.pass_linear_shrink(
-            *rows, sqnorm, Y, W, self.active, self.n_active, *self.state)
+            rows, Y, W, self.active, self.n_active, *self.state)
         return inc, big, changed, viol
 
     def sweep_kernel(self, K, Y, F, coef):
@@ -546,6 +551,8 @@ class _PairActiveSet:
     def __init__(self, pieces, m, alpha, beta, skip, k, rng=None):
         ex = pieces.example
         self.pieces, self.alpha, self.beta, self.skip = pieces, alpha, beta, skip
+        self.arrays = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
+                                           pieces.B_ptr, pieces.B_idx, alpha, beta)
         self.size = pieces.n_pieces
         grouped = self.size < 2 or bool(np.all(ex[1:] >= ex[:-1]))
         self.pos = (np.arange(self.size, dtype=np.int64) if grouped
@@ -581,22 +588,20 @@ class _PairActiveSet:
         self.n_act[:] = self.seg_cnt
         self.n_active = self.size
 
-    def _pairs(self, linear, rows, sqnorm, W, K, F, coef, Y):
-        p = self.pieces
+    def _pairs(self, linear, rows, W, K, F, coef, Y):
+        segs = _kernels.Segments(self.seg_order, self.seg_ex, self.seg_ptr, self.pos,
+                                 self.n_act)
         inc, big, changed, viol, self.n_active = _kernels.pass_pairs_shrink(
-            linear, *rows, sqnorm, W, K, F, coef, Y, self.seg_order, self.seg_ex,
-            self.seg_ptr, self.pos, self.n_act, p.C, p.A_idx, p.B_idx, self.alpha, self.beta,
-            self.skip, self.shrink)
+            linear, rows, W, K, F, coef, Y, segs, self.arrays, self.skip, self.shrink)
         return inc, big, changed, viol
 
     def _general(self, run):
         """The same pass by the general kernel, one example's segment at a
         time (``_PAIR_KERNEL = "general"``)."""
-        p = self.pieces
         ones = np.ones(self.size, dtype=np.int64)
         pos = np.arange(self.size, dtype=np.int64)
-        state = (p.example, p.C, p.A_ptr, p.A_idx, p.B_ptr, p.B_idx, pos, pos, ones,
-                 ones.copy(), self.alpha, self.beta, 1, self.skip, self.shrink)
+        state = (self.arrays, _kernels.ActiveLabels(pos, pos, ones, ones.copy()), 1, self.skip,
+                 self.shrink)
         inc = big = viol = 0.0
         changed = 0
         for g in self.seg_order:
@@ -609,18 +614,17 @@ class _PairActiveSet:
         self.n_active = int(self.n_act.sum())
         return inc, big, changed, viol
 
-    def sweep_linear(self, rows, sqnorm, Y, W):
+    def sweep_linear(self, rows, Y, W):
         if _PAIR_KERNEL == "general":
             return self._general(lambda seg, n, state: _kernels.pass_linear_shrink(
-                *rows, sqnorm, Y, W, seg, n, *state))
-        return self._pairs(True, rows, sqnorm, W, _NO_2D, _NO_2D, _NO_2D, Y)
+                rows, Y, W, seg, n, *state))
+        return self._pairs(True, rows, W, _NO_2D, _NO_2D, _NO_2D, Y)
 
     def sweep_kernel(self, K, Y, F, coef):
         if _PAIR_KERNEL == "general":
             return self._general(lambda seg, n, state: _kernels.pass_kernel_shrink(
                 K, Y, F, coef, seg, n, *state))
-        return self._pairs(False, (_NO_2D, _NO_1D, _NO_INDEX, _NO_INDEX), _NO_1D, _NO_2D, K,
-                           F, coef, Y)
+        return self._pairs(False, _NO_ROWS, _NO_2D, K, F, coef, Y)
 
 
 def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_iter, runner):
