@@ -228,9 +228,10 @@ class Figure:
         self.widget = widget if widget is not None else locator
 
     def title(self) -> str:
-        """The figure title (and subtitle) as rendered in the SVG."""
-        return " ".join(t.strip() for t in
-                        self.locator.locator(".gtitle, .gtitle-subtitle").all_text_contents())
+        """The figure title (and subtitle) as rendered in the SVG, its lines
+        (``<br>``) joined by a space."""
+        return " ".join(t.strip() for t in self.locator.locator(".gtitle, .gtitle-subtitle")
+                        .evaluate_all(f"els => els.map({TITLE_TEXT_JS})"))
 
     def traces(self) -> list[dict]:
         """Every trace as plotly.js holds it after decoding:
@@ -295,6 +296,15 @@ class Figure:
 
 #: the parts of a widget output that must fit its output area, and the
 #: labels whose text must fit their box (Notebook.layout_problems)
+#: the text of a plotly title element, its lines (``<br>``: ``tspan.line``)
+#: joined by a space (``textContent`` would glue them together), without the
+#: zero-width spaces plotly puts around ``<sup>`` text
+TITLE_TEXT_JS = r"""t => {
+  const lines = Array.from(t.querySelectorAll('tspan.line'));
+  const text = lines.length ? lines.map(l => l.textContent).join(' ') : t.textContent;
+  return text.replace(/\u200b/g, '');
+}"""
+
 LAYOUT_JS = """() => {
   const clipped = [], truncated = [];
   for (const area of document.querySelectorAll('.jp-OutputArea-output')) {
@@ -674,7 +684,7 @@ class Notebook:
                 """gds => gds.map(g => {
                        const t = g.querySelector('.gtitle');
                        if (!t || !t.textContent) g.scrollIntoView({block: 'center'});
-                       return t ? t.textContent : ''; })""")
+                       return t ? (%s)(t) : ''; })""" % TITLE_TEXT_JS)
             return [i for i, t in enumerate(titles) if want in " ".join(t.split())], titles
 
         found = _poll(matches, lambda m: len(m[0]) >= 1, timeout_ms,

@@ -85,7 +85,7 @@ def test_names_with_markup_are_shown_as_text(lab, page, artifacts):
         nb.run_cell(i, timeout_ms=600_000)
     # each figure drawn, found by its title (scrolled into view as a person would)
     figures = {"slider": nb.figure(f"{IMG} / {SCRIPT}: r ="),
-               "gap": nb.figure(f"monitor {IMG}: iteration 2"),
+               "gap": nb.figure(f"monitor {IMG} iteration 2"),
                "sign": nb.figure("coefficients w_h"),
                "curves": nb.figure("separating curves")}
     assert "error shown: True" in nb.stdout(4)
