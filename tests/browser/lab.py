@@ -681,10 +681,10 @@ class Notebook:
                 "imgs => imgs.forEach(i => { if (!i.parentNode.querySelector('.plot-container'))"
                 " i.dispatchEvent(new MouseEvent('mouseenter')); })")
             titles = plots.evaluate_all(
-                """gds => gds.map(g => {
-                       const t = g.querySelector('.gtitle');
-                       if (!t || !t.textContent) g.scrollIntoView({block: 'center'});
-                       return t ? (%s)(t) : ''; })""" % TITLE_TEXT_JS)
+                "gds => gds.map(g => {"
+                "  const t = g.querySelector('.gtitle');"
+                "  if (!t || !t.textContent) g.scrollIntoView({block: 'center'});"
+                "  return t ? (" + TITLE_TEXT_JS + ")(t) : ''; })")
             return [i for i, t in enumerate(titles) if want in " ".join(t.split())], titles
 
         found = _poll(matches, lambda m: len(m[0]) >= 1, timeout_ms,
