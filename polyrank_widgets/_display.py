@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import re
 import threading
 import uuid
 import warnings
@@ -150,10 +151,49 @@ class _CompactPngRenderer(MimetypeRenderer):
         png = base64.b64encode(compact_png(figure_png(fig, width=self.width))).decode("ascii")
         if not self.fluid:
             return {"image/png": png}
-        title = fig.layout.title.text or "figure"
         return {"text/html": (f'<img src="data:image/png;base64,{png}" '
-                              f'alt="{html.escape(title, quote=True)}" '
+                              f'alt="{html.escape(_plain_title(fig), quote=True)}" '
                               'style="max-width: 100%; height: auto;"/>')}
+
+
+def _plain_title(fig) -> str:
+    """The figure's title as plain text for an ``alt`` attribute: plotly's
+    markup (``<br>``, ``<sup>``, ...) becomes spaces; "figure" if none."""
+    text = re.sub(r"<[^>]*>", " ", fig.layout.title.text or "")
+    return " ".join(text.split()) or "figure"
+
+
+#: a PNG stored in a notebook output as an ``<img>`` (what
+#: :class:`_CompactPngRenderer` writes with ``fluid``)
+_IMG_PNG = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
+
+
+def stored_png(data: dict) -> str | None:
+    """The base64 PNG of a stored notebook output's ``data``: its
+    ``image/png``, or the ``<img>`` a paper figure (FluidFigure) stores as
+    ``text/html``; None if it has neither.
+
+    Parameters
+    ----------
+    data : dict
+        The ``data`` of an nbformat output (mime type -> str or list of str).
+
+    Returns
+    -------
+    str or None
+        Base64 text of the PNG.
+
+    Examples
+    --------
+    >>> stored_png({"text/html": '<img src="data:image/png;base64,iVBO" alt="x"/>'})
+    'iVBO'
+    >>> stored_png({"image/png": "iVBO"}), stored_png({"text/plain": "x"})
+    ('iVBO', None)
+    """
+    if "image/png" in data:
+        return data["image/png"]
+    found = _IMG_PNG.match("".join(data.get("text/html", "")))
+    return None if found is None else found.group(1)
 
 
 #: the environment variable that turns static images on when

@@ -154,7 +154,7 @@ def test_fluid_figure_is_shown_at_the_panel_width_and_keeps_its_design_width(mon
 
     fig = FluidFigure(go.Figure(go.Scatter(x=[0, 1], y=[1, 0]),
                                 layout={"width": 1250, "height": 430,
-                                        "title": 'a "<b>" & b'}))
+                                        "title": 'a "q" & b<br><sup>it 2</sup>'}))
     drawn = []
 
     def fake_png(figure, scale=1.0, width=None):
@@ -179,7 +179,8 @@ def test_fluid_figure_is_shown_at_the_panel_width_and_keeps_its_design_width(mon
         assert bundle["text/html"].startswith('<img src="data:image/png;base64,cG5n"')
         assert "max-width: 100%" in bundle["text/html"]
     assert drawn == [1250, 1250]
-    assert 'alt="a &quot;&lt;b&gt;&quot; &amp; b"' in bundles[0]["text/html"]   # escaped
+    # the title as plain, escaped text: plotly's markup is not shown as text
+    assert 'alt="a &quot;q&quot; &amp; b it 2"' in bundles[0]["text/html"]
     assert fig.layout.width == 1250 and fig.layout.autosize is None
     # a plain figure keeps plotly's behaviour: its width goes to the page
     plain = go.Figure(fig)._repr_mimebundle_()

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import sys
 from pathlib import Path
 
 from polyrank._files import write_bytes
+from polyrank_widgets._display import stored_png
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "_static" / "figures"
@@ -46,18 +46,6 @@ FIGURES = {
 }
 
 
-def _stored_png(data: dict) -> str:
-    """The base64 PNG of a stored output: ``image/png``, or the ``<img>`` a
-    paper figure (FluidFigure) stores as ``text/html``; KeyError if neither."""
-    if "image/png" in data:
-        return data["image/png"]
-    found = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
-                      "".join(data.get("text/html", "")))
-    if found is None:
-        raise KeyError("image/png")
-    return found.group(1)
-
-
 def extract(out: Path = OUT) -> list[Path]:
     """Write every PNG of :data:`FIGURES` into ``out``; returns the paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -65,7 +53,9 @@ def extract(out: Path = OUT) -> list[Path]:
     for name, (notebook, cell, output) in FIGURES.items():
         nb = json.loads((REPO / "notebooks" / notebook).read_text(encoding="utf-8"))
         try:
-            data = _stored_png(nb["cells"][cell]["outputs"][output]["data"])
+            data = stored_png(nb["cells"][cell]["outputs"][output]["data"])
+            if data is None:
+                raise KeyError("image/png")
         except (IndexError, KeyError) as exc:
             raise SystemExit(f"{notebook}, cell {cell}, output {output}: no PNG ({exc!r}); "
                              "update FIGURES in tools/docs_figures.py") from None
