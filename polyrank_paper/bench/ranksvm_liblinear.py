@@ -264,9 +264,9 @@ def _result(rows, sizes, quick, repeats, n_jobs, peer_path, bitwise, load_before
                 notes.append(f"{r.documents:,} documents: {ours} {r.seconds:.2f} s, "
                              f"{r.ratio:.2f}x the {r.seconds / r.ratio:.2f} s of {_PEER}; "
                              f"f = {r.f:{F_DIGITS}} vs {peer_f[r.documents]:{F_DIGITS}}")
-        notes.append(f"target (<= {_TARGET}x at 1M and 3M documents): "
+        notes.append(f"at most {_TARGET}x the peer's time at 1M and 3M documents: "
                      + ("not measured at these sizes" if met is None
-                        else "met" if met else "NOT met")
+                        else "yes" if met else "no")
                      + f"; same f to every printed digit: {'yes' if same_f else 'NO'}")
     f_ours = {r.documents: format(r.f, F_DIGITS) for r in rows if r.solver == ours}
     default_same = all(format(r.f, F_DIGITS) == f_ours[r.documents] for r in rows
