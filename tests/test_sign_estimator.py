@@ -124,6 +124,46 @@ def test_regressor_equals_ridge_positive_and_has_an_intercept():
     assert peg.score(X, y) > 0.9
 
 
+def test_regressor_stop_does_not_depend_on_the_targets_units():
+    """tol is relative to max(1, P(0)) (sc_sdca): the problem in y and in
+    1000 y is the same up to scale (w, P and D scale by 1000, 1000^2), so
+    the solve takes the same epochs and returns 1000 times the weights.
+    With an absolute gap, 1000 y needs a gap 1e6 times smaller and ran out
+    of epochs."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 6))
+    y = 20.0 + X @ rng.normal(size=6) * 5.0 + rng.normal(size=150)
+    small = SignConstrainedRegressor(random_state=0).fit(X, y)
+    big = SignConstrainedRegressor(random_state=0).fit(X, 1000.0 * y)
+    assert small.result_.success and big.result_.success
+    assert small.n_iter_ == big.n_iter_
+    np.testing.assert_allclose(big.coef_, 1000.0 * small.coef_, rtol=1e-9, atol=1e-9)
+    assert "tol * P(0)" in big.result_.message or "tol * P(0)" in str(big.result_)
+
+
+def test_regressor_defaults_converge_on_diabetes_as_ridge():
+    """Real data nobody tuned for: scikit-learn's diabetes targets (25..346)
+    after a StandardScaler.  The defaults converge without a warning and the
+    test R^2 is Ridge's (the same problem up to the intercept's penalty)."""
+    import warnings
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = make_pipeline(StandardScaler(), SignConstrainedRegressor(random_state=0))
+        ours.fit(Xtr, ytr)
+    ridge = make_pipeline(StandardScaler(), Ridge(alpha=1e-3 * len(ytr))).fit(Xtr, ytr)
+    assert ours[-1].result_.success
+    assert abs(ours.score(Xte, yte) - ridge.score(Xte, yte)) < 1e-3
+
+
 def test_callback_clone_and_convergence_warning():
     X, y, _ = _data(6)
     seen = []

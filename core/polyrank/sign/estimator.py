@@ -234,9 +234,13 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     top_k : int, default=1
         k of the top-k hinge (Eq. 22).
     tol : float, default=1e-6
-        Stop when the duality gap P - D <= tol (checked after every epoch,
-        both solvers); the gap bounds the primal objective gap that the
-        paper's Theorems 1-2 drive below its epsilon.
+        Stop when the duality gap P - D <= tol * max(1, P(0)) (checked
+        after every epoch, both solvers), P(0) the primal objective at
+        w = 0.  For the classification losses that is the absolute gap
+        (P(0) <= 1), which bounds the primal objective gap that the paper's
+        Theorems 1-2 drive below its epsilon; for a regression on targets
+        of any magnitude it is relative to P(0) = 0.5 mean(y^2) (square
+        loss) or mean |y| (absolute loss), so the units of y do not matter.
     max_iter : int or None, default=None
         Maximum number of iterations.  SDCA: one iteration is one epoch
         (None: 1000 epochs); Pegasos: one iteration is one mini-batch step,

@@ -262,9 +262,12 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     top_k : int
         k of the top-k hinge (1 <= k <= m).
     tol : float
-        Stop when the duality gap P - D <= tol (absolute) after an epoch;
-        the gap bounds the primal objective gap that Theorem 2 drives
-        below the paper's epsilon.
+        Stop when the duality gap P - D <= tol * max(1, P(0)) after an
+        epoch, P(0) = (1/n) sum_i s_i phi_i(0) the primal at w = 0.  For the
+        classification losses max(1, P(0)) = 1: the absolute gap, which
+        bounds the primal objective gap that Theorem 2 drives below the
+        paper's epsilon.  For a regression loss with P(0) > 1 (targets of
+        magnitude above about 1.4) the gap is relative to P(0).
     max_iter : int
         Maximum number of iterations, one iteration being one epoch (n
         coordinate steps of Alg. 2).
@@ -421,12 +424,13 @@ callback, callback_every, random_state :
     g = float(K.conj_convexity(code, smoothing))
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
     run = _sdca_multiclass if data["multiclass"] else _sdca_binary
+    gap_tol = tol * _gap_scale(data, smoothing)
     out, alpha, wbar, P, D, it, status = run(
-        data, layout, lam, smoothing, top_k, tol, max_iter, average_from, runner, rng,
+        data, layout, lam, smoothing, top_k, gap_tol, max_iter, average_from, runner, rng,
         sqnorm, s_lb, shrinking)
     return finish(
         runner, status, solver="sc-sdca", x=np.array(out), dual=alpha, primal=P,
-        dual_objective=D, nit=it, unit="epochs", rule=f"duality gap {P - D:.3g} <= tol",
+        dual_objective=D, nit=it, unit="epochs", rule=_gap_rule(P - D, tol, gap_tol),
         progress=f"duality gap {P - D:.3g}", limit=f"max_iter={max_iter}",
         wbar=wbar, loss=loss, lam=lam, signs=data["c"], layout=layout)
 
@@ -470,6 +474,45 @@ class _Snapshot:
         self.it, self.out, self.alpha, self.wbar = it, out, alpha, wbar
         self.D, self.changed, self.steps, self.averaged = D, changed, steps, averaged
         self.n_active = n_active
+
+
+def _gap_scale(data: dict, smoothing: float) -> float:
+    """max(1, P(0)): what ``tol`` of :func:`sc_sdca` and :func:`sc_pegasos`
+    is relative to.
+
+    P(0) = (1/n) sum_i s_i phi_i(0) is the primal objective (Eq. 5) at
+    w = 0.  For the classification losses of Table 1 it is at most 1 (1 for
+    the hinge, 1 - gamma/2 for the smoothed hinge, log 2 for the logistic
+    loss, 1 for every multiclass loss), so the stopping rule is the
+    paper's absolute duality gap.  For a regression loss it is
+    0.5 mean(y^2) or mean |y|, and a gap relative to it makes the stop
+    independent of the targets' units (targets in the hundreds otherwise
+    need an absolute gap of 1e-6 on a primal of 1e4).
+
+    Parameters
+    ----------
+    data : dict
+        From :func:`prepare_data` or :func:`trusted_data`.
+    smoothing : float
+        The smoothed hinge's gamma.
+
+    Returns
+    -------
+    float
+        At least 1.
+    """
+    if data["multiclass"]:
+        return 1.0
+    n = data["y"].shape[0]
+    P0 = float(K.loss_sum(data["code"], np.zeros(n), data["y"], smoothing, data["sw"])) / n
+    return max(1.0, P0)
+
+
+def _gap_rule(gap: float, tol: float, gap_tol: float) -> str:
+    """The stopping rule of a duality-gap solve, as SolverResult states it."""
+    if gap_tol == tol:
+        return f"duality gap {gap:.3g} <= tol"
+    return f"duality gap {gap:.3g} <= tol * P(0) = {gap_tol:.3g}"
 
 
 def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_from, runner,
@@ -672,8 +715,9 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
         step: T of Alg. 1, all done unless ``tol`` stops the run earlier;
         default 20 epochs (20 * max(1, n // batch_size) steps).
     tol : float
-        Stop early when the gap recorded after an epoch <= tol (default 0:
-        never); the gap bounds the primal objective gap of Theorem 1.
+        Stop early when the gap recorded after an epoch <= tol * max(1, P(0))
+        (default 0: never), as in :func:`sc_sdca`; the gap bounds the primal
+        objective gap of Theorem 1.
     callback, callback_every, random_state
         As in :func:`sc_sdca`; extras ``steps``, ``primal_last`` (P of the
         current, non-averaged w_t) and ``sign_violation`` (of w~ and w_t,
@@ -774,6 +818,7 @@ random_state :
     else:
         r = float(K.loss_sum(code, np.zeros(n), yv, smoothing, sw)) / n
     radius = float(np.sqrt(r / lam))
+    gap_tol = tol * _gap_scale(data, smoothing)
     shape = (d, m) if mc else (d,)
     w = np.zeros(shape)
     wsum = np.zeros(shape)
@@ -804,7 +849,7 @@ random_state :
         P_last, _, _, _ = _objectives(data, Xc, lam, smoothing, top_k, w, alpha, w_dual)
         stop = runner.record(epoch, P, D, steps=float(t), primal_last=P_last,
                              sign_violation=max(_violation(avg, c), _violation(w, c)))
-        if tol > 0 and P - D <= tol:
+        if tol > 0 and P - D <= gap_tol:
             status = STATUS_CONVERGED
             break
         if stop:
@@ -812,6 +857,6 @@ random_state :
             break
     return finish(
         runner, status, solver="sc-pegasos", x=np.array(avg), dual=alpha, primal=P,
-        dual_objective=D, nit=t, unit="steps", rule=f"duality gap {P - D:.3g} <= tol",
+        dual_objective=D, nit=t, unit="steps", rule=_gap_rule(P - D, tol, gap_tol),
         progress=f"duality gap {P - D:.3g}", limit=f"max_iter={max_iter}",
         last=w, loss=loss, lam=lam, signs=c, batch_size=batch_size)
