@@ -65,6 +65,37 @@ def test_trivial_prank_warns():
         PRank().fit(X, y)
 
 
+def test_prank_in_raw_units_warns_and_names_the_pipeline():
+    """Real data in units nobody tuned for: scikit-learn's diabetes features
+    x 1000 + 50 (equal scales, so only PRank's own magnitude check can see
+    it).  PRank's thresholds move by 1 per mistake while its w adds rows of
+    magnitude 70: one pass is no better than guessing, silently before.
+    Now a FeatureScaleWarning names the fix, and the fix works."""
+    from sklearn.datasets import load_diabetes
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from polyrank.exceptions import FeatureScaleWarning
+
+    X, target = load_diabetes(return_X_y=True)
+    y = np.digitize(target, np.quantile(target, [0.2, 0.4, 0.6, 0.8]))
+    Xtr, Xte, ytr, yte = train_test_split(X * 1000 + 50, y, random_state=0)
+    with pytest.warns(FeatureScaleWarning,
+                      match=r"root mean square of its entries is 69\.\d.*"
+                            r"make_pipeline\(StandardScaler\(\), PRank\(\)\)"):
+        raw = PRank().fit(Xtr, ytr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scaled = make_pipeline(StandardScaler(), PRank()).fit(Xtr, ytr)
+        PRank(kernel="rbf").fit(Xtr, ytr)         # rbf values lie in [0, 1]: no warning
+    mae_raw = mean_absolute_error(yte, raw.predict(Xte))
+    mae_scaled = mean_absolute_error(yte, scaled.predict(Xte))
+    guess = mean_absolute_error(yte, np.full_like(yte, int(np.median(ytr))))
+    assert mae_scaled < guess - 0.2 and mae_raw > mae_scaled + 0.2
+
+
 def _paper_prank_iterates(X, labels, passes, order_of_pass):
     """Crammer & Singer's Fig. 1 in plain Python (linear kernel), returning
     every iterate (w, b) after each object: the reference for averaging."""

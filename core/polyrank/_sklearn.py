@@ -368,7 +368,13 @@ def feature_scale_issue(X, *, offset: bool = True, names=None):
     return "; ".join(reasons) or None
 
 
-def warn_if_unscaled(estimator, X, kernel: str = "linear") -> bool:
+#: why unscaled X hurts, in :func:`warn_if_unscaled`'s message (the dual solvers)
+UNSCALED_DUAL = ("The dual solver converges slowly on such data and the L2 penalty weighs "
+                 "the features by their units")
+
+
+def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_DUAL,
+                     also: str | None = None) -> bool:
     """Warn (:class:`~polyrank.exceptions.FeatureScaleWarning`) before a
     solve when X does not look standardised (:func:`feature_scale_issue`),
     naming the fix: ``make_pipeline(StandardScaler(), Estimator())``.
@@ -384,6 +390,11 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear") -> bool:
         ``"precomputed"`` skips the check (X is a Gram matrix); ``"rbf"``
         tests the spread of the scales only (the kernel is translation
         invariant).
+    why : str, default=UNSCALED_DUAL
+        Why such X hurts this estimator (a sentence without its full stop).
+    also : str or None
+        A further sign of unscaled X that the estimator found itself (a
+        phrase), reported with those of :func:`feature_scale_issue`.
 
     Returns
     -------
@@ -392,15 +403,15 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear") -> bool:
     """
     if kernel == "precomputed":
         return False
-    issue = feature_scale_issue(X, offset=kernel != "rbf",
-                                names=getattr(estimator, "feature_names_in_", None))
-    if issue is None:
+    found = [feature_scale_issue(X, offset=kernel != "rbf",
+                                 names=getattr(estimator, "feature_names_in_", None)), also]
+    issue = "; ".join(f for f in found if f)
+    if not issue:
         return False
     name = type(estimator).__name__
     scaler = "StandardScaler(with_mean=False)" if sp.issparse(X) else "StandardScaler()"
-    warnings.warn(f"{name}: X does not look standardised: {issue}. The dual solver "
-                  "converges slowly on such data and the L2 penalty weighs the features "
-                  f"by their units; standardise X: make_pipeline({scaler}, {name}()) "
+    warnings.warn(f"{name}: X does not look standardised: {issue}. {why}; "
+                  f"standardise X: make_pipeline({scaler}, {name}()) "
                   "(sklearn.pipeline, sklearn.preprocessing)", FeatureScaleWarning,
                   stacklevel=_user_stacklevel())
     return True

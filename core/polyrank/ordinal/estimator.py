@@ -17,6 +17,7 @@ from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.metrics import mean_absolute_error
@@ -32,6 +33,7 @@ from .._sklearn import (
     solver_seed,
     warn_if_not_converged,
     warn_if_trivial,
+    warn_if_unscaled,
 )
 from ..kernels import kernel_matrix
 from ..result import STATUS_NUMERICAL
@@ -644,6 +646,26 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         return predict_labels(f, self.thresholds_)
 
 
+#: PRank warns when the root mean square of X's entries is outside this range
+#: (1 after a StandardScaler): its thresholds move by 1 per mistake
+PRANK_RMS_RANGE = (0.1, 10.0)
+
+
+def _prank_magnitude_issue(X, kernel: str) -> str | None:
+    """Why X's magnitude misleads PRank (a phrase), or None: the root mean
+    square of the entries outside :data:`PRANK_RMS_RANGE` (linear and poly
+    kernels; the rbf kernel's values lie in [0, 1] whatever X's units)."""
+    if kernel == "rbf":
+        return None
+    m, n = X.shape
+    squares = float(X.multiply(X).sum()) if sp.issparse(X) else float(np.einsum("ij,ij->", X, X))
+    rms = (squares / max(m * n, 1)) ** 0.5
+    lo, hi = PRANK_RMS_RANGE
+    if lo <= rms <= hi or rms == 0.0:
+        return None
+    return f"the root mean square of its entries is {rms:.3g} (1 after a StandardScaler)"
+
+
 class PRank(_OrdinalLabels, BaseEstimator):
     """PRank, the perceptron ranking algorithm (Crammer & Singer, NIPS 2001),
     kernelised: the baseline of Sec. 10 of ``row-column-generation-ordinal.txt``.
@@ -691,6 +713,12 @@ class PRank(_OrdinalLabels, BaseEstimator):
 
     Warns
     -----
+    polyrank.exceptions.FeatureScaleWarning
+        Before the passes, when X does not look standardised (features of
+        very different scales, or far from zero mean with a linear or poly
+        kernel): the perceptron adds raw rows to its model, so a feature in
+        large units decides it (on diabetes with features x 1000 + 50, one
+        pass gives test MAE 1.25 against 0.89 after a StandardScaler).
     polyrank.exceptions.TrivialModelWarning
         If the fit is trivial: every alpha zero, or one grade predicted for
         every training object although y holds several.
@@ -762,7 +790,7 @@ class PRank(_OrdinalLabels, BaseEstimator):
 
         Warns
         -----
-        polyrank.exceptions.TrivialModelWarning
+        polyrank.exceptions.FeatureScaleWarning, polyrank.exceptions.TrivialModelWarning
             See the class docstring.
         """
         self._check_sparse(X)
@@ -770,6 +798,9 @@ class PRank(_OrdinalLabels, BaseEstimator):
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
+        warn_if_unscaled(self, X, self.kernel, also=_prank_magnitude_issue(X, self.kernel),
+                         why="PRank adds raw rows to w but moves its thresholds by 1 per "
+                             "mistake, so the units of X decide its model")
         res = prank_trusted(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                             coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
                             random_state=solver_seed(self.random_state), average=self.average,
