@@ -97,3 +97,24 @@ def test_ordinary_fits_stay_quiet(yeast):
         y = np.where(X[:, 0] > 0, "a", "b")
         y[:4], w[:4] = "c", 0.0
         M3LClassifier(random_state=0).fit(X, y, sample_weight=w)
+
+
+def test_trivial_rbf_model_on_raw_pixels_says_to_lower_gamma():
+    """scikit-learn's digits as raw pixel values (0..16, 64 features): with
+    gamma = 1/n_features the rbf kernel of two distinct rows is ~1e-16, so
+    every row is its own neighbourhood and the model predicts no label.
+    The warning used to say "raise gamma", the wrong way; it now measures
+    the kernel on training pairs and says to lower it (or standardise)."""
+    from sklearn.datasets import load_digits
+    from sklearn.metrics import hamming_loss
+
+    X, digit = load_digits(return_X_y=True)
+    Y = np.eye(10, dtype=int)[digit]
+    with pytest.warns(TrivialModelWarning, match=r"lower gamma \(now 1/n_features; the "
+                      r"median of k\(x, x'\) over training pairs is [0-9.e-]+: the kernel "
+                      r"is almost the identity\)"):
+        M3LClassifier(kernel="rbf", random_state=0).fit(X[:600], Y[:600])
+    # following the advice works
+    lower = M3LClassifier(kernel="rbf", gamma=1.0 / (64 * X[:600].var()),
+                          random_state=0).fit(X[:600], Y[:600])
+    assert hamming_loss(Y[600:], lower.predict(X[600:])) < 0.05

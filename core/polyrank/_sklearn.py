@@ -417,14 +417,61 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_D
     return True
 
 
-def kernel_width_hint(estimator) -> str:
+#: training pairs :func:`kernel_width_hint` samples to judge an rbf kernel
+WIDTH_PAIRS = 256
+
+
+def kernel_width_hint(estimator, X=None) -> str:
     """The part of a trivial kernel model's remedy that names the kernel
-    width: ``", raise gamma (now ...; a small gamma makes the kernel almost
-    constant)"`` for the rbf and poly kernels, else ``""``.  The estimator
-    defines ``kernel`` and ``gamma``."""
+    width, for the rbf and poly kernels (else ``""``).  The estimator
+    defines ``kernel`` and ``gamma``.
+
+    With the rbf kernel and the training rows ``X``, the median of
+    k(x, x') over :data:`WIDTH_PAIRS` random pairs of distinct rows says
+    which way gamma is off: below 0.01 the kernel is almost the identity
+    (gamma too large for X's units, e.g. raw pixel values), above 0.99
+    almost constant (too small).  Otherwise, and without X, the hint is the
+    usual one for a small gamma.
+
+    Parameters
+    ----------
+    estimator : object
+        With ``kernel`` and ``gamma`` (None: 1 / n_features).
+    X : ndarray, shape (n_samples, n_features), optional
+        The dense training rows.
+
+    Returns
+    -------
+    str
+        ``", lower gamma (now ...)"``, ``", raise gamma (now ...)"`` or ``""``.
+
+    Examples
+    --------
+    >>> import types, numpy as np
+    >>> est = types.SimpleNamespace(kernel="rbf", gamma=None)
+    >>> X = np.random.default_rng(0).normal(size=(50, 4))
+    >>> kernel_width_hint(est, 100 * X)[:36]
+    ', lower gamma (now 1/n_features; the'
+    >>> kernel_width_hint(est, X)[:36]
+    ', raise gamma (now 1/n_features; a s'
+    """
     if estimator.kernel not in ("rbf", "poly"):
         return ""
     now = "1/n_features" if estimator.gamma is None else f"{estimator.gamma:g}"
+    if estimator.kernel == "rbf" and X is not None and not sp.issparse(X) and X.shape[0] > 1:
+        X = np.asarray(X, dtype=np.float64)
+        gamma = 1.0 / X.shape[1] if estimator.gamma is None else float(estimator.gamma)
+        rng = np.random.default_rng(0)
+        i, j = rng.integers(0, X.shape[0], size=(2, WIDTH_PAIRS))
+        i, j = i[i != j], j[i != j]
+        if i.size:
+            k = float(np.median(np.exp(-gamma * np.sum((X[i] - X[j]) ** 2, axis=1))))
+            if k < 0.01:
+                return (f", lower gamma (now {now}; the median of k(x, x') over training "
+                        f"pairs is {k:.2g}: the kernel is almost the identity)")
+            if k > 0.99:
+                return (f", raise gamma (now {now}; the median of k(x, x') over training "
+                        f"pairs is {k:.4g}: the kernel is almost constant)")
     return f", raise gamma (now {now}; a small gamma makes the kernel almost constant)"
 
 

@@ -480,7 +480,8 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         warn_if_trivial(self, coef=getattr(self, "coef_", None)
                         if self.kernel == "linear" else self.dual_coef_,
                         train_pred=self._coding.predict(train)[keep], y=np.asarray(y)[keep],
-                        remedy=f"raise C (now {self.C:g}){kernel_width_hint(self)}, "
+                        remedy=f"raise C (now {self.C:g})"
+                               f"{kernel_width_hint(self, getattr(self, 'X_fit_', None))}, "
                                f"or {_SCALE_HINT}")
 
     def decision_function(self, X) -> np.ndarray:

@@ -398,7 +398,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
                 # targets order the labels in several ways
                 target = np.argsort(-target, axis=1, kind="stable")
         warn_if_trivial(self, coef=coef, train_pred=pred, y=target,
-                        remedy=f"raise C (now {self.C:g}){kernel_width_hint(self)}, "
+                        remedy=f"raise C (now {self.C:g}){kernel_width_hint(self, X)}, "
                                f"or {_SCALE_HINT}")
 
     def decision_function(self, X) -> np.ndarray:
