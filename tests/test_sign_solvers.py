@@ -198,8 +198,8 @@ def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
             rows = K.CsrExamples(*_csr(Xc), data["y"], data["sw"])
             return K.sdca_epoch(rows, K.HINGE, 0.01, lam, sq, 1.0, it, data["c"], order, 0,
                                 average, track)
-        return K.sdca_epoch_dense(Xd, data["y"], data["sw"], K.HINGE, 0.01, lam, sq, 1.0,
-                                  it, lo, hi, order, 0, average, track)
+        return K.sdca_epoch_dense(K.DenseExamples(Xd, data["y"], data["sw"]), K.HINGE, 0.01,
+                                  lam, sq, 1.0, it, K.SignBox(lo, hi), order, 0, average, track)
 
     def state():
         return np.zeros(n), np.zeros(4), np.zeros(4), np.zeros(4), np.zeros(4, np.int64)

@@ -146,9 +146,10 @@ class SignShard:
         self.s_lb = ln * g / (ln * g + R2) if g > 0 and R2 > 0 else 1.0
         self.layout = _choose_layout("auto", self.X, False)
         if self.layout == "dense":
-            self.Xd = np.ascontiguousarray(self.X.toarray())
-            self.lo = np.where(self.c > 0, 0.0, -np.inf)
-            self.hi = np.where(self.c < 0, 0.0, np.inf)
+            self.dense = K.DenseExamples(np.ascontiguousarray(self.X.toarray()), self.y,
+                                         self.sw)
+            self.box = K.SignBox(np.where(self.c > 0, 0.0, -np.inf),
+                                 np.where(self.c < 0, 0.0, np.inf))
         self.alpha = np.zeros(self.n)
         self.alpha_before = np.zeros(self.n)
         self.perm = np.arange(self.n, dtype=np.int64)
@@ -173,8 +174,8 @@ class SignShard:
         state = K.SdcaIterate(self.alpha, wbar, w_loc, dummy_sum, dummy_last, w, self.z)
         if self.layout == "dense":
             changed = K.sdca_epoch_dense(
-                self.Xd, self.y, self.sw, self.code, self.smoothing, self.lam_local,
-                self.sqnorm, self.s_lb, state, self.lo, self.hi, self.perm, 0, False, True)
+                self.dense, self.code, self.smoothing, self.lam_local, self.sqnorm,
+                self.s_lb, state, self.box, self.perm, 0, False, True)
         else:
             X = self.X
             rows = K.CsrExamples(X.indptr, X.indices, X.data, self.y, self.sw)

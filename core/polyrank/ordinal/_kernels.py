@@ -50,6 +50,18 @@ class SvorArrays(NamedTuple):
     pg: np.ndarray             # float64 (4,): LIBLINEAR's PG bounds, in place
 
 
+class PrankIterate(NamedTuple):
+    """The model of PRank and its running sums, one argument of
+    :func:`prank_epoch` and :func:`prank_epoch_csr` (all updated in place;
+    numba types a NamedTuple of arrays field by field)."""
+
+    alpha: np.ndarray          # float64 (n,): kernel expansion coefficients
+    thr: np.ndarray            # float64 (l,): thresholds b_1..b_l
+    support: np.ndarray        # int64 (n,): objects with alpha != 0 first
+    alpha_acc: np.ndarray      # float64 (n,): step-weighted sum of alpha's updates
+    thr_acc: np.ndarray        # float64 (l,): step-weighted sum of thr's updates
+
+
 @numba.njit(cache=True, nogil=True)
 def initial_working_set(scores, labels, n_labels, out):
     """The paper's initial working set W^0 (Sec. 10).
@@ -324,8 +336,7 @@ def _prank_step(f, label, thr, thr_acc, weight):
 
 
 @numba.njit(cache=True, nogil=True)
-def prank_epoch(X, labels, order, alpha, thr, support, n_support, alpha_acc, thr_acc,
-                step, average, kind, gamma, degree, coef0):
+def prank_epoch(X, labels, order, it, n_support, step, average, kind, gamma, degree, coef0):
     """One pass of kernel PRank (Crammer & Singer, NIPS 2001, Fig. 1) over
     the objects in ``order``.
 
@@ -341,19 +352,16 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, alpha_acc, thr
     labels : int64 (n,)
     order : int64 (T,)
         Objects in the order they arrive.
-    alpha : float64 (n,)
-        Kernel expansion coefficients (updated in place).
-    thr : float64 (l,)
-        Thresholds b_1..b_l (updated in place).
-    support : int64 (n,)
-        The objects with alpha != 0 so far, in ``support[:n_support]``
-        (updated in place).
-    n_support : int
-    alpha_acc, thr_acc : float64 (n,), (l,)
-        Sums of the updates weighted by their step, s * delta_s (updated in
-        place when ``average``): the averaged model after T steps is
+    it : PrankIterate
+        Updated in place: ``alpha`` (float64, (n,)), the kernel expansion
+        coefficients; ``thr`` (float64, (l,)), the thresholds b_1..b_l;
+        ``support`` (int64, (n,)), the objects with alpha != 0 so far, in
+        ``support[:n_support]``; ``alpha_acc``, ``thr_acc`` (float64, (n,),
+        (l,)), the sums of the updates weighted by their step, s * delta_s
+        (when ``average``): the averaged model after T steps is
         ((T + 1) v - v_acc) / T for v = alpha, thr (Daume's trick for the
         averaged perceptron, as in Harrington, ICML 2003).
+    n_support : int
     step : int
         Objects visited before this pass (over all passes).
     average : bool
@@ -369,6 +377,8 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, alpha_acc, thr
         finite (the pass stops at the first that is not: NaN or infinity
         from overflowing features) and the new step count.
     """
+    alpha, thr, support, alpha_acc, thr_acc = (it.alpha, it.thr, it.support, it.alpha_acc,
+                                               it.thr_acc)
     mistakes = 0
     loss = 0.0
     in_support = np.zeros(X.shape[0], dtype=np.bool_)
@@ -400,12 +410,13 @@ def prank_epoch(X, labels, order, alpha, thr, support, n_support, alpha_acc, thr
 
 
 @numba.njit(cache=True, nogil=True)
-def prank_epoch_csr(indptr, indices, data, labels, order, alpha, thr, support, n_support,
-                    alpha_acc, thr_acc, step, average, w):
+def prank_epoch_csr(indptr, indices, data, labels, order, it, n_support, step, average, w):
     """One pass of linear PRank on CSR rows: :func:`prank_epoch` with
     kappa(x, y) = x.y, keeping w = sum_j alpha_j x^j (updated in place, (m,))
-    so that a score costs one sparse row, not the support; returns what
-    :func:`prank_epoch` returns."""
+    so that a score costs one sparse row, not the support; ``it``: the
+    :class:`PrankIterate`; returns what :func:`prank_epoch` returns."""
+    alpha, thr, support, alpha_acc, thr_acc = (it.alpha, it.thr, it.support, it.alpha_acc,
+                                               it.thr_acc)
     mistakes = 0
     loss = 0.0
     n = indptr.shape[0] - 1

@@ -168,16 +168,15 @@ callback_every :
     status = STATUS_COMPLETED
     mistakes = 0
     it = 0
+    model = _kernels.PrankIterate(alpha, thr, support, alpha_acc, thr_acc)
     for it in range(1, max_iter + 1):
         order = rng.permutation(n) if shuffle else np.arange(n)
         if sparse:
             mistakes, n_support, loss, finite, step = _kernels.prank_epoch_csr(
-                X.indptr, X.indices, X.data, labels, order, alpha, thr, support, n_support,
-                alpha_acc, thr_acc, step, average, w)
+                X.indptr, X.indices, X.data, labels, order, model, n_support, step, average, w)
         else:
             mistakes, n_support, loss, finite, step = _kernels.prank_epoch(
-                X, labels, order, alpha, thr, support, n_support, alpha_acc, thr_acc,
-                step, average, *kargs)
+                X, labels, order, model, n_support, step, average, *kargs)
         stop = runner.record(it, np.nan, np.nan, mistakes=float(mistakes),
                              online_rank_loss=loss / n, n_support=float(n_support))
         if not finite:

@@ -18,12 +18,35 @@ Free ``@numba.njit(cache=True, nogil=True)`` functions over plain arrays.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from .._csr import row_axpy, row_dot
 
-__all__ = ["enumerate_pairs", "pair_sqnorms", "pair_coef", "dcd_epoch"]
+__all__ = ["PairArrays", "DcdIterate", "enumerate_pairs", "pair_sqnorms", "pair_coef",
+           "dcd_epoch"]
+
+
+class PairArrays(NamedTuple):
+    """The preference pairs of one dual problem, one argument of
+    :func:`dcd_epoch` (numba types a NamedTuple of arrays field by field;
+    the kernel reads the fields once)."""
+
+    I: np.ndarray              # int64 (p,): pair p prefers document I[p] ...
+    J: np.ndarray              # int64 (p,): ... to document J[p]
+    U: np.ndarray              # float64 (p,): upper bounds U_p = C c_ij
+    Qd: np.ndarray             # float64 (p,): ||x_i - x_j||^2 (pair_sqnorms)
+    D: np.ndarray              # float64 (p, n) stored x_i - x_j, or (0, 0): read X
+
+
+class DcdIterate(NamedTuple):
+    """The iterate of :func:`dcd_epoch`, one argument (all updated in place)."""
+
+    alpha: np.ndarray          # float64 (p,): dual variables
+    w: np.ndarray              # float64 (n,): sum_p alpha_p (x_i - x_j)
+    active: np.ndarray         # int64 (p,): active pairs first (permuted)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -109,8 +132,8 @@ def pair_coef(I, J, alpha, n_docs):
 
 
 @numba.njit(cache=True, nogil=True)
-def dcd_epoch(X, Xdata, Xind, Xptr, D, I, J, U, Qd, alpha, w, active, n_active,
-              pg_max_old, pg_min_old, shrinking, seed):
+def dcd_epoch(X, Xdata, Xind, Xptr, pairs, it, n_active, pg_max_old, pg_min_old, shrinking,
+              seed):
     """One pass of dual coordinate descent over the active pairs, in a fresh
     random order (Hsieh et al. 2008, Alg. 1; LIBLINEAR's shrinking).
 
@@ -121,14 +144,17 @@ def dcd_epoch(X, Xdata, Xind, Xptr, D, I, J, U, Qd, alpha, w, active, n_active,
     Parameters
     ----------
     X, Xdata, Xind, Xptr : the rows of X (dense or CSR, see :mod:`polyrank._csr`)
-    D : float64 array, shape (p, n) or (0, 0)
-        The pair differences x_i - x_j stored row by row (LIBLINEAR's
-        layout: one dot product and one axpy per step instead of two each),
-        or empty: read rows i and j of X.
-    alpha, w : float64 arrays, updated in place
-        The dual variables (p,) and w = sum_p alpha_p (x_i - x_j) (n,).
-    active : int64 array, shape (p,), permuted in place
-        Its first ``n_active`` entries are the active pairs.
+    pairs : PairArrays
+        ``I``, ``J`` (int64, (p,)): the pairs; ``U`` (float64, (p,)): the
+        upper bounds; ``Qd`` (float64, (p,)): ||x_i - x_j||^2; ``D``
+        (float64, (p, n) or (0, 0)): the pair differences x_i - x_j stored
+        row by row (LIBLINEAR's layout: one dot product and one axpy per
+        step instead of two each), or empty: read rows i and j of X.
+    it : DcdIterate
+        ``alpha`` (float64, (p,)) the dual variables and ``w`` (float64,
+        (n,)) = sum_p alpha_p (x_i - x_j), updated in place; ``active``
+        (int64, (p,)), permuted in place: its first ``n_active`` entries
+        are the active pairs.
     pg_max_old, pg_min_old : float
         The previous pass's extreme projected gradients (+inf/-inf: no
         shrinking this pass).
@@ -145,6 +171,8 @@ def dcd_epoch(X, Xdata, Xind, Xptr, D, I, J, U, Qd, alpha, w, active, n_active,
     n_changed : int
         Pairs whose alpha changed.
     """
+    I, J, U, Qd, D = pairs.I, pairs.J, pairs.U, pairs.Qd, pairs.D
+    alpha, w, active = it.alpha, it.w, it.active
     np.random.seed(seed)
     for t in range(n_active - 1, 0, -1):
         r = np.random.randint(0, t + 1)

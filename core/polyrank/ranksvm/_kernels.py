@@ -105,6 +105,31 @@ def query_levels(y, perm, start):
     return level, kq, n_pairs, n_adj
 
 
+class QueryArrays(NamedTuple):
+    """The arrays of :class:`~polyrank.ranksvm.objective.QueryGroups` as one
+    argument of the blocked kernels (numba types a NamedTuple field by
+    field; reading a field costs nothing)."""
+
+    perm: np.ndarray           # int64 (l,): documents ordered by query
+    start: np.ndarray          # int64 (n_queries + 1,): query q is perm[start[q]:start[q+1]]
+    level: np.ndarray          # int64 (l,): dense rank of y[i] within its query
+    kq: np.ndarray             # int64 (n_queries,): k_q, the levels of each query
+
+
+class PairCounts(NamedTuple):
+    """l^+, l^-, gamma^+, gamma^- per document (filled by the counting, Alg. 2)
+    and the document weights ``sw``, as one argument of the counting kernels
+    (:func:`_selection_tree_query`, :func:`_ytree_query`,
+    :func:`_direct_query`, :func:`_prsvm_plus_query`) and of the blocked
+    kernels."""
+
+    lplus: np.ndarray          # float64 (l,)
+    lminus: np.ndarray         # float64 (l,)
+    gplus: np.ndarray          # float64 (l,)
+    gminus: np.ndarray         # float64 (l,)
+    sw: np.ndarray             # float64 (l,): document weights (ones: unweighted)
+
+
 @numba.njit(cache=True, nogil=True)
 def _tree_insert(L, key, wj, wuj, size, xv):
     """Add weight ``wj`` and ``wuj`` to the leaf of level ``key`` of the
@@ -117,12 +142,14 @@ def _tree_insert(L, key, wj, wuj, size, xv):
 
 
 @numba.njit(cache=True, nogil=True)
-def _selection_tree_query(z, u, order, s, e, level, L, size, xv,
-                          lplus, lminus, gplus, gminus, sw):
+def _selection_tree_query(z, u, order, s, e, level, L, size, xv, counts):
     """Alg. 2 with the selection tree of Sec. 2.4 for one query: leaves
     L .. L+k-1 hold (size, xv) of each relevance level; node m has parent
     m // 2; Larger / Smaller climb from a leaf adding right / left
-    siblings."""
+    siblings.  Fills the query's entries of ``counts`` (:class:`PairCounts`,
+    whose ``sw`` weighs the documents)."""
+    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
+                                        counts.gminus, counts.sw)
     for t in range(2 * L):
         size[t] = 0
         xv[t] = 0.0
@@ -244,9 +271,11 @@ def _ytree_smaller(k, key, size, xv):
 
 
 @numba.njit(cache=True, nogil=True)
-def _ytree_query(z, u, order, s, e, level, k, size, xv,
-                 lplus, lminus, gplus, gminus, sw):
-    """Alg. 2 with the order-statistic tree keyed by y of Sec. 2.3."""
+def _ytree_query(z, u, order, s, e, level, k, size, xv, counts):
+    """Alg. 2 with the order-statistic tree keyed by y of Sec. 2.3
+    (``counts``: :class:`PairCounts`, as :func:`_selection_tree_query`)."""
+    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
+                                        counts.gminus, counts.sw)
     for t in range(k + 1):
         size[t] = 0
         xv[t] = 0.0
@@ -278,12 +307,14 @@ def _ytree_query(z, u, order, s, e, level, k, size, xv,
 
 
 @numba.njit(cache=True, nogil=True)
-def _direct_query(z, u, order, s, e, level, k, cnt, sm,
-                  lplus, lminus, gplus, gminus, adjacent, sw):
+def _direct_query(z, u, order, s, e, level, k, cnt, sm, counts, adjacent):
     """The direct counting method (end of Sec. 2.2): per-level counts and
     sums of the inserted documents, O(k) per Larger/Smaller.  With
     ``adjacent`` only the next level up / down is counted (partial pairs,
-    Sec. 5), O(1) per query."""
+    Sec. 5), O(1) per query.  ``counts``: :class:`PairCounts`, as
+    :func:`_selection_tree_query`."""
+    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
+                                        counts.gminus, counts.sw)
     for t in range(k + 1):
         cnt[t] = 0
         sm[t] = 0.0
@@ -335,11 +366,13 @@ def _direct_query(z, u, order, s, e, level, k, cnt, sm,
 
 
 @numba.njit(cache=True, nogil=True)
-def _prsvm_plus_query(z, u, order, s, e, level, k,
-                      lplus, lminus, gplus, gminus, sw):
+def _prsvm_plus_query(z, u, order, s, e, level, k, counts):
     """PRSVM+ (Sec. 3.1): the loss split into k-1 two-level problems
     (level r against the levels > r), each done by the two-level sorted
-    sweep of Chapelle & Keerthi; O(l_q) per level (Eq. 3.1-3.2)."""
+    sweep of Chapelle & Keerthi; O(l_q) per level (Eq. 3.1-3.2).
+    ``counts``: :class:`PairCounts`, as :func:`_selection_tree_query`."""
+    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
+                                        counts.gminus, counts.sw)
     for ii in range(s, e):
         i = order[ii]
         lminus[i] = 0
@@ -401,28 +434,6 @@ def _tree_size(kq):
     return L
 
 
-class QueryArrays(NamedTuple):
-    """The arrays of :class:`~polyrank.ranksvm.objective.QueryGroups` as one
-    argument of the blocked kernels (numba types a NamedTuple field by
-    field; reading a field costs nothing)."""
-
-    perm: np.ndarray           # int64 (l,): documents ordered by query
-    start: np.ndarray          # int64 (n_queries + 1,): query q is perm[start[q]:start[q+1]]
-    level: np.ndarray          # int64 (l,): dense rank of y[i] within its query
-    kq: np.ndarray             # int64 (n_queries,): k_q, the levels of each query
-
-
-class PairCounts(NamedTuple):
-    """l^+, l^-, gamma^+, gamma^- per document (filled by the counting, Alg. 2)
-    and the document weights ``sw``, as one argument of the blocked kernels."""
-
-    lplus: np.ndarray          # float64 (l,)
-    lminus: np.ndarray         # float64 (l,)
-    gplus: np.ndarray          # float64 (l,)
-    gminus: np.ndarray         # float64 (l,)
-    sw: np.ndarray             # float64 (l,): document weights (ones: unweighted)
-
-
 @numba.njit(cache=True, nogil=True)
 def _count_queries(z, u, order, queries, method, q0, q1, isize, fsum, counts):
     """:func:`count_pairs` for the queries ``q0 .. q1-1`` only (the same
@@ -431,8 +442,7 @@ def _count_queries(z, u, order, queries, method, q0, q1, isize, fsum, counts):
     :func:`_tree_size`); the documents of other queries are not touched.
     ``queries``: :class:`QueryArrays`; ``counts``: :class:`PairCounts`."""
     start, level, kq = queries.start, queries.level, queries.kq
-    lplus, lminus, gplus, gminus, sw = (counts.lplus, counts.lminus, counts.gplus,
-                                        counts.gminus, counts.sw)
+    lplus, lminus, gplus, gminus = counts.lplus, counts.lminus, counts.gplus, counts.gminus
     for q in range(q0, q1):
         s, e = start[q], start[q + 1]
         k = kq[q]
@@ -448,18 +458,15 @@ def _count_queries(z, u, order, queries, method, q0, q1, isize, fsum, counts):
             Lq = np.int64(1)                    # not a literal: one specialisation
             while Lq < k:
                 Lq *= 2
-            _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum,
-                                  lplus, lminus, gplus, gminus, sw)
+            _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum, counts)
         elif method == Y_TREE:
-            _ytree_query(z, u, order, s, e, level, k, isize, fsum,
-                         lplus, lminus, gplus, gminus, sw)
+            _ytree_query(z, u, order, s, e, level, k, isize, fsum, counts)
         elif method == DIRECT or method == ADJACENT:
             # a run-time flag, not a literal: one specialisation
-            _direct_query(z, u, order, s, e, level, k, isize, fsum,
-                          lplus, lminus, gplus, gminus, method == ADJACENT, sw)
+            _direct_query(z, u, order, s, e, level, k, isize, fsum, counts,
+                          method == ADJACENT)
         else:
-            _prsvm_plus_query(z, u, order, s, e, level, k,
-                              lplus, lminus, gplus, gminus, sw)
+            _prsvm_plus_query(z, u, order, s, e, level, k, counts)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -470,6 +477,7 @@ def count_pairs(z, u, order, start, level, kq, method,
     docstring).  ``sw``: document weights (ones: unweighted); ``lplus``
     and ``lminus`` are float64 arrays of (weighted) counts.  Returns nothing;
     O(l log k) for the trees, O(l k) for the direct method and PRSVM+."""
+    counts = PairCounts(lplus, lminus, gplus, gminus, sw)
     kmax = 1
     for q in range(kq.size):
         if kq[q] > kmax:
@@ -494,18 +502,15 @@ def count_pairs(z, u, order, start, level, kq, method,
             Lq = np.int64(1)                    # not a literal: one specialisation
             while Lq < k:
                 Lq *= 2
-            _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum,
-                                  lplus, lminus, gplus, gminus, sw)
+            _selection_tree_query(z, u, order, s, e, level, Lq, isize, fsum, counts)
         elif method == Y_TREE:
-            _ytree_query(z, u, order, s, e, level, k, isize, fsum,
-                         lplus, lminus, gplus, gminus, sw)
+            _ytree_query(z, u, order, s, e, level, k, isize, fsum, counts)
         elif method == DIRECT or method == ADJACENT:
             # a run-time flag, not a literal: one specialisation
-            _direct_query(z, u, order, s, e, level, k, isize, fsum,
-                          lplus, lminus, gplus, gminus, method == ADJACENT, sw)
+            _direct_query(z, u, order, s, e, level, k, isize, fsum, counts,
+                          method == ADJACENT)
         else:
-            _prsvm_plus_query(z, u, order, s, e, level, k,
-                              lplus, lminus, gplus, gminus, sw)
+            _prsvm_plus_query(z, u, order, s, e, level, k, counts)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -445,11 +445,13 @@ _NO_PAIRS = np.empty((0, 0))
 _PG_TOL = 1e-3
 
 
-def _dcd_passes(obj, rows, D, I, J, U, Qd, alpha, *, C, tol, max_iter, shrinking, rng,
+def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
                 runner=None, iterates=None):
-    """Passes of dual coordinate descent on the problem with bounds U until
+    """Passes of dual coordinate descent on the problem with the pairs and
+    bounds of ``pairs`` (:class:`~polyrank.ranksvm._dcd.PairArrays`) until
     the duality gap of the best w seen is <= tol * f(w) (or max_iter);
     alpha is updated in place.  Returns (w, primal, dual, passes, status)."""
+    I, J = pairs.I, pairs.J
     p, l = I.size, obj.X.shape[0]
     w = obj._rmatvec(dcd_kernels.pair_coef(I, J, alpha, l))
     active = np.arange(p, dtype=np.int64)
@@ -461,8 +463,8 @@ def _dcd_passes(obj, rows, D, I, J, U, Qd, alpha, *, C, tol, max_iter, shrinking
     for it in range(1, max_iter + 1):
         full = n_active == p
         n_active, pg_max, pg_min, changed = dcd_kernels.dcd_epoch(
-            *rows, D, I, J, U, Qd, alpha, w, active, n_active, pg_max_old, pg_min_old,
-            shrinking, int(rng.integers(2**31 - 1)))
+            *rows, pairs, dcd_kernels.DcdIterate(alpha, w, active), n_active, pg_max_old,
+            pg_min_old, shrinking, int(rng.integers(2**31 - 1)))
         solved = pg_max - pg_min <= _PG_TOL or changed == 0   # this (shrunk) problem
         since += 1
         if full or solved or since >= max(_GAP_EVERY, it // 4) or it == max_iter:
@@ -530,6 +532,7 @@ def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alph
         if alpha.min() < 0 or np.any(alpha > U):
             raise ValueError("alpha0: every alpha_p must lie in [0, C c_ij]; scale a "
                              "solution at C' by C / C'")
+    pairs = dcd_kernels.PairArrays(I, J, U, Qd, D)
     rng = np.random.default_rng(random_state)
     # continuation: from a cold start at a large C, solve at C 2^-k, ..., C/2
     # first (each warm-starts the next, alpha scaled by 2), k such that the
@@ -545,14 +548,14 @@ def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alph
         if k < n_stages:
             alpha *= 2.0
         # each stage to tol: looser stages (tried: 1e-2) cost more passes later
-        *_, used, _ = _dcd_passes(obj, rows, D, I, J, U * 2.0 ** -k, Qd, alpha, C=Ck, tol=tol,
-                                  max_iter=max_iter, shrinking=shrinking, rng=rng)
+        *_, used, _ = _dcd_passes(obj, rows, pairs._replace(U=U * 2.0 ** -k), alpha, C=Ck,
+                                  tol=tol, max_iter=max_iter, shrinking=shrinking, rng=rng)
         passes += used
     if n_stages:
         alpha *= 2.0
     iterates = [] if keep_iterates else None
     w, primal, dual, it, status = _dcd_passes(
-        obj, rows, D, I, J, U, Qd, alpha, C=obj.C, tol=tol, max_iter=max_iter,
+        obj, rows, pairs, alpha, C=obj.C, tol=tol, max_iter=max_iter,
         shrinking=shrinking, rng=rng, runner=runner, iterates=iterates)
     return finish(
         runner, status, solver="dcd-l1", x=w, dual=alpha, primal=primal,

@@ -54,6 +54,25 @@ class CsrExamples(NamedTuple):
     sw: np.ndarray             # float64 (n,): example weights s_i, mean 1
 
 
+class DenseExamples(NamedTuple):
+    """The examples of :func:`sdca_epoch_dense` as one argument: a dense X
+    with the labels and the example weights (the dense twin of
+    :class:`CsrExamples`)."""
+
+    X: np.ndarray              # float64 (n, d), C-contiguous: one row per example
+    y: np.ndarray              # float64 (n,) labels
+    sw: np.ndarray             # float64 (n,): example weights s_i, mean 1
+
+
+class SignBox(NamedTuple):
+    """The sign constraints of Eq. 4 as the box Pi_S clips to (Eq. 11), one
+    argument of :func:`sdca_epoch_dense`: ``lo = 0`` where c = +1, ``hi =
+    0`` where c = -1, else -inf / +inf."""
+
+    lo: np.ndarray             # float64 (d,): lower bounds of w
+    hi: np.ndarray             # float64 (d,): upper bounds of w
+
+
 class SdcaIterate(NamedTuple):
     """The iterate of binary/regression SC-SDCA, one argument of
     :func:`sdca_epoch` and :func:`sdca_epoch_dense` (all updated in place
@@ -426,16 +445,19 @@ def _axpy_project(s, x, wbar, w, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def sdca_epoch_dense(X, y, sw, code, smoothing, lam, sqnorm, s_lb, it, lo, hi, perm, t0,
-                     average, track):
+def sdca_epoch_dense(rows, code, smoothing, lam, sqnorm, s_lb, it, box, perm, t0, average,
+                     track):
     """:func:`sdca_epoch` for a dense, C-contiguous X (n, d): the same steps
     of Alg. 2 with vectorised inner products and updates (a step touches
     every coordinate, so the sign correction is applied to all of w, as a
-    clip to [lo, hi]).  ``sw``, ``it`` (:class:`SdcaIterate`), ``average``,
-    ``track``: as in :func:`sdca_epoch`.
+    clip to [lo, hi] of ``box``, a :class:`SignBox`).  ``rows``:
+    :class:`DenseExamples` (X, y, sw); ``it`` (:class:`SdcaIterate`),
+    ``average``, ``track``: as in :func:`sdca_epoch`.
 
     Returns the number of alpha_i that changed.
     """
+    X, y, sw = rows.X, rows.y, rows.sw
+    lo, hi = box.lo, box.hi
     alpha, wbar, w, wsum, last = it.alpha, it.wbar, it.w, it.wsum, it.last
     w_prev, z_prev = it.w_prev, it.z_prev
     n = perm.shape[0]

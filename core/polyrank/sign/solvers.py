@@ -543,9 +543,8 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
     alpha_before = np.empty(n)
     rows = K.CsrExamples(*_csr(Xc), yv, sw)
     if layout == "dense":
-        Xd = np.ascontiguousarray(Xc.toarray())
-        lo = np.where(c > 0, 0.0, -np.inf)
-        hi = np.where(c < 0, 0.0, np.inf)
+        dense = K.DenseExamples(np.ascontiguousarray(Xc.toarray()), yv, sw)
+        box = K.SignBox(np.where(c > 0, 0.0, -np.inf), np.where(c < 0, 0.0, np.inf))
 
     def exact(snap):
         wbar_x, w_x = _dual_point(Xc, snap.alpha, lam, c)
@@ -561,8 +560,8 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
     def epoch(order, steps, averaging, w_prev, track):
         state = K.SdcaIterate(alpha, wbar, w, wsum, last, w_prev, z_prev)
         if layout == "dense":
-            return K.sdca_epoch_dense(Xd, yv, sw, code, smoothing, lam, sqnorm, s_lb, state,
-                                      lo, hi, order, steps, averaging, track)
+            return K.sdca_epoch_dense(dense, code, smoothing, lam, sqnorm, s_lb, state, box,
+                                      order, steps, averaging, track)
         return K.sdca_epoch(rows, code, smoothing, lam, sqnorm, s_lb, state, c, order, steps,
                             averaging, track)
 
