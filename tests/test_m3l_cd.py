@@ -229,8 +229,9 @@ def test_cd_epoch_is_plain_coordinate_ascent(prior, omega, skip, skip_example):
     n_active = np.array([20])
     lb = np.full(4, -np.inf)
     ub = np.full(4, np.inf)
-    _kernels.cd_epoch(K, np.diag(K).copy(), Y, R, prior == "identity", Cv, A, Ut, active,
-                      n_active, lb, ub, 5, False, omega, skip, skip_example)
+    _kernels.cd_epoch(_kernels.GramProblem(K, np.diag(K).copy(), Y, R, Cv),
+                      _kernels.CdIterate(A, Ut, active, n_active, lb, ub),
+                      prior == "identity", 5, False, omega, skip, skip_example)
     # the kernel permuted `active` into its visiting order
     expected = _plain_epoch(K, Y, R, Cv, alpha.copy(), active, omega, skip, skip_example)
     np.testing.assert_allclose(A, expected, atol=1e-12)

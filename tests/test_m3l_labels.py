@@ -128,7 +128,8 @@ def test_gains_and_update_match_plain_formulas():
     p, Rll = 4, 1.7
     K[p, 9] = K[9, p] = 1.0                  # a singular pair (K_p9^2 = K_pp K_99)
     out = np.empty(N)
-    _kernels._gains(G, A, Yl, Cv, K[p], Kdiag, Kdiag[p], G[p], Yl[p], Rll, p, out)
+    _kernels._gains(_kernels.LabelRows(G, A, Yl, Cv), K[p], Kdiag, Kdiag[p], G[p], Yl[p], Rll,
+                    p, out)
     pg = projected_gradient(A[:, None], G[:, None], Cv).ravel()   # (N, 1) with C (N,)
     for j in range(N):
         det = Kdiag[p] * Kdiag[j] - K[p, j] ** 2
@@ -141,7 +142,8 @@ def test_gains_and_update_match_plain_formulas():
     assert out[9] == -1.0
     u = np.zeros(N)
     G2 = G.copy()
-    _kernels._update2(G2, A, Yl, Cv, K[p], K[9], 0.3, -0.2, 4 * Rll, u, True, out)
+    _kernels._update2(_kernels.LabelRows(G2, A, Yl, Cv), K[p], K[9], 0.3, -0.2, 4 * Rll, u,
+                      True, out)
     w = 0.3 * K[p] - 0.2 * K[9]
     np.testing.assert_allclose(G2, G - 4 * Rll * Yl * w, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(u, w, rtol=1e-13, atol=1e-13)

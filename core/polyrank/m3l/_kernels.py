@@ -30,6 +30,7 @@ duality-gap check) is one chunk of work of the Python drivers in
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -43,6 +44,138 @@ _FAST = {"reassoc", "contract", "nsz", "arcp"}
 KIND_LINEAR = 0
 KIND_RBF = 1
 KIND_POLY = 2
+
+
+# The arguments of the kernels below, grouped (numba types a NamedTuple field
+# by field; the kernels read the fields once, at their top): a kernel takes at
+# most twelve arguments.
+
+class KernelSpec(NamedTuple):
+    """The kernel of the SMO, k(x_i, x_j) + offset over the rows of X (see
+    :func:`kernel_row`): one argument of :func:`smo_pass` and
+    :func:`cache_get`."""
+
+    X: np.ndarray              # float64 (N, D): the training points
+    kind: int                  # KIND_LINEAR, KIND_RBF or KIND_POLY
+    gamma: float
+    coef0: float
+    degree: int
+    offset: float              # >= 0: the kernel of a constant feature (bias)
+
+
+class KernelCache(NamedTuple):
+    """The LRU cache of kernel rows of :func:`cache_get` (Sec. 5.1.3), all
+    in place."""
+
+    rows: np.ndarray           # float64 (n_slots, N): the cached rows
+    slot_of: np.ndarray        # int64 (N,): the slot of each row, or -1
+    owner: np.ndarray          # int64 (n_slots,): the row of each slot, or -1
+    stamp: np.ndarray          # int64 (n_slots,): last-use times
+    state: np.ndarray          # int64 (3,): clock, hits, misses
+    part: np.ndarray           # bool (n_slots,): rows computed at the active examples only
+
+
+class SmoArrays(NamedTuple):
+    """The problem and the iterate of :func:`smo_pass`, label-major (one
+    row per label)."""
+
+    Kdiag: np.ndarray          # float64 (N,): k(x_i, x_i) + offset
+    Yt: np.ndarray             # float64 (L, N): labels in {-1, +1}
+    R: np.ndarray              # float64 (L, L): the prior
+    Cv: np.ndarray             # float64 (N,): the bounds C_i
+    At: np.ndarray             # float64 (L, N): alpha, in place
+    Gt: np.ndarray             # float64 (L, N): the gradient (Eq. 29), in place
+    u: np.ndarray              # float64 (N,): a round's delayed update (Eq. 36), scratch
+    act: np.ndarray            # int64 (N,): the active examples act[:n_act[0]]
+    n_act: np.ndarray          # int64 (1,)
+
+
+class LabelRows(NamedTuple):
+    """One label l of the SMO: rows l of ``Gt``, ``At``, ``Yt`` of
+    :class:`SmoArrays` (views) with the bounds, one argument of the passes
+    :func:`_gains`, :func:`_update2` and their gathered forms."""
+
+    G: np.ndarray              # float64 (N,): gradients of label l, in place
+    A: np.ndarray              # float64 (N,): alpha of label l
+    Yl: np.ndarray             # float64 (N,): labels of label l
+    Cv: np.ndarray             # float64 (N,): the bounds C_i
+
+
+class GramProblem(NamedTuple):
+    """The problem of :func:`cd_epoch`: the whole Gram matrix and the
+    labels, example-major."""
+
+    K: np.ndarray              # float64 or float32 (N, N): the Gram matrix
+    Kdiag: np.ndarray          # float64 (N,): its diagonal
+    Y: np.ndarray              # float64 (N, L): labels in {-1, +1}
+    R: np.ndarray              # float64 (L, L): the prior
+    Cv: np.ndarray             # float64 (N,): the bounds C_i
+
+
+class CdIterate(NamedTuple):
+    """The iterate and shrinking state of :func:`cd_epoch`, all in place."""
+
+    A: np.ndarray              # float64 (N, L): alpha
+    Ut: np.ndarray             # K's dtype (L, N): the expansion (Y alpha)' K
+    active: np.ndarray         # int64 (N,): the active examples active[:n_active[0]]
+    n_active: np.ndarray       # int64 (1,)
+    lb: np.ndarray             # float64 (L,): shrinking thresholds
+    ub: np.ndarray             # float64 (L,)
+
+
+class LinearRows(NamedTuple):
+    """The instances of the linear solvers (:func:`dca_run`,
+    :func:`ovr_run`): a dense X, or an empty X and a CSR matrix
+    (:func:`polyrank._csr.row_arrays`), with x_i'x_i."""
+
+    X: np.ndarray              # float64 (N, D) or (0, 0)
+    Xdata: np.ndarray          # float64 (nnz,)
+    Xind: np.ndarray           # int64 (nnz,)
+    Xptr: np.ndarray           # int64 (N + 1,)
+    sqnorm: np.ndarray         # float64 (N,)
+
+
+class DcaState(NamedTuple):
+    """The iterate and the state between calls of :func:`dca_run`, all in
+    place."""
+
+    alpha: np.ndarray          # float64 (N, L)
+    Zt: np.ndarray             # float64 (L, D): (2 X'(Y alpha) R)'
+    active: np.ndarray         # int64 (L, N): active sets active[l, :n_active[l]]
+    n_active: np.ndarray       # int64 (L,)
+    lb: np.ndarray             # float64 (L,): shrinking thresholds
+    ub: np.ndarray             # float64 (L,)
+    finished: np.ndarray       # bool (n_groups,): groups solved
+    flags: np.ndarray          # int64 (1,): flags[0] = 1 once batches are label-wise
+
+
+class DcaWork(NamedTuple):
+    """The work arrays of one call of :func:`dca_run` (made inside it),
+    shared with :func:`_dca_epoch_order` and :func:`_dca_between_epochs`."""
+
+    keep: np.ndarray           # bool (L, N): variables kept in the epoch
+    seq: np.ndarray            # int64 (N L): the labels' interleaving
+    pg_ext: np.ndarray         # float64 (L, 2): extreme projected gradients
+    n_vis: np.ndarray          # int64 (L,): variables visited per label
+    pos: np.ndarray            # int64 (L,): position in each active set
+    label_pg: np.ndarray       # float64 (L,): largest |projected gradient|
+    full: np.ndarray           # bool (n_groups,): groups with all variables active
+    gdone: np.ndarray          # bool (n_groups,): groups that look solved
+    nzk: np.ndarray            # int64 (L, L): the labels k with R_kl != 0 ...
+    n_nz: np.ndarray           # int64 (L,): ... and how many
+
+
+class OvrState(NamedTuple):
+    """The iterate and the state between calls of :func:`ovr_run`, all in
+    place."""
+
+    alpha: np.ndarray          # float64 (N, L)
+    Zt: np.ndarray             # float64 (L, D): (2 X'(Y alpha) R)'
+    on: np.ndarray             # bool (N, L): active variables
+    n_on: np.ndarray           # int64 (L,): active variables per label
+    lb: np.ndarray             # float64 (L,): shrinking thresholds
+    ub: np.ndarray             # float64 (L,)
+    done: np.ndarray           # bool (L,): labels solved
 
 
 @numba.njit(cache=True, nogil=True)
@@ -104,15 +237,15 @@ def kernel_row_at(X, p, kind, gamma, coef0, degree, offset, act, n, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner, stamp, state,
-              part, act, n):
-    """Slot of kernel row ``p`` in the LRU cache ``rows`` (n_slots, N),
-    computing it (and evicting the least recently used row) on a miss.
+def cache_get(p, kern, cache, act, n):
+    """Slot of kernel row ``p`` in the LRU cache ``cache.rows`` (n_slots,
+    N), computing it (and evicting the least recently used row) on a miss.
 
-    ``slot_of`` (N,) maps a row to its slot or -1; ``owner`` (n_slots,)
-    the reverse; ``stamp`` (n_slots,) last-use times; ``state`` =
-    [clock, hits, misses] (int64). Sec. 5.1.3: a least-recently-used cache
-    shared by all labels.
+    ``kern``: the kernel (:class:`KernelSpec`); ``cache``: a
+    :class:`KernelCache`, whose ``slot_of`` (N,) maps a row to its slot or
+    -1, ``owner`` (n_slots,) the reverse, ``stamp`` (n_slots,) holds the
+    last-use times and ``state`` = [clock, hits, misses] (int64). Sec.
+    5.1.3: a least-recently-used cache shared by all labels.
 
     A missing row is computed whole (:func:`kernel_row`, ``offset``
     included) when every example is active (n = N), else at the active
@@ -122,7 +255,10 @@ def cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner, st
     the active set grows back to all examples (unshrinking) the driver
     evicts the partial rows (LIBSVM extends them instead).
     """
-    v, missed = _claim_slot(p, slot_of, owner, stamp, state)
+    X, kind, gamma, coef0, degree, offset = (kern.X, kern.kind, kern.gamma, kern.coef0,
+                                             kern.degree, kern.offset)
+    rows, part = cache.rows, cache.part
+    v, missed = _claim_slot(p, cache.slot_of, cache.owner, cache.stamp, cache.state)
     if missed:
         if n == X.shape[0]:
             kernel_row(X, p, kind, gamma, coef0, degree, offset, rows[v])
@@ -235,12 +371,15 @@ def _snap(a, C):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
-             rows, slot_of, owner, stamp, state, part, act, n_act, tau, n_steps):
+def smo_pass(kern, arr, cache, tau, n_steps):
     """Kernelised M3L SMO (Alg. 1) for at least ``n_steps`` variable-pair
     updates or until every projected gradient is below ``tau``, over the
     active examples ``act[:n_act[0]]`` (all N unless the driver shrank the
     problem, LIBSVM's ``active_size``).
+
+    ``kern``: the kernel (:class:`KernelSpec`); ``arr``: the problem and the
+    iterate (:class:`SmoArrays`: Kdiag, Yt, R, Cv, At, Gt, u, act, n_act);
+    ``cache``: the kernel rows (:class:`KernelCache`).
 
     One round: pick the label l holding the largest projected gradient
     (Alg. 1 line 7); do up to L updates along l (lines 8-27), each choosing
@@ -264,7 +403,7 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
     (labels, p, q) are those of the plain scans.
 
     Shrunk (n_act[0] < N): the scans, the gradient updates and the kernel
-    rows (:func:`cache_get`; ``part`` flags the rows computed at
+    rows (:func:`cache_get`; ``cache.part`` flags the rows computed at
     the active examples only) cover the active examples only, through the
     gathered passes :func:`_gains_at` and :func:`_update2_at`; the
     gradients of the other examples go stale until the driver rebuilds
@@ -283,8 +422,11 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
         The increase of D2 (Eq. 25) by these steps, exact up to rounding:
         g'd - d'Qd/2 of every step (D2 is quadratic).
     """
+    Kdiag, Yt, R, Cv, At, Gt, u = arr.Kdiag, arr.Yt, arr.R, arr.Cv, arr.At, arr.Gt, arr.u
+    act = arr.act
+    rows = cache.rows
     L, N = Gt.shape
-    n = n_act[0]
+    n = arr.n_act[0]
     full = n == N
     steps = 0
     rounds = 0
@@ -321,37 +463,35 @@ def smo_pass(X, kind, gamma, coef0, degree, offset, Kdiag, Yt, R, Cv, At, Gt, u,
         G = Gt[l]
         A = At[l]
         Yl = Yt[l]
+        lab = LabelRows(G, A, Yl, Cv)
         # first variable: largest projected gradient along label l (Eq. 32);
         # after each step it is found while the gradients are updated
         best, p = _pg_scan(G, A, Cv, act, n, work)
         for _ in range(L):
             if p < 0 or best < tau:
                 break
-            rp = rows[cache_get(p, X, kind, gamma, coef0, degree, offset, rows, slot_of, owner,
-                                stamp, state, part, act, n)]
+            rp = rows[cache_get(p, kern, cache, act, n)]
             # second variable: maximal unconstrained gain (Eq. 30 / 56) among
             # the j != p with a non-zero projected gradient giving a
             # positive-definite 2x2 block (Alg. 1 line 10); branch-free
             # tests (the loop vectorises), the same choice as testing first
             if full:
-                _gains(G, A, Yl, Cv, rp, Kdiag, Kdiag[p], G[p], Yl[p], Rll, p, work)
+                _gains(lab, rp, Kdiag, Kdiag[p], G[p], Yl[p], Rll, p, work)
                 hbest, q = _first_max(work)
             else:
-                hbest, q = _gains_at(G, A, Yl, Cv, rp, Kdiag, Kdiag[p], G[p], Yl[p], Rll, p,
-                                     act, n, work)
+                hbest, q = _gains_at(lab, rp, Kdiag, Kdiag[p], G[p], Yl[p], Rll, p, act, n,
+                                     work)
             pair = hbest > -1.0
             rq = rp
             if pair:
-                rq = rows[cache_get(q, X, kind, gamma, coef0, degree, offset, rows, slot_of,
-                                    owner, stamp, state, part, act, n)]
+                rq = rows[cache_get(q, kern, cache, act, n)]
             cp, cq, gn = _pair_step(A, Yl, G, Cv, p, q, pair, Kdiag[p], Kdiag[q], rp[q], Rll)
             gain += gn
             if full:
-                _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, work)
+                _update2(lab, rp, rq, cp, cq, c4, u, keep_u, work)
                 best, p = _first_max(work)
             else:
-                best, p = _update2_at(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, act, n,
-                                      work)
+                best, p = _update2_at(lab, rp, rq, cp, cq, c4, u, keep_u, act, n, work)
             if best <= 0.0:
                 p = -1
             steps += 1
@@ -448,9 +588,10 @@ def _pg_scan(G, A, Cv, act, n, work):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _gains_at(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, act, n, out):
+def _gains_at(lab, rp, Kdiag, Kpp, gp, yp, Rll, p, act, n, out):
     """:func:`_gains` at the active examples ``act[:n]`` (out[t] for
     example act[t]); returns (the largest gain, its example)."""
+    G, A, Yl, Cv = lab.G, lab.A, lab.Yl, lab.Cv
     gp2 = gp * gp
     gpy2 = 2.0 * gp * yp
     c8 = 8.0 * Rll
@@ -470,10 +611,11 @@ def _gains_at(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, act, n, out):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def _update2_at(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, act, n, out):
+def _update2_at(lab, rp, rq, cp, cq, c4, u, keep_u, act, n, out):
     """:func:`_update2` at the active examples ``act[:n]`` (out[t] for
     example act[t]); returns (the largest |projected gradient|, its
     example)."""
+    G, A, Yl, Cv = lab.G, lab.A, lab.Yl, lab.Cv
     for t in range(n):
         i = act[t]
         w = rp[i] * cp + rq[i] * cq
@@ -487,11 +629,13 @@ def _update2_at(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, act, n, out):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, out):
+def _gains(lab, rp, Kdiag, Kpp, gp, yp, Rll, p, out):
     """out[j] = the second-order gain h (Eq. 30 / Eq. 56) of the pair (p, j)
-    along one label, or -1 where j = p, the projected gradient of j is 0
-    or the 2x2 block is not positive definite (K_pj^2 >= K_pp K_jj
-    (1 - 1e-12)). One branch-free pass (it vectorises)."""
+    along one label (``lab``, :class:`LabelRows`), or -1 where j = p, the
+    projected gradient of j is 0 or the 2x2 block is not positive definite
+    (K_pj^2 >= K_pp K_jj (1 - 1e-12)). One branch-free pass (it
+    vectorises)."""
+    G, A, Yl, Cv = lab.G, lab.A, lab.Yl, lab.Cv
     gp2 = gp * gp
     gpy2 = 2.0 * gp * yp
     c8 = 8.0 * Rll
@@ -508,10 +652,12 @@ def _gains(G, A, Yl, Cv, rp, Kdiag, Kpp, gp, yp, Rll, p, out):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def _update2(G, A, Yl, Cv, rp, rq, cp, cq, c4, u, keep_u, out):
-    """One label's gradients after a step on (p, q) (Eq. 29):
-    G -= c4 Yl (K_p cp + K_q cq); u += K_p cp + K_q cq if ``keep_u`` (the
-    delayed update, Eq. 36); out = |projected G| (Eq. 31). Branch-free."""
+def _update2(lab, rp, rq, cp, cq, c4, u, keep_u, out):
+    """One label's gradients after a step on (p, q) (Eq. 29), ``lab`` a
+    :class:`LabelRows`: G -= c4 Yl (K_p cp + K_q cq); u += K_p cp + K_q cq
+    if ``keep_u`` (the delayed update, Eq. 36); out = |projected G| (Eq.
+    31). Branch-free."""
+    G, A, Yl, Cv = lab.G, lab.A, lab.Yl, lab.Cv
     if keep_u:
         for i in range(G.shape[0]):
             w = rp[i] * cp + rq[i] * cq
@@ -646,14 +792,16 @@ def _flush(Zt, R, nzk, n_nz, l, v):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
-def _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos, n_vis, keep,
-                     seq, labelwise):
-    """Start an epoch of :func:`dca_run`: reset the per-label extremes and
-    positions, mark in ``full`` the groups whose active sets hold all
-    variables, shuffle every unfinished label's active set (n_vis[l]
-    variables; 0 for a finished group) and, for uniform epochs, draw a
-    uniformly random interleaving of the labels into ``seq``.  Returns the
-    number of visits of the epoch."""
+def _dca_epoch_order(N, group, st, w, labelwise):
+    """Start an epoch of :func:`dca_run` (``st`` a :class:`DcaState`, ``w``
+    its :class:`DcaWork`): reset the per-label extremes and positions, mark
+    in ``full`` the groups whose active sets hold all variables, shuffle
+    every unfinished label's active set (n_vis[l] variables; 0 for a
+    finished group) and, for uniform epochs, draw a uniformly random
+    interleaving of the labels into ``seq``.  Returns the number of visits
+    of the epoch."""
+    active, n_active, finished = st.active, st.n_active, st.finished
+    full, pg_ext, pos, n_vis, keep, seq = w.full, w.pg_ext, w.pos, w.n_vis, w.keep, w.seq
     L = n_vis.shape[0]
     n_groups = full.shape[0]
     for gi in range(n_groups):
@@ -692,15 +840,18 @@ def _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos, n_
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
-def _dca_between_epochs(N, R, group, active, n_active, lb, ub, finished, flags, switch_tol,
-                        tau, keep, pg_ext, n_vis, label_pg, full, gdone, nzk, n_nz):
+def _dca_between_epochs(N, R, group, st, switch_tol, tau, w):
     """The bookkeeping of :func:`dca_run` after an epoch (Sec. 6, Eq.
-    44-45): compact the active sets to the kept variables, couple the
-    labels' extreme projected gradients through |R| into the shrinking
-    thresholds lb, ub, switch to label-wise batches below ``switch_tol``,
-    and finish (or reset to all variables) the groups whose projected
-    gradients are all below ``tau``.  Returns True when every group is
-    finished."""
+    44-45; ``st`` a :class:`DcaState`, ``w`` its :class:`DcaWork`): compact
+    the active sets to the kept variables, couple the labels' extreme
+    projected gradients through |R| into the shrinking thresholds lb, ub,
+    switch to label-wise batches below ``switch_tol``, and finish (or reset
+    to all variables) the groups whose projected gradients are all below
+    ``tau``.  Returns True when every group is finished."""
+    active, n_active, lb, ub = st.active, st.n_active, st.lb, st.ub
+    finished, flags = st.finished, st.flags
+    keep, pg_ext, n_vis, label_pg = w.keep, w.pg_ext, w.n_vis, w.label_pg
+    full, gdone, nzk, n_nz = w.full, w.gdone, w.nzk, w.n_nz
     L = n_vis.shape[0]
     n_groups = full.shape[0]
     # compact the active sets (the kept variables, in their visiting order)
@@ -761,8 +912,7 @@ def _dca_between_epochs(N, R, group, active, n_active, lb, ub, finished, flags, 
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active,
-            lb, ub, finished, flags, seed, shrink, switch_tol, tau, max_visits):
+def dca_run(xr, Y, R, Cv, group, st, seed, shrink, switch_tol, tau, max_visits):
     """Epochs of linear M3L dual coordinate ascent with shrinkage (Sec. 6),
     without returning to Python, until the problem looks solved or
     ``max_visits`` variables were visited.
@@ -801,27 +951,21 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
 
     Parameters
     ----------
-    X, Xdata, Xind, Xptr : arrays
-        Dense X (N, D), or an empty X and CSR arrays.
-    sqnorm : ndarray, shape (N,)
-        x_p'x_p.
+    xr : LinearRows
+        X, Xdata, Xind, Xptr: a dense X (N, D), or an empty X and CSR
+        arrays; sqnorm (N,): x_p'x_p.
     Y : ndarray, shape (N, L)
     R : ndarray, shape (L, L)
     Cv : ndarray, shape (N,)
     group : ndarray of int64, shape (L,)
         Group (component of R != 0) of each label, 0 .. n_groups - 1.
-    alpha : ndarray, shape (N, L)
-        Updated in place.
-    Zt : ndarray, shape (L, D)
-        Updated in place; equal to (2 X'(Y alpha) R)' on entry.
-    active, n_active : ndarray of int64, shapes (L, N), (L,)
-        Active sets, updated in place (state between calls).
-    lb, ub : ndarray, shape (L,)
-        Shrinking thresholds, updated in place (state between calls).
-    finished : ndarray of bool, shape (n_groups,)
-        Groups solved and confirmed, updated in place.
-    flags : ndarray of int64, shape (1,)
-        ``flags[0]``: 1 once batches are label-wise (state between calls).
+    st : DcaState
+        Updated in place: alpha (N, L); Zt (L, D), equal to
+        (2 X'(Y alpha) R)' on entry; the active sets active, n_active
+        (int64, (L, N), (L,)) and the shrinking thresholds lb, ub (L,)
+        (state between calls); finished (bool, (n_groups,)), the groups
+        solved and confirmed; flags (int64, (1,)), ``flags[0]`` = 1 once
+        batches are label-wise (state between calls).
     seed : int
         Seed of the visiting order.
     shrink : bool
@@ -839,11 +983,13 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
     epochs : int
         Epochs run.
     """
+    X, Xdata, Xind, Xptr, sqnorm = xr.X, xr.Xdata, xr.Xind, xr.Xptr, xr.sqnorm
+    alpha, Zt, active, lb, ub, flags = st.alpha, st.Zt, st.active, st.lb, st.ub, st.flags
     np.random.seed(seed)
     N, L = Y.shape
     D = Zt.shape[1]
     dense = X.shape[0] > 0
-    n_groups = finished.shape[0]
+    n_groups = st.finished.shape[0]
     keep = np.ones((L, N), dtype=np.bool_)
     seq = np.empty(N * L, dtype=np.int64)
     pg_ext = np.zeros((L, 2))
@@ -861,13 +1007,13 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
             if R[k, l] != 0.0:
                 nzk[l, n_nz[l]] = k
                 n_nz[l] += 1
+    w = DcaWork(keep, seq, pg_ext, n_vis, pos, label_pg, full, gdone, nzk, n_nz)
     visits = 0
     epochs = 0
     while True:
         # ---- one epoch over the active sets of the unfinished groups ----
         labelwise = flags[0] == 1
-        total = _dca_epoch_order(N, group, active, n_active, finished, full, pg_ext, pos,
-                                 n_vis, keep, seq, labelwise)
+        total = _dca_epoch_order(N, group, st, w, labelwise)
         l = np.int64(0)            # not a literal: one specialisation of _flush
         b = L
         for m in range(total):
@@ -938,9 +1084,7 @@ def dca_run(X, Xdata, Xind, Xptr, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_
             _flush(Zt, R, nzk, n_nz, l, v)
         epochs += 1
         visits += total
-        all_finished = _dca_between_epochs(N, R, group, active, n_active, lb, ub,
-                                           finished, flags, switch_tol, tau, keep, pg_ext,
-                                           n_vis, label_pg, full, gdone, nzk, n_nz)
+        all_finished = _dca_between_epochs(N, R, group, st, switch_tol, tau, w)
         if all_finished:
             return DCA_SOLVED, visits, epochs
         if visits >= max_visits:
@@ -979,8 +1123,7 @@ def linear_state(X, Xdata, Xind, Xptr, Y, R, alpha, Zt, G):
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def ovr_run(X, Xdata, Xind, Xptr, sqnorm, Y, Rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
-            seed, shrink, tau, max_visits):
+def ovr_run(xr, Y, Rdiag, Cv, st, seed, shrink, tau, max_visits):
     """Epochs of linear M3L with a diagonal R as L independent SVMs solved
     together by LIBLINEAR's dual coordinate descent with shrinking (Hsieh
     et al. 2008, Alg. 3; ``solve_l2r_l1l2_svc`` of LIBLINEAR's
@@ -1009,28 +1152,21 @@ def ovr_run(X, Xdata, Xind, Xptr, sqnorm, Y, Rdiag, Cv, alpha, Zt, on, n_on, lb,
 
     Parameters
     ----------
-    X, Xdata, Xind, Xptr : arrays
-        Dense X (N, D), or an empty X and CSR arrays (:mod:`polyrank._csr`).
-    sqnorm : ndarray, shape (N,)
-        x_i'x_i.
+    xr : LinearRows
+        X, Xdata, Xind, Xptr: a dense X (N, D), or an empty X and CSR
+        arrays (:mod:`polyrank._csr`); sqnorm (N,): x_i'x_i.
     Y : ndarray, shape (N, L)
         Labels in {-1, +1}.
     Rdiag : ndarray, shape (L,)
         The diagonal of R (> 0).
     Cv : ndarray, shape (N,)
         Per-example bounds C_i >= 0.
-    alpha : ndarray, shape (N, L)
-        Updated in place.
-    Zt : ndarray, shape (L, D)
-        Updated in place; equal to (2 X'(Y alpha) R)' on entry.
-    on : ndarray of bool, shape (N, L)
-        Active variables, updated in place (state between calls).
-    n_on : ndarray of int64, shape (L,)
-        Active variables per label, updated in place.
-    lb, ub : ndarray, shape (L,)
-        Shrinking thresholds, updated in place.
-    done : ndarray of bool, shape (L,)
-        Solved labels, updated in place.
+    st : OvrState
+        Updated in place: alpha (N, L); Zt (L, D), equal to
+        (2 X'(Y alpha) R)' on entry; on (bool, (N, L)), the active
+        variables (state between calls), and n_on (int64, (L,)) their
+        number per label; the shrinking thresholds lb, ub (L,); done (bool,
+        (L,)), the solved labels.
     seed : int
         Seed of the visiting order.
     shrink : bool
@@ -1051,6 +1187,8 @@ def ovr_run(X, Xdata, Xind, Xptr, sqnorm, Y, Rdiag, Cv, alpha, Zt, on, n_on, lb,
     epochs : int
         Epochs run.
     """
+    X, Xdata, Xind, Xptr, sqnorm = xr.X, xr.Xdata, xr.Xind, xr.Xptr, xr.sqnorm
+    alpha, Zt, on, n_on, lb, ub, done = st.alpha, st.Zt, st.on, st.n_on, st.lb, st.ub, st.done
     np.random.seed(seed)
     N, L = Y.shape
     dense = X.shape[0] > 0
@@ -1201,11 +1339,14 @@ def _decisions(Ut, i, R, rdiag, h):
 
 
 @numba.njit(cache=True, nogil=True)
-def cd_epoch(K, Kdiag, Y, R, rdiag, Cv, A, Ut, active, n_active, lb, ub, seed, shrink,
-             omega, skip, skip_example):
+def cd_epoch(prob, it, rdiag, seed, shrink, omega, skip, skip_example):
     """One epoch of example-major dual coordinate ascent on D2 (Eq. 25)
     over a precomputed Gram matrix ``K`` (N, N), the active examples
     ``active[:n_active[0]]`` visited in a uniformly random order.
+
+    ``prob``: the problem (:class:`GramProblem`: K, Kdiag, Y, R, Cv);
+    ``it``: the iterate and shrinking state, in place (:class:`CdIterate`:
+    A, Ut, active, n_active, lb, ub).
 
     ``A`` (N, L) is alpha and ``Y`` (N, L) the labels in {-1, +1}, example
     by example (one visit reads one row of each). Keeps ``Ut`` = (Y alpha)'
@@ -1245,6 +1386,8 @@ def cd_epoch(K, Kdiag, Y, R, rdiag, Cv, A, Ut, active, n_active, lb, ub, seed, s
     pushes : int
         Examples whose steps were pushed to the others (Gram rows read).
     """
+    K, Kdiag, Y, R, Cv = prob.K, prob.Kdiag, prob.Y, prob.R, prob.Cv
+    A, Ut, active, n_active, lb, ub = it.A, it.Ut, it.active, it.n_active, it.lb, it.ub
     np.random.seed(seed)
     N, L = A.shape
     n = n_active[0]

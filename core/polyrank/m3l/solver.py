@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import mmap
 import time
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -661,10 +662,11 @@ def _kernel_diagonal(X, kind, g, c0, deg, offset) -> np.ndarray:
     return Kdiag + offset
 
 
-def _lru_cache(X, kind, g, c0, deg, offset, n_slots):
-    """The kernel-row cache of the SMO: (rows (n_slots, N), slot_of, owner,
-    stamp, state, part) for :func:`_kernels.cache_get` (``part`` flags the
-    rows computed at the active examples only).  When it holds all N rows
+def _lru_cache(X, kind, g, c0, deg, offset, n_slots) -> _kernels.KernelCache:
+    """The kernel-row cache of the SMO: a :class:`_kernels.KernelCache`
+    (rows (n_slots, N), slot_of, owner, stamp, state, part) for
+    :func:`_kernels.cache_get` (``part`` flags the rows computed at the
+    active examples only).  When it holds all N rows
     the whole Gram matrix is computed up front by blocks of BLAS products
     (every row is needed once every example has been a working variable),
     with the bookkeeping the LRU cache would have after fetching rows
@@ -677,12 +679,13 @@ def _lru_cache(X, kind, g, c0, deg, offset, n_slots):
         owner = np.arange(N, dtype=np.int64)
         stamp = np.arange(1, N + 1, dtype=np.int64)
         state = np.array([N, 0, N], dtype=np.int64)        # clock, hits, misses
-        return rows, slot_of, owner, stamp, state, part
+        return _kernels.KernelCache(rows, slot_of, owner, stamp, state, part)
     check_allocation(8.0 * n_slots * N, f"the kernel cache ({n_slots:,} rows of {N:,})",
                      "lower cache_mb")
-    return (np.empty((n_slots, N)), np.full(N, -1, dtype=np.int64),
-            np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
-            np.zeros(3, dtype=np.int64), part)
+    return _kernels.KernelCache(np.empty((n_slots, N)), np.full(N, -1, dtype=np.int64),
+                                np.full(n_slots, -1, dtype=np.int64),
+                                np.zeros(n_slots, dtype=np.int64), np.zeros(3, dtype=np.int64),
+                                part)
 
 
 def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
@@ -729,18 +732,26 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
     else:
         G = gradient_by_rows(X, kernel, params, Y, R, alpha, offset)
     # label-major copies for the kernel (contiguous scans along one label)
-    args = (X, kind, g, c0, deg, offset, Kdiag, np.ascontiguousarray(Y.T), R, Cv,
-            np.ascontiguousarray(alpha.T), np.ascontiguousarray(G.T), np.zeros(N),
-            *cache, np.arange(N, dtype=np.int64), np.array([N], dtype=np.int64), tol)
+    args = _SmoArgs(_kernels.KernelSpec(X, kind, g, c0, deg, offset),
+                    _kernels.SmoArrays(Kdiag, np.ascontiguousarray(Y.T), R, Cv,
+                                       np.ascontiguousarray(alpha.T),
+                                       np.ascontiguousarray(G.T), np.zeros(N),
+                                       np.arange(N, dtype=np.int64),
+                                       np.array([N], dtype=np.int64)),
+                    cache, tol)
     shrinker = _SmoShrinking(args, kernel, params) if shrinking else None
     return _smo_loop(args, Y, R, Cv, tol=tol, max_iter=max_iter, callback=callback,
                      callback_every=callback_every, n_slots=n_slots, shrinker=shrinker)
 
 
-#: positions in the argument tuple of :func:`_kernels.smo_pass` (without its
-#: step budget) built by :func:`smo`
-_ARG_X, _ARG_YT, _ARG_R, _ARG_CV, _ARG_AT, _ARG_GT = 0, 7, 8, 9, 10, 11
-_ARG_CACHE, _ARG_ACT, _ARG_NACT = 13, 19, 20
+class _SmoArgs(NamedTuple):
+    """The arguments of :func:`_kernels.smo_pass` without its step budget,
+    built by :func:`smo`: ``smo_pass(*args, n_steps)``."""
+
+    kern: _kernels.KernelSpec       # X and the kernel's parameters
+    arr: _kernels.SmoArrays         # the problem and the iterate, label-major
+    cache: _kernels.KernelCache     # the LRU cache of kernel rows
+    tol: float                      # tau: the tolerance on the projected gradients
 
 
 class _SmoShrinking:
@@ -789,19 +800,19 @@ class _SmoShrinking:
         self.args = args
         self.kernel = kernel
         self.params = params
-        self.N = args[_ARG_AT].shape[1]
+        self.N = args.arr.At.shape[1]
         self.every = min(self.N, _SMO_SHRINK_EVERY)
         self.since = 0                  # steps since the last shrinking
         self.unshrunk_once = False      # LIBSVM's "unshrink"
         self.n_shrunk = 0               # examples removed, summed over shrinkings
         self.n_unshrink = 0             # gradient reconstructions
         self.gain = 0.0                 # D2 increase since the last exact D2 ...
-        self.dual_ref = m3l_objectives(args[_ARG_AT].T, args[_ARG_GT].T,
-                                       args[_ARG_CV])[1]            # ... that exact D2
+        self.dual_ref = m3l_objectives(args.arr.At.T, args.arr.Gt.T,
+                                       args.arr.Cv)[1]              # ... that exact D2
 
     @property
     def shrunk(self) -> bool:
-        return int(self.args[_ARG_NACT][0]) < self.N
+        return int(self.args.arr.n_act[0]) < self.N
 
     def after_chunk(self, steps: int, max_pg: float, gain: float, tol: float) -> bool:
         """Shrink or unshrink after a call of the SMO kernel that made
@@ -828,14 +839,15 @@ class _SmoShrinking:
         """Remove from the active set the examples all of whose variables
         would stay at their bounds (the class docstring)."""
         self.since = 0
-        act, n_act = self.args[_ARG_ACT], self.args[_ARG_NACT]
+        arr = self.args.arr
+        act, n_act = arr.act, arr.n_act
         idx = act[:n_act[0]]
-        G = self.args[_ARG_GT][:, idx]
-        A = self.args[_ARG_AT][:, idx]
-        C = self.args[_ARG_CV][idx]
+        G = arr.Gt[:, idx]
+        A = arr.At[:, idx]
+        C = arr.Cv[idx]
         pg = np.where((A <= 0.0) & (G < 0.0), 0.0, G)         # Eq. 31, label-major
         pg = np.where((A >= C) & (pg > 0.0), 0.0, pg)
-        R = self.args[_ARG_R]
+        R = arr.R
         W = np.abs(R) / np.diag(R)[:, None]            # W[k, l] = |R_kl| / R_kk
         hi = (W * pg.max(axis=1, initial=0.0)[:, None]).max(axis=0)
         lo = (W * pg.min(axis=1, initial=0.0)[:, None]).min(axis=0)
@@ -853,8 +865,8 @@ class _SmoShrinking:
         """LIBSVM's ``reconstruct_gradient`` and ``active_size = l``: exact
         gradients of the shrunk examples, all examples active, the partial
         kernel rows evicted, D2 exact again."""
-        act, n_act = self.args[_ARG_ACT], self.args[_ARG_NACT]
-        At, Gt = self.args[_ARG_AT], self.args[_ARG_GT]
+        arr = self.args.arr
+        act, n_act, At, Gt = arr.act, arr.n_act, arr.At, arr.Gt
         if self.shrunk:
             self.n_unshrink += 1
             out = np.ones(self.N, dtype=bool)
@@ -862,8 +874,8 @@ class _SmoShrinking:
             _rebuild_gradient(self.args, np.flatnonzero(out), self.kernel, self.params)
             act[:] = np.arange(self.N)
             n_act[0] = self.N
-            _evict_partial(*self.args[_ARG_CACHE:_ARG_CACHE + 6])
-        self.exact(m3l_objectives(At.T, Gt.T, self.args[_ARG_CV])[1])
+            _evict_partial(self.args.cache)
+        self.exact(m3l_objectives(At.T, Gt.T, arr.Cv)[1])
 
     def exact(self, dual: float) -> None:
         """The exact D2 now (the reference of the trace's dual while shrunk)."""
@@ -873,21 +885,21 @@ class _SmoShrinking:
     def objectives(self) -> tuple[float, float]:
         """(P2, D2) for the trace while examples are shrunk (the class
         docstring)."""
-        idx = self.args[_ARG_ACT][:self.args[_ARG_NACT][0]]
-        primal_a, dual_a = m3l_objectives(self.args[_ARG_AT][:, idx].T,
-                                          self.args[_ARG_GT][:, idx].T, self.args[_ARG_CV][idx])
+        arr = self.args.arr
+        idx = arr.act[:arr.n_act[0]]
+        primal_a, dual_a = m3l_objectives(arr.At[:, idx].T, arr.Gt[:, idx].T, arr.Cv[idx])
         dual = self.dual_ref + self.gain
         return dual + (primal_a - dual_a), dual
 
 
 def _rebuild_gradient(args, idx, kernel: str, params: dict) -> None:
     """The exact gradients (Eq. 29) of the examples ``idx`` (all labels)
-    in the label-major ``Gt`` of the SMO arguments ``args``: G = 2 - 2 Y F,
-    F = 2 K(X_idx, X_sv) (Y alpha)_sv R over the examples with a non-zero
+    in the label-major ``Gt`` of the SMO arguments ``args`` (:class:`_SmoArgs`):
+    G = 2 - 2 Y F, F = 2 K(X_idx, X_sv) (Y alpha)_sv R over the examples with a non-zero
     alpha, by blocks of at most 2^22 kernel entries from
     :func:`~polyrank.kernels.kernel_matrix` (``offset`` added)."""
-    X, offset, Yt, R = args[_ARG_X], args[5], args[_ARG_YT], args[_ARG_R]
-    At, Gt = args[_ARG_AT], args[_ARG_GT]
+    X, offset, Yt, R = args.kern.X, args.kern.offset, args.arr.Yt, args.arr.R
+    At, Gt = args.arr.At, args.arr.Gt
     sv = np.flatnonzero(At.any(axis=0))
     if sv.size == 0:
         Gt[:, idx] = 2.0                                # alpha = 0 (Hamming loss)
@@ -902,10 +914,11 @@ def _rebuild_gradient(args, idx, kernel: str, params: dict) -> None:
         Gt[:, rows] = 2.0 - 2.0 * Yt[:, rows] * (2.0 * (Ks @ B)).T
 
 
-def _evict_partial(rows, slot_of, owner, stamp, state, part) -> None:
+def _evict_partial(cache: _kernels.KernelCache) -> None:
     """Drop from the LRU cache of :func:`_kernels.cache_get` the rows
-    computed at the active examples only (``part``): their slots become
-    empty and the first the LRU scan reuses (stamp 0)."""
+    computed at the active examples only (``cache.part``): their slots
+    become empty and the first the LRU scan reuses (stamp 0)."""
+    slot_of, owner, stamp, part = cache.slot_of, cache.owner, cache.stamp, cache.part
     v = np.flatnonzero(part)
     own = owner[v]
     slot_of[own[own >= 0]] = -1
@@ -920,7 +933,7 @@ def _smo_loop(args, Y, R, Cv, *, tol, max_iter, callback, callback_every,
     :func:`_kernels.smo_pass` (without its step budget), recorded and
     stopped as every M3L driver, shrinking with ``shrinker``
     (:class:`_SmoShrinking` or None); the result of :func:`m3l_smo`."""
-    At, Gt, state = args[_ARG_AT], args[_ARG_GT], args[_ARG_CACHE + 4]
+    At, Gt, state = args.arr.At, args.arr.Gt, args.cache.state
     N, L = Y.shape
     runner, status, max_pg, it = _start(callback, callback_every)
     steps_total = rounds_total = 0
@@ -960,7 +973,7 @@ def _shrink_extras(shrinker, N: int) -> dict:
     reconstructions (unshrinkings)."""
     if shrinker is None:
         return {"n_active": N, "n_shrunk": 0, "n_unshrink": 0}
-    return {"n_active": int(shrinker.args[_ARG_NACT][0]), "n_shrunk": shrinker.n_shrunk,
+    return {"n_active": int(shrinker.args.arr.n_act[0]), "n_shrunk": shrinker.n_shrunk,
             "n_unshrink": shrinker.n_unshrink}
 
 
@@ -995,8 +1008,8 @@ def _smo_iteration(args, n_steps: int, it: int, shrinker=None):
     convergence.  Returns (steps, max_pg, rounds)."""
     steps = rounds = 0
     max_pg = math.inf
-    tol = args[-1]
-    L, N = args[_ARG_GT].shape
+    tol = args.tol
+    L, N = args.arr.Gt.shape
     chunk = max(_SMO_CHUNK, L) if shrinker is None else max(shrinker.every, L)
     bar = progress(None, total=n_steps, unit="update",
                    desc=f"M3L SMO iteration {it} ({N:,} examples)") \
@@ -1045,14 +1058,15 @@ def _cd(K, Kdiag, Y, R, Cv, *, tol, max_iter, alpha0, callback, callback_every, 
     n_active = np.array([N], dtype=np.int64)
     lb = np.full(L, -np.inf)
     ub = np.full(L, np.inf)
+    prob = _kernels.GramProblem(K, Kdiag, Y, R, Cv)
+    cd_it = _kernels.CdIterate(alpha, Ut, active, n_active, lb, ub)
     runner, status, max_pg, it = _start(callback, callback_every)
     steps_total = pushes_total = 0
     pg_active = 2.0
     for it in range(1, max_iter + 1):
         pg_active, steps, pushes = _kernels.cd_epoch(
-            K, Kdiag, Y, R, rdiag, Cv, alpha, Ut, active, n_active, lb, ub,
-            int(rng.integers(0, 2**31 - 1)), shrinking, _CD_OMEGA, _CD_SKIP * pg_active,
-            _CD_SKIP_EXAMPLE * pg_active)
+            prob, cd_it, rdiag, int(rng.integers(0, 2**31 - 1)), shrinking, _CD_OMEGA,
+            _CD_SKIP * pg_active, _CD_SKIP_EXAMPLE * pg_active)
         steps_total += steps
         pushes_total += pushes
         # G, P2, D2 and the largest projected gradient over all variables
@@ -1260,6 +1274,7 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
     rows = row_arrays(X)
     sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
               else np.einsum("ij,ij->i", X, X))
+    xr = _kernels.LinearRows(*rows, sqnorm)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     Zt = np.zeros((L, X.shape[1]))
     G = np.full((N, L), 2.0)
@@ -1271,7 +1286,7 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
                          "use 'joint' or 'auto'")
     budget = max(1, int(math.ceil(check_every * N * L)))
     if method == "per-label" or (method == "auto" and diagonal):
-        return _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, tol=tol,
+        return _dca_per_label(xr, Y, R, Cv, alpha, Zt, G, rng, tol=tol,
                               shrinking=shrinking, max_iter=max_iter, budget=budget,
                               callback=callback, callback_every=callback_every,
                               stopping=stopping)
@@ -1285,12 +1300,13 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
     lb = np.full(L, -np.inf)
     ub = np.full(L, np.inf)
     flags = np.zeros(1, dtype=np.int64)
+    st = _kernels.DcaState(alpha, Zt, active, n_active, lb, ub, finished, flags)
     runner, status, max_pg, it = _start(callback, callback_every)
     epochs = visits = 0
     for it in range(1, max_iter + 1):
         code, visited, n_ep = _kernels.dca_run(
-            *rows, sqnorm, Y, R, Cv, group, alpha, Zt, active, n_active, lb, ub, finished,
-            flags, int(rng.integers(0, 2**31 - 1)), shrinking, switch_tol, tol, budget)
+            xr, Y, R, Cv, group, st, int(rng.integers(0, 2**31 - 1)), shrinking, switch_tol,
+            tol, budget)
         epochs += n_ep
         visits += visited
         # the check: exact Z and G from alpha over every variable, shrunk or not
@@ -1335,12 +1351,13 @@ def _groups_ok(alpha, G, Cv, tol, stopping, group, n_groups):
     return ok, float(label_pg.max())
 
 
-def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking, max_iter,
+def _dca_per_label(xr, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking, max_iter,
                    budget, callback, callback_every, stopping="pg") -> SolverResult:
     """:func:`dca` for a diagonal R (``method="per-label"``): the L labels
     are independent SVMs (Sec. 3.1) solved together by LIBLINEAR's dual
     coordinate descent with shrinking (:func:`polyrank.m3l._kernels.ovr_run`,
-    one pass over the examples serving every label).  ``alpha``, ``Zt`` and
+    one pass over the examples serving every label) on the rows ``xr``
+    (:class:`_kernels.LinearRows`).  ``alpha``, ``Zt`` and
     ``G`` hold the start (Zt, G exact for alpha).  As in the joint solve,
     an iteration ends with the exact check over all variables: a label
     that meets the stopping rule on the exact gradient (:func:`_labels_ok`)
@@ -1355,12 +1372,13 @@ def _dca_per_label(rows, sqnorm, Y, R, Cv, alpha, Zt, G, rng, *, tol, shrinking,
     lb = np.full(L, -np.inf)
     ub = np.full(L, np.inf)
     done = np.zeros(L, dtype=np.bool_)
+    st = _kernels.OvrState(alpha, Zt, on, n_on, lb, ub, done)
+    rows = (xr.X, xr.Xdata, xr.Xind, xr.Xptr)
     runner, status, max_pg, it = _start(callback, callback_every)
     epochs = visits = 0
     for it in range(1, max_iter + 1):
         _, visited, n_ep = _kernels.ovr_run(
-            *rows, sqnorm, Yrows, rdiag, Cv, alpha, Zt, on, n_on, lb, ub, done,
-            int(rng.integers(0, 2**31 - 1)), shrinking, tol, budget)
+            xr, Yrows, rdiag, Cv, st, int(rng.integers(0, 2**31 - 1)), shrinking, tol, budget)
         epochs += n_ep
         visits += visited
         _kernels.linear_state(*rows, Y, R, alpha, Zt, G)
