@@ -116,8 +116,6 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from . import BENCHES, bench_sopopo, format_table
-
     command = (f"polyrank bench {args.name}{' --quick' if args.quick else ''}"
                + (f" --data {Path(args.data).name}" if args.data else ""))
     if args.readme is not None:
@@ -126,30 +124,49 @@ def _cmd_bench(args) -> int:
         with _user_errors("--readme", args.readme):      # before a long run
             check_readme_quick(args.readme, "bench", command, [_bench_name(command)])
     if args.name != "sopopo":
-        if args.k:
-            print("polyrank bench: --k applies to 'sopopo' only", file=sys.stderr)
-            return 2
-        extra = {}
-        if args.data is not None:
-            if "data" not in inspect.signature(BENCHES[args.name].func).parameters:
-                raise UsageError(f"--data: bench {args.name!r} takes no data file")
-            if not Path(args.data).is_file():
-                raise UsageError(f"--data {args.data!r}: no such file")
-            extra["data"] = args.data
-        res = BENCHES[args.name].run(quick=args.quick, seed=args.seed,
-                                     progress=not args.json, **extra)
-        text = sys.stderr if args.json else sys.stdout
-        print(f"{args.name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
-        print(res.format_table(), file=text)
-        for line in res.notes:
-            print(line, file=text)
-        if args.json:
-            print(json.dumps(res.summary_record(), indent=2, allow_nan=False))
-        if args.readme is not None:
-            with _user_errors("--readme", args.readme):
-                update_readme_bench(args.readme, command, res.title, res.notes)
-            print(f"updated the row of '{command}' in {args.readme}", file=text)
-        return 0
+        return _bench_registered(args, command)
+    return _bench_sopopo(args, command)
+
+
+def _bench_registered(args, command: str) -> int:
+    """``polyrank bench NAME`` for a bench of the registry but ``sopopo``:
+    run it (with ``--data`` if it takes one), print its table and notes (or
+    the JSON summary), update the README row with ``--readme``."""
+    from . import BENCHES
+
+    if args.k:
+        print("polyrank bench: --k applies to 'sopopo' only", file=sys.stderr)
+        return 2
+    extra = {}
+    if args.data is not None:
+        if "data" not in inspect.signature(BENCHES[args.name].func).parameters:
+            raise UsageError(f"--data: bench {args.name!r} takes no data file")
+        if not Path(args.data).is_file():
+            raise UsageError(f"--data {args.data!r}: no such file")
+        extra["data"] = args.data
+    res = BENCHES[args.name].run(quick=args.quick, seed=args.seed,
+                                 progress=not args.json, **extra)
+    text = sys.stderr if args.json else sys.stdout
+    print(f"{args.name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
+    print(res.format_table(), file=text)
+    for line in res.notes:
+        print(line, file=text)
+    if args.json:
+        print(json.dumps(res.summary_record(), indent=2, allow_nan=False))
+    if args.readme is not None:
+        with _user_errors("--readme", args.readme):
+            update_readme_bench(args.readme, command, res.title, res.notes)
+        print(f"updated the row of '{command}' in {args.readme}", file=text)
+    return 0
+
+
+def _bench_sopopo(args, command: str) -> int:
+    """``polyrank bench sopopo``: soft_project and Fig. 3 on Eq. 19 vs
+    Clarabel vs np.sort for every k of ``--k``; prints the table and the
+    ratios at k = 100 and 10000 (or the JSON rows), updates the README row
+    with ``--readme``."""
+    from . import bench_sopopo, format_table
+
     ks = tuple(args.k) if args.k else ((10, 100, 1000) if args.quick else (10, 100, 1000, 10000))
     rows = bench_sopopo(ks=ks, seed=args.seed, **({"repeats": 3} if args.quick else {}))
     if args.json:
@@ -186,7 +203,7 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
-    from . import EXPERIMENTS, run_experiment  # at call time: the registry as it is then
+    from . import EXPERIMENTS  # at call time: the registry as it is then
 
     if args.list:
         width = max(len(name) for name in EXPERIMENTS)
@@ -208,7 +225,15 @@ def _cmd_reproduce(args) -> int:
         with _user_errors("--readme", args.readme):      # before a long run
             check_readme_quick(args.readme, "reproduce",
                                f"polyrank reproduce{' --quick' if args.quick else ''}", names)
-    out_dir = _out_dir(args.out)
+    return _reproduce(args, names, _out_dir(args.out))
+
+
+def _reproduce(args, names: list, out_dir: Path) -> int:
+    """Run the experiments ``names`` in turn (:func:`_reproduce_one`); with
+    several, write the index page; with ``--json``, print the summaries.
+    Returns the exit status (1 if a figure could not be written)."""
+    from . import EXPERIMENTS
+
     # with --json, stdout carries only the JSON document
     text = sys.stderr if args.json else sys.stdout
     summaries = {}
@@ -219,29 +244,8 @@ def _cmd_reproduce(args) -> int:
         if len(names) > 1:
             print(f"[{k}/{len(names)}] {name}: {EXPERIMENTS[name].description}",
                   file=sys.stderr, flush=True)
-        res = run_experiment(name, quick=args.quick, seed=args.seed,
-                             progress=not args.no_progress)
-        no_figure = None
-        with _user_errors("--out"):
-            written = [res.write_csv(out_dir / f"{name}.csv")]
-            try:
-                written.append(res.write_html(out_dir / f"{name}.html", plotlyjs="directory"))
-            except ImportError as exc:        # plotly (polyrank-widgets) is missing
-                no_figure = exc
-        print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
-        print(res.format_table(), file=text)
-        for line in res.notes:
-            print(line, file=text)
-        if no_figure is not None:
-            status = 1
-            print(f"could not write {name}.html: {no_figure}", file=text)
-        elif args.png:
-            try:
-                written.append(res.write_png(out_dir / f"{name}.png"))
-            except Exception as exc:          # kaleido or Chrome missing: say so, go on
-                status = 1
-                print(f"could not write {name}.png: {type(exc).__name__}: {exc}", file=text)
-        print("wrote " + ", ".join(map(str, written)), file=text, flush=True)
+        res, written, ok = _reproduce_one(args, name, out_dir, text)
+        status = status if ok else 1
         summaries[name] = res.summary_record()
         index.append((name, res, [p.name for p in written]))
         paper = summaries[name].get("paper")
@@ -259,6 +263,40 @@ def _cmd_reproduce(args) -> int:
         doc = summaries if args.name == "all" else summaries[names[0]]
         print(json.dumps(doc, indent=2, allow_nan=False))
     return status
+
+
+def _reproduce_one(args, name: str, out_dir: Path, text):
+    """Run experiment ``name``, write its CSV, HTML figure (and PNG with
+    ``--png``) to ``out_dir`` and print its table and notes to ``text``.
+    Returns (the result, the paths written, False if a figure could not be
+    written)."""
+    from . import run_experiment
+
+    res = run_experiment(name, quick=args.quick, seed=args.seed,
+                         progress=not args.no_progress)
+    no_figure = None
+    ok = True
+    with _user_errors("--out"):
+        written = [res.write_csv(out_dir / f"{name}.csv")]
+        try:
+            written.append(res.write_html(out_dir / f"{name}.html", plotlyjs="directory"))
+        except ImportError as exc:        # plotly (polyrank-widgets) is missing
+            no_figure = exc
+    print(f"\n== {name}{' (quick)' if args.quick else ''}: {res.title}", file=text)
+    print(res.format_table(), file=text)
+    for line in res.notes:
+        print(line, file=text)
+    if no_figure is not None:
+        ok = False
+        print(f"could not write {name}.html: {no_figure}", file=text)
+    elif args.png:
+        try:
+            written.append(res.write_png(out_dir / f"{name}.png"))
+        except Exception as exc:          # kaleido or Chrome missing: say so, go on
+            ok = False
+            print(f"could not write {name}.png: {type(exc).__name__}: {exc}", file=text)
+    print("wrote " + ", ".join(map(str, written)), file=text, flush=True)
+    return res, written, ok
 
 
 def _out_dir(path: str) -> Path:

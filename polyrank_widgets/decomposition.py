@@ -92,29 +92,11 @@ def _bezier(p0, p1, p2, t):
     return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t ** 2 * p2
 
 
-def _layout_graph(y: np.ndarray) -> _Graph:
-    """Place the labels in columns of equal y (largest y on the left,
-    labels of a column top to bottom in increasing order) and route every edge
-    r -> s (Fig. 1). An edge that would pass through a node of an in-between
-    column is bent (quadratic Bezier) until it clears every node by
-    ``_CLEARANCE`` pixels; each weight label is put where it is farthest from
-    nodes and earlier labels."""
-    lay = layers(y)
-    k, n_lay = y.size, len(lay)
-    widest = max(m.size for m in lay)
-    height = int(max(540, 230 + 70 * widest))
-    pos = np.zeros((k, 2))
-    for t, members in enumerate(lay):
-        pos[members, 0] = t
-        pos[members, 1] = (members.size - 1) / 2.0 - np.arange(members.size)
-    y_lo, y_hi = -(widest - 1) / 2.0 - 0.55, (widest - 1) / 2.0 + 0.55
-    x_lo, x_hi = -0.35, n_lay - 1 + 0.35
-    # data -> pixel scale, so that clearances and label spacing are in pixels
-    plot_w = _WIDTH - _MARGIN["l"] - _MARGIN["r"]
-    plot_h = height - _MARGIN["t"] - _MARGIN["b"]
-    px = np.array([plot_w / (x_hi - x_lo), plot_h / (y_hi - y_lo)])
-    P = pos * px
-    edges, weights = feedback_graph(y)
+def _route_edges(P, pos, edges, px):
+    """The control point (pixels) and the curve (data units, ``_N_CURVE``
+    points) of every edge: straight, or bent as little as lets it clear the
+    nodes of in-between columns by ``_CLEARANCE`` pixels (else the most
+    clearing bend)."""
     tt = np.linspace(0.0, 1.0, _N_CURVE)
     fine = np.linspace(0.0, 1.0, 97)
     curves = np.empty((edges.shape[0], _N_CURVE, 2))
@@ -142,6 +124,11 @@ def _layout_graph(y: np.ndarray) -> _Graph:
                 best, best_clear = p1, clear
         ctrl[e] = best
         curves[e] = _bezier(p0, best, p2, tt) / px
+    return ctrl, curves
+
+
+def _place_weight_labels(P, ctrl, edges, px):
+    """Where every edge's weight label goes (data units)."""
     # weight labels: the first candidate point clear of nodes (24 px), of the
     # labels already placed (24 px) and of every other edge (10 px); else the
     # candidate with the largest relative clearance
@@ -169,9 +156,93 @@ def _layout_graph(y: np.ndarray) -> _Graph:
         pick = ok[0] if ok.size else int(np.argmax(margin))
         placed[e] = pts[pick]
         label_at[e] = pts[pick] / px
+    return label_at
+
+
+def _layout_graph(y: np.ndarray) -> _Graph:
+    """Place the labels in columns of equal y (largest y on the left,
+    labels of a column top to bottom in increasing order) and route every edge
+    r -> s (Fig. 1). An edge that would pass through a node of an in-between
+    column is bent (quadratic Bezier) until it clears every node by
+    ``_CLEARANCE`` pixels; each weight label is put where it is farthest from
+    nodes and earlier labels."""
+    lay = layers(y)
+    k, n_lay = y.size, len(lay)
+    widest = max(m.size for m in lay)
+    height = int(max(540, 230 + 70 * widest))
+    pos = np.zeros((k, 2))
+    for t, members in enumerate(lay):
+        pos[members, 0] = t
+        pos[members, 1] = (members.size - 1) / 2.0 - np.arange(members.size)
+    y_lo, y_hi = -(widest - 1) / 2.0 - 0.55, (widest - 1) / 2.0 + 0.55
+    x_lo, x_hi = -0.35, n_lay - 1 + 0.35
+    # data -> pixel scale, so that clearances and label spacing are in pixels
+    plot_w = _WIDTH - _MARGIN["l"] - _MARGIN["r"]
+    plot_h = height - _MARGIN["t"] - _MARGIN["b"]
+    px = np.array([plot_w / (x_hi - x_lo), plot_h / (y_hi - y_lo)])
+    P = pos * px
+    edges, weights = feedback_graph(y)
+    ctrl, curves = _route_edges(P, pos, edges, px)
+    label_at = _place_weight_labels(P, ctrl, edges, px)
     return _Graph(y=y, layers=lay, pos=pos, edges=edges, weights=weights,
                   curves=curves, label_at=label_at,
                   height=height, y_range=(y_lo, y_hi))
+
+
+def _graph_traces(gr: _Graph) -> list:
+    """The traces of the graph view: the max-loss halo, one arrow per edge
+    (width by weight), the legend entries and the node layers (gray, A, B)."""
+    hidden = dict(x=[None], y=[None])
+    traces = [go.Scatter(name="max-loss edge", mode="lines", hoverinfo="skip",
+                         line=dict(color=_COLORS["halo"], width=14),
+                         showlegend=True, legendrank=3)]
+    wmax = float(gr.weights.max())
+    head = [0] * (_N_CURVE - 1)
+    for e, ((r, s), w, c) in enumerate(zip(gr.edges, gr.weights, gr.curves)):
+        width = 1.3 + 2.7 * w / wmax
+        # the arrowhead is a marker on the last point, turned along the
+        # last segment and pulled back to the rim of the head's circle
+        traces.append(go.Scatter(
+            name=f"edge {r + 1}→{s + 1}", x=c[:, 0], y=c[:, 1],
+            mode="lines+markers", showlegend=False,
+            meta=dict(e=e, r=int(r), s=int(s), weight=float(w)),
+            line=dict(color=_COLORS["gray"], width=width),
+            marker=dict(symbol="arrow", angleref="previous", color=_COLORS["gray"],
+                        size=head + [10 + 2 * width], standoff=_NODE_SIZE / 2,
+                        opacity=1.0, line_width=0)))
+    traces += [
+        go.Scatter(name="piece edges (black)", mode="lines", hoverinfo="skip",
+                   line=dict(color=_COLORS["black"], width=2.5), legendrank=1,
+                   **hidden),
+        go.Scatter(name="other edges (gray)", mode="lines", hoverinfo="skip",
+                   line=dict(color=_COLORS["gray"], width=2.5), legendrank=2,
+                   **hidden),
+        go.Scatter(name="label background", mode="markers", hoverinfo="skip",
+                   x=gr.pos[:, 0], y=gr.pos[:, 1], showlegend=False,
+                   marker=dict(color="white", size=_NODE_SIZE, line_width=0)),
+        go.Scatter(name="not in piece (gray)", mode="markers+text", legendrank=6,
+                   textfont=dict(color=_COLORS["gray_text"], size=14),
+                   marker=dict(symbol="circle-open", color=_COLORS["gray"],
+                               size=_NODE_SIZE, line=dict(width=2))),
+        go.Scatter(name="A (open circles)", mode="markers+text", legendrank=4,
+                   textfont=dict(color=_COLORS["black"], size=14),
+                   marker=dict(symbol="circle-open", color=_COLORS["black"],
+                               size=_NODE_SIZE, line=dict(width=2.5))),
+        go.Scatter(name="B (filled circles)", mode="markers+text", legendrank=5,
+                   textfont=dict(color="white", size=14),
+                   marker=dict(symbol="circle", color=_COLORS["black"],
+                               size=_NODE_SIZE, line=dict(width=0))),
+    ]
+    return traces
+
+
+def _weight_annotations(gr: _Graph) -> list:
+    """One annotation per edge: its weight, at ``gr.label_at``."""
+    return [dict(name=f"weight {r + 1}→{s + 1}", x=gr.label_at[e, 0],
+                 y=gr.label_at[e, 1], xref="x", yref="y", text=_fmt(w),
+                 showarrow=False, bgcolor=_COLORS["weight_bg"], borderpad=1,
+                 font=dict(size=12, color=_COLORS["gray_text"]))
+            for e, ((r, s), w) in enumerate(zip(gr.edges, gr.weights))]
 
 
 #: table cells of the readouts: padded, so that "-10" and "11.2" do not run together
@@ -580,52 +651,8 @@ class DecompositionViewer(WidgetDisplay):
             self._rebuild_matrix()
             return
         gr = self._graph
-        hidden = dict(x=[None], y=[None])
-        traces = [go.Scatter(name="max-loss edge", mode="lines", hoverinfo="skip",
-                             line=dict(color=_COLORS["halo"], width=14),
-                             showlegend=True, legendrank=3)]
-        wmax = float(gr.weights.max())
-        head = [0] * (_N_CURVE - 1)
-        for e, ((r, s), w, c) in enumerate(zip(gr.edges, gr.weights, gr.curves)):
-            width = 1.3 + 2.7 * w / wmax
-            # the arrowhead is a marker on the last point, turned along the
-            # last segment and pulled back to the rim of the head's circle
-            traces.append(go.Scatter(
-                name=f"edge {r + 1}→{s + 1}", x=c[:, 0], y=c[:, 1],
-                mode="lines+markers", showlegend=False,
-                meta=dict(e=e, r=int(r), s=int(s), weight=float(w)),
-                line=dict(color=_COLORS["gray"], width=width),
-                marker=dict(symbol="arrow", angleref="previous", color=_COLORS["gray"],
-                            size=head + [10 + 2 * width], standoff=_NODE_SIZE / 2,
-                            opacity=1.0, line_width=0)))
-        traces += [
-            go.Scatter(name="piece edges (black)", mode="lines", hoverinfo="skip",
-                       line=dict(color=_COLORS["black"], width=2.5), legendrank=1,
-                       **hidden),
-            go.Scatter(name="other edges (gray)", mode="lines", hoverinfo="skip",
-                       line=dict(color=_COLORS["gray"], width=2.5), legendrank=2,
-                       **hidden),
-            go.Scatter(name="label background", mode="markers", hoverinfo="skip",
-                       x=gr.pos[:, 0], y=gr.pos[:, 1], showlegend=False,
-                       marker=dict(color="white", size=_NODE_SIZE, line_width=0)),
-            go.Scatter(name="not in piece (gray)", mode="markers+text", legendrank=6,
-                       textfont=dict(color=_COLORS["gray_text"], size=14),
-                       marker=dict(symbol="circle-open", color=_COLORS["gray"],
-                                   size=_NODE_SIZE, line=dict(width=2))),
-            go.Scatter(name="A (open circles)", mode="markers+text", legendrank=4,
-                       textfont=dict(color=_COLORS["black"], size=14),
-                       marker=dict(symbol="circle-open", color=_COLORS["black"],
-                                   size=_NODE_SIZE, line=dict(width=2.5))),
-            go.Scatter(name="B (filled circles)", mode="markers+text", legendrank=5,
-                       textfont=dict(color="white", size=14),
-                       marker=dict(symbol="circle", color=_COLORS["black"],
-                                   size=_NODE_SIZE, line=dict(width=0))),
-        ]
-        weights = [dict(name=f"weight {r + 1}→{s + 1}", x=gr.label_at[e, 0],
-                        y=gr.label_at[e, 1], xref="x", yref="y", text=_fmt(w),
-                        showarrow=False, bgcolor=_COLORS["weight_bg"], borderpad=1,
-                        font=dict(size=12, color=_COLORS["gray_text"]))
-                   for e, ((r, s), w) in enumerate(zip(gr.edges, gr.weights))]
+        traces = _graph_traces(gr)
+        weights = _weight_annotations(gr)
         lay = gr.layers
         with self.fig.batch_update():
             self.fig.data = ()

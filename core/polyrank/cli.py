@@ -629,6 +629,13 @@ _QUERY_HELP = ("ranksvm: the query sizes, one per line, in the order of the rows
 
 
 def _add_train_predict(sub) -> None:
+    """Add the ``train`` and ``predict`` sub-commands to ``sub``."""
+    _add_train(sub)
+    _add_predict(sub)
+
+
+def _add_train(sub) -> None:
+    """Add ``polyrank train METHOD DATA MODEL`` (:func:`_cmd_train`) to ``sub``."""
     formats = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser(
         "train", help="fit an estimator on a data file and save it (like liblinear's train)",
@@ -677,6 +684,9 @@ def _add_train_predict(sub) -> None:
     p.add_argument("--query", default=None, metavar="FILE", help=_QUERY_HELP)
     p.set_defaults(func=_cmd_train)
 
+
+def _add_predict(sub) -> None:
+    """Add ``polyrank predict DATA MODEL OUT`` (:func:`_cmd_predict`) to ``sub``."""
     p = sub.add_parser(
         "predict", help="predict a data file with a saved model (like liblinear's predict)",
         description=("Predict every row of DATA with MODEL; write one line per row to OUT "

@@ -659,6 +659,74 @@ def _parse_letor_bytes(path, data: bytes, first_line, n_features: int,
 
 # ----------------------------------------------------------------------- CSV
 
+def _csv_rows(path: str, delimiter: str | None):
+    """The header, the non-empty rows and their line numbers of a delimited
+    file, and the delimiter (when None, sniffed among ``,`` ``;`` tab and
+    ``|``; ``,`` if unsure); ValueError for an empty, non-UTF-8 or non-CSV file."""
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = None
+        try:
+            if delimiter is None:
+                head = "\n".join(fh.read(1 << 16).splitlines()[:20])
+                fh.seek(0)
+                try:
+                    delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
+                except csv.Error:
+                    delimiter = ","
+            reader = csv.reader(fh, delimiter=delimiter)
+            header = next(reader, None)
+            rows, lines = [], []
+            for row in reader:
+                if row:
+                    rows.append(row)
+                    lines.append(reader.line_num)
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not a UTF-8 text file ({_one_line(exc, 120)})") \
+                from exc
+        except csv.Error as exc:      # a NUL byte, a field beyond csv's size limit
+            assert reader is not None
+            raise ValueError(f"{path}, line {reader.line_num + 1}: not a CSV text file "
+                             f"({_one_line(exc, 120)})") from exc
+    if header is None or not rows:
+        raise ValueError(f"{path}: no header line and data lines (an empty file?)")
+    return header, rows, lines, delimiter
+
+
+def _checked_header(path: str, header: list[str], rows, lines, delimiter) -> list[str]:
+    """The column names, stripped; ValueError for a repeated name or a line
+    whose number of fields differs from the header's."""
+    header = [h.strip() for h in header]
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if repeated:
+        raise ValueError(f"{path}, line 1: repeated column names "
+                         f"{_cut(', '.join(map(_quote, repeated)), 160)}")
+    for row, line in zip(rows, lines):
+        if len(row) != len(header):
+            raise ValueError(f"{path}, line {line}: {len(row)} fields, the header has "
+                             f"{len(header)} (delimiter {delimiter!r})")
+    return header
+
+
+def _feature_columns(path: str, header: list[str], index: dict, target,
+                     feature_names) -> list[str]:
+    """The feature columns: every column but the target, or ``feature_names``
+    exactly (ValueError naming the missing and unexpected columns); ValueError
+    if there is none."""
+    if feature_names is None:
+        feature_names = [h for h in header if h != target]
+    else:
+        feature_names = list(feature_names)
+        missing = [f for f in feature_names if f not in index]
+        extra = [h for h in header if h not in feature_names and h != target]
+        if missing or extra:
+            raise ValueError(f"{path}: the feature columns differ from the model's"
+                             + (f"; missing {_cut(str(missing), 120)}" if missing else "")
+                             + (f"; unexpected {_cut(str(extra), 120)}" if extra else ""))
+    if not feature_names:
+        raise ValueError(f"{path}: no feature column besides the target {_quote(target)}")
+    return feature_names
+
+
 def read_csv(path, target=None, *, feature_names=None, require_target: bool = True,
              delimiter: str | None = None) -> DataFile:
     """Read a delimited text file with a header line.
@@ -699,57 +767,13 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
     ((1599, 11), 'alcohol', [3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
     """
     path = os.fspath(path)
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = None
-        try:
-            if delimiter is None:
-                head = "\n".join(fh.read(1 << 16).splitlines()[:20])
-                fh.seek(0)
-                try:
-                    delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
-                except csv.Error:
-                    delimiter = ","
-            reader = csv.reader(fh, delimiter=delimiter)
-            header = next(reader, None)
-            rows, lines = [], []
-            for row in reader:
-                if row:
-                    rows.append(row)
-                    lines.append(reader.line_num)
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not a UTF-8 text file ({_one_line(exc, 120)})") \
-                from exc
-        except csv.Error as exc:      # a NUL byte, a field beyond csv's size limit
-            assert reader is not None
-            raise ValueError(f"{path}, line {reader.line_num + 1}: not a CSV text file "
-                             f"({_one_line(exc, 120)})") from exc
-    if header is None or not rows:
-        raise ValueError(f"{path}: no header line and data lines (an empty file?)")
-    header = [h.strip() for h in header]
-    repeated = sorted({h for h in header if header.count(h) > 1})
-    if repeated:
-        raise ValueError(f"{path}, line 1: repeated column names "
-                         f"{_cut(', '.join(map(_quote, repeated)), 160)}")
-    for row, line in zip(rows, lines):
-        if len(row) != len(header):
-            raise ValueError(f"{path}, line {line}: {len(row)} fields, the header has "
-                             f"{len(header)} (delimiter {delimiter!r})")
+    header, rows, lines, delimiter = _csv_rows(path, delimiter)
+    header = _checked_header(path, header, rows, lines, delimiter)
     index = {h: j for j, h in enumerate(header)}
     if target is not None and target not in index and require_target:
         raise ValueError(f"{path}: no column {_quote(target)} (the target); columns: "
                          + _cut(", ".join(header), 160))
-    if feature_names is None:
-        feature_names = [h for h in header if h != target]
-    else:
-        feature_names = list(feature_names)
-        missing = [f for f in feature_names if f not in index]
-        extra = [h for h in header if h not in feature_names and h != target]
-        if missing or extra:
-            raise ValueError(f"{path}: the feature columns differ from the model's"
-                             + (f"; missing {_cut(str(missing), 120)}" if missing else "")
-                             + (f"; unexpected {_cut(str(extra), 120)}" if extra else ""))
-    if not feature_names:
-        raise ValueError(f"{path}: no feature column besides the target {_quote(target)}")
+    feature_names = _feature_columns(path, header, index, target, feature_names)
     X = np.empty((len(rows), len(feature_names)))
     for k, name in enumerate(feature_names):
         X[:, k] = _numbers(path, [r[index[name]] for r in rows], name, lines)

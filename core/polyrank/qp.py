@@ -164,6 +164,62 @@ def _as_vector(v, name: str, length: int | None) -> np.ndarray:
     return arr
 
 
+def _check_options(A_eq, b_eq, G, h, tol, max_iter) -> None:
+    """Check that the constraint pairs of :func:`solve_qp` come both or
+    neither and that ``tol`` and ``max_iter`` are positive (ValueError or
+    TypeError naming the argument)."""
+    if (A_eq is None) != (b_eq is None):
+        raise ValueError("A_eq, b_eq: give both or neither")
+    if (G is None) != (h is None):
+        raise ValueError("G, h: give both or neither")
+    if not (isinstance(tol, (float, int)) and np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol: expected a positive finite number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)):
+        raise TypeError(f"max_iter: expected an int, got "
+                        f"{type(max_iter).__name__}")
+    if max_iter < 1:
+        raise ValueError(f"max_iter: expected >= 1, got {max_iter}")
+
+
+def _constraints(clarabel, A_eq, b_eq, G, h, n: int):
+    """Clarabel's constraint data ``A x + s = b, s in K`` for
+    ``A_eq x = b_eq`` (zero cone) then ``G x <= h`` (nonnegative cone), each
+    checked: returns (A as CSC (p + r, n), b, the cones, p, r)."""
+    blocks, rhs, cones = [], [], []
+    sizes = []          # the numbers of equalities p and inequalities r
+    for M, vec, names, cone in ((A_eq, b_eq, ("A_eq", "b_eq"), clarabel.ZeroConeT),
+                                (G, h, ("G", "h"), clarabel.NonnegativeConeT)):
+        rows = 0
+        if M is not None:
+            parts = _csc_parts(M, names[0], n)
+            rows = parts[3][0]
+            vec = _as_vector(vec, names[1], rows)
+            if rows:
+                blocks.append(parts)
+                rhs.append(vec)
+                cones.append(cone(rows))
+        sizes.append(rows)
+    p, r = sizes
+    b = np.concatenate(rhs) if rhs else np.zeros(0)
+    return _stack_rows(blocks, n), b, cones, p, r
+
+
+def _settings(clarabel, tol, max_iter, verbose):
+    """Clarabel's settings: ``tol`` for the gap and feasibility tolerances,
+    ``max_iter``, ``verbose``, one thread."""
+    settings = clarabel.DefaultSettings()
+    settings.verbose = bool(verbose)
+    settings.max_iter = int(max_iter)
+    settings.tol_gap_abs = float(tol)
+    settings.tol_gap_rel = float(tol)
+    settings.tol_feas = float(tol)
+    # Clarabel defaults to a rayon thread pool (max_threads = 0), which
+    # threadpoolctl cannot limit; one thread keeps reference solves and
+    # timings single-threaded like every polyrank solver
+    settings.max_threads = 1
+    return settings
+
+
 def solve_qp(P, q, A_eq=None, b_eq=None, G=None, h=None, *,
              tol: float = 1e-10, max_iter: int = 200,
              verbose: bool = False) -> SolverResult:
@@ -252,49 +308,11 @@ def solve_qp(P, q, A_eq=None, b_eq=None, G=None, h=None, *,
     if P_parts[3] != (n, n):
         raise ValueError(f"P: expected shape ({n}, {n}) to match q, got "
                          f"{P_parts[3]}")
-    if (A_eq is None) != (b_eq is None):
-        raise ValueError("A_eq, b_eq: give both or neither")
-    if (G is None) != (h is None):
-        raise ValueError("G, h: give both or neither")
-    if not (isinstance(tol, (float, int)) and np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol: expected a positive finite number, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)):
-        raise TypeError(f"max_iter: expected an int, got "
-                        f"{type(max_iter).__name__}")
-    if max_iter < 1:
-        raise ValueError(f"max_iter: expected >= 1, got {max_iter}")
+    _check_options(A_eq, b_eq, G, h, tol, max_iter)
     P_upper, P_matvec = _upper_triangle(*P_parts[:3], n)
-
-    blocks, rhs, cones = [], [], []
-    sizes = []          # the numbers of equalities p and inequalities r
-    for M, vec, names, cone in ((A_eq, b_eq, ("A_eq", "b_eq"), clarabel.ZeroConeT),
-                                (G, h, ("G", "h"), clarabel.NonnegativeConeT)):
-        rows = 0
-        if M is not None:
-            parts = _csc_parts(M, names[0], n)
-            rows = parts[3][0]
-            vec = _as_vector(vec, names[1], rows)
-            if rows:
-                blocks.append(parts)
-                rhs.append(vec)
-                cones.append(cone(rows))
-        sizes.append(rows)
-    p, r = sizes
-    A = _stack_rows(blocks, n)
-    b = np.concatenate(rhs) if rhs else np.zeros(0)
-
-    settings = clarabel.DefaultSettings()
-    settings.verbose = bool(verbose)
-    settings.max_iter = int(max_iter)
-    settings.tol_gap_abs = float(tol)
-    settings.tol_gap_rel = float(tol)
-    settings.tol_feas = float(tol)
-    # Clarabel defaults to a rayon thread pool (max_threads = 0), which
-    # threadpoolctl cannot limit; one thread keeps reference solves and
-    # timings single-threaded like every polyrank solver
-    settings.max_threads = 1
+    A, b, cones, p, r = _constraints(clarabel, A_eq, b_eq, G, h, n)
     solution = clarabel.DefaultSolver(P_upper, q, A, b, cones,
-                                      settings).solve()
+                                      _settings(clarabel, tol, max_iter, verbose)).solve()
     status = str(solution.status)
     if status not in _ACCEPTED:
         raise RuntimeError(f"Clarabel did not solve the QP: status "

@@ -127,6 +127,76 @@ def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
     return s, r, cg_iter, False
 
 
+def _check_objective(obj) -> None:
+    """Raise TypeError unless ``obj`` has callable fun, grad and Hv."""
+    for name in ("fun", "grad", "Hv"):
+        if not callable(getattr(obj, name, None)):
+            raise TypeError(f"obj: expected an object with fun, grad and Hv; no {name}")
+
+
+def _start_point(obj, w0) -> np.ndarray:
+    """The starting w: a copy of ``w0`` (checked against ``obj.n_features``),
+    or zeros of length ``obj.n_features``; ValueError if neither gives n."""
+    n = getattr(obj, "n_features", None)
+    if w0 is None:
+        if n is None:
+            raise ValueError("w0: required when obj has no n_features")
+        return np.zeros(int(n))
+    return as_float_array(w0, "w0", ndim=1,
+                          shape=None if n is None else (int(n),)).copy()
+
+
+def _cg_step(obj, w: np.ndarray, g: np.ndarray, delta: float, cg_tol: float):
+    """The trial step s of Eq. 4.1 at w by :func:`trcg`, with g's, the predicted
+    reduction prered = -(g's + 1/2 s'Hs), the CG iterations and whether s
+    ends on the trust-region boundary."""
+    s, r, cg_iter, boundary = trcg(lambda v: obj.Hv(w, v), g, delta, cg_tol)
+    gs = float(g @ s)
+    return s, gs, -0.5 * (gs - float(s @ r)), cg_iter, boundary
+
+
+def _new_radius(delta: float, snorm: float, gs: float, f: float, fnew: float,
+                actred: float, prered: float, boundary: bool) -> float:
+    """The trust-region radius after one step (Eq. 4.3, as LIBLINEAR's
+    ``tron.cpp``): ``alpha`` interpolates f along s, and the interval of
+    rho = actred / prered chooses how far delta shrinks or grows."""
+    c = TRON_CONSTANTS
+    sigma1, sigma2, sigma3 = c["sigma1"], c["sigma2"], c["sigma3"]
+    if fnew - f - gs <= 0:
+        alpha = sigma3
+    else:
+        alpha = max(sigma1, -0.5 * (gs / (fnew - f - gs)))
+    if actred < c["eta0"] * prered:
+        return min(max(alpha, sigma1) * snorm, sigma2 * delta)
+    if actred < c["eta1"] * prered:
+        return max(sigma1 * delta, min(alpha * snorm, sigma2 * delta))
+    if actred < c["eta2"] * prered:
+        return max(sigma1 * delta, min(alpha * snorm, sigma3 * delta))
+    if boundary:                         # LIBLINEAR >= 2.11: the step hit the boundary
+        return sigma3 * delta
+    return max(delta, min(alpha * snorm, sigma3 * delta))
+
+
+def _step_status(converged: bool, stop: bool, f: float, delta: float,
+                 actred: float, prered: float):
+    """Why the solve ends after this trust-region step, or None to go on:
+    Eq. 4.4 met, the callback's StopIteration, an overflow, or no progress
+    (LIBLINEAR's "prered <= 0" and "actred and prered too small")."""
+    if converged:
+        return STATUS_CONVERGED
+    if stop:
+        return STATUS_CALLBACK
+    if not (math.isfinite(prered) and math.isfinite(actred) and math.isfinite(f)):
+        return STATUS_NUMERICAL          # an overflow: more trials would loop forever
+    if f < -1.0e32:
+        return STATUS_NO_PROGRESS
+    if prered <= 0 or delta <= 0:        # LIBLINEAR: "WARNING: prered <= 0"
+        return STATUS_NO_PROGRESS
+    if abs(actred) <= 1.0e-12 * abs(f) and abs(prered) <= 1.0e-12 * abs(f):
+        return STATUS_NO_PROGRESS
+    return None
+
+
 def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
          cg_tol: float = 0.1, callback=None, callback_every: int = 1,
          keep_iterates: bool = False, solver: str = "tron") -> SolverResult:
@@ -198,29 +268,15 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
     >>> np.allclose(res.x, np.linalg.solve(Quad.A, Quad.b)), res.status
     (True, 'converged')
     """
-    for name in ("fun", "grad", "Hv"):
-        if not callable(getattr(obj, name, None)):
-            raise TypeError(f"obj: expected an object with fun, grad and Hv; no {name}")
+    _check_objective(obj)
     tol = check_positive(tol, "tol")
     cg_tol = check_positive(cg_tol, "cg_tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     runner = CallbackRunner(callback, callback_every)
-    c = TRON_CONSTANTS
-    eta0, eta1, eta2 = c["eta0"], c["eta1"], c["eta2"]
-    sigma1, sigma2, sigma3 = c["sigma1"], c["sigma2"], c["sigma3"]
-    if w0 is None:
-        n = getattr(obj, "n_features", None)
-        if n is None:
-            raise ValueError("w0: required when obj has no n_features")
-        w = np.zeros(int(n))
-    else:
-        n = getattr(obj, "n_features", None)
-        w = as_float_array(w0, "w0", ndim=1,
-                           shape=None if n is None else (int(n),)).copy()
+    w = _start_point(obj, w0)
     has_dual = callable(getattr(obj, "dual", None))
 
-    zero = np.zeros_like(w)
-    gnorm0 = float(np.linalg.norm(obj.grad(zero)))
+    gnorm0 = float(np.linalg.norm(obj.grad(np.zeros_like(w))))
     f = float(obj.fun(w))
     g = obj.grad(w)
     gnorm = float(np.linalg.norm(g))
@@ -236,32 +292,17 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
         if it > max_iter:
             status = STATUS_MAX_ITER
             break
-        s, r, cg_iter, boundary = trcg(lambda v, w=w: obj.Hv(w, v), g, delta, cg_tol)
+        s, gs, prered, cg_iter, boundary = _cg_step(obj, w, g, delta, cg_tol)
         n_hv += cg_iter
         trial += 1
         w_new = w + s
-        gs = float(g @ s)
-        prered = -0.5 * (gs - float(s @ r))
         fnew = float(obj.fun(w_new))
         actred = f - fnew
         snorm = float(np.linalg.norm(s))
         if it == 1:                      # LIBLINEAR: before the first accepted step
             delta = min(delta, snorm)
-        if fnew - f - gs <= 0:
-            alpha = sigma3
-        else:
-            alpha = max(sigma1, -0.5 * (gs / (fnew - f - gs)))
-        if actred < eta0 * prered:
-            delta = min(max(alpha, sigma1) * snorm, sigma2 * delta)
-        elif actred < eta1 * prered:
-            delta = max(sigma1 * delta, min(alpha * snorm, sigma2 * delta))
-        elif actred < eta2 * prered:
-            delta = max(sigma1 * delta, min(alpha * snorm, sigma3 * delta))
-        elif boundary:                   # LIBLINEAR >= 2.11: the step hit the boundary
-            delta = sigma3 * delta
-        else:
-            delta = max(delta, min(alpha * snorm, sigma3 * delta))
-        accepted = actred > eta0 * prered
+        delta = _new_radius(delta, snorm, gs, f, fnew, actred, prered, boundary)
+        accepted = actred > TRON_CONSTANTS["eta0"] * prered
         if accepted:
             it += 1
             w = w_new
@@ -275,18 +316,8 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
                              accepted=float(accepted), actred=actred, prered=prered)
         if keep_iterates:
             iterates.append(w.copy())
-        if accepted and gnorm <= tol * gnorm0:
-            status = STATUS_CONVERGED
-        elif stop:
-            status = STATUS_CALLBACK
-        elif not (math.isfinite(prered) and math.isfinite(actred) and math.isfinite(f)):
-            status = STATUS_NUMERICAL       # an overflow: more trials would loop forever
-        elif f < -1.0e32:
-            status = STATUS_NO_PROGRESS
-        elif prered <= 0 or delta <= 0:     # LIBLINEAR: "WARNING: prered <= 0"
-            status = STATUS_NO_PROGRESS
-        elif abs(actred) <= 1.0e-12 * abs(f) and abs(prered) <= 1.0e-12 * abs(f):
-            status = STATUS_NO_PROGRESS
+        status = _step_status(accepted and gnorm <= tol * gnorm0, stop, f, delta,
+                              actred, prered)
     nit = it - 1
     return finish(
         runner, status, solver=solver, x=w, dual=None, primal=f, dual_objective=dual,

@@ -325,41 +325,59 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     try:
         with threadpool_limits(limits=1):
             for L in Ls:
-                Xtr, Xte, Ytr, Yte = labels_problem(N, L, seed, n_features)
-                m3l = M3LClassifier(kernel="rbf", C=C, gamma=gamma, bias=0.0, tol=tol,
-                                    cache_mb=cache_mb, random_state=seed)
-                svc = OneVsRestClassifier(SVC(kernel="rbf", C=2 * C, gamma=gamma, tol=tol,
-                                              cache_size=cache_mb))
-                K = kernel_matrix(Xtr, kernel="rbf", gamma=gamma)
-                svc_k = OneVsRestClassifier(SVC(kernel="precomputed", C=2 * C, tol=tol,
-                                                cache_size=cache_mb))
-                t_m3l, t_svc, t_svc_k = [], [], []
-                for _ in range(repeats):
-                    t_m3l.append(cpu_time(lambda m3l=m3l, Xtr=Xtr, Ytr=Ytr: m3l.fit(Xtr, Ytr)))
-                    t_svc.append(cpu_time(lambda svc=svc, Xtr=Xtr, Ytr=Ytr: svc.fit(Xtr, Ytr)))
-                    if precomputed:
-                        t_svc_k.append(cpu_time(
-                            lambda svc_k=svc_k, K=K, Ytr=Ytr: svc_k.fit(K, Ytr)))
-                    bar.update()
-                ham_m3l = 100 * float(np.mean(m3l.predict(Xte) != Yte))
-                ham_svc = 100 * float(np.mean(svc.predict(Xte) != Yte))
-                p_svc = svc_primal(K, 2.0 * Ytr - 1.0, svc.estimators_, 2 * C)
-                res = m3l.result_
-                if res.solver == "m3l-cd":
-                    dtypes.append(res.gram_dtype)
-                m3l_s = statistics.median(t_m3l)
-                svc_s = statistics.median(t_svc)
-                rows.append(M3LLabelsRow(
-                    L=L, N=N, m3l_s=m3l_s, svc_s=svc_s, speedup=svc_s / m3l_s,
-                    hamming_m3l_pct=ham_m3l, hamming_svc_pct=ham_svc,
-                    hamming_diff_pp=ham_m3l - ham_svc,
-                    primal_m3l=float(res.primal_objective), primal_svc=p_svc,
-                    m3l_gap_rel=float(res.gap / res.primal_objective),
-                    m3l_steps=int(res.trace.steps[-1]), m3l_solver=res.solver,
-                    cache_misses=int(res.cache_misses),
-                    svc_gram_s=statistics.median(t_svc_k) if precomputed else None))
+                row, dtype = _labels_row(L, N, seed, n_features, C, gamma, tol, cache_mb,
+                                         repeats, precomputed, bar)
+                rows.append(row)
+                if dtype is not None:
+                    dtypes.append(dtype)
     finally:
         bar.close()
+    return _labels_result(rows, dtypes, quick, seed, N, Ls, n_features, repeats, C, gamma,
+                          tol, cache_mb, precomputed, t0)
+
+
+def _labels_row(L, N, seed, n_features, C, gamma, tol, cache_mb, repeats, precomputed,
+                bar):
+    """The :class:`M3LLabelsRow` of L labels (interleaved timed repeats of
+    M3L, SVC and, with ``precomputed``, SVC given K; medians), and the Gram
+    dtype of M3L's "m3l-cd" solver (None for "m3l-smo")."""
+    Xtr, Xte, Ytr, Yte = labels_problem(N, L, seed, n_features)
+    m3l = M3LClassifier(kernel="rbf", C=C, gamma=gamma, bias=0.0, tol=tol,
+                        cache_mb=cache_mb, random_state=seed)
+    svc = OneVsRestClassifier(SVC(kernel="rbf", C=2 * C, gamma=gamma, tol=tol,
+                                  cache_size=cache_mb))
+    K = kernel_matrix(Xtr, kernel="rbf", gamma=gamma)
+    svc_k = OneVsRestClassifier(SVC(kernel="precomputed", C=2 * C, tol=tol,
+                                    cache_size=cache_mb))
+    t_m3l, t_svc, t_svc_k = [], [], []
+    for _ in range(repeats):
+        t_m3l.append(cpu_time(lambda: m3l.fit(Xtr, Ytr)))
+        t_svc.append(cpu_time(lambda: svc.fit(Xtr, Ytr)))
+        if precomputed:
+            t_svc_k.append(cpu_time(lambda: svc_k.fit(K, Ytr)))
+        bar.update()
+    ham_m3l = 100 * float(np.mean(m3l.predict(Xte) != Yte))
+    ham_svc = 100 * float(np.mean(svc.predict(Xte) != Yte))
+    p_svc = svc_primal(K, 2.0 * Ytr - 1.0, svc.estimators_, 2 * C)
+    res = m3l.result_
+    m3l_s = statistics.median(t_m3l)
+    svc_s = statistics.median(t_svc)
+    row = M3LLabelsRow(
+        L=L, N=N, m3l_s=m3l_s, svc_s=svc_s, speedup=svc_s / m3l_s,
+        hamming_m3l_pct=ham_m3l, hamming_svc_pct=ham_svc,
+        hamming_diff_pp=ham_m3l - ham_svc,
+        primal_m3l=float(res.primal_objective), primal_svc=p_svc,
+        m3l_gap_rel=float(res.gap / res.primal_objective),
+        m3l_steps=int(res.trace.steps[-1]), m3l_solver=res.solver,
+        cache_misses=int(res.cache_misses),
+        svc_gram_s=statistics.median(t_svc_k) if precomputed else None)
+    return row, (res.gram_dtype if res.solver == "m3l-cd" else None)
+
+
+def _labels_result(rows, dtypes, quick, seed, N, Ls, n_features, repeats, C, gamma, tol,
+                   cache_mb, precomputed, t0) -> ExperimentResult:
+    """The :class:`ExperimentResult` of :func:`bench_m3l_labels`: the
+    summary and the notes (speed-ups, Hamming agreement, the solver used)."""
     speedups = [r.speedup for r in rows]
     grows = all(b >= a for a, b in zip(speedups, speedups[1:]))
     at40 = next((r for r in rows if r.L == 40), None)
@@ -392,13 +410,7 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         notes.append("SVC given K = 1-vs-All SVC on the precomputed Gram matrix (no kernel "
                      "evaluations; K computed outside the timing): the time that sharing "
                      "kernel rows cannot remove from 1-vs-All")
-    solvers = sorted({r.m3l_solver for r in rows})
-    notes.append(f"M3L solver: {', '.join(solvers)} (m3l-cd: example-major coordinate ascent "
-                 "on the whole Gram matrix, one Gram row per example serving all its "
-                 "labels; m3l-smo: Alg. 1)"
-                 + (f"; Gram matrix stored in {', '.join(sorted(set(dtypes)))} (float32 for "
-                    "tol >= 1e-4, as libsvm's Qfloat; the exact check accumulates in float64)"
-                    if dtypes else ""))
+    notes.append(_solver_note(rows, dtypes))
     notes.append(f"median CPU seconds of {repeats} interleaved repeat(s), single-threaded, "
                  f"gamma = {gamma:g}, tol = {tol:g} (both), {cache_mb:g} MB kernel caches")
     return ExperimentResult(
@@ -406,6 +418,17 @@ def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         title=f"kernel M3L (R = I) vs 1-vs-All SVC, synthetic N = {N} x {n_features}, rbf, "
               f"L = {', '.join(map(str, Ls))}",
         rows=rows, summary=summary, notes=notes)
+
+
+def _solver_note(rows, dtypes) -> str:
+    """The note naming M3L's solver(s) and the storage of the Gram matrix."""
+    solvers = sorted({r.m3l_solver for r in rows})
+    return (f"M3L solver: {', '.join(solvers)} (m3l-cd: example-major coordinate ascent "
+            "on the whole Gram matrix, one Gram row per example serving all its "
+            "labels; m3l-smo: Alg. 1)"
+            + (f"; Gram matrix stored in {', '.join(sorted(set(dtypes)))} (float32 for "
+               "tol >= 1e-4, as libsvm's Qfloat; the exact check accumulates in float64)"
+               if dtypes else ""))
 
 
 @register_bench("m3l-labels-wide", "as m3l-labels with 500 features (kernel rows 10x "

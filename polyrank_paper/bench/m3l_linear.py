@@ -342,6 +342,12 @@ def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = Fal
                                          bar))
     finally:
         bar.close()
+    return _linear_result(rows, quick, seed, repeats, C, tol, t0)
+
+
+def _linear_result(rows, quick, seed, repeats, C, tol, t0) -> ExperimentResult:
+    """The :class:`ExperimentResult` of :func:`bench_m3l_linear`: the
+    summary (ratios, targets met, growth exponents) and the notes."""
     met = {r.problem: bool(r.ratio_hinge <= TARGET_SAME_LOSS
                            and r.ratio_default <= TARGET_DEFAULT) for r in rows}
     growth = {k: g for k, g in ((k, _growth(rows, f"{k}_s"))

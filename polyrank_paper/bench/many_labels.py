@@ -260,7 +260,6 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
         k_large = min(k_large, 500)
         passes = min(passes, 20)
     repeats = (1 if quick else 3) if repeats is None else int(repeats)
-    rows = []
     with threadpool_limits(1):
         Xs, Ys = many_labels_problem(k_small, seed=seed)
         _per_pass(Xs[:3], Ys[:3, :10], 2, 1, seed, C)          # compile outside the timing
@@ -273,8 +272,17 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
         large = {dec: _timed_solve(Xl, Yl, dec, passes, seed, C)
                  for dec in ("all_pairs", "top_vs_rest")}
         peak, edges_large = _peak_memory(Xl, Yl, seed, C)
-    for k, Y, runs in ((k_small, Ys, {d: (t, r) for d, (t, _, r) in small.items()}),
-                       (k_large, Yl, large)):
+    rows = _many_rows(((k_small, Ys, {d: (t, r) for d, (t, _, r) in small.items()}),
+                       (k_large, Yl, large)))
+    return _many_result(rows, k_small, k_large, conv, conv_s, peak, edges_large, quick,
+                        repeats, C, passes)
+
+
+def _many_rows(runs_by_k) -> list:
+    """One :class:`ManyLabelsRow` per (k, decomposition) of ``runs_by_k``, a
+    sequence of (k, Y, {decomposition: (seconds, result)})."""
+    rows = []
+    for k, Y, runs in runs_by_k:
         rel = Y.sum(axis=1)
         E = int(np.sum(rel * (k - rel)))        # edges of the preference graphs
         for dec, (t, res) in runs.items():
@@ -283,6 +291,13 @@ def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bo
                 passes=int(res.nit), seconds=t, s_per_pass=t / res.nit,
                 ns_per_edge_pass=1e9 * t / res.nit / E,
                 rel_gap=float(res.gap / res.primal_objective)))
+    return rows
+
+
+def _many_result(rows, k_small, k_large, conv, conv_s, peak, edges_large, quick, repeats,
+                 C, passes) -> ExperimentResult:
+    """The :class:`ExperimentResult` of :func:`bench_sopopo_many_labels`:
+    the per-pass ratios, the notes and the summary."""
     by = {(r.k, r.decomposition): r for r in rows}
     ratio = by[k_small, "all_pairs"].s_per_pass / by[k_small, "top_vs_rest"].s_per_pass
     ratio_large = by[k_large, "all_pairs"].s_per_pass / by[k_large, "top_vs_rest"].s_per_pass

@@ -167,6 +167,28 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
     finally:
         bar.close()
     elapsed = round(time.perf_counter() - t0, 2)
+    notes, paper = _fig5_notes(s, summary_k, rs)
+    summary = Fig5Summary(
+        experiment="m3l-fig5", quick=quick, seed=seed,
+        pair=tuple(s["names"]), pair_index=tuple(s["pair"]),
+        n_train=int(len(s["index"])), train_subset_corr=round(s["train_corr"], 4),
+        full_train_corr=round(s["full_train_corr"], 4),
+        test_corr=round(s["test_corr"], 4), rs=tuple(rs), linear=summary_k["linear"],
+        rbf=summary_k["rbf"], elapsed_s=elapsed, paper=tuple(paper))
+    return ExperimentResult(
+        name="m3l-fig5",
+        title=(f"Fig. 5 ({_PAPER}, Sec. 7.2.1) on yeast {s['names'][0]}/{s['names'][1]}: "
+               "test Hamming loss vs r"),
+        rows=rows, summary=summary,
+        table_rows=tuple(r for r in rows if r.r in (rs[0], rs[-1], 0.0)
+                         or r.r == summary_k[r.kernel].best_r),
+        notes=notes)
+
+
+def _fig5_notes(s, summary_k, rs):
+    """The notes of :func:`m3l_fig5` and its comparison with the paper (one
+    :class:`PaperItem` per kernel at r = 0 / best r, one per kernel at the
+    largest r, the prior of the wrong sign)."""
     notes = [f"pair {s['names'][0]} / {s['names'][1]}: correlation {s['test_corr']:+.2f} on "
              f"test, {s['full_train_corr']:+.2f} on the full training split, "
              f"{s['train_corr']:+.2f} on the {len(s['index'])}-point training subset"]
@@ -187,18 +209,4 @@ def m3l_fig5(*, n_train: int = 200, rho_train: float = 0.6, rs: Sequence[float] 
                   paper="worse than r = 0",
                   ours=f"{v.hamming_at_r_max:.2f} % (r = 0: {v.hamming_at_r0:.2f} %)",
                   data=data) for name, v in summary_k.items()]
-    summary = Fig5Summary(
-        experiment="m3l-fig5", quick=quick, seed=seed,
-        pair=tuple(s["names"]), pair_index=tuple(s["pair"]),
-        n_train=int(len(s["index"])), train_subset_corr=round(s["train_corr"], 4),
-        full_train_corr=round(s["full_train_corr"], 4),
-        test_corr=round(s["test_corr"], 4), rs=tuple(rs), linear=summary_k["linear"],
-        rbf=summary_k["rbf"], elapsed_s=elapsed, paper=tuple(paper))
-    return ExperimentResult(
-        name="m3l-fig5",
-        title=(f"Fig. 5 ({_PAPER}, Sec. 7.2.1) on yeast {s['names'][0]}/{s['names'][1]}: "
-               "test Hamming loss vs r"),
-        rows=rows, summary=summary,
-        table_rows=tuple(r for r in rows if r.r in (rs[0], rs[-1], 0.0)
-                         or r.r == summary_k[r.kernel].best_r),
-        notes=notes)
+    return notes, paper

@@ -206,6 +206,36 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
     data = wine_two_features(n_train, seed)
     Xtr, ytr, Xte, yte = data["X_train"], data["y_train"], data["X_test"], data["y_test"]
     bar = progress_bar(len(CURVE_MODELS) + 3, "ordinal-curves", progress)
+    rows, models = _two_feature_rows(Xtr, ytr, Xte, yte, add_per_iter, bar)
+    rows += _eleven_feature_rows(n_train_full, seed, add_per_iter, bar)
+    bar.close()
+    ours = rows[len(CURVE_MODELS)]
+    best_prank = min(rows[len(CURVE_MODELS) + 1:], key=lambda r: r.test_mae)
+    shown = [f.name for f in fields(CurveModel)]
+    summary = CurvesSummary(
+        experiment="ordinal-curves", quick=quick, seed=seed,
+        features=tuple(WINE_FEATURES), n_train=n_train, n_test=int(yte.size),
+        n_train_full=n_train_full, add_per_iter=add_per_iter,
+        models=tuple(CurveModel(**{k: getattr(r, k) for k in shown}) for r in rows),
+        all_converged=all(r.status == "converged" for r in rows[:len(CURVE_MODELS) + 1]),
+        full_test_mae=ours.test_mae, full_test_accuracy=ours.test_accuracy,
+        prank_best_test_mae=best_prank.test_mae, elapsed_s=time.perf_counter() - t0,
+        paper=_curves_paper_rows(rows[:len(CURVE_MODELS)], ours, best_prank, n_train,
+                                 n_train_full))
+    notes = [f"two features: {WINE_FEATURES[0]} (x axis) and {WINE_FEATURES[1]} (y axis), "
+             f"min-max scaled on {n_train} training wines; soft margin "
+             "(the data are not separable)",
+             f"11 features: (S) test MAE {ours.test_mae:.3f} / accuracy "
+             f"{ours.test_accuracy:.3f} vs PRank best test MAE {best_prank.test_mae:.3f}"]
+    return ExperimentResult("ordinal-curves",
+                            "Sec. 9 on red wine: threshold contours of three soft margin models",
+                            rows, summary, _curves_data(models, Xtr, ytr, grid), notes=notes)
+
+
+def _two_feature_rows(Xtr, ytr, Xte, yte, add_per_iter, bar):
+    """Fit the models of :data:`CURVE_MODELS` on the two wine features:
+    their :class:`CurveRow` rows and, per model, (name, score function,
+    thresholds) for the contours."""
     rows, models = [], []
     for name, kw in CURVE_MODELS:
         t = time.perf_counter()
@@ -223,8 +253,14 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
         rows.append(_model_row("wine, 2 features", name, r, ytr, yte, pred, seconds))
         models.append((name, score, r.thresholds))
         bar.update(1)
-    # the full 11-attribute data
+    return rows, models
+
+
+def _eleven_feature_rows(n_train_full, seed, add_per_iter, bar) -> list:
+    """The rows on all 11 wine attributes (standardised): (S) linear with
+    c = 1, and PRank after 1 and 20 passes."""
     d = load_winequality_red()
+    rows = []
     Atr, Ate, btr, bte = train_test_split(d.X, d.labels, train_size=n_train_full,
                                           stratify=d.labels, random_state=seed)
     sc = StandardScaler().fit(Atr)
@@ -254,28 +290,7 @@ def ordinal_curves(*, quick: bool = False, seed: int = 0, progress: bool = False
             train_rank_loss=rank_loss(btr, p_tr), test_mae=rank_loss(bte, p_te),
             test_accuracy=float(np.mean(p_te == bte)), time_s=seconds))
         bar.update(1)
-    bar.close()
-    ours = rows[len(CURVE_MODELS)]
-    best_prank = min(rows[len(CURVE_MODELS) + 1:], key=lambda r: r.test_mae)
-    shown = [f.name for f in fields(CurveModel)]
-    summary = CurvesSummary(
-        experiment="ordinal-curves", quick=quick, seed=seed,
-        features=tuple(WINE_FEATURES), n_train=n_train, n_test=int(yte.size),
-        n_train_full=n_train_full, add_per_iter=add_per_iter,
-        models=tuple(CurveModel(**{k: getattr(r, k) for k in shown}) for r in rows),
-        all_converged=all(r.status == "converged" for r in rows[:len(CURVE_MODELS) + 1]),
-        full_test_mae=ours.test_mae, full_test_accuracy=ours.test_accuracy,
-        prank_best_test_mae=best_prank.test_mae, elapsed_s=time.perf_counter() - t0,
-        paper=_curves_paper_rows(rows[:len(CURVE_MODELS)], ours, best_prank, n_train,
-                                 n_train_full))
-    notes = [f"two features: {WINE_FEATURES[0]} (x axis) and {WINE_FEATURES[1]} (y axis), "
-             f"min-max scaled on {n_train} training wines; soft margin "
-             "(the data are not separable)",
-             f"11 features: (S) test MAE {ours.test_mae:.3f} / accuracy "
-             f"{ours.test_accuracy:.3f} vs PRank best test MAE {best_prank.test_mae:.3f}"]
-    return ExperimentResult("ordinal-curves",
-                            "Sec. 9 on red wine: threshold contours of three soft margin models",
-                            rows, summary, _curves_data(models, Xtr, ytr, grid), notes=notes)
+    return rows
 
 
 def _model_row(data, name, r, y_train, y_test, pred, seconds) -> CurveRow:

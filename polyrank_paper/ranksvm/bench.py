@@ -285,6 +285,53 @@ def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                             "C = 1): seconds per solve", rows, summary, notes=notes)
 
 
+def _l1_at_c1(X, y, qid, D, sign, svc, seed, repeats, bar):
+    """C = 1: LinearSVC(hinge) on the pair differences ``D``, then
+    ranksvm_dcd at the loosest tol in 1e-3 .. 1e-6 that reaches the peer's f,
+    both timed (medians of ``repeats``, alternating).  Returns (our result,
+    its tol, our f, the peer's f, the peer's seconds, our seconds)."""
+    svc.fit(D, sign)
+    f_peer = brute_force_l1(X, y, qid, svc.coef_.ravel(), 1.0)
+    for tol in (1e-3, 1e-4, 1e-5, 1e-6):
+        ours = ranksvm_dcd(X, y, qid, 1.0, tol=tol, max_iter=20000, random_state=seed)
+        if ours.primal_objective <= f_peer * (1 + 1e-12):
+            break
+    f_ours = brute_force_l1(X, y, qid, ours.x, 1.0)
+    times = {"svc": [], "dcd": []}
+    for _ in range(repeats):
+        for key, fn in (("svc", lambda: svc.fit(D, sign)),
+                        ("dcd", lambda: ranksvm_dcd(X, y, qid, 1.0, tol=tol,
+                                                    max_iter=20000, random_state=seed))):
+            t0 = time.perf_counter()
+            fn()
+            times[key].append(time.perf_counter() - t0)
+            bar.update()
+    t_svc, t_dcd = statistics.median(times["svc"]), statistics.median(times["dcd"])
+    return ours, tol, f_ours, f_peer, t_svc, t_dcd
+
+
+def _l1_grid(X, y, qid, grid, seed, bar):
+    """The C grid: Tree-TRON's L2 fits (warmed first) and warm-started L1
+    ranksvm_dcd fits to a relative gap of 1e-3.  Returns (L2 seconds, L1
+    seconds, the L1 statuses)."""
+    ranksvm_tron(X, y, qid, 1.0)                    # warm (compiled) before the grid
+    t0 = time.perf_counter()
+    for C in grid:
+        ranksvm_tron(X, y, qid, C, tol=1e-3)
+        bar.update()
+    t_l2 = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    statuses, alpha = [], None
+    for k, C in enumerate(grid):
+        r = ranksvm_dcd(X, y, qid, C, tol=1e-3, max_iter=20000, random_state=seed,
+                        alpha0=None if alpha is None else alpha * (C / grid[k - 1]))
+        alpha = r.dual
+        statuses.append(r.status)
+        bar.update()
+    t_l1 = time.perf_counter() - t0
+    return t_l2, t_l1, statuses
+
+
 @register_bench("ranksvm-l1", "L1-loss RankSVM on MQ2008: dual coordinate descent vs LinearSVC "
                 "(hinge) on the pair differences at C = 1, and the C grid 2^-6 .. 2^8 against "
                 "Tree-TRON's L2 grid")
@@ -325,38 +372,9 @@ def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = Fal
     # LinearSVC's iteration cap (1000) is reported in the table, not warned
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        svc.fit(D, sign)
-        f_peer = brute_force_l1(X, y, qid, svc.coef_.ravel(), 1.0)
-        for tol in (1e-3, 1e-4, 1e-5, 1e-6):
-            ours = ranksvm_dcd(X, y, qid, 1.0, tol=tol, max_iter=20000, random_state=seed)
-            if ours.primal_objective <= f_peer * (1 + 1e-12):
-                break
-        f_ours = brute_force_l1(X, y, qid, ours.x, 1.0)
-        times = {"svc": [], "dcd": []}
-        for _ in range(repeats):
-            for key, fn in (("svc", lambda: svc.fit(D, sign)),
-                            ("dcd", lambda: ranksvm_dcd(X, y, qid, 1.0, tol=tol,
-                                                        max_iter=20000, random_state=seed))):
-                t0 = time.perf_counter()
-                fn()
-                times[key].append(time.perf_counter() - t0)
-                bar.update()
-        t_svc, t_dcd = statistics.median(times["svc"]), statistics.median(times["dcd"])
-        ranksvm_tron(X, y, qid, 1.0)                    # warm (compiled) before the grid
-        t0 = time.perf_counter()
-        for C in grid:
-            ranksvm_tron(X, y, qid, C, tol=1e-3)
-            bar.update()
-        t_l2 = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        statuses, alpha = [], None
-        for k, C in enumerate(grid):
-            r = ranksvm_dcd(X, y, qid, C, tol=1e-3, max_iter=20000, random_state=seed,
-                            alpha0=None if alpha is None else alpha * (C / grid[k - 1]))
-            alpha = r.dual
-            statuses.append(r.status)
-            bar.update()
-        t_l1 = time.perf_counter() - t0
+        ours, tol, f_ours, f_peer, t_svc, t_dcd = _l1_at_c1(X, y, qid, D, sign, svc, seed,
+                                                            repeats, bar)
+        t_l2, t_l1, statuses = _l1_grid(X, y, qid, grid, seed, bar)
     bar.close()
     peer_ratio, grid_ratio = t_svc / t_dcd, t_l1 / t_l2
     lo, hi = int(math.log2(grid[0])), int(math.log2(grid[-1]))

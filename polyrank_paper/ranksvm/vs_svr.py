@@ -138,6 +138,17 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
     tr = (d.X_train, d.y_train, d.qid_train)
     bar = progress_bar(4 * len(grid) + 8, "ranksvm-vs-svr", progress)
 
+    models, retrain = _vs_svr_fits(d, tr, seed)
+    rows, results, table = _vs_svr_runs(d, grid, models, retrain, bar)
+    bar.close()
+    return _vs_svr_result(rows, results, table, grid, quick)
+
+
+def _vs_svr_fits(d, tr, seed):
+    """The fits of :func:`ranksvm_vs_svr`, each ``fit(C) -> (w, status,
+    seconds)``: L2 RankSVM (Tree-TRON), L1 RankSVM (ranksvm_dcd, warm-started
+    from the previous C), L2- and L1-loss LinearSVR (epsilon 0, no
+    intercept); and the refits that differ (L1 RankSVM cold)."""
     def fit_rank(C):
         t0 = time.perf_counter()
         r = ranksvm_tron(*tr, C, tol=1e-3)
@@ -169,6 +180,14 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
               "svr-l1": lambda C: fit_svr(C, "epsilon_insensitive"),
               "ranksvm-l1": fit_rank_l1}
     retrain = {"ranksvm-l1": lambda C: fit_rank_l1(C, cold=True)}
+    return models, retrain
+
+
+def _vs_svr_runs(d, grid, models, retrain, bar):
+    """Select C on validation for every model (by pairwise accuracy and by
+    mean NDCG), refit at each selected C (timed after a warm-up fit) and
+    score it on test.  Returns (rows, results by "model/measure", the
+    table rows)."""
     rows, results, table = [], {}, []
     for model, fit in models.items():
         sel, best_pa, best_ndcg = _select_C(lambda C, fit=fit: fit(C)[:2], grid, d.X_vali,
@@ -187,7 +206,20 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
             table.append(rows[-1])
             results[f"{model}/{measure}"] = res
             bar.update()
-    bar.close()
+    return rows, results, table
+
+
+#: the table columns of :func:`ranksvm_vs_svr` (attribute, header, format)
+_COLUMNS = [("model", "model", None), ("selected_by", "C selected by", None),
+            ("log2_C", "log2 C", lambda v: f"{v:g}"),
+            ("time_s", "train s", fmt_spec(".3g")), ("status", "status", None),
+            ("test_mean_ndcg", "test mean NDCG", fmt_spec(".4f")),
+            ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%")]
+
+
+def _vs_svr_result(rows, results, table, grid, quick) -> ExperimentResult:
+    """The :class:`ExperimentResult` of :func:`ranksvm_vs_svr`: the
+    comparison with Table 5 of the paper and the notes."""
     r = results
 
     def pa(key):
@@ -226,11 +258,6 @@ def ranksvm_vs_svr(*, quick: bool = False, seed: int = 0, progress: bool = False
              f"{min(v1):.3f}-{max(v1):.3f} ({sum(x.status != 'converged' for x in l1sel)} "
              f"of {len(l1sel)} fits at the iteration limit): LIBLINEAR's dual solver for the "
              "L1-loss SVR with epsilon = 0 gives erratic models, the paper's weakest row"]
-    columns = [("model", "model", None), ("selected_by", "C selected by", None),
-               ("log2_C", "log2 C", lambda v: f"{v:g}"),
-               ("time_s", "train s", fmt_spec(".3g")), ("status", "status", None),
-               ("test_mean_ndcg", "test mean NDCG", fmt_spec(".4f")),
-               ("test_pairwise_accuracy", "test pair. acc.", lambda v: f"{100 * v:.2f}%")]
     return ExperimentResult("ranksvm-vs-svr", f"Tables 4-5 of {_PAPER} on MQ2008: RankSVM vs "
-                            "L1- and L2-loss linear SVR", rows, summary, columns=columns,
+                            "L1- and L2-loss linear SVR", rows, summary, columns=_COLUMNS,
                             table_rows=table, notes=notes)

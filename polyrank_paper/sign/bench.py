@@ -114,6 +114,56 @@ class SignBenchSummary:
     target_met: bool
 
 
+def _sign_runs(X, y, lam, c, smoothing, tol, variants, repeats, seed, bar):
+    """Time every SC-SDCA variant (after a compiling run on 200 rows) and
+    L-BFGS-B to the primal value it reached, ``repeats`` times in turn.
+    Returns ({variant: (SC-SDCA seconds, L-BFGS-B seconds)}, {variant: the
+    last (SC-SDCA, L-BFGS-B) results})."""
+    times = {v: ([], []) for v, _ in variants}
+    runs = {}
+    with threadpool_limits(limits=1):
+        for _, shrink in variants:
+            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, smoothing=smoothing, max_iter=2,
+                    shrinking=shrink)
+        bar.update(1)
+        for r in range(repeats):
+            for name, shrink in variants:
+                t = time.perf_counter()
+                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=smoothing, tol=tol,
+                             max_iter=10000, shrinking=shrink, random_state=seed + r)
+                times[name][0].append(time.perf_counter() - t)
+                bar.update(1)
+                t = time.perf_counter()
+                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=smoothing,
+                                      target=sd.primal_objective)
+                times[name][1].append(time.perf_counter() - t)
+                bar.update(1)
+                runs[name] = (sd, lb)
+    return times, runs
+
+
+def _sign_rows(variants, runs, times, n):
+    """Two :class:`SignBenchRow` rows per variant (SC-SDCA, then L-BFGS-B to
+    its P) from the median times; returns (rows, {variant: (SC-SDCA s,
+    L-BFGS-B s, ratio)})."""
+    rows = []
+    med = {}
+    for name, _ in variants:
+        sd, lb = runs[name]
+        ts, tl = statistics.median(times[name][0]), statistics.median(times[name][1])
+        med[name] = (ts, tl, tl / ts)
+        rows.append(SignBenchRow(solver=name, time_s=ts, primal=sd.primal_objective,
+                                 iterations=int(sd.nit),
+                                 unit="epochs" if name.endswith("2)") else "rounds",
+                                 steps_per_n=float(sd.trace.steps[-1]) / n,
+                                 gap=float(sd.gap), ratio=None))
+        rows.append(SignBenchRow(solver="  L-BFGS-B to its P", time_s=tl,
+                                 primal=lb.primal_objective, iterations=int(lb.nit),
+                                 unit="iterations", steps_per_n=None, gap=None,
+                                 ratio=tl / ts, reached=bool(lb.reached_target)))
+    return rows, med
+
+
 @register_bench("sign", "SC-SDCA time to duality gap 1e-6 on phishing vs scipy L-BFGS-B "
                 "with bounds to the same primal value")
 def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, smoothing: float = 0.01,
@@ -153,43 +203,10 @@ def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, smoothing: floa
     lam = 1.0 / n
     c = correlation_signs(X, y)
     variants = (("SC-SDCA (Alg. 2)", False), ("SC-SDCA + shrinking", True))
-    times = {v: ([], []) for v, _ in variants}
-    runs = {}
     bar = progress_bar(4 * repeats + 1, "bench sign", progress)
-    with threadpool_limits(limits=1):
-        for _, shrink in variants:
-            sc_sdca(X[:200], y[:200], "smoothed_hinge", lam, c, smoothing=smoothing, max_iter=2,
-                    shrinking=shrink)
-        bar.update(1)
-        for r in range(repeats):
-            for name, shrink in variants:
-                t = time.perf_counter()
-                sd = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=smoothing, tol=tol,
-                             max_iter=10000, shrinking=shrink, random_state=seed + r)
-                times[name][0].append(time.perf_counter() - t)
-                bar.update(1)
-                t = time.perf_counter()
-                lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=smoothing,
-                                      target=sd.primal_objective)
-                times[name][1].append(time.perf_counter() - t)
-                bar.update(1)
-                runs[name] = (sd, lb)
+    times, runs = _sign_runs(X, y, lam, c, smoothing, tol, variants, repeats, seed, bar)
     bar.close()
-    rows = []
-    med = {}
-    for name, _ in variants:
-        sd, lb = runs[name]
-        ts, tl = statistics.median(times[name][0]), statistics.median(times[name][1])
-        med[name] = (ts, tl, tl / ts)
-        rows.append(SignBenchRow(solver=name, time_s=ts, primal=sd.primal_objective,
-                                 iterations=int(sd.nit),
-                                 unit="epochs" if name.endswith("2)") else "rounds",
-                                 steps_per_n=float(sd.trace.steps[-1]) / n,
-                                 gap=float(sd.gap), ratio=None))
-        rows.append(SignBenchRow(solver="  L-BFGS-B to its P", time_s=tl,
-                                 primal=lb.primal_objective, iterations=int(lb.nit),
-                                 unit="iterations", steps_per_n=None, gap=None,
-                                 ratio=tl / ts, reached=bool(lb.reached_target)))
+    rows, med = _sign_rows(variants, runs, times, n)
     (ts, tl, ratio), (ts2, tl2, ratio2) = med[variants[0][0]], med[variants[1][0]]
     sd, lb = runs[variants[0][0]]
     sd2, lb2 = runs[variants[1][0]]

@@ -186,37 +186,13 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
         raise ValueError(f"signs: expected 'correlation' or 'none', got {signs!r}")
     c = correlation_signs(X, y) if signs == "correlation" else np.zeros(d)
     bar = progress_bar(len(batch_sizes) + 3, "sign-convergence", progress)
-    rows = []
     try:
-        with threadpool_limits(limits=1):
-            ref = reference_qp(X, y, "smoothed_hinge", lam, c, smoothing=smoothing)
-            bar.update(1)
-            lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=smoothing)
-            bar.update(1)
-            p_star = ref.primal_objective
-            runs = {}
-            for k in batch_sizes:
-                res = sc_pegasos(X, y, "smoothed_hinge", lam, c, batch_size=k,
-                                 max_iter=epochs * max(1, n // k), smoothing=smoothing,
-                                 random_state=seed)
-                runs[f"SC-Pega (k={k})"] = res
-                bar.update(1)
-            res = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=smoothing, tol=0.0,
-                          max_iter=epochs, random_state=seed)
-            runs["SC-SDCA"] = res
-            bar.update(1)
+        ref, lb, runs = _convergence_runs(X, y, lam, c, smoothing, batch_sizes, epochs, seed,
+                                          bar)
     finally:
         bar.close()
-    summary_final, reach = {}, {}
-    for name, res in runs.items():
-        tr = res.trace
-        for e, P, g in zip(tr.iteration, tr.primal, tr.gap):
-            rows.append(ConvergenceRow(solver=name, epoch=int(e), primal=float(P),
-                                       primal_gap=float(P - p_star), duality_gap=float(g)))
-        pg = tr.primal - p_star
-        summary_final[name] = float(pg[-1])
-        hit = np.flatnonzero(pg <= 1e-6)
-        reach[name] = int(tr.iteration[hit[0]]) if hit.size else None
+    p_star = ref.primal_objective
+    rows, summary_final, reach = _convergence_rows(runs, p_star)
     sd = runs["SC-SDCA"]
     notes = [f"P(w*) = {p_star:.12f} (Clarabel QP); L-BFGS-B with bounds: "
              f"{lb.primal_objective:.12f} (relative difference "
@@ -252,3 +228,44 @@ def sign_convergence(*, epochs: int | None = None, n_sub: int | None = None,
         title=(f"Fig. 2 ({panel}) ({_PAPER}, Sec. 6.2): {dataset}, n = {n}, d = {d}, smoothed "
                f"hinge γ = {smoothing:g}, lam = 1/n"),
         rows=rows, summary=summary, table_rows=table_rows, notes=notes)
+
+
+def _convergence_runs(X, y, lam, c, smoothing, batch_sizes, epochs, seed, bar):
+    """The reference optimum (Clarabel QP), L-BFGS-B with bounds, SC-Pega
+    for every batch size and SC-SDCA, each for ``epochs`` epochs, one
+    thread.  Returns (the QP result, the L-BFGS-B result, {solver: result})."""
+    with threadpool_limits(limits=1):
+        ref = reference_qp(X, y, "smoothed_hinge", lam, c, smoothing=smoothing)
+        bar.update(1)
+        lb = reference_lbfgsb(X, y, "smoothed_hinge", lam, c, smoothing=smoothing)
+        bar.update(1)
+        runs = {}
+        for k in batch_sizes:
+            res = sc_pegasos(X, y, "smoothed_hinge", lam, c, batch_size=k,
+                             max_iter=epochs * max(1, X.shape[0] // k), smoothing=smoothing,
+                             random_state=seed)
+            runs[f"SC-Pega (k={k})"] = res
+            bar.update(1)
+        res = sc_sdca(X, y, "smoothed_hinge", lam, c, smoothing=smoothing, tol=0.0,
+                      max_iter=epochs, random_state=seed)
+        runs["SC-SDCA"] = res
+        bar.update(1)
+    return ref, lb, runs
+
+
+def _convergence_rows(runs, p_star):
+    """One :class:`ConvergenceRow` per solver and epoch; the final primal
+    gap P(w) - P(w*) per solver and the first epoch where it is <= 1e-6
+    (None if never)."""
+    rows = []
+    summary_final, reach = {}, {}
+    for name, res in runs.items():
+        tr = res.trace
+        for e, P, g in zip(tr.iteration, tr.primal, tr.gap):
+            rows.append(ConvergenceRow(solver=name, epoch=int(e), primal=float(P),
+                                       primal_gap=float(P - p_star), duality_gap=float(g)))
+        pg = tr.primal - p_star
+        summary_final[name] = float(pg[-1])
+        hit = np.flatnonzero(pg <= 1e-6)
+        reach[name] = int(tr.iteration[hit[0]]) if hit.size else None
+    return rows, summary_final, reach

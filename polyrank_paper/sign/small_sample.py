@@ -236,31 +236,15 @@ def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: floa
     names = [str(f) for f in data.feature_names]
     c = breast_cancer_signs(names)
     seeds = [seed * 1_000_003 + t for t in range(trials)]
-    n_chunks = min(trials, max(4 * n_jobs, trials // 25))
-    chunks = [list(a) for a in np.array_split(np.array(seeds), n_chunks)]
     bar = progress_bar(trials, "sign-small-sample", progress)
-    rows = []
     try:
-        with threadpool_limits(limits=1):
-            jobs = Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_small_sample_trials)(X, y, c, ch, n_train, lam) for ch in chunks)
-            for part in jobs:
-                rows.extend(part)
-                bar.update(len(part))
+        rows = _run_trials(X, y, c, seeds, n_train, lam, n_jobs, bar)
     finally:
         bar.close()
-    rows = [SmallSampleRow(**r, roc_diff=r["roc_sc"] - r["roc_svm"],
-                           prbep_diff=r["prbep_sc"] - r["prbep_svm"]) for r in rows]
-
-    def counts(key):
-        v = np.array([getattr(r, key) for r in rows])
-        return Counts(improved=int((v > 1e-12).sum()), deteriorated=int((v < -1e-12).sum()),
-                      tied=int((np.abs(v) <= 1e-12).sum()))
-
     mean = SmallSampleMeans(**{k: float(np.mean([getattr(r, k) for r in rows]))
                                for k in ("roc_sc", "roc_svm", "prbep_sc", "prbep_svm",
                                          "roc_diff", "prbep_diff")})
-    rc, pc = counts("roc_diff"), counts("prbep_diff")
+    rc, pc = _counts(rows, "roc_diff"), _counts(rows, "prbep_diff")
     table_rows = [SmallSampleMean("SC-SVM", mean.roc_sc, mean.prbep_sc),
                   SmallSampleMean("SVM", mean.roc_svm, mean.prbep_svm),
                   SmallSampleMean("difference", mean.roc_diff, mean.prbep_diff)]
@@ -296,3 +280,29 @@ def sign_small_sample(*, trials: int | None = None, n_train: int = 10, lam: floa
         title=(f"Sec. 6.1 protocol ({_PAPER}): SC-SVM vs SVM on {n_train} random "
                "breast-cancer examples"),
         rows=rows, summary=summary, table_rows=table_rows, notes=notes)
+
+
+def _run_trials(X, y, c, seeds, n_train, lam, n_jobs, bar) -> list:
+    """The trials of ``seeds`` (:func:`_small_sample_trials`, in chunks over
+    ``n_jobs`` processes, one BLAS thread each): one :class:`SmallSampleRow`
+    per trial, with the SC-SVM - SVM differences."""
+    trials = len(seeds)
+    n_chunks = min(trials, max(4 * n_jobs, trials // 25))
+    chunks = [list(a) for a in np.array_split(np.array(seeds), n_chunks)]
+    rows = []
+    with threadpool_limits(limits=1):
+        jobs = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_small_sample_trials)(X, y, c, ch, n_train, lam) for ch in chunks)
+        for part in jobs:
+            rows.extend(part)
+            bar.update(len(part))
+    return [SmallSampleRow(**r, roc_diff=r["roc_sc"] - r["roc_svm"],
+                           prbep_diff=r["prbep_sc"] - r["prbep_svm"]) for r in rows]
+
+
+def _counts(rows, key) -> Counts:
+    """How many trials ``key`` (a difference SC-SVM - SVM) improved,
+    deteriorated or left tied (within 1e-12)."""
+    v = np.array([getattr(r, key) for r in rows])
+    return Counts(improved=int((v > 1e-12).sum()), deteriorated=int((v < -1e-12).sum()),
+                  tied=int((np.abs(v) <= 1e-12).sum()))

@@ -380,78 +380,92 @@ def _fig6_loop(ks, trials, budget_s, n, C, repeats, min_time, rng, bar, worker):
         rec = {p: {"sop": [], "cl": [], "cl_solver": [], "nit": [], "rel": [], "abs": [],
                    "acc": [], "agree": [], "cert": [], "status": "ok"} for p in solvers}
         for x, y, U, A, B in problems:
-            sq = float(x @ x)
-            f = U @ x
-            mu = (y[A] - f[A]) / sq
-            nu = (f[B] - y[B]) / sq
-            sop7 = soft_project(x, y, U, A, B, C)
-            sop19 = solve_reduced(mu, nu, C)
-            # SOPOPO's own optimality certificate on Eq. 7: primal - dual (Eq. 16)
-            rec["eq7"]["cert"].append(abs(sop7.objective - sop7.dual_objective))
-            rec["eq7"]["sop"].append(statistics.median(_per_call_times(
-                lambda x=x, y=y, U=U, A=A, B=B: soft_project(x, y, U, A, B, C), repeats,
-                min_time)))
-            rec["eq19"]["sop"].append(statistics.median(_per_call_times(
-                lambda mu=mu, nu=nu: solve_reduced(mu, nu, C), repeats, min_time)))
-            calls = {"eq7": ((x, y, U, A, B, C), sop7.objective,
-                             0.5 * float(np.sum(U[np.r_[A, B]] ** 2))),
-                     "eq19": ((mu, nu, C), sop19.objective, 0.5 * float(mu @ mu + nu @ nu))}
-            for p, solver in solvers.items():
-                r = rec[p]
-                if solver.stopped_at is not None or r["status"] != "ok":
-                    continue
-                args, sop_obj, dropped = calls[p]
-                value, dt, status = solver.run(args)
-                if value is not None:
-                    cl_obj = value["objective"]
-                    diff = abs(sop_obj - cl_obj)
-                    acc = _clarabel_accuracy(cl_obj, dropped)
-                    r["cl"].append(dt)
-                    r["cl_solver"].append(value["solve_time_s"])
-                    r["nit"].append(value["nit"])
-                    r["rel"].append(_rel(sop_obj, cl_obj))
-                    r["abs"].append(diff)
-                    r["acc"].append(acc)
-                    r["agree"].append(diff <= _OBJ_RTOL * abs(cl_obj) + acc)
-                if status != "ok":
-                    r["status"] = status
+            _fig6_trial(x, y, U, A, B, C, repeats, min_time, solvers, rec)
             bar.set_postfix_str(f"k={k}")
             bar.update(1)
         for p, solver in solvers.items():
             r = rec[p]
-            sop_mean, sop_sd = mean_sd(r["sop"])
-            cl_mean, cl_sd = mean_sd(r["cl"])
-            if solver.stopped_at is not None and not r["cl"] and r["status"] == "ok":
-                status = solver.skipped_status()
-            else:
-                status = r["status"]
-            lower = None
-            if status.startswith("stopped") or status.startswith("skipped"):
-                lower = budget_s / sop_mean
-            rel = max(r["rel"]) if r["rel"] else None
-            n_rel = sum(v > _OBJ_RTOL for v in r["rel"])
-            rows.append(Fig6Row(
-                problem=p, k=k, trials=trials,
-                sopopo_s=sop_mean, sopopo_sd_s=sop_sd,
-                clarabel_s=cl_mean, clarabel_sd_s=cl_sd,
-                clarabel_trials=len(r["cl"]),
-                clarabel_solver_s=mean_sd(r["cl_solver"])[0],
-                clarabel_nit=int(statistics.median(r["nit"])) if r["nit"] else None,
-                ratio=cl_mean / sop_mean if cl_mean is not None else None,
-                ratio_solver=(mean_sd(r["cl_solver"])[0] / sop_mean
-                              if r["cl_solver"] else None),
-                ratio_lower_bound=lower,
-                max_rel_obj_diff=rel,
-                max_abs_obj_diff=max(r["abs"]) if r["abs"] else None,
-                clarabel_accuracy=max(r["acc"]) if r["acc"] else None,
-                n_rel_above_1e_6=n_rel if r["rel"] else None,
-                objectives_agree=bool(all(r["agree"])) if r["agree"] else None,
-                sopopo_pd_gap=max(r["cert"]) if r["cert"] else None,
-                clarabel_status=status,
-            ))
+            rows.append(_fig6_row(p, k, trials, r, solver, budget_s))
             if r["status"] != "ok" and solver.stopped_at is None:
                 solver.stopped_at = k
     return rows
+
+
+def _fig6_trial(x, y, U, A, B, C, repeats, min_time, solvers, rec) -> None:
+    """One problem of :func:`_fig6_loop`: time SOPOPO on Eq. 7 and on
+    Eq. 19, run Clarabel on both (while within budget) and append the
+    times, objective differences and certificates to ``rec``."""
+    sq = float(x @ x)
+    f = U @ x
+    mu = (y[A] - f[A]) / sq
+    nu = (f[B] - y[B]) / sq
+    sop7 = soft_project(x, y, U, A, B, C)
+    sop19 = solve_reduced(mu, nu, C)
+    # SOPOPO's own optimality certificate on Eq. 7: primal - dual (Eq. 16)
+    rec["eq7"]["cert"].append(abs(sop7.objective - sop7.dual_objective))
+    rec["eq7"]["sop"].append(statistics.median(_per_call_times(
+        lambda x=x, y=y, U=U, A=A, B=B: soft_project(x, y, U, A, B, C), repeats,
+        min_time)))
+    rec["eq19"]["sop"].append(statistics.median(_per_call_times(
+        lambda mu=mu, nu=nu: solve_reduced(mu, nu, C), repeats, min_time)))
+    calls = {"eq7": ((x, y, U, A, B, C), sop7.objective,
+                     0.5 * float(np.sum(U[np.r_[A, B]] ** 2))),
+             "eq19": ((mu, nu, C), sop19.objective, 0.5 * float(mu @ mu + nu @ nu))}
+    for p, solver in solvers.items():
+        r = rec[p]
+        if solver.stopped_at is not None or r["status"] != "ok":
+            continue
+        args, sop_obj, dropped = calls[p]
+        value, dt, status = solver.run(args)
+        if value is not None:
+            cl_obj = value["objective"]
+            diff = abs(sop_obj - cl_obj)
+            acc = _clarabel_accuracy(cl_obj, dropped)
+            r["cl"].append(dt)
+            r["cl_solver"].append(value["solve_time_s"])
+            r["nit"].append(value["nit"])
+            r["rel"].append(_rel(sop_obj, cl_obj))
+            r["abs"].append(diff)
+            r["acc"].append(acc)
+            r["agree"].append(diff <= _OBJ_RTOL * abs(cl_obj) + acc)
+        if status != "ok":
+            r["status"] = status
+
+
+def _fig6_row(p, k, trials, r, solver, budget_s) -> Fig6Row:
+    """The :class:`Fig6Row` of problem ``p`` ("eq7" or "eq19") at ``k``
+    from its records ``r`` (means of the times, largest objective
+    differences, Clarabel's status or why it stopped)."""
+    sop_mean, sop_sd = mean_sd(r["sop"])
+    cl_mean, cl_sd = mean_sd(r["cl"])
+    if solver.stopped_at is not None and not r["cl"] and r["status"] == "ok":
+        status = solver.skipped_status()
+    else:
+        status = r["status"]
+    lower = None
+    if status.startswith("stopped") or status.startswith("skipped"):
+        lower = budget_s / sop_mean
+    rel = max(r["rel"]) if r["rel"] else None
+    n_rel = sum(v > _OBJ_RTOL for v in r["rel"])
+    return Fig6Row(
+        problem=p, k=k, trials=trials,
+        sopopo_s=sop_mean, sopopo_sd_s=sop_sd,
+        clarabel_s=cl_mean, clarabel_sd_s=cl_sd,
+        clarabel_trials=len(r["cl"]),
+        clarabel_solver_s=mean_sd(r["cl_solver"])[0],
+        clarabel_nit=int(statistics.median(r["nit"])) if r["nit"] else None,
+        ratio=cl_mean / sop_mean if cl_mean is not None else None,
+        ratio_solver=(mean_sd(r["cl_solver"])[0] / sop_mean
+                      if r["cl_solver"] else None),
+        ratio_lower_bound=lower,
+        max_rel_obj_diff=rel,
+        max_abs_obj_diff=max(r["abs"]) if r["abs"] else None,
+        clarabel_accuracy=max(r["acc"]) if r["acc"] else None,
+        n_rel_above_1e_6=n_rel if r["rel"] else None,
+        objectives_agree=bool(all(r["agree"])) if r["agree"] else None,
+        sopopo_pd_gap=max(r["cert"]) if r["cert"] else None,
+        clarabel_status=status,
+    )
 
 
 def _fig6_problem_summary(sub: list[Fig6Row]) -> Fig6Problem:

@@ -326,90 +326,136 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     parr = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
                                 pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
-        W = np.zeros((k, X.shape[1]))
-        sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
-                  else np.einsum("ij,ij->i", X, X))
-        rows = _kernels.Instances(*row_arrays(X), sqnorm)
+        form = _Form(X, W=np.zeros((k, X.shape[1])), rows=_instances(X))
     else:
-        if kernel == "precomputed":
-            K = X
-        elif kernel == "linear":
-            check_allocation(8.0 * m * m, f"the {m:,} x {m:,} Gram matrix of order='greedy'",
-                             "use order='cyclic' or 'random' (no Gram matrix with the "
-                             "linear kernel)")
-            K = np.ascontiguousarray((X @ X.T).toarray() if sp.issparse(X) else X @ X.T)
-        else:
-            K = kernel_matrix(X, kernel=kernel, **kernel_params)
-            if np.any(np.diag(K) < 0):
-                raise ValueError(f"kernel: {kernel!r} with {kernel_params} gives negative "
-                                 "k(x, x): not a Mercer (PSD) kernel for these parameters")
-        coef = np.zeros((m, k))
-        F = np.zeros((m, k))
-    P = pieces.n_pieces
+        form = _Form(X, K=_gram(X, kernel, kernel_params), coef=np.zeros((m, k)),
+                     F=np.zeros((m, k)))
+    if shrinking and order != "greedy":
+        status, it, primal, dual, work = _shrinking_solve(
+            form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, max_iter, runner)
+    else:
+        status, it, primal, dual, work = _plain_solve(
+            form, Y, pieces.n_pieces, parr, rng, order, tol, atol, max_iter, runner)
+    return _result(status, it, primal, dual, max_iter, form.W if explicit else form.coef,
+                   "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
+
+
+class _Form:
+    """The iterate of a solve in one of two forms: explicit (linear kernel,
+    not greedy: ``W`` (k, n) and the rows of X as ``rows``) or kernel
+    (``K`` (m, m), the dual coefficients ``coef`` (m, k) and the running
+    predictions ``F = K coef`` (m, k)); ``X`` is the input."""
+
+    def __init__(self, X, *, W=None, rows=None, K=None, coef=None, F=None):
+        self.X, self.W, self.rows, self.K, self.coef, self.F = X, W, rows, K, coef, F
+        self.explicit = W is not None
+
+
+def _instances(X):
+    """The rows of X (ndarray or CSR) with their squared norms, as the
+    explicit passes read them (:class:`~polyrank.sopopo._kernels.Instances`)."""
+    sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+              else np.einsum("ij,ij->i", X, X))
+    return _kernels.Instances(*row_arrays(X), sqnorm)
+
+
+def _gram(X, kernel: str, kernel_params: dict) -> np.ndarray:
+    """The Gram matrix K (m, m) of the kernel form: X itself for
+    ``"precomputed"``, X X' for ``"linear"`` (after a memory check), else
+    :func:`~polyrank.kernels.kernel_matrix`; ValueError naming ``kernel``
+    if k(x, x) < 0 for some x (not a Mercer kernel)."""
+    m = X.shape[0]
+    if kernel == "precomputed":
+        return X
+    if kernel == "linear":
+        check_allocation(8.0 * m * m, f"the {m:,} x {m:,} Gram matrix of order='greedy'",
+                         "use order='cyclic' or 'random' (no Gram matrix with the "
+                         "linear kernel)")
+        return np.ascontiguousarray((X @ X.T).toarray() if sp.issparse(X) else X @ X.T)
+    K = kernel_matrix(X, kernel=kernel, **kernel_params)
+    if np.any(np.diag(K) < 0):
+        raise ValueError(f"kernel: {kernel!r} with {kernel_params} gives negative "
+                         "k(x, x): not a Mercer (PSD) kernel for these parameters")
+    return K
+
+
+def _shrinking_solve(form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, max_iter,
+                     runner):
+    """The passes of ``shrinking=True`` (not greedy): build the active set
+    (:class:`_PairActiveSet` when every piece is one edge, else
+    :class:`_PieceActiveSet`) and run :func:`_shrinking_loop` on ``form``.
+    Returns (status, passes, primal, dual, work in full passes)."""
+    m, k = Y.shape
+    # violations are in units of Y: start at the largest preference gap
+    scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
+    scale = scale if scale > 0 else 1.0
+    if _single_edge(pieces):
+        acts = _PairActiveSet(pieces, m, alpha, beta, 1e-12 * scale, k,
+                              rng if order == "shuffle" else None)
+    else:
+        acts = _PieceActiveSet(pieces, m, alpha, beta, 1e-12 * scale)
+    X, W, rows, K, coef, F = form.X, form.W, form.rows, form.K, form.coef, form.F
+    if form.explicit:
+        def evaluate(sync):
+            F = np.asarray(X @ W.T)
+            return _kernels.objectives(F, Y, parr, float(np.sum(W * W)))
+
+        def sweep():
+            return acts.sweep_linear(rows, Y, W)
+    else:
+        def evaluate(sync):
+            exact = K @ coef
+            if sync:
+                F[...] = exact     # no drift from the rank-one updates
+            return _kernels.objectives(exact, Y, parr, float(np.sum(coef * exact)))
+
+        def sweep():
+            return acts.sweep_kernel(K, Y, F, coef)
+    return _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_iter,
+                           runner)
+
+
+def _plain_solve(form, Y, P, parr, rng, order, tol, atol, max_iter, runner):
+    """The passes without shrinking: every pass visits all ``P`` pieces
+    (greedy: the best piece at every step, then a cyclic pass once greedy
+    steps are rounding noise), then evaluates the exact objectives and tests
+    :func:`_ending`.  Returns (status, passes, primal, dual, work)."""
+    X, W, rows, K, coef, F = form.X, form.W, form.rows, form.K, form.coef, form.F
+    explicit = form.explicit
     status = STATUS_MAX_ITER
     primal = dual = np.nan
     it = 0
-    if shrinking and order != "greedy":
-        # violations are in units of Y: start at the largest preference gap
-        scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
-        scale = scale if scale > 0 else 1.0
-        if _single_edge(pieces):
-            acts = _PairActiveSet(pieces, m, alpha, beta, 1e-12 * scale, k,
-                                  rng if order == "shuffle" else None)
-        else:
-            acts = _PieceActiveSet(pieces, m, alpha, beta, 1e-12 * scale)
-        if explicit:
-            def evaluate(sync):
-                F = np.asarray(X @ W.T)
-                return _kernels.objectives(F, Y, parr, float(np.sum(W * W)))
-
-            def sweep():
-                return acts.sweep_linear(rows, Y, W)
-        else:
-            def evaluate(sync):
-                exact = K @ coef
-                if sync:
-                    F[...] = exact     # no drift from the rank-one updates
-                return _kernels.objectives(exact, Y, parr, float(np.sum(coef * exact)))
-
-            def sweep():
-                return acts.sweep_kernel(K, Y, F, coef)
-        status, it, primal, dual, work = _shrinking_loop(sweep, evaluate, acts, scale, rng,
-                                                         order, tol, atol, max_iter, runner)
-    else:
-        for it in range(1, max_iter + 1):
-            changed = 0
-            if order == "greedy":
-                min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
-                inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, parr)
-                if it > 1 and big <= _GREEDY_NOISE * max(abs(dual), 1.0):
-                    # every greedy step was rounding noise: the greedy choice can cycle
-                    # there (the dual at its optimum, the primal still above it)
-                    changed = 0
-            if order != "greedy" or changed == 0:
-                # greedy: once no piece offers more than rounding noise, a cyclic
-                # pass still makes the (tiny, real) progress that noise hides
-                perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
-                if explicit:
-                    inc, big, changed = _kernels.pass_linear(rows, Y, W, perm, parr)
-                else:
-                    inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, parr)
+    for it in range(1, max_iter + 1):
+        changed = 0
+        if order == "greedy":
+            min_inc = _GREEDY_MIN * max(abs(dual), 1.0) if it > 1 else 0.0
+            inc, big, changed = _kernels.greedy_kernel(K, Y, F, coef, P, min_inc, parr)
+            if it > 1 and big <= _GREEDY_NOISE * max(abs(dual), 1.0):
+                # every greedy step was rounding noise: the greedy choice can cycle
+                # there (the dual at its optimum, the primal still above it)
+                changed = 0
+        if order != "greedy" or changed == 0:
+            # greedy: once no piece offers more than rounding noise, a cyclic
+            # pass still makes the (tiny, real) progress that noise hides
+            perm = rng.permutation(P) if order == "shuffle" else np.arange(P)
             if explicit:
-                F = np.asarray(X @ W.T)
-                sqw = float(np.sum(W * W))
+                inc, big, changed = _kernels.pass_linear(rows, Y, W, perm, parr)
             else:
-                # recompute the predictions exactly: no drift from the rank-one updates
-                F = K @ coef
-                sqw = float(np.sum(coef * F))
-            primal, dual = _kernels.objectives(F, Y, parr, sqw)
-            stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
-            ending = _ending(primal, dual, tol, atol, stop, changed == 0)
-            if ending is not None:
-                status = ending
-                break
-        work = float(it)
-    return _result(status, it, primal, dual, max_iter, W if explicit else coef,
-                   "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
+                inc, big, changed = _kernels.pass_kernel(K, Y, F, coef, perm, parr)
+        if explicit:
+            F = np.asarray(X @ W.T)
+            sqw = float(np.sum(W * W))
+        else:
+            # recompute the predictions exactly: no drift from the rank-one updates
+            F = K @ coef
+            sqw = float(np.sum(coef * F))
+        primal, dual = _kernels.objectives(F, Y, parr, sqw)
+        stop = runner.record(it, primal, dual, dual_increase=inc, max_dual_increase=big)
+        ending = _ending(primal, dual, tol, atol, stop, changed == 0)
+        if ending is not None:
+            status = ending
+            break
+    return status, it, primal, dual, float(it)
 
 
 def _ending(primal: float, dual: float, tol: float, atol: float, stop: bool,

@@ -363,6 +363,66 @@ def _piece_variables(pieces, m, k, C):
             np.concatenate(pid), bounds, slices)
 
 
+def _gram_qp(X, K, ex, lab, sgn, lin, A_pc, S_pc, bounds, k, tol):
+    """Eq. 38 with the dense quadratic term ``P = M' (K kron I_k) M`` over
+    the piece variables (``formulation="gram"``): returns (lambda, the
+    :func:`~polyrank.qp.solve_qp` result)."""
+    nv, npieces = ex.size, bounds.size
+    Kmat = K if K is not None else X @ X.T
+    same = lab[:, None] == lab[None, :]
+    P = (sgn[:, None] * sgn[None, :]) * Kmat[np.ix_(ex, ex)] * same
+    P = 0.5 * (P + P.T)
+    res = solve_qp(sp.csc_matrix(P), -lin, A_eq=A_pc,
+                   b_eq=np.zeros(npieces),
+                   G=sp.vstack([-sp.identity(nv, format="csc"), S_pc],
+                               format="csc"),
+                   h=np.r_[np.zeros(nv), bounds], tol=tol)
+    return res.x, res
+
+
+def _factored_qp(X, K, ex, lab, sgn, lin, A_pc, S_pc, bounds, k, tol):
+    """Eq. 38 with ``K = L L'`` and extra variables ``v_r = L' c[:, r]``
+    tied by equalities, minimising ``1/2 sum ||v_r||^2`` (sparse;
+    ``formulation="factored"``): returns (lambda, the
+    :func:`~polyrank.qp.solve_qp` result)."""
+    nv, npieces = ex.size, bounds.size
+    idx = np.arange(nv)
+    L = X if K is None else _psd_factor(K)
+    d = L.shape[1]
+    P = sp.diags(np.r_[np.zeros(nv), np.ones(k * d)], format="csc")
+    qvec = np.r_[-lin, np.zeros(k * d)]
+    # v_{r, j} - sum_{vars of label r} sgn * L[ex, j] * lambda = 0
+    rows = (lab[:, None] * d + np.arange(d)).ravel()
+    cols = np.repeat(idx, d)
+    vals = (-sgn[:, None] * L[ex, :]).ravel()
+    T = sp.csc_matrix((vals, (rows, cols)), shape=(k * d, nv))
+    A_eq = sp.vstack([
+        sp.hstack([T, sp.identity(k * d, format="csc")]),
+        sp.hstack([A_pc, sp.csc_matrix((npieces, k * d))]),
+    ], format="csc")
+    b_eq = np.zeros(k * d + npieces)
+    G = sp.hstack([
+        sp.vstack([-sp.identity(nv, format="csc"), S_pc]),
+        sp.csc_matrix((nv + npieces, k * d)),
+    ], format="csc")
+    res = solve_qp(P, qvec, A_eq=A_eq, b_eq=b_eq, G=G,
+                   h=np.r_[np.zeros(nv), bounds], tol=tol)
+    return res.x[:nv], res
+
+
+def _slacks(pieces, Y, scores) -> np.ndarray:
+    """The smallest feasible slack of every piece at ``scores`` (Eq. 6/24):
+    ``xi_p = max(0, max_{a in A_p} (Y - f)[i, a] + max_{b in B_p} (f - Y)[i, b])``."""
+    xi = np.empty(len(pieces))
+    for j, piece in enumerate(pieces):
+        i = int(piece[0])
+        Aj = np.asarray(piece[1], dtype=np.int64)
+        Bj = np.asarray(piece[2], dtype=np.int64)
+        xi[j] = max(0.0, float(np.max(Y[i, Aj] - scores[i, Aj])
+                               + np.max(scores[i, Bj] - Y[i, Bj])))
+    return xi
+
+
 def batch_reduced_qp(X, Y, pieces, C=None, K=None, *,
                      formulation: str = "factored",
                      tol: float = 1e-10) -> SolverResult:
@@ -476,39 +536,8 @@ def batch_reduced_qp(X, Y, pieces, C=None, K=None, *,
     S_pc = sp.csc_matrix(((sgn > 0).astype(float), (pid, idx)),
                          shape=(npieces, nv))
 
-    if formulation == "gram":
-        Kmat = K if K is not None else X @ X.T
-        same = lab[:, None] == lab[None, :]
-        P = (sgn[:, None] * sgn[None, :]) * Kmat[np.ix_(ex, ex)] * same
-        P = 0.5 * (P + P.T)
-        res = solve_qp(sp.csc_matrix(P), -lin, A_eq=A_pc,
-                       b_eq=np.zeros(npieces),
-                       G=sp.vstack([-sp.identity(nv, format="csc"), S_pc],
-                                   format="csc"),
-                       h=np.r_[np.zeros(nv), bounds], tol=tol)
-        lam = res.x
-    else:
-        L = X if K is None else _psd_factor(K)
-        d = L.shape[1]
-        P = sp.diags(np.r_[np.zeros(nv), np.ones(k * d)], format="csc")
-        qvec = np.r_[-lin, np.zeros(k * d)]
-        # v_{r, j} - sum_{vars of label r} sgn * L[ex, j] * lambda = 0
-        rows = (lab[:, None] * d + np.arange(d)).ravel()
-        cols = np.repeat(idx, d)
-        vals = (-sgn[:, None] * L[ex, :]).ravel()
-        T = sp.csc_matrix((vals, (rows, cols)), shape=(k * d, nv))
-        A_eq = sp.vstack([
-            sp.hstack([T, sp.identity(k * d, format="csc")]),
-            sp.hstack([A_pc, sp.csc_matrix((npieces, k * d))]),
-        ], format="csc")
-        b_eq = np.zeros(k * d + npieces)
-        G = sp.hstack([
-            sp.vstack([-sp.identity(nv, format="csc"), S_pc]),
-            sp.csc_matrix((nv + npieces, k * d)),
-        ], format="csc")
-        res = solve_qp(P, qvec, A_eq=A_eq, b_eq=b_eq, G=G,
-                       h=np.r_[np.zeros(nv), bounds], tol=tol)
-        lam = res.x[:nv]
+    qp = _gram_qp if formulation == "gram" else _factored_qp
+    lam, res = qp(X, K, ex, lab, sgn, lin, A_pc, S_pc, bounds, k, tol)
 
     alpha = [lam[s0:s1].copy() for s0, s1, _ in slices]
     beta = [lam[s1:s2].copy() for _, s1, s2 in slices]
@@ -522,13 +551,7 @@ def batch_reduced_qp(X, Y, pieces, C=None, K=None, *,
         scores = K @ c
         sq_norm = float(np.sum(c * scores))
     dual_objective = float(-0.5 * sq_norm + lin @ lam)
-    xi = np.empty(npieces)
-    for j, piece in enumerate(pieces):
-        i = int(piece[0])
-        Aj = np.asarray(piece[1], dtype=np.int64)
-        Bj = np.asarray(piece[2], dtype=np.int64)
-        xi[j] = max(0.0, float(np.max(Y[i, Aj] - scores[i, Aj])
-                               + np.max(scores[i, Bj] - Y[i, Bj])))
+    xi = _slacks(pieces, Y, scores)
     primal_objective = float(0.5 * sq_norm + bounds @ xi)
     out = SolverResult(
         alpha=alpha, beta=beta, c=c, scores=scores,
