@@ -32,7 +32,6 @@ ALLOWED = {
     "polyrank/m3l/_kernels.py::smo_pass": _NUMBA,
     "polyrank/ordinal/_kernels.py::dual_cd": _NUMBA,
     "polyrank/ranksvm/_dcd.py::dcd_epoch": _NUMBA,
-    "polyrank/sign/solvers.py::_sdca_binary": "off-limits this round; split next",
 }
 
 

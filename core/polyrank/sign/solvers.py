@@ -515,6 +515,86 @@ def _gap_rule(gap: float, tol: float, gap_tol: float) -> str:
     return f"duality gap {gap:.3g} <= tol * P(0) = {gap_tol:.3g}"
 
 
+class _BinarySdca:
+    """The state of SC-SDCA for the losses of Table 1 (:func:`_sdca_binary`):
+    the iterate (alpha, wbar, w, the running sum of an average), the fused
+    margins of the previous epoch, and the epoch, exact-gap and trace steps
+    that use them."""
+
+    def __init__(self, data, layout, lam, smoothing, top_k, runner, sqnorm, s_lb):
+        self.data, self.layout, self.lam = data, layout, lam
+        self.smoothing, self.top_k, self.runner = smoothing, top_k, runner
+        self.sqnorm, self.s_lb = sqnorm, s_lb
+        Xc, yv, c, sw = data["X"], data["y"], data["c"], data["sw"]
+        n, d = Xc.shape
+        self.n = n
+        self.alpha = np.zeros(n)
+        self.wbar = np.zeros(d)
+        self.w = np.zeros(d)                  # Pi_S(wbar) (Eq. 11)
+        self.wsum = np.zeros(d)
+        self.last = np.zeros(d, dtype=np.int64)
+        self.z_prev = np.zeros(n)             # <w_(k-1), x_i>, filled during epoch k
+        self.alpha_before = np.empty(n)
+        self.rows = K.CsrExamples(*_csr(Xc), yv, sw)
+        if layout == "dense":
+            self.dense = K.DenseExamples(np.ascontiguousarray(Xc.toarray()), yv, sw)
+            self.box = K.SignBox(np.where(c > 0, 0.0, -np.inf), np.where(c < 0, 0.0, np.inf))
+
+    def exact(self, snap):
+        """(output, wbar, P, D) at the exact dual point of ``snap``."""
+        Xc, c = self.data["X"], self.data["c"]
+        wbar_x, w_x = _dual_point(Xc, snap.alpha, self.lam, c)
+        out = snap.out if snap.averaged else w_x
+        P, D, _, _ = _objectives(self.data, Xc, self.lam, self.smoothing, self.top_k, out,
+                                 snap.alpha, w_x)
+        return out, wbar_x, P, D
+
+    def record(self, snap, P, D):
+        """The trace entry of ``snap``; True when the callback stops."""
+        return self.runner.record(snap.it, P, D, steps=float(snap.steps),
+                                  n_changed=float(snap.changed),
+                                  n_active=float(snap.n_active),
+                                  sign_violation=_violation(snap.out, self.data["c"]))
+
+    def epoch(self, order, steps, averaging, w_prev, track):
+        """One pass of Alg. 2 over ``order``; the number of alphas changed."""
+        state = K.SdcaIterate(self.alpha, self.wbar, self.w, self.wsum, self.last, w_prev,
+                              self.z_prev)
+        code, smoothing, lam = self.data["code"], self.smoothing, self.lam
+        if self.layout == "dense":
+            return K.sdca_epoch_dense(self.dense, code, smoothing, lam, self.sqnorm, self.s_lb,
+                                      state, self.box, order, steps, averaging, track)
+        return K.sdca_epoch(self.rows, code, smoothing, lam, self.sqnorm, self.s_lb, state,
+                            self.data["c"], order, steps, averaging, track)
+
+    def tracked_gap(self, prev):
+        """P(w_prev) from the margins the last epoch stored, and D(alpha_prev)."""
+        d = self.data
+        loss = K.loss_sum(d["code"], self.z_prev, d["y"], self.smoothing, d["sw"])
+        return 0.5 * self.lam * float(prev.out @ prev.out) + loss / self.n, prev.D
+
+    def active_epochs(self, rng, steps, averaging):
+        """The shrinking epochs over the rows whose alpha moved (up to
+        min(n / |A|, MAX_ACTIVE_EPOCHS)); returns (|A|, steps taken)."""
+        d = self.data
+        active = K.active_rows(d["code"], self.alpha, self.alpha_before, d["y"], d["sw"])
+        n_active, taken = active.shape[0], 0
+        if 0 < n_active < self.n:
+            for _ in range(min(MAX_ACTIVE_EPOCHS, self.n // n_active)):
+                K.shuffle(active, rng.random(n_active))
+                moved = self.epoch(active, steps + taken, averaging, self.w, False)
+                taken += n_active
+                if moved == 0:
+                    break
+        return n_active, taken
+
+    def dual(self):
+        """D(alpha) of the current iterate (from alpha and w alone)."""
+        d = self.data
+        return (-0.5 * self.lam * float(self.w @ self.w)
+                - K.conj_sum(d["code"], self.alpha, d["y"], self.smoothing, d["sw"]) / self.n)
+
+
 def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_from, runner,
                  rng, sqnorm, s_lb, shrinking):
     """Epoch loop of SC-SDCA (Alg. 2) for the losses of Table 1.
@@ -531,40 +611,9 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
     :func:`sc_sdca`); the snapshot is taken after them, so the gap is still
     measured by the next full epoch.
     """
-    Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
-    n, d = Xc.shape
-    alpha = np.zeros(n)
-    wbar = np.zeros(d)
-    w = np.zeros(d)                       # Pi_S(wbar) (Eq. 11)
-    wsum = np.zeros(d)
-    last = np.zeros(d, dtype=np.int64)
+    s = _BinarySdca(data, layout, lam, smoothing, top_k, runner, sqnorm, s_lb)
+    n = s.n
     perm = np.arange(n, dtype=np.int64)
-    z_prev = np.zeros(n)                  # <w_(k-1), x_i>, filled during epoch k
-    alpha_before = np.empty(n)
-    rows = K.CsrExamples(*_csr(Xc), yv, sw)
-    if layout == "dense":
-        dense = K.DenseExamples(np.ascontiguousarray(Xc.toarray()), yv, sw)
-        box = K.SignBox(np.where(c > 0, 0.0, -np.inf), np.where(c < 0, 0.0, np.inf))
-
-    def exact(snap):
-        wbar_x, w_x = _dual_point(Xc, snap.alpha, lam, c)
-        out = snap.out if snap.averaged else w_x
-        P, D, _, _ = _objectives(data, Xc, lam, smoothing, top_k, out, snap.alpha, w_x)
-        return out, wbar_x, P, D
-
-    def record(snap, P, D):
-        return runner.record(snap.it, P, D, steps=float(snap.steps),
-                             n_changed=float(snap.changed), n_active=float(snap.n_active),
-                             sign_violation=_violation(snap.out, c))
-
-    def epoch(order, steps, averaging, w_prev, track):
-        state = K.SdcaIterate(alpha, wbar, w, wsum, last, w_prev, z_prev)
-        if layout == "dense":
-            return K.sdca_epoch_dense(dense, code, smoothing, lam, sqnorm, s_lb, state, box,
-                                      order, steps, averaging, track)
-        return K.sdca_epoch(rows, code, smoothing, lam, sqnorm, s_lb, state, c, order, steps,
-                            averaging, track)
-
     prev = None
     final = None
     status = STATUS_MAX_ITER
@@ -572,22 +621,20 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
     for it in range(1, max_iter + 1):
         averaging = average_from is not None and it > average_from
         if averaging and avg_steps == 0:
-            last[:] = steps                 # the sum starts at this epoch
+            s.last[:] = steps               # the sum starts at this epoch
         K.shuffle(perm, rng.random(n))
         track = prev is not None
         if shrinking:
-            alpha_before[:] = alpha
-        changed = epoch(perm, steps, averaging, prev.out if track else w, track)
+            s.alpha_before[:] = s.alpha
+        changed = s.epoch(perm, steps, averaging, prev.out if track else s.w, track)
         steps += n
         n_steps = n
         if track:                           # the gap of the previous epoch
-            loss = K.loss_sum(code, z_prev, yv, smoothing, sw)
-            P = 0.5 * lam * float(prev.out @ prev.out) + loss / n
-            D = prev.D
+            P, D = s.tracked_gap(prev)
             if P - D <= tol:
-                final = exact(prev)
+                final = s.exact(prev)
                 P, D = final[2], final[3]
-            stop = record(prev, P, D)
+            stop = s.record(prev, P, D)
             if P - D <= tol:
                 status = STATUS_CONVERGED
                 break
@@ -597,32 +644,24 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
                 break
         n_active = n
         if shrinking:
-            active = K.active_rows(code, alpha, alpha_before, yv, sw)
-            n_active = active.shape[0]
-            if 0 < n_active < n:
-                for _ in range(min(MAX_ACTIVE_EPOCHS, n // n_active)):
-                    K.shuffle(active, rng.random(n_active))
-                    moved = epoch(active, steps, averaging, w, False)
-                    steps += n_active
-                    n_steps += n_active
-                    if moved == 0:
-                        break
+            n_active, taken = s.active_epochs(rng, steps, averaging)
+            steps += taken
+            n_steps += taken
         if averaging:
-            K.flush_average(w, wsum, last, steps)
+            K.flush_average(s.w, s.wsum, s.last, steps)
             avg_steps += n_steps
-        out = wsum / avg_steps if averaging else w.copy()
-        D = -0.5 * lam * float(w @ w) - K.conj_sum(code, alpha, yv, smoothing, sw) / n
-        prev = _Snapshot(it, out, alpha.copy(), wbar.copy(), D, changed, steps, averaging,
-                         n_active)
+        out = s.wsum / avg_steps if averaging else s.w.copy()
+        prev = _Snapshot(it, out, s.alpha.copy(), s.wbar.copy(), s.dual(), changed, steps,
+                         averaging, n_active)
     else:                                   # max_iter done: evaluate the last epoch
-        final = exact(prev)
-        stop = record(prev, final[2], final[3])
+        final = s.exact(prev)
+        stop = s.record(prev, final[2], final[3])
         if final[2] - final[3] <= tol:
             status = STATUS_CONVERGED
         elif stop:
             status = STATUS_CALLBACK
     if final is None:
-        final = exact(prev)
+        final = s.exact(prev)
     out, wbar_x, P, D = final
     return out, prev.alpha, wbar_x, P, D, prev.it, status
 
