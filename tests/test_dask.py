@@ -82,6 +82,7 @@ def test_grid_search_on_a_dask_cluster_equals_serial(client, name):
     _same(serial, dist)
 
 
+@pytest.mark.slow          # 7 s on a quiet machine (a Dask cluster's round trips)
 def test_ranksvm_grid_with_routing_on_a_dask_cluster(client):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(150, 5))

@@ -84,6 +84,7 @@ def test_mq2008_objective_equals_single_machine(client, mq):
     assert math.isclose(obj.fun(model.coef_), f_d, rel_tol=1e-12)
 
 
+@pytest.mark.slow          # 8 s on a quiet machine (a Dask cluster's round trips)
 def test_generated_objective_and_solution_equal_single_machine(client):
     X, y, qid = make_ranking(12000, n_features=12, npartitions=5, seed=3)
     model = DaskRankSVM(C=1e-2, tol=1e-8, client=client).fit(X, y, qid=qid)
@@ -180,6 +181,7 @@ def test_sparse_chunks_and_weights_equal_single_machine(client, mq):
     assert plain.n_pairs_ == local.n_pairs_ and plain.n_features_in_ == 46
 
 
+@pytest.mark.slow          # 21 s in CI (generic CPU, both workers busy)
 def test_dask_dataframe_input_repartitioned_by_query(client, mq):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
@@ -271,6 +273,7 @@ def _binary(n=1200, d=8, seed=0):
     return X, y
 
 
+@pytest.mark.slow          # 15 s per loss in CI
 @pytest.mark.parametrize("loss", ["hinge", "logistic"])
 def test_cocoa_classifier_reaches_the_single_machine_objective(client, loss):
     Xn, yn = _binary()

@@ -389,7 +389,11 @@ def test_interrupted_refit_leaves_the_estimator_unfitted(name):
 
 
 _SIGINT = """
-import sys, time, numpy as np
+import signal, sys, time, numpy as np
+# what a terminal gives: Ctrl-C raises KeyboardInterrupt (a process started in
+# the background by a shell without job control inherits SIGINT ignored, and
+# Python then keeps ignoring it)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from polyrank import LabelRanker
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3000, 50)); Y = (X[:, :20] + rng.normal(size=(3000, 20)) > 0).astype(int)

@@ -156,6 +156,7 @@ def test_the_paper_wing_stands_on_both_floors_below():
     assert {"polyrank", "polyrank_widgets", "plotly"} <= names
 
 
+@pytest.mark.slow          # 14 s in CI: a fresh interpreter per floor
 def test_importing_a_floor_loads_none_above_it():
     code = ("import sys, polyrank, polyrank.cli; a = 'polyrank_widgets' in sys.modules; "
             "b = 'polyrank_paper' in sys.modules; import polyrank_widgets; "
