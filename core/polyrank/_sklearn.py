@@ -311,7 +311,7 @@ def _column_moments(X):
     return mean, var / max(X.shape[0], 1)
 
 
-def feature_scale_issue(X, *, offset: bool = True, names=None):
+def feature_scale_issue(X, *, offset: bool = True, names=None, rms_range=None):
     """Why the feature matrix X does not look standardised, or None.
 
     Two signs, both cured by :class:`sklearn.preprocessing.StandardScaler`:
@@ -332,6 +332,11 @@ def feature_scale_issue(X, *, offset: bool = True, names=None):
         Never tested for sparse X, which cannot be centred sparsely.
     names : sequence of str, optional
         Column names for the message (default ``"column j"``).
+    rms_range : (float, float), optional
+        Also a sign: the root mean square of X's entries (1 after a
+        StandardScaler) outside this range (PRank, whose thresholds move by
+        1 per mistake, needs X near unit magnitude); from the same column
+        moments, mean(var + mean^2).
 
     Returns
     -------
@@ -365,6 +370,11 @@ def feature_scale_issue(X, *, offset: bool = True, names=None):
         ratio = f"{share / total:.3g} times" if total > 0 else "far above"
         reasons.append(f"the rows are dominated by their common mean (the squared norm "
                        f"of the column means is {ratio} the total variance)")
+    if rms_range is not None and var.size:
+        rms = float(np.mean(var + mean * mean)) ** 0.5
+        if rms > 0.0 and not rms_range[0] <= rms <= rms_range[1]:
+            reasons.append(f"the root mean square of its entries is {rms:.3g} "
+                           "(1 after a StandardScaler)")
     return "; ".join(reasons) or None
 
 
@@ -374,7 +384,7 @@ UNSCALED_DUAL = ("The dual solver converges slowly on such data and the L2 penal
 
 
 def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_DUAL,
-                     also: str | None = None) -> bool:
+                     rms_range=None) -> bool:
     """Warn (:class:`~polyrank.exceptions.FeatureScaleWarning`) before a
     solve when X does not look standardised (:func:`feature_scale_issue`),
     naming the fix: ``make_pipeline(StandardScaler(), Estimator())``.
@@ -392,9 +402,8 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_D
         invariant).
     why : str, default=UNSCALED_DUAL
         Why such X hurts this estimator (a sentence without its full stop).
-    also : str or None
-        A further sign of unscaled X that the estimator found itself (a
-        phrase), reported with those of :func:`feature_scale_issue`.
+    rms_range : (float, float), optional
+        Passed to :func:`feature_scale_issue`.
 
     Returns
     -------
@@ -403,10 +412,9 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_D
     """
     if kernel == "precomputed":
         return False
-    found = [feature_scale_issue(X, offset=kernel != "rbf",
-                                 names=getattr(estimator, "feature_names_in_", None)), also]
-    issue = "; ".join(f for f in found if f)
-    if not issue:
+    issue = feature_scale_issue(X, offset=kernel != "rbf", rms_range=rms_range,
+                                names=getattr(estimator, "feature_names_in_", None))
+    if issue is None:
         return False
     name = type(estimator).__name__
     scaler = "StandardScaler(with_mean=False)" if sp.issparse(X) else "StandardScaler()"
@@ -460,7 +468,7 @@ def kernel_width_hint(estimator, X=None) -> str:
     now = "1/n_features" if estimator.gamma is None else f"{estimator.gamma:g}"
     if estimator.kernel == "rbf" and X is not None and not sp.issparse(X) and X.shape[0] > 1:
         X = np.asarray(X, dtype=np.float64)
-        gamma = 1.0 / X.shape[1] if estimator.gamma is None else float(estimator.gamma)
+        gamma = check_kernel_params("rbf", estimator.gamma, 1, 0.0, X.shape[1])["gamma"]
         rng = np.random.default_rng(0)
         i, j = rng.integers(0, X.shape[0], size=(2, WIDTH_PAIRS))
         i, j = i[i != j], j[i != j]

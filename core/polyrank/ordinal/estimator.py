@@ -17,7 +17,6 @@ from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.metrics import mean_absolute_error
@@ -658,23 +657,9 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
 
 
 #: PRank warns when the root mean square of X's entries is outside this range
-#: (1 after a StandardScaler): its thresholds move by 1 per mistake
+#: (1 after a StandardScaler): its thresholds move by 1 per mistake (linear
+#: and poly kernels; the rbf kernel's values lie in [0, 1] whatever X's units)
 PRANK_RMS_RANGE = (0.1, 10.0)
-
-
-def _prank_magnitude_issue(X, kernel: str) -> str | None:
-    """Why X's magnitude misleads PRank (a phrase), or None: the root mean
-    square of the entries outside :data:`PRANK_RMS_RANGE` (linear and poly
-    kernels; the rbf kernel's values lie in [0, 1] whatever X's units)."""
-    if kernel == "rbf":
-        return None
-    m, n = X.shape
-    squares = float(X.multiply(X).sum()) if sp.issparse(X) else float(np.einsum("ij,ij->", X, X))
-    rms = (squares / max(m * n, 1)) ** 0.5
-    lo, hi = PRANK_RMS_RANGE
-    if lo <= rms <= hi or rms == 0.0:
-        return None
-    return f"the root mean square of its entries is {rms:.3g} (1 after a StandardScaler)"
 
 
 class PRank(_OrdinalLabels, BaseEstimator):
@@ -809,7 +794,8 @@ class PRank(_OrdinalLabels, BaseEstimator):
         X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=False)
         codes, classes = self._encode_y(y_raw, y)
-        warn_if_unscaled(self, X, self.kernel, also=_prank_magnitude_issue(X, self.kernel),
+        warn_if_unscaled(self, X, self.kernel,
+                         rms_range=None if self.kernel == "rbf" else PRANK_RMS_RANGE,
                          why="PRank adds raw rows to w but moves its thresholds by 1 per "
                              "mistake, so the units of X decide its model")
         res = prank_trusted(X, codes, kernel=self.kernel, gamma=self.gamma, degree=self.degree,
