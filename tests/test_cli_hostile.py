@@ -213,12 +213,13 @@ def test_debug_shows_the_traceback(capsys, tmp_path, good):
 
 
 def test_an_internal_error_is_one_line(capsys, tmp_path, good, monkeypatch):
-    import polyrank.cli as cli
+    import polyrank.io
 
     def broken(*args, **kwargs):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(cli, "read_svmlight", broken)
+    # the command imports its readers when it runs (polyrank.cli loads no numpy at its top)
+    monkeypatch.setattr(polyrank.io, "read_svmlight", broken)
     fails(capsys, "train", "ranksvm", good, tmp_path / "m", status=1,
           match=("internal error: IndexError", "--debug"))
 

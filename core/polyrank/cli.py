@@ -68,6 +68,7 @@ import ast
 import functools
 import io
 import json
+import numbers
 import os
 import sys
 import time
@@ -78,36 +79,16 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.utils import get_tags
-
-from . import (
-    LabelRanker,
-    M3LClassifier,
-    OrdinalMarginRanker,
-    RankSVM,
-    SignConstrainedClassifier,
-    SignConstrainedRegressor,
-    __version__,
-)
+# the standard library only at the top: the parser, --version and --help load no numpy,
+# scikit-learn or solver; a command imports what it needs when it runs, and `polyrank
+# train METHOD` only METHOD's subpackage (_estimator_class)
+from . import __version__
 from ._files import atomic_open, same_file
-from .io import _cut as _clip
-from .io import (
-    _one_line,
-    integral_labels,
-    label_names_from_xml,
-    load_model,
-    read_arff,
-    read_csv,
-    read_query,
-    read_svmlight,
-    save_model,
-)
+from ._text import cut as _clip
+from ._text import one_line as _one_line
 
-__all__ = ["main", "build_parser", "COMMANDS_GROUP", "UsageError", "MESSAGE_CHARS"]
+__all__ = ["main", "build_parser", "COMMANDS_GROUP", "CORE_COMMANDS", "UsageError",
+           "MESSAGE_CHARS"]
 
 
 def _cmd_warmup(args) -> int:
@@ -223,28 +204,51 @@ def _check_writable(path: str, what: str, inputs: dict) -> None:
 
 @dataclass(frozen=True)
 class _Method:
-    """A METHOD of ``polyrank train``: its estimator, task and data formats."""
+    """A METHOD of ``polyrank train``: its estimator's name (the class is
+    imported when the command runs, :func:`_estimator_class`), task and data
+    formats."""
 
-    estimator: type
+    estimator: str
     task: str                   # "ranking", "classification", "ordinal", "multilabel"
     formats: tuple              # accepted DATA formats, the default first
     help: str
 
 
 _METHODS = {
-    "ranksvm": _Method(RankSVM, "ranking", ("svmlight",),
+    "ranksvm": _Method("RankSVM", "ranking", ("svmlight",),
                        "RankSVM (Tree-TRON); LETOR/SVMlight with qid:"),
-    "sign": _Method(SignConstrainedClassifier, "classification", ("svmlight", "csv"),
+    "sign": _Method("SignConstrainedClassifier", "classification", ("svmlight", "csv"),
                     "SignConstrainedClassifier (--regression: SignConstrainedRegressor); "
                     "SVMlight or CSV"),
-    "ordinal": _Method(OrdinalMarginRanker, "ordinal", ("csv", "svmlight"),
+    "ordinal": _Method("OrdinalMarginRanker", "ordinal", ("csv", "svmlight"),
                        "OrdinalMarginRanker; CSV with --target, or SVMlight"),
-    "m3l": _Method(M3LClassifier, "multilabel", ("svmlight", "arff"),
+    "m3l": _Method("M3LClassifier", "multilabel", ("svmlight", "arff"),
                    "M3LClassifier; MULAN ARFF with --labels, or SVMlight multi-label"),
-    "labelranker": _Method(LabelRanker, "multilabel", ("svmlight", "arff"),
+    "labelranker": _Method("LabelRanker", "multilabel", ("svmlight", "arff"),
                            "LabelRanker (SOPOPO); MULAN ARFF with --labels, or SVMlight "
                            "multi-label"),
 }
+
+
+def _estimator_class(method: str, regression: bool = False) -> type:
+    """The estimator class of METHOD (``regression``: the sign method's
+    regressor), imported now: only that solver's subpackage is loaded."""
+    if method == "ranksvm":
+        from .ranksvm import RankSVM
+        return RankSVM
+    if method == "sign":
+        from .sign import SignConstrainedClassifier, SignConstrainedRegressor
+        return SignConstrainedRegressor if regression else SignConstrainedClassifier
+    if method == "ordinal":
+        from .ordinal import OrdinalMarginRanker
+        return OrdinalMarginRanker
+    if method == "m3l":
+        from .m3l import M3LClassifier
+        return M3LClassifier
+    if method == "labelranker":
+        from .sopopo import LabelRanker
+        return LabelRanker
+    raise ValueError(f"method: expected one of {', '.join(_METHODS)}, got {method!r}")
 
 #: estimator options of ``polyrank train``: (dest, flags, type, help, parameter
 #: names; the first one the estimator has is set)
@@ -268,10 +272,9 @@ _PARAM_OPTIONS = (
 
 def _estimator(args) -> object:
     """The unfitted estimator of ``args.method`` with the options set."""
-    method = _METHODS[args.method]
     if args.regression and args.method != "sign":
         raise UsageError("--regression applies to method 'sign' only")
-    est = SignConstrainedRegressor() if args.regression else method.estimator()
+    est = _estimator_class(args.method, args.regression)()
     names = set(est.get_params())
     params = {}
     for dest, flags, _, _, candidates in _PARAM_OPTIONS:
@@ -304,6 +307,8 @@ def _estimator(args) -> object:
 
 def _labels_option(value):
     """``--labels``: N (the last N ARFF attributes) or a MULAN XML file."""
+    from .io import label_names_from_xml
+
     try:
         return int(value)
     except ValueError:
@@ -342,6 +347,8 @@ def _train_format(args, method: _Method) -> str:
 
 def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, labels=None):
     """Read DATA for training (``meta`` None) or for a model's prediction."""
+    from .io import integral_labels, read_arff, read_csv, read_svmlight
+
     with _user_errors("DATA", path):
         if fmt == "svmlight":
             kw = {} if meta is None else {"n_features": meta["n_features"],
@@ -379,6 +386,10 @@ def _queries(args, data, prog: str) -> str:
     beside it (which is then ignored, with a message); ``--query`` given
     with such a DATA is a contradiction and refused.
     """
+    import numpy as np
+
+    from .io import read_query
+
     n = data.X.shape[0]
     auto = f"{args.data}.query"
     if args.query is not None:
@@ -420,6 +431,9 @@ def _available_bytes() -> int | None:
 def _design(X, est, dense: bool | None = None):
     """X as the estimator takes it: CSR stays sparse where the estimator's
     tags accept sparse input, else it is made dense.  Returns (X, dense)."""
+    import scipy.sparse as sp
+    from sklearn.utils import get_tags
+
     if dense is None:
         dense = sp.issparse(X) and not get_tags(est).input_tags.sparse
     if dense and sp.issparse(X):
@@ -435,6 +449,13 @@ def _design(X, est, dense: bool | None = None):
 
 
 def _cmd_train(args) -> int:
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from .io import save_model
+
     method = _METHODS[args.method]
     est = _estimator(args)
     task = "regression" if args.regression else method.task
@@ -487,6 +508,8 @@ def _signs_option(value: str, data):
     """``--signs``: a comma list or a file of -1/0/+1 (one per feature; a file
     may hold a (features, classes) matrix), or ``FEATURE:SIGN,...`` where
     FEATURE is a CSV/ARFF column name or an SVMlight feature index."""
+    import numpy as np
+
     if os.path.isfile(value):
         with open(value, encoding="utf-8") as fh:
             text = fh.read().replace(",", " ")
@@ -520,6 +543,10 @@ _MODEL_KEYS = ("method", "task", "data_format", "n_features", "feature_names",
 
 def _load(path: str, trust_pickle: bool = False):
     """The estimator and metadata of a MODEL file, checked."""
+    from sklearn.pipeline import Pipeline
+
+    from .io import load_model
+
     with _user_errors("MODEL", path):
         est, meta = load_model(path, trusted=trust_pickle)
     missing = [k for k in _MODEL_KEYS if k not in meta]
@@ -527,8 +554,8 @@ def _load(path: str, trust_pickle: bool = False):
         raise UsageError(f"MODEL {path!r}: not written by polyrank train (no {missing})")
     method = _METHODS.get(meta["method"])
     final = est[-1] if isinstance(est, Pipeline) else est
-    expected = (SignConstrainedRegressor if meta.get("task") == "regression"
-                else method.estimator if method is not None else None)
+    expected = (None if method is None else
+                _estimator_class(meta["method"], meta.get("task") == "regression"))
     if method is None or type(final) is not expected:
         raise UsageError(f"MODEL {path!r}: its metadata say method {meta['method']!r} but it "
                          f"holds a {type(final).__name__}")
@@ -536,15 +563,17 @@ def _load(path: str, trust_pickle: bool = False):
 
 
 def _format(v) -> str:
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    if isinstance(v, (int, np.integer)):
+    if isinstance(v, numbers.Integral):         # int, bool and numpy's integers
         return str(int(v))
+    if isinstance(v, numbers.Real):             # float and numpy's floats
+        return repr(float(v))
     return str(v)
 
 
 def _write_lines(path: str, values) -> None:
     """OUT: one line per row of ``values``, written atomically."""
+    import numpy as np
+
     with _user_errors("OUT", path):
         with atomic_open(path, "w", encoding="utf-8") as fh:
             for row in values:
@@ -554,6 +583,7 @@ def _write_lines(path: str, values) -> None:
 
 def _metrics(task: str, y, pred, scores, qid) -> list:
     """(key, value, text line) of the field's metrics, liblinear's wording."""
+    import numpy as np
     from sklearn import metrics as skm
 
     from . import metrics as pm
@@ -591,6 +621,9 @@ def _metrics(task: str, y, pred, scores, qid) -> list:
 
 
 def _cmd_predict(args) -> int:
+    import numpy as np
+    from sklearn.pipeline import Pipeline
+
     _check_writable(args.out, "OUT", {"DATA": args.data, "MODEL": args.model,
                                       "--query": args.query,
                                       "DATA.query": f"{args.data}.query"})
@@ -723,6 +756,9 @@ def _add_predict(sub) -> None:
 COMMANDS_GROUP = "polyrank.commands"
 #: the sub-commands of the paper wing; without it each says which distribution to install
 PAPER_COMMANDS = ("demo", "bench", "reproduce")
+#: the core's own sub-commands: parsing a command line of one of them (or ``--version``)
+#: loads no plugin (:func:`_needs_plugins`)
+CORE_COMMANDS = ("lab", "warmup", "train", "predict")
 #: how to install the paper wing (the ``polyrank-paper`` distribution, which
 #: needs ``polyrank-widgets``), published or from a clone's root
 PAPER_INSTALL = ("pip install polyrank-paper (from a clone: "
@@ -776,8 +812,36 @@ class _Parser(argparse.ArgumentParser):
                            f"(see '{self.prog} --help')", MESSAGE_CHARS) + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``polyrank`` command."""
+def _needs_plugins(argv) -> bool:
+    """Whether parsing ``argv`` needs the plugins' sub-commands: a command
+    that is not one of :data:`CORE_COMMANDS`, or ``--help`` before any
+    command (the list of all commands).  ``--version`` and the core's own
+    commands, with their ``--help``, load no plugin (and so not the paper
+    wing's modules)."""
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            return True
+        if arg == "--version":
+            return False
+        if not arg.startswith("-"):
+            return arg not in CORE_COMMANDS
+    return False                   # no command: the usage line names none
+
+
+def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
+    """The argument parser of the ``polyrank`` command.
+
+    Parameters
+    ----------
+    plugins : bool, default True
+        Add the sub-commands of the plugins of :data:`COMMANDS_GROUP` (or,
+        for the paper wing's commands, stand-ins that say what to install).
+        False gives the core's commands only, without loading any plugin.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     parser = _Parser(
         prog="polyrank", allow_abbrev=False,
         description="Max-margin ranking: solvers, demos and benchmarks; training and "
@@ -787,7 +851,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="on an error, show the full traceback instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    _add_plugin_commands(sub)
+    if plugins:
+        _add_plugin_commands(sub)
 
     p = sub.add_parser(
         "lab", help="open the tour (or NOTEBOOK) in JupyterLab",
@@ -847,8 +912,9 @@ def main(argv=None) -> int:
         report); 130 after Ctrl-C.  With ``--debug`` the traceback is shown
         as well.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(plugins=_needs_plugins(argv)).parse_args(argv)
     except SystemExit as exc:            # --help, --version, or a usage error
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     prog = f"polyrank {args.command}"

@@ -44,6 +44,8 @@ import numpy as np
 
 from . import __version__
 from ._files import write_bytes
+from ._text import cut as _cut
+from ._text import one_line as _one_line
 from .datasets import _label_names_from_xml
 
 __all__ = ["DataFile", "read_svmlight", "read_query", "load_letor_dask", "read_csv", "read_arff",
@@ -94,21 +96,6 @@ class DataFile:
     label_names: list | None = None
     format: str = ""
     zero_based: bool | None = None
-
-
-def _one_line(exc, limit: int = 200) -> str:
-    """An exception's (or any object's) text on a single line, at most
-    ``limit`` characters (a longer text is cut, with its length said)."""
-    return _cut(" ".join(str(exc).split()), limit)
-
-
-def _cut(text: str, limit: int) -> str:
-    """``text`` if it has at most ``limit`` characters, else its start and
-    how long it was, in ``limit`` characters."""
-    if len(text) <= limit:
-        return text
-    tail = f"... ({len(text):,} characters)"
-    return text[:max(limit - len(tail), 0)] + tail
 
 
 def _quote(text, limit: int = QUOTE_CHARS) -> str:
