@@ -82,21 +82,24 @@ _OBJECTS = {
 }
 
 
-def __getattr__(name: str):
-    """Import a public name of the package on its first use (PEP 562).
+# at run time only: to mypy and IDEs the package has exactly the names imported above, so
+# that a misspelt name is an error there too
+if not TYPE_CHECKING:
+    def __getattr__(name: str):
+        """Import a public name of the package on its first use (PEP 562).
 
-    Raises
-    ------
-    AttributeError
-        ``name`` is not a public name of polyrank (nor an imported submodule).
-    """
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name in _OBJECTS:
-        value = getattr(importlib.import_module(_OBJECTS[name], __name__), name)
-        globals()[name] = value          # later lookups are plain attribute reads
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        Raises
+        ------
+        AttributeError
+            ``name`` is not a public name of polyrank (nor an imported submodule).
+        """
+        if name in _SUBMODULES:
+            return importlib.import_module(f".{name}", __name__)
+        if name in _OBJECTS:
+            value = getattr(importlib.import_module(_OBJECTS[name], __name__), name)
+            globals()[name] = value          # later lookups are plain attribute reads
+            return value
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
