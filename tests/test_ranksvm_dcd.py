@@ -152,3 +152,31 @@ def test_stored_pair_differences_give_the_same_solve(monkeypatch):
     rows = ranksvm_dcd(X, y, qid, 4.0, tol=1e-10, max_iter=20000, random_state=5)
     assert stored.primal_objective == pytest.approx(rows.primal_objective, rel=1e-9)
     np.testing.assert_allclose(stored.x, rows.x, atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, None])
+def test_default_l1_converges_on_mq2008_at_large_C_for_any_seed(seed):
+    """Issue 42: on MQ2008 at C = 2^8 (the paper's choice for the L1 loss,
+    Table 3) the default estimator stopped at max_iter for some seeds
+    (relative gap 1.05e-3) and converged for others (302-713 passes): the
+    gap was measured after max(10, t / 4) passes, so the stop came up to a
+    third of the solve late.  Measured every 10 passes (and f also at the
+    mean w of those passes) it converges in 290-450 passes for every seed,
+    with a certified relative gap <= tol.  About 15 s a seed."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from polyrank.datasets import load_mq2008
+
+    d = load_mq2008()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = RankSVM(loss="l1", C=2.0 ** 8, random_state=seed).fit(
+            d.X_train, d.y_train, qid=d.qid_train)
+    res = model.result_
+    assert res.status == "converged", res.message
+    assert res.nit < model.max_iter
+    assert 0 <= res.gap <= model.tol * res.primal_objective

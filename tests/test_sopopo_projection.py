@@ -224,6 +224,50 @@ def test_hostile_input_raises_value_error(change, match):
         soft_project(**args)
 
 
+def test_magnitude_bound_is_check_magnitudes_exactly():
+    """The one-dot-product check of soft_project refuses exactly what
+    check_magnitude refuses: an entry above sqrt(float64 max / (4 n)) (x)
+    or sqrt(float64 max / 4) (y), and nothing else, also when the squared
+    norm overflows while every entry is within the bound (the full check
+    then decides)."""
+    x, y, U, A, B, C = fig4()
+    limit_y = np.sqrt(np.finfo(np.float64).max / 4.0)
+    n = 4
+    limit_x = np.sqrt(np.finfo(np.float64).max / (4.0 * n))
+    Un = np.zeros((6, n))
+    # every entry at 0.99 of the bound: ||x||^2 > float64 max / (4 n), still accepted
+    xb = np.full(n, 0.99 * limit_x)
+    assert float(xb @ xb) > np.finfo(np.float64).max / (4.0 * n)
+    soft_project(xb, y, Un, A, B, C)
+    xb[2] = 1.01 * limit_x
+    with pytest.raises(ValueError, match=r"^x: entry .* at index 2 is too large"):
+        soft_project(xb, y, Un, A, B, C)
+    yb = y.copy()
+    yb[3:] = 0.99 * limit_y          # y_a on A: the edges stay consistent
+    soft_project(x, yb, U, A, B, C)
+    yb[5] = 1.01 * limit_y
+    with pytest.raises(ValueError, match=r"^y: entry .* at index 5 is too large"):
+        soft_project(x, yb, U, A, B, C)
+
+
+def test_trusted_path_equals_public_call():
+    """_soft_project (the path without conversions and magnitude checks)
+    returns what soft_project returns, bit for bit."""
+    from polyrank.sopopo.projection import _soft_project
+    rng = np.random.default_rng(5)
+    for k in (6, 300):
+        x = rng.normal(size=7)
+        U = rng.normal(size=(k, 7))
+        y = np.r_[np.ones(k // 2), np.zeros(k - k // 2)]
+        A = np.arange(k // 2, dtype=np.int64)
+        B = np.arange(k // 2, k, dtype=np.int64)
+        a = soft_project(x, y, U, A, B, 0.5)
+        b = _soft_project(x, y, U, A, B, 0.5)
+        np.testing.assert_array_equal(a.W, b.W)
+        np.testing.assert_array_equal(a.alpha, b.alpha)
+        assert (a.z, a.xi, a.objective) == (b.z, b.xi, b.objective)
+
+
 def test_wrong_types_raise_type_error():
     x, y, U, A, B, C = fig4()
     with pytest.raises(TypeError, match="A: expected integer"):

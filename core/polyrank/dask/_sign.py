@@ -325,7 +325,8 @@ class _DaskSignMixin(C_.ClientParam):
                                 len(rounds.actors), int(seed.integers(2 ** 31)),
                                 classes).result()
             res = _cocoa(rounds, lam=float(self.lam), c=cb, n=n, tol=float(self.tol),
-                         max_iter=1000 if self.max_iter is None else int(self.max_iter),
+                         max_iter=(self._sdca_epochs if self.max_iter is None
+                                   else int(self.max_iter)),
                          callback=log_callback(callback, self.verbose, type(self).__name__),
                          callback_every=callback_every)
         finally:
@@ -613,7 +614,7 @@ class DaskSignConstrainedRegressor(_DaskSignMixin, SignConstrainedRegressor):
     _parameter_constraints: dict = {**SignConstrainedRegressor._parameter_constraints,
                                     "client": "no_validation"}
 
-    def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-6,
+    def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-10,
                  max_iter=None, average_from=None, shrinking="auto", batch_size=1,
                  bias=1.0, random_state=None, verbose=0, client=None):
         super().__init__(lam=lam, signs=signs, loss=loss, solver=solver, tol=tol,

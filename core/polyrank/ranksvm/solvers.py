@@ -333,12 +333,12 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int =
     descent for the hinge-loss SVM (Hsieh et al., ICML 2008, Alg. 1, with
     its shrinking) applied to the pair differences, which are never stored
     (a step reads rows i and j of X).  After every pass over all pairs,
-    whenever the shrunk problem is solved, and after max(10, t / 4) passes
-    since the last measurement (t: passes so far), w
-    is rebuilt exactly from alpha (no drift) and the duality gap f(w) -
+    whenever the shrunk problem is solved, and every 10 passes, w is
+    rebuilt exactly from alpha (no drift) and the duality gap f(w) -
     D(alpha) is computed over all pairs, f(w) with the selection tree
-    (Sec. 2.4); the solve stops when the gap of the best w seen is <= tol *
-    f(w): a certificate, whatever the shrinking did.
+    (Sec. 2.4), f also at the mean w of the passes since the last
+    measurement; the solve stops when the gap of the best w seen is <= tol
+    * f(w): a certificate, whatever the shrinking did.
 
     Memory is O(p) (two indices, alpha, the bound and ||x_i - x_j||^2 per
     pair: 40 bytes); with a dense X whose p x n pair differences take at
@@ -433,9 +433,10 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int =
 
 #: dual coordinate descent measures the duality gap (a full X w, a tree
 #: count and w rebuilt from alpha) after a pass over all pairs, when the
-#: shrunk problem is solved, and otherwise after max(``_GAP_EVERY``, it / 4)
-#: passes since the last measurement (at most 25 % of passes beyond the one
-#: that met the tolerance; O(log) measurements in long solves)
+#: shrunk problem is solved, and otherwise every ``_GAP_EVERY`` passes: a
+#: fixed cadence, so the stop comes at most 9 passes after the gap met the
+#: tolerance (it was max(10, it / 4) passes: on MQ2008 at C = 2^8 the stop
+#: came 300 to over 1,000 passes in, depending on the seed)
 _GAP_EVERY = 10
 #: dense X: store the pair differences when they take at most this many MB
 _PAIR_CACHE_MB = 256
@@ -450,7 +451,13 @@ def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
     """Passes of dual coordinate descent on the problem with the pairs and
     bounds of ``pairs`` (:class:`~polyrank.ranksvm._dcd.PairArrays`) until
     the duality gap of the best w seen is <= tol * f(w) (or max_iter);
-    alpha is updated in place.  Returns (w, primal, dual, passes, status)."""
+    alpha is updated in place.  Returns (w, primal, dual, passes, status).
+
+    The candidates for the best w are w(alpha) at every measurement and the
+    mean of the passes' w since the previous one: f(w) of the iterates
+    oscillates by about 0.1 % at large C, and the mean (f is convex) is
+    often below them (on MQ2008 at C = 2^8: 340-440 passes instead of
+    420-480); either is a primal point, so the gap stays a certificate."""
     I, J = pairs.I, pairs.J
     p, l = I.size, obj.X.shape[0]
     w = obj._rmatvec(dcd_kernels.pair_coef(I, J, alpha, l))
@@ -459,7 +466,7 @@ def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
     pg_max_old, pg_min_old = math.inf, -math.inf
     best_w, best_f = w, math.inf
     dual = math.nan
-    since = 0
+    w_sum, since = np.zeros_like(w), 0
     for it in range(1, max_iter + 1):
         full = n_active == p
         n_active, pg_max, pg_min, changed = dcd_kernels.dcd_epoch(
@@ -467,17 +474,11 @@ def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
             pg_min_old, shrinking, int(rng.integers(2**31 - 1)))
         solved = pg_max - pg_min <= _PG_TOL or changed == 0   # this (shrunk) problem
         since += 1
-        if full or solved or since >= max(_GAP_EVERY, it // 4) or it == max_iter:
-            since = 0
-            # w rebuilt exactly from alpha: D(alpha) is a true lower bound
-            w = obj._rmatvec(dcd_kernels.pair_coef(I, J, alpha, l))
-            sq = float(w @ w)
-            f = 0.5 * sq + C * obj.workspace(w).hinge
-            dual = float(alpha.sum()) - 0.5 * sq
-            if not (math.isfinite(f) and math.isfinite(dual)):
-                raise not_finite_error(obj.X, C, "f(w)")
-            if f < best_f:                  # f(w) is not monotone in the passes
-                best_w, best_f = w.copy(), f
+        w_sum += w
+        if full or solved or since >= _GAP_EVERY or it == max_iter:
+            w, f, dual, best_w, best_f = _dcd_measure(obj, pairs, alpha, C, w_sum / since,
+                                                      best_w, best_f)
+            w_sum[:], since = 0.0, 0
             if iterates is not None:
                 iterates.append(best_w)
             stop = runner is not None and runner.record(
@@ -496,6 +497,24 @@ def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
             pg_max_old = pg_max if pg_max > 0 else math.inf
             pg_min_old = pg_min if pg_min < 0 else -math.inf
     return best_w, best_f, dual, max_iter, STATUS_MAX_ITER
+
+
+def _dcd_measure(obj, pairs, alpha, C, w_mean, best_w, best_f):
+    """One gap measurement of :func:`_dcd_passes`: w rebuilt exactly from
+    alpha (no drift, so D(alpha) is a true lower bound), f at it and at
+    ``w_mean``, and the best of them and (best_w, best_f).  Returns (w,
+    f(w), D(alpha), best_w, best_f)."""
+    w = obj._rmatvec(dcd_kernels.pair_coef(pairs.I, pairs.J, alpha, obj.X.shape[0]))
+    sq = float(w @ w)
+    f = 0.5 * sq + C * obj.workspace(w).hinge
+    dual = float(alpha.sum()) - 0.5 * sq
+    if not (math.isfinite(f) and math.isfinite(dual)):
+        raise not_finite_error(obj.X, C, "f(w)")
+    f_mean = 0.5 * float(w_mean @ w_mean) + C * obj.workspace(w_mean).hinge
+    for cand, fc in ((w, f), (w_mean, f_mean)):
+        if fc < best_f:                 # f(w) is not monotone in the passes
+            best_w, best_f = cand.copy(), fc
+    return w, f, dual, best_w, best_f
 
 
 def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alpha0=None,

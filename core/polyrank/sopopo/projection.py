@@ -244,12 +244,28 @@ def _convert_problem(x, y, U, A, B):
         raise ValueError(f"y, U: y has {y.shape[0]} entries but U has {U.shape[0]} rows; "
                          "both need one per label")
     # ||x||^2 and the edges y_r - y_s must not overflow (NaN/inf: the kernel's message)
-    for arr, name, d in ((x, "x", x.size), (y, "y", 1)):
-        if math.isfinite(max_abs_value(arr)):
-            check_magnitude(arr, name, n_features=d)
+    _check_size(x, "x", x.size)
+    _check_size(y, "y", 1)
     A = A if _ready_labels(A) else as_label_array(A, "A")
     B = B if _ready_labels(B) else as_label_array(B, "B")
     return x, y, U, A, B
+
+
+#: float64 max / 4: check_magnitude's bound on the squared entries, times d
+_FMAX_4 = float(np.finfo(np.float64).max) / 4.0
+
+
+def _check_size(v: np.ndarray, name: str, d: int) -> None:
+    """check_magnitude(v, name, n_features=d) for NaN-free v in one dot product.
+
+    ``v @ v <= float64 max / (4 d)`` bounds every |v_i| by check_magnitude's
+    limit ``sqrt(float64 max / (4 d))``, so the common case costs one BLAS
+    pass and no numpy reductions; otherwise (a large entry, an overflowing
+    sum, NaN or infinity) the full check runs and raises exactly as it
+    would have.  NaN and infinity are left to the kernel's message."""
+    if not v.dot(v) <= _FMAX_4 / d:
+        if math.isfinite(max_abs_value(v)):
+            check_magnitude(v, name, n_features=d)
 
 
 def _raise_piece_error(code, r, s, y):
@@ -393,8 +409,19 @@ def soft_project(x, y, U, A, B, C) -> SoftProjection:
     (4.6, [2.8, 0.0, 1.8], [1.2, 1.2, 2.2])
     """
     x, y, U, A, B = _convert_problem(x, y, U, A, B)
-    C = check_positive(C, "C")
-    W = np.empty_like(U)
+    if not (type(C) is float and 0.0 < C < math.inf):     # fast path: a finite float > 0
+        C = check_positive(C, "C")
+    return _soft_project(x, y, U, A, B, C)
+
+
+def _soft_project(x: np.ndarray, y: np.ndarray, U: np.ndarray, A: np.ndarray,
+                  B: np.ndarray, C: float) -> SoftProjection:
+    """:func:`soft_project` on converted arrays (C-contiguous float64 x (n,),
+    y (k,), U (k, n), int64 A, B, float C > 0): the trusted path, which
+    leaves the checks of A, B, y and finiteness to the kernel (O(k + n),
+    the same messages) and skips the conversions and the magnitude checks
+    of :func:`_convert_problem`."""
+    W = np.empty(U.shape)
     alpha = np.empty(A.size)
     beta = np.empty(B.size)
     if A.size + B.size <= _NUMBA_SORT_MAX:
@@ -410,5 +437,6 @@ def soft_project(x, y, U, A, B, C) -> SoftProjection:
         xi = float(np.max(y[A]) - np.min(y[B]))
         return SoftProjection(U.copy(), np.zeros(A.size), np.zeros(B.size), 0.0, xi,
                               C * xi, C * xi)
-    _raise_piece_error(out[0], out[1], out[2], y)
+    if out[0]:
+        _raise_piece_error(out[0], out[1], out[2], y)
     return SoftProjection(W, alpha, beta, *out[3:])
