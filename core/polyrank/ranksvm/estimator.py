@@ -151,6 +151,11 @@ class RankSVM(BaseEstimator):
     model fitted on several queries refuses to ``score`` rows without qid,
     instead of silently scoring them as one query.
 
+    **Defaults, measured** (``tests/test_defaults_matrix.py``).  The
+    tolerance the matrix holds the defaults to: test mean NDCG within 0.01
+    of pointwise ``Ridge()``'s.  MQ2008 (Fold 1) raw 0.4577 against
+    0.4519, after a StandardScaler 0.4585 against 0.4543.
+
     Examples
     --------
     >>> import numpy as np
