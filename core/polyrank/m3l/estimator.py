@@ -98,19 +98,20 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         definite raises ValueError unless ``ridge`` makes it so.
     C : float or None, default=None
         Slack penalty (> 0).  With R = I, M3L is L hinge-loss SVMs of
-        penalty 2C.  None picks it per kernel (``polyrank.m3l.estimator.DEFAULT_C``; the value
-        used is the fitted attribute ``C_``): 0.1 for the linear kernel,
-        0.5 for rbf and poly, the per-label problem of scikit-learn's
-        ``SVC(C=1.0)``.  One C does not serve both (see "Defaults,
-        measured" in the Notes): the linear kernel's 0.1 is measured after
-        a StandardScaler, where rows have squared norm n_features (test
-        Hamming loss 0.2012, 0.2054, 0.1336 on yeast, emotions and scene,
-        MULAN splits, against 0.2031, 0.2261, 0.1551 at C = 1, and a fit
-        of 1.9 s instead of 36 s on yeast: the dual coordinate ascent slows
-        as C ||x||^2 grows); with the rbf kernel it costs 1.8 to 3.9 points
-        of Hamming loss against one-vs-rest SVC on standardised yeast and
-        scene-like data, where 0.5 matches SVC to 1e-4.  (The default was
-        0.1 for every kernel before C=None, and 1.0 before that.)
+        penalty 2C.  None picks it per kernel
+        (``polyrank.m3l.estimator.DEFAULT_C``; the value used is the fitted
+        attribute ``C_``): 0.1 for the linear kernel, 0.5 for rbf and poly,
+        the per-label problem of scikit-learn's ``SVC(C=1.0)``.  One C
+        does not serve both (see "Defaults, measured" in the Notes): the
+        linear kernel's 0.1 is measured after a StandardScaler, where rows
+        have squared norm n_features (test Hamming loss 0.2012, 0.2054,
+        0.1336 on yeast, emotions and scene, MULAN splits, against 0.2031,
+        0.2261, 0.1551 at C = 1, and a fit of 1.9 s instead of 36 s on
+        yeast: the dual coordinate ascent slows as C ||x||^2 grows); with
+        the rbf kernel 0.1 costs 1.8 to 4.2 points of test Hamming loss
+        against one-vs-rest SVC on standardised yeast and generated data,
+        where 0.5 matches SVC within 2e-4.  (The default was 0.1 for every
+        kernel before C=None, and 1.0 before that.)
     kernel : {"linear", "rbf", "poly"}, default="linear"
         k(x, y) = x.y, exp(-gamma ||x - y||^2), (gamma x.y + coef0)^degree.
     gamma : float or None, default=None
