@@ -395,8 +395,8 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
     poly.  Ours / peer: linear 0.4221 / 0.4071 raw, 0.4015 / 0.3977
     standardised; rbf (standardised) 0.3977 / 0.3977 at the default
     c = 2 (0.4221 at c = 10, the default before); poly (standardised)
-    does not hold: 0.4578 / 0.3902, and the solve stops at ``max_iter``
-    (relative gap 0.16 after 10,000 passes and 460 s).  Raw red wine with
+    does not hold: the solve stops at ``max_iter`` (10,000 passes, 566 s
+    on a loaded 2-core machine) with 0.4240 / 0.3902 (c = 10: 0.4578).  Raw red wine with
     rbf or poly gives the :class:`~polyrank.exceptions.FeatureScaleWarning`
     before the solve.
 
