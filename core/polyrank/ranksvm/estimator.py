@@ -57,7 +57,7 @@ class RankSVM(BaseEstimator):
     Its simple peer is pointwise least squares (:class:`~sklearn.linear_model.Ridge`
     on the relevance labels, blind to the queries): on MQ2008 (Fold 1)
     ``RankSVM()`` reaches a test mean NDCG of 0.4577 against 0.4519
-    (``tests/test_real_data_defaults.py``).
+    (``tests/test_defaults_matrix.py``).
 
     Parameters
     ----------

@@ -211,7 +211,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     intercept; its simple peer is :class:`~sklearn.svm.LinearSVC`: test
     accuracy 0.9427 on phishing and 0.9814 on w8a (LinearSVC 0.9433, 0.9859)
     and 0.743 on red wine (quality >= 6, after a StandardScaler; 0.749)
-    (``tests/test_real_data_defaults.py``).
+    (``tests/test_defaults_matrix.py``).
 
     Parameters
     ----------
@@ -528,7 +528,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     shrinks the intercept by a factor 1 / (1 + lam), negligible at the
     default lam = 1e-3).  Its simple peer is :class:`~sklearn.linear_model.Ridge`:
     test R^2 0.368 on red wine after a StandardScaler (Ridge 0.368;
-    ``tests/test_real_data_defaults.py``).
+    ``tests/test_defaults_matrix.py``).
 
     Parameters
     ----------
