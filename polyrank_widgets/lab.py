@@ -729,7 +729,7 @@ class _ProjectionView:
 
     def _redraw_knots(self) -> None:
         piece = self.viewer.pieces[self.viewer.piece_index]
-        C = float(self.est.C) * float(piece.sigma)
+        C = float(self.est.C_) * float(piece.sigma)
         self.knots = KnotExplorer.from_projection(self._x, self._y, self._U, piece.A,
                                                   piece.B, C)
         self.knots_box.children = [ipw.HTML(

@@ -25,6 +25,7 @@ from polyrank.ordinal import (
     predict_labels,
     solve_svor,
 )
+from polyrank.ordinal.estimator import SVOR_KERNEL_C
 from polyrank.ordinal.reference import svor_qp
 
 REL = 1e-7
@@ -97,7 +98,8 @@ def test_default_c_tron_equals_clarabel_also_wider_than_long(n, d):
 def test_default_c_depends_on_formulation_and_kernel():
     X, y = make_instance(40, 1, separable=False, seed=5)
     assert OrdinalMarginRanker().get_params()["c"] is None
-    assert OrdinalMarginRanker(kernel="rbf", gamma=1.0).fit(X, y).c_ == PAPER_C == 10.0
+    assert OrdinalMarginRanker(kernel="rbf", gamma=1.0).fit(X, y).c_ == SVOR_KERNEL_C == 2.0
+    assert OrdinalMarginRanker(kernel="poly").fit(X, y).c_ == SVOR_KERNEL_C
     paper = OrdinalMarginRanker(formulation="paper").fit(X, y)
     assert paper.c_ == PAPER_C
     same = OrdinalMarginRanker(formulation="paper", c=PAPER_C).fit(X, y)

@@ -174,7 +174,8 @@ def test_m3l_r_editor_refits_with_the_edited_prior():
     assert lab.wait(T) and lab.error_ is None
     R = np.asarray(lab.estimator_.R)
     assert R[1, 2] == R[2, 1] == pytest.approx(0.4)
-    ref = pr.M3LClassifier(random_state=0, R=R).fit(X, Y)
+    # C=None has no slider position: the slider starts mid-range, and sets C
+    ref = pr.M3LClassifier(random_state=0, R=R, C=lab.estimator_.C).fit(X, Y)
     np.testing.assert_allclose(lab.estimator_.decision_function(X), ref.decision_function(X),
                                rtol=1e-6, atol=1e-8)
     assert np.asarray(lab.view.fig.data[0].z)[2][1] == pytest.approx(0.4)

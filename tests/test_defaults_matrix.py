@@ -1,0 +1,349 @@
+"""The defaults matrix (issue 42, item 4): every estimator, every kernel it
+offers, raw and standardised features, on every bundled real data set whose
+task it fits, against the peer a user would pick, with the peer's defaults.
+
+=========================  =========  ==========================  =================================
+estimator                  kernels    data (metric)               peer (scikit-learn / mord)
+=========================  =========  ==========================  =================================
+LabelRanker                linear,    yeast (label ranking        one-vs-rest LinearSVC; for rbf
+                           rbf, poly  loss), red-wine grades      and poly one-vs-rest SVC with
+                                      (accuracy)                  the same kernel (gamma, coef0)
+M3LClassifier              linear,    yeast (Hamming loss),       the same
+                           rbf, poly  red-wine grades (accuracy)
+SignConstrainedClassifier  linear     phishing, w8a, red wine     LinearSVC
+                                      quality >= 6 (accuracy)
+SignConstrainedRegressor   linear     red-wine quality (R^2)      Ridge
+RankSVM                    linear     MQ2008 (mean NDCG)          pointwise Ridge
+OrdinalMarginRanker,       linear,    red-wine grades (MAE)       mord.LogisticAT; for rbf and
+PRank                      rbf, poly                              poly SVC with the same kernel
+=========================  =========  ==========================  =================================
+
+Every row fits the estimator with its defaults (``random_state=0``, and
+``kernel`` when not linear) and the peer with its own defaults (for a kernel
+peer, the estimator's kernel: gamma = 1 / n_features, which is SVC's
+``gamma="scale"`` on standardised X, coef0 = 1, degree 3) on the same rows
+with the same preprocessing: the estimator itself ("raw") or
+``make_pipeline(StandardScaler(), ...)`` ("std"; ``with_mean=False`` on the
+sparse phishing and w8a).  What a row asserts is its expectation:
+
+* ``"quiet"``: no warning at all, a converged solve (PRank: its pass done),
+  and a test score no worse than the peer's by more than the tolerance of
+  :data:`TOLERANCE`, which is the tolerance the estimator's docstring states
+  (``test_docstrings_state_the_tolerances``);
+* ``"scale"``: raw red wine (feature standard deviations from 0.0019 to 33)
+  for the estimators whose solvers crawl or whose kernel sees one feature on
+  it: the :class:`~polyrank.exceptions.FeatureScaleWarning` naming the
+  pipeline before the first iteration (the fit is stopped there; the
+  standardised row is the one whose score counts).
+
+Rows whose default does not hold are strict xfails carrying the measured
+numbers (:data:`KNOWN`): a fix turns them into failures to remove from it.
+The measured numbers are in every estimator's docstring ("Defaults,
+measured" in its Notes). Marked ``realdata``; the rows of more than about
+5 s are marked ``slow`` too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import cache
+
+import pytest
+from conftest import warns_before_the_solve
+from sklearn.linear_model import Ridge
+from sklearn.metrics import (
+    accuracy_score,
+    hamming_loss,
+    label_ranking_loss,
+    mean_absolute_error,
+    r2_score,
+)
+from sklearn.model_selection import train_test_split
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+
+import polyrank
+from polyrank.datasets import load_mq2008, load_phishing, load_w8a, load_winequality_red, load_yeast
+from polyrank.exceptions import FeatureScaleWarning
+from polyrank.metrics import mean_ndcg
+from polyrank.result import STATUS_COMPLETED, STATUS_CONVERGED
+
+pytestmark = pytest.mark.realdata
+
+#: how much worse than its peer a default model may score, per estimator and
+#: metric (in the metric's units; every metric here lies in [0, 1] except
+#: MAE, in grades).  Each estimator's docstring states its own.
+TOLERANCE = {
+    ("LabelRanker", "label ranking loss"): 0.01,
+    ("LabelRanker", "accuracy"): 0.01,
+    ("M3LClassifier", "Hamming loss"): 0.005,
+    ("M3LClassifier", "accuracy"): 0.01,
+    ("SignConstrainedClassifier", "accuracy"): 0.01,
+    ("SignConstrainedRegressor", "R^2"): 0.01,
+    ("RankSVM", "mean NDCG"): 0.01,
+    ("OrdinalMarginRanker", "MAE"): 0.02,
+    ("PRank", "MAE"): 0.02,
+}
+
+#: metric name -> (function(y_true, output), higher is better)
+METRICS = {
+    "label ranking loss": (label_ranking_loss, False),
+    "Hamming loss": (hamming_loss, False),
+    "accuracy": (accuracy_score, True),
+    "R^2": (r2_score, True),
+    "MAE": (mean_absolute_error, False),
+}
+
+
+# ------------------------------------------------------------------ data
+
+@dataclass(frozen=True)
+class Data:
+    """One bundled set: train and test rows, the metric, the estimator
+    output the metric reads, whether X is sparse."""
+
+    X: object
+    y: object
+    Xt: object
+    yt: object
+    metric: str
+    sparse: bool = False
+    qid: object = None
+    qid_t: object = None
+
+
+def _wine():
+    d = load_winequality_red()
+    return train_test_split(d.X, d.quality, test_size=1 / 3, random_state=0,
+                            stratify=d.quality)
+
+
+def _split(X, y):
+    return train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+
+
+@cache
+def dataset(name: str, metric: str) -> Data:
+    """The bundled set ``name`` for the task its ``metric`` names."""
+    if name == "yeast":
+        d = load_yeast()
+        return Data(d.X_train, d.Y_train, d.X_test, d.Y_test, metric)
+    if name == "wine":
+        X, Xt, q, qt = _wine()
+        if metric == "accuracy":           # quality >= 6, a binary task
+            return Data(X, (q >= 6).astype(int), Xt, (qt >= 6).astype(int), metric)
+        if metric == "R^2":
+            return Data(X, q.astype(float), Xt, qt.astype(float), metric)
+        return Data(X, q, Xt, qt, metric)
+    if name == "wine grades":
+        X, Xt, q, qt = _wine()
+        return Data(X, q, Xt, qt, metric)
+    if name == "mq2008":
+        d = load_mq2008()
+        return Data(d.X_train, d.y_train, d.X_test, d.y_test, metric, qid=d.qid_train,
+                    qid_t=d.qid_test)
+    X, Xt, y, yt = _split(*(load_phishing() if name == "phishing" else load_w8a()))
+    return Data(X, y, Xt, yt, metric, sparse=True)
+
+
+# ------------------------------------------------------------------ rows
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the matrix; ``known`` names a default that does not hold
+    (the row is a strict xfail with the measured numbers)."""
+
+    estimator: str
+    kernel: str
+    data: str
+    metric: str
+    scaled: bool
+    expect: str = "quiet"
+    slow: bool = False
+    known: str = ""
+
+    @property
+    def id(self) -> str:
+        return (f"{self.estimator}-{self.kernel}-{self.data.replace(' ', '_')}-"
+                f"{'std' if self.scaled else 'raw'}")
+
+
+def _kernel_rows(estimator, data, metric, raw, slow=(), known=None):
+    """linear, rbf, poly x raw, std of one kernel estimator on one set;
+    ``raw`` lists the kernels whose raw row is a ``"scale"`` row; ``slow``
+    and ``known`` are keyed by row id."""
+    rows = []
+    for kernel in ("linear", "rbf", "poly"):
+        for scaled in (False, True):
+            expect = "scale" if kernel in raw and not scaled else "quiet"
+            row = Row(estimator, kernel, data, metric, scaled, expect)
+            rows.append(Row(estimator, kernel, data, metric, scaled, expect,
+                            slow=row.id in slow, known=(known or {}).get(row.id, "")))
+    return rows
+
+
+#: rows whose default does not hold (measured 2026-12-07; strict xfails)
+KNOWN = {
+    "OrdinalMarginRanker-poly-wine-std": "stops at max_iter (10,000 passes) after 566 s: "
+                                         "test MAE 0.4240 against SVC(poly) 0.3902 (c = 2; "
+                                         "c = 10: 0.4578, gap 0.16 after 460 s)",
+    "PRank-poly-wine-std": "test MAE 0.5272 against SVC(poly) 0.3902 (one pass of the "
+                           "kernel perceptron, degree 3)",
+}
+
+ALL = ("linear", "rbf", "poly")
+
+
+def _rows() -> list[Row]:
+    rows = []
+    for est, metric in (("LabelRanker", "label ranking loss"), ("M3LClassifier", "Hamming loss")):
+        rows += _kernel_rows(est, "yeast", metric, raw=(),
+                             slow={f"{est}-{k}-yeast-{f}" for k in ("rbf", "poly")
+                                   for f in ("raw", "std")})
+        rows += _kernel_rows(est, "wine grades", "accuracy", raw=ALL)
+    for name in ("phishing", "w8a"):
+        rows += [Row("SignConstrainedClassifier", "linear", name, "accuracy", s,
+                     slow=name == "w8a" or not s) for s in (False, True)]
+    rows += [Row("SignConstrainedClassifier", "linear", "wine", "accuracy", s,
+                 "quiet" if s else "scale") for s in (False, True)]
+    rows += [Row("SignConstrainedRegressor", "linear", "wine", "R^2", s,
+                 "quiet" if s else "scale") for s in (False, True)]
+    rows += [Row("RankSVM", "linear", "mq2008", "mean NDCG", s, slow=not s) for s in (False, True)]
+    rows += _kernel_rows("OrdinalMarginRanker", "wine", "MAE", raw=("rbf", "poly"),
+                         slow={"OrdinalMarginRanker-linear-wine-raw",
+                               "OrdinalMarginRanker-rbf-wine-std",
+                               "OrdinalMarginRanker-poly-wine-std"}, known=KNOWN)
+    rows += _kernel_rows("PRank", "wine", "MAE", raw=ALL, known=KNOWN)
+    return rows
+
+
+ROWS = _rows()
+
+
+# ------------------------------------------------------------------ models
+
+def _estimator(row: Row):
+    kw = {} if row.kernel == "linear" else {"kernel": row.kernel}
+    if row.estimator not in ("OrdinalMarginRanker",):
+        kw["random_state"] = 0
+    return getattr(polyrank, row.estimator)(**kw)
+
+
+def _peer(row: Row, n_features: int):
+    """The peer a user would pick, with its defaults (and our kernel)."""
+    if row.kernel != "linear":
+        svc = SVC(kernel=row.kernel, gamma=1.0 / n_features, coef0=1.0)
+        label_columns = row.estimator in ("LabelRanker", "M3LClassifier")
+        return OneVsRestClassifier(svc) if label_columns else svc
+    if row.estimator in ("OrdinalMarginRanker", "PRank"):
+        mord = pytest.importorskip("mord")
+        return mord.LogisticAT()
+    if row.estimator in ("SignConstrainedRegressor", "RankSVM"):
+        return Ridge()
+    return OneVsRestClassifier(LinearSVC()) if row.data == "yeast" else LinearSVC()
+
+
+def _prep(model, row: Row, sparse: bool):
+    return make_pipeline(StandardScaler(with_mean=not sparse), model) if row.scaled else model
+
+
+def _score(row: Row, model, d: Data) -> float:
+    if row.metric == "mean NDCG":
+        return mean_ndcg(d.yt, model.predict(d.Xt), d.qid_t)
+    metric = METRICS[row.metric][0]
+    out = model.decision_function(d.Xt) if row.metric == "label ranking loss" \
+        else model.predict(d.Xt)
+    return float(metric(d.yt, out))
+
+
+@dataclass
+class Outcome:
+    """What one row measured."""
+
+    ours: float
+    peer: float
+    status: str
+    warnings: list
+
+
+def measure(row: Row) -> Outcome:
+    """Fit the estimator (every warning recorded) and the peer on ``row``."""
+    d = dataset(row.data, row.metric)
+    model = _prep(_estimator(row), row, d.sparse)
+    fit_params = {}
+    if d.qid is not None:
+        fit_params["ranksvm__qid" if row.scaled else "qid"] = d.qid
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model.fit(d.X, d.y, **fit_params)
+    est = model[-1] if hasattr(model, "steps") else model
+    peer = _prep(_peer(row, d.X.shape[1]), row, d.sparse)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        peer.fit(d.X, d.y)
+    return Outcome(_score(row, model, d), _score(row, peer, d), est.result_.status,
+                   list(record))
+
+
+def _params():
+    out = []
+    for r in ROWS:
+        marks = [pytest.mark.slow] if r.slow else []
+        if r.known:
+            # the poly ordinal row runs for minutes: recorded, not rerun
+            marks.append(pytest.mark.xfail(strict=True, reason=r.known,
+                                           run="566 s" not in r.known))
+        out.append(pytest.param(r, id=r.id, marks=marks))
+    return out
+
+
+# ------------------------------------------------------------------ tests
+
+def _assert_within(row: Row, out: Outcome) -> None:
+    higher = row.metric == "mean NDCG" or METRICS.get(row.metric, (None, True))[1]
+    slack = out.ours - out.peer if higher else out.peer - out.ours
+    tol = TOLERANCE[(row.estimator, row.metric)]
+    assert slack >= -tol, (f"{row.id}: {row.metric} ours {out.ours:.4f}, peer {out.peer:.4f}, "
+                           f"tolerance {tol:g} ({'higher' if higher else 'lower'} is better)")
+
+
+@pytest.mark.parametrize("row", _params())
+def test_defaults_hold_against_the_peer(row):
+    if row.expect == "scale":
+        d = dataset(row.data, row.metric)
+        early = warns_before_the_solve(_estimator(row), d.X, d.y, FeatureScaleWarning)
+        assert len(early) == 1
+        assert f"make_pipeline(StandardScaler(), {row.estimator}())" in str(early[0].message)
+        return
+    out = measure(row)
+    print(f"{row.id}: ours {out.ours:.4f} peer {out.peer:.4f} {out.status}")
+    done = (STATUS_CONVERGED, STATUS_COMPLETED) if row.estimator == "PRank" \
+        else (STATUS_CONVERGED,)
+    assert out.status in done
+    seen = [(w.category, str(w.message)) for w in out.warnings]
+    assert not seen, seen
+    _assert_within(row, out)
+
+
+@pytest.mark.parametrize("estimator, metric", sorted(TOLERANCE))
+def test_docstrings_state_the_tolerances(estimator, metric):
+    """The docstring's "Defaults, measured" names the matrix and the
+    tolerance of each of its metrics."""
+    doc = " ".join(getattr(polyrank, estimator).__doc__.split())
+    assert "Defaults, measured" in doc
+    assert "tests/test_defaults_matrix.py" in doc
+    tol = TOLERANCE[(estimator, metric)]
+    assert f"{metric} within {tol:g} of" in doc, (estimator, metric, tol)
+
+
+def test_every_estimator_and_kernel_has_rows():
+    kernels = {"LabelRanker": 3, "M3LClassifier": 3, "OrdinalMarginRanker": 3, "PRank": 3,
+               "SignConstrainedClassifier": 1, "SignConstrainedRegressor": 1, "RankSVM": 1}
+    for est, n in kernels.items():
+        mine = [r for r in ROWS if r.estimator == est]
+        assert len({r.kernel for r in mine}) == n
+        for kernel in {r.kernel for r in mine}:
+            assert {r.scaled for r in mine if r.kernel == kernel} == {False, True}
