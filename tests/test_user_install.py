@@ -1,6 +1,7 @@
 """The user install (issue 41, item 5): the README's first command installs
-``requirements.txt``, i.e. polyrank and polyrank-widgets (JupyterLab,
-ipywidgets, plotly ...), not the test and docs tools; the second keeps
+``requirements.txt``, i.e. polyrank with its dask extra, polyrank-widgets
+(JupyterLab, ipywidgets, plotly ...) and polyrank-paper (what notebooks 01-06,
+linked from the tour, import), not the test and docs tools; the second keeps
 installing everything (``requirements-dev.txt``).
 
 What those two distributions pull in is read from the installed packages'
@@ -40,7 +41,7 @@ OWN = {"polyrank": "polyrank", "polyrank_widgets": "polyrank-widgets",
 CORE_OPTIONAL = {"dask", "distributed", "pandas"}
 #: the tools of the tests and the docs, which the user install leaves out
 DEV_TOOLS = ("pytest", "nbval", "hypothesis", "playwright", "pytest-xdist", "ruff", "mypy",
-             "sphinx", "pydata-sphinx-theme", "numpydoc", "myst-nb", "dask", "polyrank-paper")
+             "sphinx", "pydata-sphinx-theme", "numpydoc", "myst-nb")
 
 
 def _closure(roots) -> set[str]:
@@ -93,8 +94,8 @@ def _imports(tree) -> set[str]:
     return out
 
 
-def _tour_imports() -> set[str]:
-    nb = json.loads((ROOT / "notebooks" / "00_tour.ipynb").read_text(encoding="utf-8"))
+def _tour_imports(name: str = "00_tour.ipynb") -> set[str]:
+    nb = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
     out = set()
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
@@ -114,13 +115,13 @@ def _missing(modules, closure) -> dict:
             if not _distributions(m) & closure}
 
 
-USER = _closure(["polyrank", "polyrank-widgets"])
+USER = _closure(["polyrank[dask]", "polyrank-widgets", "polyrank-paper"])
 
 
-def test_requirements_txt_is_polyrank_and_its_widgets():
+def test_requirements_txt_is_the_three_floors():
     lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
              if line.strip() and not line.lstrip().startswith("#")]
-    assert lines == ["-e .", "-e ./dists/polyrank-widgets"]
+    assert lines == ["-e .[dask]", "-e ./dists/polyrank-widgets", "-e ./dists/polyrank-paper"]
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/getting_started.md"])
@@ -138,6 +139,12 @@ def test_the_tour_imports_only_what_the_user_install_pulls_in():
     assert "jupyterlab" in USER                 # polyrank lab
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "notebooks").glob("0*.ipynb")))
+def test_every_notebook_imports_only_what_the_user_install_pulls_in(name):
+    # the tour links to notebooks 01-06: `polyrank lab` copies them all, so they run too
+    assert _missing(_tour_imports(name), USER) == {}
+
+
 def test_the_widgets_and_the_core_import_only_what_their_distributions_pull_in():
     widgets = _tree_imports(ROOT / "polyrank_widgets")
     assert {"plotly", "ipywidgets", "anywidget"} <= widgets      # the check sees them
@@ -150,4 +157,4 @@ def test_the_user_install_leaves_out_the_test_and_docs_tools():
     assert sorted(USER & {canonicalize_name(t) for t in DEV_TOOLS}) == []
     # while the development install has them
     dev = _closure(["polyrank[dev]", "polyrank-widgets", "polyrank-paper"])
-    assert {"pytest", "sphinx", "polyrank-paper"} <= dev
+    assert {"pytest", "sphinx", "nbval"} <= dev
