@@ -40,7 +40,8 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.base import clone
 
-from polyrank._jit import CompileNotice, package_of
+from polyrank._jit import package_of
+from polyrank.compiling import CompileNotice
 
 from ._display import WidgetDisplay
 from ._layout import fluid, wrap_row
