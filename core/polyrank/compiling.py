@@ -695,17 +695,32 @@ class CompileNotice:
             job.prioritize(self.package)
             self._begin()
             return self
+        self._watch_here()
+        return self
+
+    def _watch_here(self) -> None:
+        """Count the compiles of the package's kernels in this process."""
+        assert self.package is not None
         ids = {id(d) for d in kernel_dispatchers(self.package)}
         self._counter = _KernelCounter(ids, lambda k: None, self._first_compile)
         self._exits.enter_context(_counting(self._counter))
-        return self
 
     def wait(self) -> bool:
         """Wait for the background worker compiling the package, if any;
-        True if the kernels are in the cache now (or nothing compiles)."""
+        True if the kernels are in the cache now (or nothing compiles).  If
+        the worker failed, the block's own compiles are reported from then on."""
         if self._job is None or self.package is None:
             return True
-        return self._job.wait(self.package)
+        if self._job.wait(self.package):
+            return True
+        self._job, self.compiling = None, False
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._stop.clear()
+        self._thread = None
+        self._watch_here()
+        return False
 
     def __exit__(self, *exc) -> None:
         self.seconds = time.perf_counter() - self._t0
