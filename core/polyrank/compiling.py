@@ -224,7 +224,9 @@ class BackgroundCompile:
                     break
         finally:
             with contextlib.suppress(OSError):
-                proc.stdin.close()
+                proc.stdin.close()           # the worker ends at the end of its input
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(60)                # reaped: no zombie
             self._fail_if_orphaned()
 
     def _read_reports(self, proc: subprocess.Popen, pkg: _Package) -> bool:
