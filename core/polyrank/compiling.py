@@ -11,7 +11,7 @@ This module makes that wait short and honest:
   (loading data, drawing) while they compile.  Packages are compiled in the
   order the tour uses them, and a fit that waits for a package moves it to
   the front of the queue.
-- every estimator's ``fit`` (:func:`polyrank._sklearn.fit_context`) runs in
+- every estimator's ``fit`` (``polyrank._sklearn.fit_context``) runs in
   :func:`compile_guard`: when a background worker compiles (or will compile)
   the estimator's package, the fit waits for it (no second compile in this
   process) and then loads the kernels from the cache; when nothing does and
@@ -39,6 +39,7 @@ polyrank`` stays cheap.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import math
@@ -82,7 +83,7 @@ class CompileProgress:
     Attributes
     ----------
     package : str
-        One of :data:`polyrank._jit.SOLVER_PACKAGES`.
+        One of ``polyrank._jit.SOLVER_PACKAGES``.
     done : int
         Kernels compiled so far.
     total : int or None
@@ -150,7 +151,7 @@ class BackgroundCompile:
 
     Made by :func:`compile_in_background`; one per process at a time
     (:func:`current`).  Each worker is ``python -c`` running
-    :func:`_worker_main`: it reads package names on stdin, compiles each
+    ``_worker_main()``: it reads package names on stdin, compiles each
     (``polyrank.<package>._warmup()``) and reports ``start`` (kernels to
     compile), ``kernel`` (kernels done) and ``done`` lines on stdout.  A
     thread per worker hands it the next package of the queue and reads its
@@ -186,7 +187,10 @@ class BackgroundCompile:
 
     # ------------------------------------------------------------ workers
     def start(self) -> BackgroundCompile:
-        """Start the workers (returns at once)."""
+        """Start the workers (returns at once); they are stopped when this
+        process exits (:meth:`close`, registered with :mod:`atexit`)."""
+        if self.n_workers:
+            atexit.register(self.close)
         for i in range(self.n_workers):
             proc = subprocess.Popen(
                 [sys.executable, "-c", "from polyrank.compiling import _worker_main; "
@@ -399,7 +403,7 @@ def compile_in_background(packages=None, n_jobs: int | None = None,
     Parameters
     ----------
     packages : sequence of str or None, default=None
-        Packages of :data:`polyrank._jit.SOLVER_PACKAGES`; None: all five, in
+        Packages of ``polyrank._jit.SOLVER_PACKAGES``; None: all five, in
         the tour's order (``sopopo, sign, ranksvm, ordinal, m3l``).
     n_jobs : int or None, default=None
         Worker processes: None one per core, at most two; -1 one per core.
@@ -445,7 +449,7 @@ def compile_in_background(packages=None, n_jobs: int | None = None,
 class _KernelCounter:
     """Counts the distinct dispatchers of ``ids`` whose compile ended, and
     calls ``on_first`` when the first one of ``watch`` starts (a numba
-    ``Listener``, made by :func:`_listener`)."""
+    ``Listener``, made by ``_listener()``)."""
 
     def __init__(self, ids: set, on_end: Callable[[int], object],
                  on_first: Callable[[], object] | None = None) -> None:
@@ -543,7 +547,7 @@ def _bars_enabled() -> bool:
 
 
 class _Bar:
-    """``notify`` of a fit's :class:`CompileNotice`: a :mod:`tqdm.auto` bar
+    """``notify`` of a fit's :class:`CompileNotice`: a ``tqdm.auto`` bar
     (a widget in a notebook: the bar, then the text; one line on stderr in
     a terminal) updated in place and removed when the compile ends;
     nothing with ``POLYRANK_PROGRESS=0``."""
@@ -595,12 +599,12 @@ class CompileNotice:
     Parameters
     ----------
     package : str or None
-        One of :data:`polyrank._jit.SOLVER_PACKAGES`; None makes the notice a no-op.
+        One of ``polyrank._jit.SOLVER_PACKAGES``; None makes the notice a no-op.
     notify : callable or None, default=None
         ``notify(message: str)``, called at the start, every ``interval_s``
         seconds (from a daemon thread: it must be thread-safe; ``print`` and
         setting an ipywidget's value are) and at the end ("compiled ... in
-        t s"); None: a :mod:`tqdm.auto` bar in the running cell, or on
+        t s"); None: a ``tqdm.auto`` bar in the running cell, or on
         stderr in a terminal, removed at the end.
     interval_s : float, default=1.0
         Seconds between two reports.
@@ -753,7 +757,7 @@ def compile_guard(estimator) -> Iterator[None]:
     ----------
     estimator : object
         The estimator being fitted (its package from its module,
-        :func:`polyrank._jit.package_of`).
+        ``polyrank._jit.package_of``).
     """
     package = package_of(estimator)
     if package is None:
