@@ -32,9 +32,9 @@ HEAD = ("compiling the numba kernels of polyrank.sign (first use only; cached fo
 
 def test_the_progress_line_says_what_is_known():
     assert CompileProgress("sign", 3, 12, True, 4.0, 8.2).text() == f"{HEAD}: 3 of 12, ~9 s left"
-    # a fit compiling itself knows only an upper bound, and no time left
-    assert (CompileProgress("sign", 2, 30, False, 3.4, None).text()
-            == f"{HEAD}: 2 of up to 30, 3 s so far")
+    # a fit compiling itself knows neither the total nor the time left
+    assert (CompileProgress("sign", 2, None, False, 3.4, None).text()
+            == f"{HEAD}: 2 compiled, 3 s so far")
     assert (CompileProgress("sign", 0, 12, True, 0.0, 20.0, queued=True).text()
             == f"{HEAD}: waiting for a worker, ~20 s left")
     assert (CompileProgress("sign", 0, None, True, 0.0, None, queued=True).text()
@@ -99,6 +99,13 @@ def test_the_time_left_comes_from_the_rate_measured_so_far(monkeypatch):
     assert job.progress("sopopo").eta_s == pytest.approx(14.0)
     assert job.progress("sign").eta_s == pytest.approx(14.0 + 8.0)
     assert job.progress("sign").queued
+    # before 3 kernels of its own, a package's time left comes from the session's rate
+    s.done = 1
+    job._state["sign"].status = "done"
+    job._state["sign"].started, job._state["sign"].ended = now - 20.0, now - 12.0
+    job._queue.remove("sign")
+    # measured: sign 8 s for 4 kernels, sopopo 6 s for 1: 14 s / 5 kernels
+    assert job.progress("sopopo").eta_s == pytest.approx(14.0 / 5 * 9)
 
 
 def test_a_worker_that_dies_fails_its_packages_and_nobody_hangs(monkeypatch):
@@ -241,7 +248,7 @@ def test_a_cold_fit_waits_for_its_worker_then_a_warm_one_says_nothing(tmp_path):
 def test_a_fit_that_compiles_itself_says_so_once(tmp_path):
     first = _run(FIT_ORDINAL + "; " + FIT_ORDINAL.split("; ")[-1], tmp_path)
     lines = [s for s in first.stderr.replace("\r", "\n").splitlines() if "compiling" in s]
-    assert lines and all("polyrank.ordinal (first use only" in s and " of up to " in s
+    assert lines and all("polyrank.ordinal (first use only" in s and " compiled, " in s
                          for s in lines)
     again = _run(FIT_ORDINAL, tmp_path)
     assert "compiling" not in again.stderr
@@ -260,4 +267,4 @@ def test_when_the_worker_fails_the_fit_reports_its_own_compile(monkeypatch):
         assert not notice.compiling and notice._counter is not None
         notice._counter.start(kernel_dispatchers("sign")[0])   # a kernel compiles here
         assert notice.compiling
-    assert "of up to" in msgs[-2] and msgs[-1].startswith("compiled the numba kernels")
+    assert ": 0 compiled, " in msgs[-2] and msgs[-1].startswith("compiled the numba kernels")

@@ -30,9 +30,10 @@ This module makes that wait short and honest:
 Progress is counted in kernels: a worker counts the ends of numba's
 ``numba:compile`` events (its documented event API) of its package's
 kernels; a fit that compiles in this process (no background worker: a
-script, ``polyrank train``) counts them the same way, "up to" the package's
-uncached kernels, with the seconds so far and no estimate of the time left
-(a fit compiles only the kernels it calls, an unknown part of them).
+script, ``polyrank train``; or a type specialisation the worker did not
+compile) counts them the same way, "k compiled", with the seconds so far
+and no estimate of the time left (a fit compiles only the kernels it calls,
+for the types it passes: an unknown part).
 Nothing here imports numba until a fit or a compile starts, so ``import
 polyrank`` stays cheap.
 """
@@ -87,11 +88,11 @@ class CompileProgress:
     done : int
         Kernels compiled so far.
     total : int or None
-        Kernels to compile (None: not known yet, e.g. a package still queued).
+        Kernels to compile (None: not known).
     exact : bool
-        Whether ``total`` is exact (a background worker compiles every
-        kernel of the package) or an upper bound (a fit compiles only the
-        kernels it calls).
+        Whether ``total`` is known (a background worker compiles the
+        package's kernels that are not in the cache); False for a fit that
+        compiles itself (only the kernels it calls: ``"k compiled"``).
     elapsed_s : float
         Seconds since the compilation of this package started (0 while queued).
     eta_s : float or None
@@ -116,8 +117,10 @@ class CompileProgress:
         parts = []
         if self.queued:
             parts.append("waiting for a worker")
-        elif self.total is not None:
-            parts.append(f"{self.done} of {'' if self.exact else 'up to '}{self.total}")
+        elif self.exact and self.total is not None:
+            parts.append(f"{self.done} of {self.total}")
+        elif not self.exact:
+            parts.append(f"{self.done} compiled")
         if self.eta_s is not None:
             parts.append(f"~{math.ceil(self.eta_s)} s left")
         elif not self.queued:
@@ -243,8 +246,8 @@ class BackgroundCompile:
                 continue                     # a stray print of the worker
             kind, value = parts[1], " ".join(parts[3:])
             with self._cond:
-                if kind == "start":
-                    pkg.total = int(value)
+                if kind == "start":       # the worker imported polyrank: its rate from now
+                    pkg.total, pkg.started = int(value), time.perf_counter()
                 elif kind == "kernel":
                     pkg.done = int(value)
                 self._cond.notify_all()
@@ -303,11 +306,15 @@ class BackgroundCompile:
         return seconds / kernels if kernels else None
 
     def _left(self, pkg: _Package, now: float, rate: float | None) -> float | None:
-        """Estimated seconds until running package ``pkg`` is done."""
-        if pkg.total is not None and pkg.done:
+        """Estimated seconds until running package ``pkg`` is done: from its
+        own seconds per kernel once 3 are done, before that from the
+        session's (``rate``), if any."""
+        if pkg.total is None:
+            return None
+        if pkg.done >= 3 or (pkg.done and rate is None):
             return (now - pkg.started) * (pkg.total - pkg.done) / pkg.done
-        if rate is not None and pkg.total is not None:
-            return max(rate * pkg.total - (now - pkg.started), 0.0)
+        if rate is not None:
+            return rate * (pkg.total - pkg.done)
         return None
 
     def progress(self, package: str) -> CompileProgress:
@@ -591,10 +598,10 @@ class CompileNotice:
     the package, and the block waits for it (:meth:`wait`, called by
     :func:`compile_guard`): "k of n" kernels, the time left estimated from
     the rates measured so far; or the block itself compiles: from the first
-    ``numba:compile`` event of one of the package's kernels on, "k of up to
-    n" (the package's kernels not in the cache) and the seconds so far (no
-    time left: the block compiles only the kernels it calls, an unknown
-    part).  With a warm cache nothing is reported.
+    ``numba:compile`` event of one of the package's kernels on, "k compiled"
+    and the seconds so far (no total, no time left: the block compiles only
+    the kernels it calls, for the types it passes, an unknown part).  With a
+    warm cache nothing is reported.
 
     Parameters
     ----------
@@ -640,7 +647,6 @@ class CompileNotice:
         self._thread: threading.Thread | None = None
         self._job: BackgroundCompile | None = None
         self._counter: _KernelCounter | None = None
-        self._total: int | None = None
         self._t_first = math.nan
         self._exits = contextlib.ExitStack()
 
@@ -651,11 +657,12 @@ class CompileNotice:
             return None
         if self._job is not None:
             return self._job.progress(self.package)
-        # no time left is estimated here: the fit compiles only the kernels it
-        # calls, an unknown part of the package's
+        # neither a total nor the time left: the fit compiles the kernels it
+        # calls for the types it passes, an unknown part of the package's
+        # (new type specialisations of kernels in the cache too)
         done = len(self._counter.done) if self._counter is not None else 0
         elapsed = time.perf_counter() - self._t_first
-        return CompileProgress(self.package, done, self._total, False, elapsed, None)
+        return CompileProgress(self.package, done, None, False, elapsed, None)
 
     def _report(self) -> None:
         progress = self.progress()
@@ -686,7 +693,6 @@ class CompileNotice:
         """The block compiles a kernel of the package (called by numba's
         event, in the compiling thread)."""
         self._t_first = time.perf_counter()
-        self._total = len(_todo(self.package)) if self.package else None
         self._begin()
 
     # ------------------------------------------------------------ block
