@@ -268,3 +268,22 @@ def test_when_the_worker_fails_the_fit_reports_its_own_compile(monkeypatch):
         notice._counter.start(kernel_dispatchers("sign")[0])   # a kernel compiles here
         assert notice.compiling
     assert ": 0 compiled, " in msgs[-2] and msgs[-1].startswith("compiled the numba kernels")
+
+
+def test_solver_lab_says_it_waits_for_the_compile_in_its_status_line(monkeypatch):
+    """The widget's own cell shows the compile (its status line), and its fit
+    time says the compile was in it."""
+    from polyrank import SignConstrainedClassifier
+    from polyrank_widgets import SolverLab
+
+    job = _FakeJob("sign")
+    monkeypatch.setattr(compiling, "_CURRENT", job)
+    X, y = _sign_data()
+    lab = SolverLab(SignConstrainedClassifier(random_state=0), X, y, params={}, views=False)
+    assert job.waited.wait(60)
+    seen = lab.readout.value
+    job.release.set()
+    assert lab.wait(120) and lab.estimator_ is not None
+    assert f"{HEAD}: 2 of 7, ~3 s left" in seen
+    assert "(with numba&#x27;s compile, first use only)" in lab.readout.value or \
+        "(with numba's compile, first use only)" in lab.readout.value
