@@ -40,7 +40,8 @@ import numpy as np
 import plotly.graph_objects as go
 from sklearn.base import clone
 
-from polyrank._jit import CompileNotice, package_of
+from polyrank._jit import package_of
+from polyrank.compiling import CompileNotice
 
 from ._display import WidgetDisplay
 from ._layout import fluid, wrap_row
@@ -352,8 +353,8 @@ class SolverLab(WidgetDisplay):
             # a cold numba cache: say "compiling ... (first use only)" with progress
             # a superseded fit stays silent: its notices must not cover the
             # readout of the newer fit (or its "fit failed")
-            with CompileNotice(package_of(est),
-                               lambda msg: None if flag.event.is_set() else self._set_readout(msg)):
+            with CompileNotice(package_of(est), lambda msg: None if flag.event.is_set()
+                               else self._set_readout(msg)) as notice:
                 est.fit(self.X, self.y, callback=self._callback(flag), **self.fit_params)
         except Exception as exc:  # shown in the readout, kept in error_
             if flag.event.is_set() and not flag.stopped_by_user:
@@ -382,9 +383,10 @@ class SolverLab(WidgetDisplay):
                 self.view_error_ = f"{type(exc).__name__}: {exc}"
         res = getattr(est, "result_", None)
         status = getattr(res, "status", "fitted") if res is not None else "fitted"
-        self._set_readout(status, est=est, seconds=seconds)
+        self._set_readout(status, est=est, seconds=seconds, compiled=notice.compiling)
 
-    def _set_readout(self, status: str, est=None, seconds=None, error=None) -> None:
+    def _set_readout(self, status: str, est=None, seconds=None, error=None,
+                     compiled: bool = False) -> None:
         color = "#2ca02c" if status == "converged" else (
             "#d62728" if error or "maximum" in status or "failure" in status else "#333")
         rows = [("status", f"<b style='color:{color}'>{escape(status)}</b>")]
@@ -396,7 +398,8 @@ class SolverLab(WidgetDisplay):
             if nit is not None:
                 rows.append(("iterations", self._iterations_text(int(np.max(nit)), res)))
             if seconds is not None:
-                rows.append(("fit time", f"{seconds:.3g} s"))
+                rows.append(("fit time", f"{seconds:.3g} s" + (
+                    " (with numba's compile, first use only)" if compiled else "")))
             if res is not None and "primal_objective" in res:
                 rows.append(("primal objective", f"{res.primal_objective:.6g}"))
                 rows.append(("duality gap", f"{res.gap:.3g}"))

@@ -173,10 +173,13 @@ def test_the_readme_bench_table_names_registered_benches():
 
 
 # ---------------------------------------------------------------- polyrank lab
-def test_lab_opens_the_tour_with_allow_root_only_as_root(monkeypatch, capsys):
+# (the working copy it opens: tests/test_lab_workcopy.py)
+def test_lab_opens_the_tour_with_allow_root_only_as_root(monkeypatch, capsys, tmp_path):
     """Issue 34, item 5: the README's first command starts JupyterLab on the
     tour for any user; as root (a container's default) JupyterLab stops with
-    "Running as root is not recommended" unless given --allow-root."""
+    "Running as root is not recommended" unless given --allow-root.  Issue
+    41, item 4: the URL it prints opens the tour (LabApp.default_url), in
+    the working copy (its root)."""
     import shlex
 
     from polyrank.cli import main
@@ -184,16 +187,22 @@ def test_lab_opens_the_tour_with_allow_root_only_as_root(monkeypatch, capsys):
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     for euid, root in ((0, True), (1000, False)):
         monkeypatch.setattr("os.geteuid", lambda euid=euid: euid)
-        assert main(["lab", "--print-command", "--port", "8899"]) == 0
+        assert main(["lab", "--print-command", "--port", "8899",
+                     "--workdir", str(tmp_path / "work")]) == 0
         cmd = shlex.split(capsys.readouterr().out)
-        assert cmd[1:4] == ["-m", "jupyterlab", str(Path("notebooks") / "00_tour.ipynb")]
+        assert cmd[1:3] == ["-m", "jupyterlab"]
+        assert f"--ServerApp.root_dir={tmp_path / 'work'}" in cmd
+        assert "--LabApp.default_url=/lab/tree/00_tour.ipynb" in cmd
         assert "--port=8899" in cmd and ("--allow-root" in cmd) is root
+    assert not (tmp_path / "work").exists()         # --print-command copies nothing
 
 
 def test_lab_without_a_notebook_says_where_to_run_it(tmp_path, monkeypatch, capsys):
+    from polyrank import cli
     from polyrank.cli import main
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "_repo_notebooks", lambda: None)     # not a clone's install
     assert main(["lab", "--print-command"]) == 2
     err = capsys.readouterr().err
     assert "notebooks/00_tour.ipynb" in err and "clone of the repository" in err

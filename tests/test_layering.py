@@ -31,7 +31,7 @@ PAPER = ROOT / "polyrank_paper"
 PAPERS = {"sopopo", "sign", "ranksvm", "ordinal", "m3l"}
 SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tron.py",
           "_ranking_kernels.py", "_csr.py", "_sort.py", "_jit.py", "_sklearn.py", "_multilabel.py",
-          "io.py", "datasets"]
+          "io.py", "datasets", "compiling.py", "_workcopy.py"]
 
 #: function-level imports of polyrank modules that are not cycle dodges
 LAZY_ALLOWED = {

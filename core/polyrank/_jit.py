@@ -12,15 +12,13 @@ fit starts, from the dispatchers' state:
   compiled version for the current source;
 - otherwise the kernel will be compiled on first use.
 
-and :class:`CompileNotice` reports "compiling ... (first use only)" with
-progress (kernels done so far, seconds) to any callable while a block of
-code runs.  Widgets show it in their status line; the ``polyrank`` command
-prints it.
+and :class:`polyrank.compiling.CompileNotice` reports "compiling ... (first
+use only)" with progress while a fit runs (``polyrank.compiling`` also
+compiles in background worker processes).
 
 Only numba's documented dispatcher attributes (``signatures``) and its cache
 index (``_cache._cache_file._load_index``, stable since numba 0.50) are read;
-if the cache cannot be inspected the state is "unknown" and the notice falls
-back to timing: it speaks once the block has run for ``delay_s`` seconds.
+if the cache cannot be inspected the state is "unknown".
 
 :func:`warmup` (re-exported as :func:`polyrank.warmup`, run by ``polyrank
 warmup``) compiles every kernel once, in worker processes when the cache is
@@ -38,7 +36,6 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +43,7 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 __all__ = ["SOLVER_PACKAGES", "CompileState", "compile_state", "package_of",
-           "kernel_dispatchers", "CompileNotice", "warmup"]
+           "kernel_dispatchers", "warmup"]
 
 #: The subpackages whose ``_kernels`` module holds numba kernels.
 SOLVER_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
@@ -170,109 +167,6 @@ def package_of(obj) -> str | None:
     if len(parts) >= 2 and parts[0] == "polyrank" and parts[1] in SOLVER_PACKAGES:
         return parts[1]
     return None
-
-
-class CompileNotice:
-    """Context manager: while its block runs, report numba compilation of
-    ``polyrank.<package>`` with progress, if (and only if) the kernels are
-    not ready.
-
-    Parameters
-    ----------
-    package : str or None
-        One of :data:`SOLVER_PACKAGES`; None makes the notice a no-op.
-    notify : callable
-        ``notify(message: str)``; called from the entering thread at the
-        start and at the end, and from a daemon thread every ``interval_s``
-        seconds while compiling (so it must be thread-safe: ``print``, or
-        setting an ipywidget's value, are).
-    interval_s : float
-        Seconds between progress messages.
-    delay_s : float
-        When the cache cannot be inspected, say "compiling ..." only once
-        the block has run this long.
-
-    Attributes
-    ----------
-    state : CompileState or None
-        The state on entry.
-    compiling : bool
-        Whether a notice was given.
-    seconds : float
-        Time spent in the block.
-
-    Examples
-    --------
-    >>> msgs = []
-    >>> with CompileNotice("sopopo", msgs.append) as notice:
-    ...     pass                 # a fit would go here
-    >>> notice.compiling == bool(msgs)
-    True
-    """
-
-    def __init__(self, package: str | None, notify: Callable[[str], object] = print,
-                 *, interval_s: float = 1.0, delay_s: float = 2.0) -> None:
-        self.package = package
-        self.notify = notify
-        self.interval_s = float(interval_s)
-        self.delay_s = float(delay_s)
-        self.state: CompileState | None = None
-        self.compiling = False
-        self.seconds = 0.0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._todo: list = []
-
-    def message(self, elapsed: float) -> str:
-        """The progress line after ``elapsed`` seconds."""
-        name = f"polyrank.{self.package}"
-        if self._todo:
-            done = sum(bool(d.signatures) for d in self._todo)
-            return (f"compiling the numba kernels of {name} (first use only; cached on "
-                    f"disk for later sessions): {done} of up to {len(self._todo)} done, "
-                    f"{elapsed:.0f} s")
-        return (f"compiling the numba kernels of {name} (first use only; cached on "
-                f"disk for later sessions): {elapsed:.0f} s")
-
-    def _tick(self, t0: float, unknown: bool) -> None:
-        if unknown and self._stop.wait(self.delay_s):
-            return
-        if unknown:
-            self.compiling = True
-        while not self._stop.is_set():
-            try:
-                self.notify(self.message(time.perf_counter() - t0))
-            except Exception:        # a closed widget must not kill the solve
-                return
-            if self._stop.wait(self.interval_s):
-                return
-
-    def __enter__(self) -> CompileNotice:
-        self._t0 = time.perf_counter()
-        if self.package is None:
-            return self
-        self.state = compile_state(self.package)
-        need = self.state.needs_compiling
-        if need is False:
-            return self
-        if need:
-            self._todo = [d for d in kernel_dispatchers(self.package)
-                          if not d.signatures and _is_cached(d) is False]
-            self.compiling = True
-        self._thread = threading.Thread(target=self._tick, args=(self._t0, need is None),
-                                        daemon=True, name="polyrank-compile-notice")
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.seconds = time.perf_counter() - self._t0
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        if self.compiling and exc[0] is None:
-            self.notify(f"compiled the numba kernels of polyrank.{self.package} in "
-                        f"{self.seconds:.1f} s (first use only; later sessions load "
-                        "them from the cache)")
 
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.

@@ -35,6 +35,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from ._progress import verbosity
+from .compiling import compile_guard
 from .exceptions import FeatureScaleWarning, NumericalError, TrivialModelWarning
 from .kernels import check_kernel_params, kernel_matrix
 from .result import (
@@ -176,7 +177,9 @@ def fit_context(fit):
     """The decorator of every estimator's ``fit``: scikit-learn's
     ``_fit_context`` (parameter validation), progress bars of the long
     phases when ``self.verbose`` is set (:func:`polyrank._progress.verbosity`),
-    and an interrupted fit left unfitted.
+    numba's first compile of the kernels waited for and reported
+    (:func:`polyrank.compiling.compile_guard`: a background worker's, or
+    this fit's own), and an interrupted fit left unfitted.
 
     A fit stopped by Ctrl-C (:class:`KeyboardInterrupt`, raised when the
     running numba kernel returns: a pass, an epoch, a block of a Gram matrix)
@@ -197,7 +200,7 @@ def fit_context(fit):
 
     @functools.wraps(fit)
     def guarded(self, *args, **kwargs):
-        with verbosity(getattr(self, "verbose", 0)):
+        with verbosity(getattr(self, "verbose", 0)), compile_guard(self):
             try:
                 return checked(self, *args, **kwargs)
             except KeyboardInterrupt:

@@ -442,6 +442,17 @@ class Notebook:
         """Run -> Run All Cells from the menu bar, wait until every code cell
         has run and the kernel is idle, and fail on any error output; the
         seconds it took are kept in ``run_all_s``."""
+        started = self.start_run_all()
+        self.wait_idle(timeout_ms)
+        #: seconds from the menu click to an idle kernel (what a reader waits)
+        self.run_all_s = time.perf_counter() - started
+        _poll(self._unrun_code_cells, lambda n: n == 0, 10_000, "cells without a count")
+        self.assert_no_errors(stderr=True)
+        return self
+
+    def start_run_all(self) -> float:
+        """Run -> Run All Cells from the menu bar; returns (``perf_counter``)
+        when the menu item was clicked, once some cell has started."""
         page = self.page
         for _attempt in range(3):
             self.settle(30_000, quiet_s=0.5)
@@ -461,12 +472,7 @@ class Notebook:
                 page.keyboard.press("Escape")
         else:
             raise AssertionError("Run All Cells did not start any cell (3 attempts)")
-        self.wait_idle(timeout_ms)
-        #: seconds from the menu click to an idle kernel (what a reader waits)
-        self.run_all_s = time.perf_counter() - started
-        _poll(self._unrun_code_cells, lambda n: n == 0, 10_000, "cells without a count")
-        self.assert_no_errors(stderr=True)
-        return self
+        return started
 
     def run_cells_in_turn(self, timeout_ms: int = 300_000) -> Notebook:
         """Run the cells one at a time with Shift+Enter, as a person reading
