@@ -20,7 +20,7 @@ from functools import cache
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-# imported once by asv's fork server, not again by each benchmark's process
+# imported with the suite: once for all benchmarks under `--launch-method forkserver`
 import polyrank  # noqa: F401
 
 try:  # asv_runner is installed in every environment asv runs benchmarks in
