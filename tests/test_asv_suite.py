@@ -46,6 +46,7 @@ def test_asv_conf_is_json_with_comments_asv_reads():
     assert "mord" in conf["matrix"]["req"]
 
 
+@pytest.mark.slow        # asv imports the suite (polyrank, scikit-learn) in a subprocess
 def test_asv_check_finds_no_problem():
     """``asv check``: every benchmark module imports, every benchmark is well formed."""
     pytest.importorskip("asv")
@@ -76,6 +77,7 @@ def test_every_estimator_has_a_fit_with_its_peer_and_its_quality():
         assert "setup_cache" in vars(c), name
 
 
+@pytest.mark.slow        # compiles the ordinal kernels on an empty cache
 def test_a_fit_benchmark_runs_and_tracks_lower_is_better_numbers():
     """One class end to end without asv: the cache's numbers, the timed calls."""
     import benchmarks.fit as fit
@@ -197,6 +199,7 @@ def test_first_run_refuses_a_missing_tour(tmp_path):
         fr.bench_first_run(repeats=0)
 
 
+@pytest.mark.slow        # starts two Jupyter kernels
 def test_the_tour_copy_is_executed_and_the_original_left_alone(tmp_path):
     """nbclient executes a copy of the folder: the cell's output exists only in
     the copy (it writes a file beside the notebook), the original is unchanged."""
