@@ -292,5 +292,5 @@ def bench_first_run(*, quick: bool = False, seed: int = 0, progress: bool = Fals
         warmup_warm_s=n["warmup_warm"], tour_cold_s=tour_cold, tour_warm_s=tour_warm,
         load_before=load[0], load_after=load[1])
     return ExperimentResult("first-run", "First run: fresh processes, numba cache empty "
-                            "(cold) or filled (warm), against issue 41's targets", rows,
+                            "(cold) or filled (warm), beside issue 41's limits", rows,
                             summary, notes=_notes(rows, load))
