@@ -6,7 +6,8 @@ One class per estimator and data set.  Each has
   ``random_state``) after the preprocessing its docstring recommends;
 - ``time_fit_peer`` / ``peakmem_fit_peer``: the peer a user would pick (liblinear
   through scikit-learn's LinearSVC, libsvm's SVC, Ridge, mord), so that the ratio is
-  visible in the same run, not only an absolute time;
+  visible in the same run, not only an absolute time; LinearSVC with a fixed
+  ``random_state`` as ours, so that every tracked metric is deterministic;
 - ``track_test_error`` / ``track_test_error_peer``: the test metric (a loss or an
   error rate: lower is better, as asv assumes), computed once per environment in
   ``setup_cache``; ``track_iterations`` and ``track_relative_gap`` of polyrank's fit.
@@ -131,7 +132,7 @@ class LabelRankerYeast(_Fit):
         return make_pipeline(StandardScaler(), LabelRanker(random_state=0))
 
     def peer(self):
-        return make_pipeline(StandardScaler(), OneVsRestClassifier(LinearSVC()))
+        return make_pipeline(StandardScaler(), OneVsRestClassifier(LinearSVC(random_state=0)))
 
     def error(self, model, d):
         return float(label_ranking_loss(d.y_test, model.decision_function(d.X_test)))
@@ -156,7 +157,7 @@ class M3LLinearYeast(_Fit):
         return make_pipeline(StandardScaler(), M3LClassifier(random_state=0))
 
     def peer(self):
-        return make_pipeline(StandardScaler(), OneVsRestClassifier(LinearSVC()))
+        return make_pipeline(StandardScaler(), OneVsRestClassifier(LinearSVC(random_state=0)))
 
     def error(self, model, d):
         return float(hamming_loss(d.y_test, model.predict(d.X_test)))
@@ -201,7 +202,7 @@ class SignClassifierPhishing(_Fit):
                              SignConstrainedClassifier(random_state=0))
 
     def peer(self):
-        return make_pipeline(StandardScaler(with_mean=False), LinearSVC())
+        return make_pipeline(StandardScaler(with_mean=False), LinearSVC(random_state=0))
 
     def error(self, model, d):
         return 1.0 - float(model.score(d.X_test, d.y_test))
@@ -275,7 +276,7 @@ class RankSVML2MQ2008(_Fit):
 
     def peer(self):
         return LinearSVC(loss="squared_hinge" if self.loss == "l2" else "hinge",
-                         fit_intercept=False)
+                         fit_intercept=False, random_state=0)
 
     def fit_peer(self, d):
         P, s = common.mq2008_pairs()
