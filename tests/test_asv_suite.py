@@ -137,7 +137,8 @@ def test_polyrank_bench_compare_runs_asv_in_the_checkout(monkeypatch, capsys):
     status = main(["bench", "compare", "6ead872", "--bench", "projection", "--factor", "1.5"])
     assert status == 1                                  # asv's status: a regression
     cmd, cwd = seen["cmds"][-1]
-    assert cwd == ROOT and cmd[3:] == ["continuous", "-f", "1.5", "--show-stderr",
+    assert cwd == ROOT and cmd[3:] == ["continuous", "-f", "1.5", "--no-only-changed",
+                                       "--sort", "ratio", "--show-stderr",
                                        "--bench", "projection", "6ead872", "HEAD"]
     assert "$ asv continuous -f 1.5" in capsys.readouterr().out
 

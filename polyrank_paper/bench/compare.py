@@ -70,15 +70,17 @@ def asv_continuous_command(rev: str, *, head: str = "HEAD", benches=(),
 
     Examples
     --------
-    >>> asv_continuous_command("main", benches=["fit.RankSVM"])[3:]
-    ['continuous', '-f', '1.1', '--show-stderr', '--bench', 'fit.RankSVM', 'main', 'HEAD']
+    >>> " ".join(asv_continuous_command("main", benches=["fit.RankSVM"])[3:])
+    'continuous -f 1.1 --no-only-changed --sort ratio --show-stderr --bench fit.RankSVM main HEAD'
     """
     for name, value in (("rev", rev), ("head", head)):
         if not value or value.startswith("-"):
             raise ValueError(f"{name}: expected a revision, got {value!r}")
     if not factor > 1:
         raise ValueError(f"factor: expected a ratio > 1, got {factor!r}")
-    cmd = [sys.executable, "-m", "asv", "continuous", "-f", f"{factor:g}", "--show-stderr"]
+    # --no-only-changed: the table lists every benchmark run, for the commit body
+    cmd = [sys.executable, "-m", "asv", "continuous", "-f", f"{factor:g}", "--no-only-changed",
+           "--sort", "ratio", "--show-stderr"]
     for regex in benches:
         cmd += ["--bench", regex]
     return cmd + [rev, head]
@@ -87,7 +89,8 @@ def asv_continuous_command(rev: str, *, head: str = "HEAD", benches=(),
 def run_compare(rev: str, *, benches=(), factor: float = 1.1, head: str = "HEAD",
                 root: Path | None = None) -> int:
     """Run ``asv continuous`` (:func:`asv_continuous_command`) in the checkout's root,
-    its output streamed to this process's stdout and stderr.
+    its output streamed to this process's stdout and stderr; the table at its end lists
+    every benchmark run (changed or not) with the ratio, for the commit body.
 
     Parameters
     ----------
