@@ -103,6 +103,7 @@ from .bench.m3l_labels import bench_m3l_labels, bench_m3l_labels_wide, bench_m3l
 from .bench.m3l_linear import bench_m3l_linear
 from .bench.m3l_smo import bench_m3l_rows_smo
 from .bench.first_fit import bench_first_fit
+from .bench.first_run import bench_first_run
 from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
                                  crammer_singer_primal)
 from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
@@ -123,7 +124,7 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "m3l_fig2", "m3l_fig5", "m3l_table3", "m3l_table1", "m3l_awa_prior", "bench_m3l",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_rows", "bench_m3l_linear",
            "bench_m3l_rows_smo",
-           "bench_first_fit", "bench_sopopo_vs_liblinear", "bench_input_check",
+           "bench_first_fit", "bench_first_run", "bench_sopopo_vs_liblinear", "bench_input_check",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
            "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear",
            "StoredResult", "load_or_run", "load_result", "save_result"]

@@ -116,6 +116,10 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_bench(args) -> int:
+    if args.name == "compare":
+        return _bench_compare(args)
+    if args.rev is not None or args.bench or args.factor is not None:
+        raise UsageError("REV, --bench and --factor apply to 'polyrank bench compare' only")
     command = (f"polyrank bench {args.name}{' --quick' if args.quick else ''}"
                + (f" --data {Path(args.data).name}" if args.data else ""))
     if args.readme is not None:
@@ -126,6 +130,19 @@ def _cmd_bench(args) -> int:
     if args.name != "sopopo":
         return _bench_registered(args, command)
     return _bench_sopopo(args, command)
+
+
+def _bench_compare(args) -> int:
+    """``polyrank bench compare [REV]``: ``asv continuous -f FACTOR REV HEAD`` on
+    the asv suite (:mod:`polyrank_paper.bench.compare`); asv's exit status."""
+    from .bench.compare import run_compare
+
+    for option in ("readme", "data", "k"):
+        if getattr(args, option):
+            raise UsageError(f"--{option}: does not apply to 'polyrank bench compare'")
+    with _user_errors("compare"):
+        return run_compare(args.rev or "main", benches=args.bench or (),
+                           factor=1.1 if args.factor is None else args.factor)
 
 
 def _bench_registered(args, command: str) -> int:
@@ -392,8 +409,17 @@ def _add_bench(sub) -> None:
         "bench", help="benchmarks (ratios against baselines timed in the same run)",
         description="Benchmarks: " + "; ".join(
             ["sopopo: soft_project vs Clarabel vs np.sort"]
-            + [f"{name}: {b.description}" for name, b in BENCHES.items()]))
-    p.add_argument("name", choices=["sopopo", *BENCHES])
+            + [f"{name}: {b.description}" for name, b in BENCHES.items()]
+            + ["compare [REV]: the asv suite (benchmarks/), asv continuous -f 1.1 REV "
+               "HEAD (default REV main), run in the source checkout"]))
+    p.add_argument("name", choices=["sopopo", *BENCHES, "compare"])
+    p.add_argument("rev", nargs="?", metavar="REV", default=None,
+                   help="compare only: the base revision (default main)")
+    p.add_argument("--bench", metavar="REGEX", action="append", default=None,
+                   help="compare only: the benchmarks to run, a regular expression of "
+                        "their names (repeatable; default: all)")
+    p.add_argument("--factor", type=float, default=None,
+                   help="compare only: report a change above this ratio (default 1.1)")
     p.add_argument("--k", type=int, nargs="+",
                    help="sopopo only: numbers of labels (default 10 100 1000 10000)")
     p.add_argument("--quick", action="store_true",

@@ -19,6 +19,7 @@ import pytest
 
 import polyrank_paper as E
 import polyrank_paper.bench.first_fit as ff
+import polyrank_paper.bench.first_run as fr
 import polyrank_paper.bench.label_ranker as lb
 import polyrank_paper.bench.m3l_labels as ml
 from polyrank_paper.registry import (
@@ -35,6 +36,11 @@ def _first_fit(monkeypatch):
                                      "sc_sdca(np.eye(3), [1.0, -1.0, 1.0], 'hinge')")
     monkeypatch.setattr(ff, "_PEER", "pass")
     return ff.bench_first_fit(quick=True)
+
+
+def _first_run(monkeypatch):
+    monkeypatch.setattr(fr, "_seconds", lambda cmd, cache, cwd=None, timeout=0: 1.0)
+    return fr.bench_first_run(quick=True, repeats=1)
 
 
 def _labels_wide(monkeypatch):
@@ -109,6 +115,7 @@ TINY = {
     "m3l-rows-smo": _plain("m3l-rows-smo", Ns=(60, 80), C=1.0, repeats=1),
     "m3l-linear": _plain("m3l-linear", quick=True, tol=1e-2, repeats=1, sizes=(200,)),
     "first-fit": _first_fit,
+    "first-run": _first_run,
     "sopopo-vs-liblinear": _vs_liblinear,
     "label-ranker-defaults": _ranker_defaults,
     "sopopo-many-labels": _plain("sopopo-many-labels", quick=True, repeats=1, passes=2,
