@@ -113,7 +113,7 @@ __all__ = ["main", "build_parser", "COMMANDS_GROUP", "UsageError", "MESSAGE_CHAR
 def _cmd_warmup(args) -> int:
     from . import warmup
 
-    warmup(verbose=True, n_jobs=args.jobs)
+    warmup(verbose=True, n_jobs=args.jobs, load=False)
     return 0
 
 
