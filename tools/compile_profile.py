@@ -100,12 +100,26 @@ def _run_child(task: str, env_extra: dict | None = None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _marginal(results: list[dict]) -> dict:
+    """Own seconds per task of the compiles no earlier task of its package did."""
+    seen: dict = {}
+    out = {}
+    for r in results:
+        done = seen.setdefault(r["task"].partition(".")[0], set())
+        fresh = [x for x in r["rows"] if (x["kernel"], x["args"]) not in done]
+        done.update((x["kernel"], x["args"]) for x in r["rows"])
+        out[r["task"]] = round(sum(x["own_s"] for x in fresh), 1)
+    return out
+
+
 def _summary(results: list[dict], top: int) -> str:
     lines = [f"{'task':<22}{'wall s':>8}{'compiles':>9}{'own-sum s':>10}"]
     for r in results:
         lines.append(f"{r['task']:<22}{r['wall_s']:8.1f}{len(r['rows']):9d}"
                      f"{sum(x['own_s'] for x in r['rows']):10.1f}")
     lines.append(f"{'total':<22}{sum(r['wall_s'] for r in results):8.1f}")
+    lines += ["", "after the earlier tasks of the same package (polyrank._jit._COMPILE_SECONDS):",
+              repr(_marginal(results))]
     per_kernel: dict = {}
     for r in results:
         for x in r["rows"]:

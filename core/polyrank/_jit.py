@@ -278,12 +278,25 @@ class CompileNotice:
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = SOLVER_PACKAGES
 #: Seconds each warm-up task (``"<package>.<part>"``, a part of the package's
-#: ``_WARMUP_PARTS``) compiles on an empty cache, alone in a fresh process, on a
-#: quiet 2-core machine (``tools/compile_profile.py --all-tasks``; shared helpers
-#: counted in every task that uses them).  Only their order matters: a parallel
-#: warm-up hands the tasks to its workers longest first, and its bar advances by
-#: them (so that its ETA is the measured rate of this machine).
-_COMPILE_SECONDS: dict[str, float] = {}
+#: ``_WARMUP_PARTS``) compiles on an empty cache after the earlier parts of its
+#: package: ``tools/compile_profile.py --all-tasks`` (each task alone in a fresh
+#: process; numba's compile events, kernels compiled by an earlier part not
+#: counted), measured 2026-12-07 on the 2-core machine under a load average of
+#: 13-21, so about 2.5x what a quiet machine takes (there the packages took
+#: sopopo 14.5, sign 9.2, ranksvm 24.5, ordinal 10.5, m3l 15.2 s before the
+#: RankSVM parfors went).  Only their ratios matter: they order the tasks
+#: (:func:`_ordered_tasks`), and the bar advances by them, so that its ETA is
+#: the rate measured on this machine as the tasks finish.
+_COMPILE_SECONDS: dict[str, float] = {
+    "sopopo.projection": 14.7, "sopopo.pairs_linear": 18.9, "sopopo.pairs_kernel": 2.5,
+    "sopopo.general_linear": 14.2, "sopopo.general_kernel": 5.7,
+    "sign.sdca_dense": 19.5, "sign.sdca_csr": 3.2, "sign.pegasos": 3.0,
+    "sign.multiclass": 28.8,
+    "ranksvm.tron": 21.0, "ranksvm.jobs_dense": 34.6, "ranksvm.jobs_csr": 12.0,
+    "ranksvm.dcd": 30.0,
+    "ordinal.svor": 45.7, "ordinal.generation": 16.6, "ordinal.prank": 9.0,
+    "m3l.smo": 43.1, "m3l.cd32": 28.5, "m3l.cd64": 12.5, "m3l.dca": 43.5,
+}
 #: seconds assumed for a task missing from :data:`_COMPILE_SECONDS`
 _DEFAULT_TASK_SECONDS = 2.0
 
@@ -371,12 +384,31 @@ class _CompilePool:
         return run(delayed(_warm_package_task)(p) for p in order)
 
 
-def _ordered_tasks(packages) -> list[str]:
-    """The warm-up tasks of ``packages``, longest first (by
-    :data:`_COMPILE_SECONDS`): handed in this order to the first free worker,
-    the longest tasks start first and the short ones fill the gaps."""
-    tasks = [t for name in packages for t in _package_tasks(name)]
-    return sorted(tasks, key=lambda t: (-_task_seconds(t), t))
+def _ordered_tasks(packages, n_workers: int = 2) -> list[str]:
+    """The warm-up tasks of ``packages`` in the order to hand them to
+    ``n_workers`` workers (each takes the next task when it is free).
+
+    A package's parts run one after the other (a later part then loads the
+    kernels it shares with an earlier one from the cache, instead of a
+    second worker compiling them at the same time), and a free worker takes
+    the next part of the package with the most work left
+    (:data:`_COMPILE_SECONDS`) that is not running on another worker: the
+    longest chains start first and short parts fill the end.  The order
+    comes from simulating that schedule with the expected seconds."""
+    chains = {name: _package_tasks(name) for name in packages}
+    free = [0.0] * max(1, n_workers)                 # when each worker is free
+    running: list = [None] * len(free)               # the package each one runs
+    order = []
+    while any(chains.values()):
+        w = min(range(len(free)), key=free.__getitem__)
+        elsewhere = {running[v] for v in range(len(free)) if v != w and free[v] > free[w]}
+        name = max((p for p, c in chains.items() if c),
+                   key=lambda p: (p not in elsewhere, sum(map(_task_seconds, chains[p])), p))
+        task = chains[name].pop(0)
+        order.append(task)
+        free[w] += _task_seconds(task)
+        running[w] = name
+    return order
 
 
 def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = None) -> dict:
@@ -391,11 +423,11 @@ def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = 
 
 
 def _collect(pool: _CompilePool, packages, bar) -> dict:
-    """Run the tasks of ``packages`` on ``pool``, longest first
-    (:func:`_ordered_tasks`); the bar advances by each task's expected seconds.
+    """Run the tasks of ``packages`` on ``pool`` in the order of
+    :func:`_ordered_tasks`; the bar advances by each task's expected seconds.
     Returns the seconds per package."""
     out: dict = {}
-    for task, seconds in pool.run(_ordered_tasks(packages)):
+    for task, seconds in pool.run(_ordered_tasks(packages, pool.n_jobs)):
         name = task.partition(".")[0]
         out[name] = out.get(name, 0.0) + seconds
         if bar is not None:

@@ -34,8 +34,9 @@ def _tiny():
 
 
 def _warmup_tron(methods) -> None:
-    """Tree-TRON's one-thread kernels of ``methods``, unweighted and weighted
-    (the default method also with partial pairs and CSR X)."""
+    """Tree-TRON's one-thread kernels of ``methods`` (one counting kernel
+    serves them all), unweighted and weighted (the default method also with
+    partial pairs and CSR X)."""
     X, y, qid, sw = _tiny()
     for method in methods:
         for weights in (None, sw):
@@ -69,8 +70,7 @@ def _warmup_dcd() -> None:
 
 #: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
 _WARMUP_PARTS = {
-    "tron": lambda: _warmup_tron(("selection_tree",)),
-    "tron_methods": lambda: _warmup_tron(tuple(m for m in METHODS if m != "selection_tree")),
+    "tron": lambda: _warmup_tron(tuple(METHODS)),
     "jobs_dense": lambda: _warmup_jobs("dense"),
     "jobs_csr": lambda: _warmup_jobs("csr"),
     "dcd": _warmup_dcd,
