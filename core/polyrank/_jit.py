@@ -171,19 +171,58 @@ def package_of(obj) -> str | None:
 
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = SOLVER_PACKAGES
-#: The order in which a parallel warm-up hands the packages to its workers.
-#: Compile seconds on an empty cache (one worker each): sopopo 13.4, m3l 10.5,
-#: sign 9.3, ranksvm 8.6, ordinal 4.4; two workers then run sopopo + sign
-#: (22.7 s) and m3l + ranksvm + ordinal (23.5 s), where longest-first
-#: (sign third) would leave one worker 24.2 s busy.
-_COMPILE_ORDER = ("sopopo", "m3l", "ranksvm", "sign", "ordinal")
+#: Seconds each warm-up task (``"<package>.<part>"``, a part of the package's
+#: ``_WARMUP_PARTS``) compiles on an empty cache after the earlier parts of its
+#: package: ``tools/compile_profile.py --all-tasks`` (each task alone in a fresh
+#: process; numba's compile events, kernels compiled by an earlier part not
+#: counted), measured 2026-12-07 on the 2-core machine under a load average of
+#: 13-21, so about 2.5x what a quiet machine takes (there the packages took
+#: sopopo 14.5, sign 9.2, ranksvm 24.5, ordinal 10.5, m3l 15.2 s before the
+#: RankSVM parfors went).  Only their ratios matter: they order the tasks
+#: (:func:`_ordered_tasks`), and the bar advances by them, so that its ETA is
+#: the rate measured on this machine as the tasks finish.
+_COMPILE_SECONDS: dict[str, float] = {
+    "sopopo.projection": 14.7, "sopopo.pairs_linear": 18.9, "sopopo.pairs_kernel": 2.5,
+    "sopopo.general_linear": 14.2, "sopopo.general_kernel": 5.7,
+    "sign.sdca_dense": 19.5, "sign.sdca_csr": 3.2, "sign.pegasos": 3.0,
+    "sign.multiclass": 28.8,
+    "ranksvm.tron": 21.0, "ranksvm.jobs_dense": 34.6, "ranksvm.jobs_csr": 12.0,
+    "ranksvm.dcd": 30.0,
+    "ordinal.svor": 45.7, "ordinal.generation": 16.6, "ordinal.prank": 9.0,
+    "m3l.smo": 43.1, "m3l.cd32": 28.5, "m3l.cd64": 12.5, "m3l.dca": 43.5,
+}
+#: seconds assumed for a task missing from :data:`_COMPILE_SECONDS`
+_DEFAULT_TASK_SECONDS = 2.0
+
+
+def _package_tasks(name: str) -> list[str]:
+    """The warm-up tasks of package ``name``: ``"<name>.<part>"`` for each of
+    its ``_WARMUP_PARTS``, or ``[name]`` for a package without parts."""
+    parts = getattr(importlib.import_module(f"polyrank.{name}"), "_WARMUP_PARTS", None)
+    return [f"{name}.{part}" for part in parts] if parts else [name]
+
+
+def _task_seconds(task: str) -> float:
+    return _COMPILE_SECONDS.get(task, _DEFAULT_TASK_SECONDS)
+
+
+def _run_task(task: str) -> None:
+    """Run the warm-up task ``task``: ``"<package>"`` (its whole ``_warmup()``)
+    or ``"<package>.<part>"`` (one of its ``_WARMUP_PARTS``)."""
+    name, _, part = task.partition(".")
+    mod = importlib.import_module(f"polyrank.{name}")
+    if part:
+        mod._WARMUP_PARTS[part]()
+    else:
+        mod._warmup()
 
 
 def _warm_package(name: str) -> float:
     """Run ``polyrank.<name>._warmup()`` and return its seconds (a worker
-    task of :func:`warmup`)."""
+    task of :func:`warmup`).  ``name`` may also be one task
+    ``"<package>.<part>"`` (see :func:`_package_tasks`)."""
     t = time.perf_counter()
-    importlib.import_module(f"polyrank.{name}")._warmup()
+    _run_task(name)
     return time.perf_counter() - t
 
 
@@ -239,29 +278,91 @@ class _CompilePool:
         return run(delayed(_warm_package_task)(p) for p in order)
 
 
+def _ordered_tasks(packages, n_workers: int = 2) -> list[str]:
+    """The warm-up tasks of ``packages`` in the order to hand them to
+    ``n_workers`` workers (each takes the next task when it is free).
+
+    A package's parts run one after the other (a later part then loads the
+    kernels it shares with an earlier one from the cache, instead of a
+    second worker compiling them at the same time), and a free worker takes
+    the next part of the package with the most work left
+    (:data:`_COMPILE_SECONDS`) that is not running on another worker: the
+    longest chains start first and short parts fill the end.  The order
+    comes from simulating that schedule with the expected seconds."""
+    chains = {name: _package_tasks(name) for name in packages}
+    free = [0.0] * max(1, n_workers)                 # when each worker is free
+    running: list = [None] * len(free)               # the package each one runs
+    order = []
+    while any(chains.values()):
+        w = min(range(len(free)), key=free.__getitem__)
+        elsewhere = {running[v] for v in range(len(free)) if v != w and free[v] > free[w]}
+        name = max((p for p, c in chains.items() if c),
+                   key=lambda p: (p not in elsewhere, sum(map(_task_seconds, chains[p])), p))
+        task = chains[name].pop(0)
+        order.append(task)
+        free[w] += _task_seconds(task)
+        running[w] = name
+    return order
+
+
 def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = None) -> dict:
     """Compile the kernels of ``packages`` in ``n_jobs`` worker processes
     (forked if ``fork``; None: if :func:`_fork_is_safe`); numba writes them
     to its on-disk cache, from which this process then loads them.  ``bar``
-    (tqdm or None) advances as packages finish.  Returns the seconds per
-    package."""
+    (tqdm or None) advances as tasks finish.  Returns the seconds per
+    package (its tasks' seconds added)."""
     fork = _fork_is_safe() if fork is None else fork
     with _CompilePool(n_jobs, fork) as pool:
         return _collect(pool, packages, bar)
 
 
 def _collect(pool: _CompilePool, packages, bar) -> dict:
-    """Run ``packages`` on ``pool`` in the order of :data:`_COMPILE_ORDER`."""
-    out = {}
-    for name, seconds in pool.run(sorted(packages, key=_COMPILE_ORDER.index)):
-        out[name] = seconds
+    """Run the tasks of ``packages`` on ``pool`` in the order of
+    :func:`_ordered_tasks`; the bar advances by each task's expected seconds.
+    Returns the seconds per package."""
+    out: dict = {}
+    for task, seconds in pool.run(_ordered_tasks(packages, pool.n_jobs)):
+        name = task.partition(".")[0]
+        out[name] = out.get(name, 0.0) + seconds
         if bar is not None:
-            bar.set_postfix_str(name, refresh=False)
-            bar.update(1)
+            bar.set_postfix_str(task, refresh=False)
+            bar.update(_task_seconds(task))
     return out
 
 
-def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = None) -> dict:
+def _compile_bar(packages, progress: bool):
+    """The bar of a warm-up that compiles ``packages`` (none: no bar, and no
+    claim of a first use): its total is their tasks' expected seconds, so that
+    its rate and ETA are this machine's, measured as the tasks finish."""
+    total = sum(_task_seconds(t) for name in packages for t in _package_tasks(name))
+    return tqdm(total=round(total, 1), desc="compiling polyrank's numba kernels (first use only)",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
+                delay=2.0, disable=not (progress and packages), leave=False)
+
+
+def _load_packages(cold, compiled: dict, bar, *, verbose: bool, load: bool) -> dict:
+    """Run every package's ``_warmup()`` in this process (compiling the
+    packages of ``cold`` not compiled in a worker, loading the others from the
+    cache); with ``load`` false, only those that still need compiling."""
+    timings = {}
+    for name in _WARMUP_PACKAGES:
+        in_worker = name in compiled
+        if not load and (in_worker or name not in cold):
+            if verbose and in_worker:
+                print(f"{name}: compiled in a worker: {compiled[name]:.2f} s")
+            continue
+        bar.set_postfix_str(name, refresh=False)
+        timings[name] = _warm_package(name)
+        if name in cold and not in_worker:
+            bar.update(sum(_task_seconds(t) for t in _package_tasks(name)))
+        if verbose:
+            print(f"{name}: {timings[name]:.2f} s"
+                  + (f" (compiled in a worker: {compiled[name]:.2f} s)" if in_worker else ""))
+    return timings
+
+
+def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = None,
+           *, load: bool = True) -> dict:
     """Compile (or load from numba's on-disk cache) every numba kernel once.
 
     Calls ``_warmup()`` of every solver subpackage, which runs each of its
@@ -270,8 +371,10 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
     the five papers and takes a while (``polyrank bench first-fit`` measures
     it on your machine; the README's benchmark table shows one run); the
     packages whose kernels are not in the cache are then compiled in
-    ``n_jobs`` worker processes at once (numba compiles on one core), and
-    this process loads the result from the cache.  On Linux, when this
+    ``n_jobs`` worker processes at once (numba compiles on one core), each
+    package's warm-up split into parts (``_WARMUP_PARTS``) handed to the
+    first free worker longest first, and this process loads the result from
+    the cache.  On Linux, when this
     process runs a single thread (the ``polyrank warmup`` command), the
     workers are forked and start with polyrank imported; otherwise (a
     notebook's kernel runs threads) joblib's loky backend spawns them.
@@ -282,19 +385,27 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
     verbose : bool, default=False
         Print the seconds spent per subpackage.
     progress : bool, default=True
-        Show a progress bar "compiling ... (first use only)" (tqdm) when the
-        warm-up takes more than 2 s, i.e. when it compiles; with a warm
-        cache nothing is shown.
+        Show a progress bar "compiling ... (first use only)" (tqdm) when
+        some kernel is neither loaded nor in the cache and the warm-up takes
+        more than 2 s; with a warm cache nothing is shown.  Its ETA comes
+        from the parts' measured seconds (:data:`_COMPILE_SECONDS`) scaled
+        by this machine's rate so far.
     n_jobs : int or None, default=None
         Worker processes that compile on an empty cache: None uses up to two
         (one per core), -1 one per core, 1 compiles in this process only.
         With a warm cache no worker is started.
+    load : bool, default=True
+        Load every package's kernels into this process.  False (what
+        ``polyrank warmup`` passes: the command ends right after) only fills
+        the cache: packages compiled in a worker or already cached are not
+        loaded here.
 
     Returns
     -------
     dict
         Seconds spent per subpackage in this process, e.g. ``{"sopopo": 0.4}``
-        (loading from the cache after a parallel compile), and under
+        (loading from the cache after a parallel compile; with ``load``
+        false only the packages compiled here), and under
         ``"compiled_in_workers"`` the seconds each package took in its
         worker (empty when nothing was compiled there).
 
@@ -311,24 +422,14 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
     """
     n_jobs = _resolve_n_jobs(n_jobs)
     cold = [p for p in _WARMUP_PACKAGES if compile_state(p).needs_compiling]
-    workers = min(n_jobs, len(cold))
-    timings: dict = {}
+    workers = min(n_jobs, sum(len(_package_tasks(p)) for p in cold))
     compiled: dict = {}
     # the pool forks (when this process runs one thread) before the bar starts its thread
     with _CompilePool(workers, workers > 1 and _fork_is_safe()) as pool:
-        bar = tqdm(total=len(_WARMUP_PACKAGES) + (len(cold) if workers > 1 else 0),
-                   desc="compiling polyrank's numba kernels (first use only)",
-                   unit="solver", delay=2.0, disable=not progress, leave=False)
+        bar = _compile_bar(cold, progress)
         if workers > 1:
             compiled = _collect(pool, cold, bar)
-    for name in _WARMUP_PACKAGES:
-        bar.set_postfix_str(name, refresh=False)
-        timings[name] = _warm_package(name)
-        bar.update(1)
-        if verbose:
-            print(f"{name}: {timings[name]:.2f} s"
-                  + (f" (compiled in a worker: {compiled[name]:.2f} s)" if name in compiled
-                     else ""))
+    timings = _load_packages(cold, compiled, bar, verbose=verbose, load=load)
     bar.close()
     timings["compiled_in_workers"] = compiled
     return timings

@@ -94,7 +94,10 @@ __all__ = ["main", "build_parser", "COMMANDS_GROUP", "CORE_COMMANDS", "UsageErro
 def _cmd_warmup(args) -> int:
     from . import warmup
 
-    warmup(verbose=True, n_jobs=args.jobs)
+    # load=False: what the workers compile is not loaded into this process, which ends here
+    done = warmup(verbose=True, n_jobs=args.jobs, load=False)
+    if done == {"compiled_in_workers": {}}:
+        print("every numba kernel of polyrank is in the cache already: nothing compiled")
     return 0
 
 

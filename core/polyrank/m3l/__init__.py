@@ -32,22 +32,45 @@ __all__ = ["M3LClassifier", "m3l_smo", "m3l_dca", "m3l_objectives", "projected_g
            "correlated_pair_subset", "shifted_subset", "fig5_pair", "fig5_setup", "fig5_curve"]
 
 
-def _warmup() -> None:
-    """Compile (or load from cache) every M3L kernel on a tiny problem;
-    called by :func:`polyrank.warmup`."""
+def _tiny():
     import numpy as np
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(8, 3))
-    Y = np.where(rng.normal(size=(8, 2)) > 0, 1.0, -1.0)
-    R = two_label_prior(0.3)
+    return X, np.where(rng.normal(size=(8, 2)) > 0, 1.0, -1.0), two_label_prior(0.3)
+
+
+def _warmup_smo() -> None:
+    """The SMO of Alg. 1-2 for every kernel (a tiny LRU cache), and with the
+    whole Gram matrix in the cache (filled by BLAS blocks)."""
+    X, Y, R = _tiny()
     for kernel in ("linear", "rbf", "poly"):
         m3l_smo(X, Y, R, 1.0, kernel=kernel, gamma=0.5, max_iter=2, cache_mb=1e-4)
-    # the whole Gram matrix in the cache (filled by BLAS blocks)
     m3l_smo(X, Y, R, 1.0, kernel="rbf", gamma=0.5, max_iter=2)
-    # coordinate ascent on the whole Gram matrix (R diagonal: method "auto"), stored in
-    # float32 (tol >= 1e-4) and in float64, to convergence (the exact check)
-    for tol in (1e-3, 1e-8):
-        m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=tol, random_state=0)
+
+
+def _warmup_cd(tol: float) -> None:
+    """Coordinate ascent on the whole Gram matrix (R diagonal: method
+    "auto"), stored in float32 (tol >= 1e-4) or in float64, to convergence
+    (the exact check)."""
+    X, Y, _ = _tiny()
+    m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5, tol=tol, random_state=0)
+
+
+def _warmup_dca() -> None:
+    """Linear M3L by dual coordinate ascent, R full and diagonal."""
+    X, Y, R = _tiny()
     m3l_dca(X, Y, R, 1.0, max_iter=3, switch_tol=1.0, random_state=0)
     m3l_dca(X, Y, None, 1.0, max_iter=3, random_state=0)
+
+
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+_WARMUP_PARTS = {"smo": _warmup_smo, "cd32": lambda: _warmup_cd(1e-3),
+                 "cd64": lambda: _warmup_cd(1e-8), "dca": _warmup_dca}
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every M3L kernel on a tiny problem;
+    called by :func:`polyrank.warmup`."""
+    for part in _WARMUP_PARTS.values():
+        part()

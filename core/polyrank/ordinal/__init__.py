@@ -67,15 +67,20 @@ __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
            "initial_working_set", "paper_notation", "predict_labels"]
 
 
-def _warmup() -> None:
-    """Compile (or load from cache) every kernel of this subpackage on a tiny
-    problem; called by :func:`polyrank.warmup`."""
+def _warmup_svor() -> None:
+    """SVOR (the default model): TRON and dual CD, hinge dense and CSR, and
+    the loss-minimising thresholds."""
     X, labels = make_instance(12, separable=True, seed=0)
     for kernel in ("linear", "rbf"):                 # SVOR: TRON and dual CD
         solve_svor(X, labels, kernel=kernel, tol=1e-3)
     solve_svor(X, labels, loss="hinge", tol=1e-3)
     solve_svor(sp.csr_matrix(X), labels, loss="hinge", tol=1e-3)
     loss_thresholds(X[:, 0], labels)
+
+
+def _warmup_generation() -> None:
+    """The paper's minimum-margin problems by row and column generation."""
+    X, labels = make_instance(12, separable=True, seed=0)
     solve_ordinal(X, labels, margin="hard", kernel="poly", gamma=1.0, degree=2)
     solve_ordinal(X, labels, margin="hard", kernel="poly", gamma=1.0, degree=2,
                   nonneg=True)
@@ -83,8 +88,25 @@ def _warmup() -> None:
                   add_per_iter=1)
     for kernel in ("rbf", "poly"):                  # the SMO sub-problem solver
         solve_ordinal(X, labels, margin="soft", kernel=kernel, gamma=1.0, degree=2)
+
+
+def _warmup_prank() -> None:
+    """Kernel PRank, dense and CSR."""
+    X, labels = make_instance(12, separable=True, seed=0)
     with warnings.catch_warnings():      # one pass on 12 objects: a trivial model
         warnings.simplefilter("ignore", TrivialModelWarning)
         for kernel in ("linear", "rbf", "poly"):
             PRank(kernel=kernel).fit(X, labels).predict(X)
         PRank().fit(sp.csr_matrix(X), labels).predict(sp.csr_matrix(X))
+
+
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+_WARMUP_PARTS = {"svor": _warmup_svor, "generation": _warmup_generation,
+                 "prank": _warmup_prank}
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every kernel of this subpackage on a tiny
+    problem; called by :func:`polyrank.warmup`."""
+    for part in _WARMUP_PARTS.values():
+        part()

@@ -26,27 +26,59 @@ __all__ = ["RankSVM", "RankSVMObjective", "Workspace", "QueryGroups", "group_que
            "METHODS", "ranksvm_tron", "ranksvm_dcd", "ranksvm_cutting_plane"]
 
 
-def _warmup() -> None:
-    """Compile (or load from cache) every RankSVM kernel on a tiny problem,
-    unweighted and weighted; called by :func:`polyrank.warmup`."""
+def _tiny():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 3))
     y = np.array([0, 1, 2, 0, 1, 1, 2, 0, 3, 1, 0, 2], dtype=float)
-    qid = np.repeat([1, 2, 3], 4)
-    sw = np.linspace(0.5, 2.0, 12)
-    for method in METHODS:
+    return X, y, np.repeat([1, 2, 3], 4), np.linspace(0.5, 2.0, 12)
+
+
+def _warmup_tron(methods) -> None:
+    """Tree-TRON's one-thread kernels of ``methods`` (one counting kernel
+    serves them all), unweighted and weighted (the default method also with
+    partial pairs and CSR X)."""
+    X, y, qid, sw = _tiny()
+    for method in methods:
         for weights in (None, sw):
             ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=2, sample_weight=weights)
+    if "selection_tree" not in methods:
+        return
     for weights in (None, sw):
         ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
     ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
-    # the kernels of n_jobs (an int), dense and CSR, unweighted and weighted
-    ranksvm_tron(X, y, qid, 1.0, max_iter=2, n_jobs=2)
-    ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2, sample_weight=sw, n_jobs=2)
-    for data in (X, sp.csr_matrix(X)):          # X'r alone (the L1 solvers' passes)
-        RankSVMObjective(data, y, qid, n_jobs=2)._rmatvec(sw)
+
+
+def _warmup_jobs(layout: str) -> None:
+    """The kernels of ``n_jobs`` (an int), X dense or CSR: f and H v, and X'r
+    alone (the L1 solvers' passes)."""
+    X, y, qid, sw = _tiny()
+    data = X if layout == "dense" else sp.csr_matrix(X)
+    ranksvm_tron(data, y, qid, 1.0, max_iter=2, n_jobs=2,
+                 sample_weight=None if layout == "dense" else sw)
+    RankSVMObjective(data, y, qid, n_jobs=2)._rmatvec(sw)
+
+
+def _warmup_dcd() -> None:
+    """The L1 loss by dual coordinate descent, and the ranking metrics."""
+    X, y, qid, sw = _tiny()
     for data in (X, sp.csr_matrix(X)):
         for weights in (None, sw):
             ranksvm_dcd(data, y, qid, 1.0, max_iter=2, sample_weight=weights)
     pairwise_accuracy(y, X[:, 0], qid)
     mean_ndcg(y, X[:, 0], qid)
+
+
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+_WARMUP_PARTS = {
+    "tron": lambda: _warmup_tron(tuple(METHODS)),
+    "jobs_dense": lambda: _warmup_jobs("dense"),
+    "jobs_csr": lambda: _warmup_jobs("csr"),
+    "dcd": _warmup_dcd,
+}
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every RankSVM kernel on a tiny problem,
+    unweighted and weighted; called by :func:`polyrank.warmup`."""
+    for part in _WARMUP_PARTS.values():
+        part()

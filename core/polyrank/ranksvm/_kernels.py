@@ -609,8 +609,9 @@ def csr_rmatvec(data, indices, indptr, r, n):
 
 # ------------------------------------------------------------ several threads
 # The kernels below (``n_jobs`` of RankSVMObjective) run one pass of f or of
-# a Hessian-vector product as a single parallel loop (``prange``) over fixed
-# blocks of whole queries (``blocks``, see ``objective.query_blocks``: they
+# a Hessian-vector product as loops over ranges of fixed blocks of whole
+# queries, each range on its own thread (``objective._on_threads``; the
+# blocks: ``blocks``, see ``objective.query_blocks``: they
 # depend on the data only, never on the number of threads).  A block's
 # documents (in ``perm`` order) get their X w or X v entries (the same dot
 # products as above), their queries are sorted and counted by the code
@@ -735,108 +736,102 @@ def _hv_block(z, u, order, queries, method, q0, q1, L, counts, t):
         t[i] = ((lplus[i] + lminus[i]) * u[i] - (gplus[i] + gminus[i])) * sw[i]
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def par_dense_fun(X, w, queries, method, blocks, sw):
-    """One pass of f at w over the query blocks in parallel (dense X):
-    z = X w, the sorted order, the counts, r (Eq. 2.11-2.13) and X'r;
-    ``queries``: :class:`QueryArrays`, ``sw`` the document weights.
+class FunBlocks(NamedTuple):
+    """The outputs of one blocked pass of f (:func:`dense_fun_blocks`), one
+    argument: every block writes the entries of its own documents in ``z``,
+    ``order``, ``r`` and its own rows ``sums[b]`` (quadratic, linear and p_w
+    sums of :func:`l2_terms`) and ``part[b]`` (its partial X'r)."""
 
-    Returns ``(z, order, lplus, lminus, gplus, gminus, r, sums, xr)``:
-    ``sums`` the quadratic, linear and p_w sums of :func:`l2_terms` (loss
-    = sums[0] - 2 sums[1] + sums[2], hinge = sums[2] - sums[1]) and ``xr``
-    = X'r, the blocks' partials added in block order."""
-    l, n = X.shape
-    nb = blocks.size - 1
+    z: np.ndarray              # float64 (l,)
+    order: np.ndarray          # int64 (l,)
+    r: np.ndarray              # float64 (l,)
+    sums: np.ndarray           # float64 (n_blocks, 3)
+    part: np.ndarray           # float64 (n_blocks, n)
+
+
+class HvBlocks(NamedTuple):
+    """The inputs z, order (of the workspace at w) and the outputs u = X v,
+    t (:func:`hv_terms`) and the blocks' partial X't of one blocked pass of
+    H v (:func:`dense_hv_blocks`), one argument."""
+
+    z: np.ndarray              # float64 (l,)
+    order: np.ndarray          # int64 (l,)
+    u: np.ndarray              # float64 (l,)
+    t: np.ndarray              # float64 (l,)
+    part: np.ndarray           # float64 (n_blocks, n)
+
+
+# The blocked passes of ``n_jobs``: each kernel below runs the query blocks
+# b0 .. b1-1 on the calling thread, without the GIL; the objective hands
+# contiguous ranges of blocks to its threads and adds the blocks' partial
+# sums in block order (:func:`_add_rows`).  Plain Python threads, not numba's
+# parallel=True: the parfors lowering cost about 8 s of cold compile time for
+# these six kernels and nothing at run time (issue 41).
+
+@numba.njit(cache=True, nogil=True)
+def dense_fun_blocks(X, w, queries, method, blocks, b0, b1, counts, out):
+    """One pass of f at w over the query blocks ``b0 .. b1-1`` (dense X):
+    z = X w, the sorted order, the counts, r (Eq. 2.11-2.13) and the blocks'
+    partial sums and X'r into ``out`` (:class:`FunBlocks`); ``queries``:
+    :class:`QueryArrays`, ``counts``: :class:`PairCounts`."""
     L = _tree_size(queries.kq)
-    z, r = np.empty(l), np.empty(l)
-    order = np.empty(l, dtype=np.int64)
-    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
-    sums, part = np.zeros((nb, 3)), np.zeros((nb, n))
     perm, start = queries.perm, queries.start
-    for b in numba.prange(nb):
+    for b in range(b0, b1):
         q0, q1 = blocks[b], blocks[b + 1]
-        _dense_dots(X, w, perm, start[q0], start[q1], z)
-        _fun_block(z, order, queries, method, q0, q1, L, counts, r, sums[b])
-        _dense_axpys(X, r, perm, start[q0], start[q1], part[b])
-    return (z, order, counts.lplus, counts.lminus, counts.gplus, counts.gminus, r,
-            _add_rows(sums), _add_rows(part))
+        _dense_dots(X, w, perm, start[q0], start[q1], out.z)
+        _fun_block(out.z, out.order, queries, method, q0, q1, L, counts, out.r, out.sums[b])
+        _dense_axpys(X, out.r, perm, start[q0], start[q1], out.part[b])
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def par_csr_fun(data, indices, indptr, n, w, queries, method, blocks, sw):
-    """:func:`par_dense_fun` for X in CSR form (``n`` columns)."""
-    l = indptr.size - 1
-    nb = blocks.size - 1
+@numba.njit(cache=True, nogil=True)
+def csr_fun_blocks(data, indices, indptr, w, queries, method, blocks, b0, b1, counts, out):
+    """:func:`dense_fun_blocks` for X in CSR form."""
     L = _tree_size(queries.kq)
-    z, r = np.empty(l), np.empty(l)
-    order = np.empty(l, dtype=np.int64)
-    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
-    sums, part = np.zeros((nb, 3)), np.zeros((nb, n))
     perm, start = queries.perm, queries.start
-    for b in numba.prange(nb):
+    for b in range(b0, b1):
         q0, q1 = blocks[b], blocks[b + 1]
-        _csr_dots(data, indices, indptr, w, perm, start[q0], start[q1], z)
-        _fun_block(z, order, queries, method, q0, q1, L, counts, r, sums[b])
-        _csr_axpys(data, indices, indptr, r, perm, start[q0], start[q1], part[b])
-    return (z, order, counts.lplus, counts.lminus, counts.gplus, counts.gminus, r,
-            _add_rows(sums), _add_rows(part))
+        _csr_dots(data, indices, indptr, w, perm, start[q0], start[q1], out.z)
+        _fun_block(out.z, out.order, queries, method, q0, q1, L, counts, out.r, out.sums[b])
+        _csr_axpys(data, indices, indptr, out.r, perm, start[q0], start[q1], out.part[b])
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def par_dense_hv(X, v, z, order, queries, method, blocks, sw):
-    """X'((l^+ + l^-) u - (gamma^+ + gamma^-)) with u = X v (the data part
-    of H v, Eq. 2.9, before the factor 2C), one pass over the query blocks
-    in parallel (dense X), partials added in block order."""
-    l, n = X.shape
-    nb = blocks.size - 1
+@numba.njit(cache=True, nogil=True)
+def dense_hv_blocks(X, v, queries, method, blocks, b0, b1, counts, arrs):
+    """The blocks ``b0 .. b1-1``'s partials of X'((l^+ + l^-) u - (gamma^+ +
+    gamma^-)) with u = X v (the data part of H v, Eq. 2.9, before the factor
+    2C), dense X; ``arrs``: :class:`HvBlocks`."""
     L = _tree_size(queries.kq)
-    u, t = np.empty(l), np.empty(l)
-    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
-    part = np.zeros((nb, n))
     perm, start = queries.perm, queries.start
-    for b in numba.prange(nb):
+    for b in range(b0, b1):
         q0, q1 = blocks[b], blocks[b + 1]
-        _dense_dots(X, v, perm, start[q0], start[q1], u)
-        _hv_block(z, u, order, queries, method, q0, q1, L, counts, t)
-        _dense_axpys(X, t, perm, start[q0], start[q1], part[b])
-    return _add_rows(part)
+        _dense_dots(X, v, perm, start[q0], start[q1], arrs.u)
+        _hv_block(arrs.z, arrs.u, arrs.order, queries, method, q0, q1, L, counts, arrs.t)
+        _dense_axpys(X, arrs.t, perm, start[q0], start[q1], arrs.part[b])
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def par_csr_hv(data, indices, indptr, n, v, z, order, queries, method, blocks, sw):
-    """:func:`par_dense_hv` for X in CSR form (``n`` columns)."""
-    l = indptr.size - 1
-    nb = blocks.size - 1
+@numba.njit(cache=True, nogil=True)
+def csr_hv_blocks(data, indices, indptr, v, queries, method, blocks, b0, b1, counts, arrs):
+    """:func:`dense_hv_blocks` for X in CSR form."""
     L = _tree_size(queries.kq)
-    u, t = np.empty(l), np.empty(l)
-    counts = PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l), sw)
-    part = np.zeros((nb, n))
     perm, start = queries.perm, queries.start
-    for b in numba.prange(nb):
+    for b in range(b0, b1):
         q0, q1 = blocks[b], blocks[b + 1]
-        _csr_dots(data, indices, indptr, v, perm, start[q0], start[q1], u)
-        _hv_block(z, u, order, queries, method, q0, q1, L, counts, t)
-        _csr_axpys(data, indices, indptr, t, perm, start[q0], start[q1], part[b])
-    return _add_rows(part)
+        _csr_dots(data, indices, indptr, v, perm, start[q0], start[q1], arrs.u)
+        _hv_block(arrs.z, arrs.u, arrs.order, queries, method, q0, q1, L, counts, arrs.t)
+        _csr_axpys(data, indices, indptr, arrs.t, perm, start[q0], start[q1], arrs.part[b])
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def par_dense_rmatvec(X, r, perm, start, blocks):
-    """X'r with each query block's partial sum (its documents in ``perm``
-    order) in parallel, added in block order."""
-    nb = blocks.size - 1
-    part = np.zeros((nb, X.shape[1]))
-    for b in numba.prange(nb):
+@numba.njit(cache=True, nogil=True)
+def dense_rmatvec_blocks(X, r, perm, start, blocks, b0, b1, part):
+    """The partial X'r of each query block ``b0 .. b1-1`` (its documents in
+    ``perm`` order) into ``part[b]``."""
+    for b in range(b0, b1):
         _dense_axpys(X, r, perm, start[blocks[b]], start[blocks[b + 1]], part[b])
-    return _add_rows(part)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def par_csr_rmatvec(data, indices, indptr, n, r, perm, start, blocks):
-    """:func:`par_dense_rmatvec` for X in CSR form (``n`` columns)."""
-    nb = blocks.size - 1
-    part = np.zeros((nb, n))
-    for b in numba.prange(nb):
+@numba.njit(cache=True, nogil=True)
+def csr_rmatvec_blocks(data, indices, indptr, r, perm, start, blocks, b0, b1, part):
+    """:func:`dense_rmatvec_blocks` for X in CSR form."""
+    for b in range(b0, b1):
         _csr_axpys(data, indices, indptr, r, perm, start[blocks[b]], start[blocks[b + 1]],
                    part[b])
-    return _add_rows(part)

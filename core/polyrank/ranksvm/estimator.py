@@ -94,7 +94,7 @@ class RankSVM(BaseEstimator):
         Threads for the passes over the documents (X w, X'r, the per-query
         sorts and the selection-tree counts of f, the gradient and every
         Hessian-vector product).  None: one thread, summing as LIBLINEAR
-        does.  An int: that many numba threads (-1 all CPUs, -2 all but
+        does.  An int: that many threads (-1 all CPUs, -2 all but
         one; scikit-learn's convention, capped at numba's
         ``NUMBA_NUM_THREADS``) over fixed blocks of whole queries and fixed
         row ranges of X, whose partial sums are added in a fixed order: the

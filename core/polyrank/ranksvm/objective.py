@@ -9,12 +9,13 @@ Computation 26, 2014 (``large-scale-linear-ranksvm.txt``), Sec. 2.2-2.5
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._threads import numba_threads, resolve_n_jobs
+from .._threads import resolve_n_jobs
 from ..validation import as_float_array, check_design, check_positive, check_query_ids
 from . import _kernels
 
@@ -136,6 +137,25 @@ def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:
                                                     perm, start)
     n_pairs = int(n_adj if adjacent else n_all)
     return QueryGroups(perm, start, level, kq, n_pairs, qs[start[:-1]])
+
+
+def _on_threads(n_threads: int, n_blocks: int, run) -> None:
+    """Call ``run(b0, b1)`` on ``n_threads`` contiguous ranges of the blocks
+    ``0 .. n_blocks-1`` at once (the blocked kernels release the GIL), the
+    first range on the calling thread; the ranges are numba's static
+    schedule of a ``prange`` over the blocks.  An exception in a range is
+    raised here."""
+    cuts = [n_blocks * k // n_threads for k in range(n_threads + 1)]
+    ranges = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    if len(ranges) <= 1:
+        for a, b in ranges:
+            run(a, b)
+        return
+    with ThreadPoolExecutor(len(ranges) - 1, thread_name_prefix="polyrank-ranksvm") as ex:
+        futures = [ex.submit(run, a, b) for a, b in ranges[1:]]
+        run(*ranges[0])
+        for f in futures:
+            f.result()
 
 
 #: documents per block of whole queries for ``n_jobs > 1`` (a fixed size:
@@ -358,7 +378,7 @@ class RankSVMObjective:
     n_jobs : int or None
         Threads for the passes over the documents (X v, X'r, the sorts and
         the counts).  None (default): one thread, the sums in LIBLINEAR's
-        order (X'r row by row).  An int: that many numba threads (-1 all
+        order (X'r row by row).  An int: that many threads (-1 all
         CPUs, -2 all but one; scikit-learn's convention, see
         :func:`polyrank._threads.resolve_n_jobs`) over fixed blocks of whole
         queries (:func:`query_blocks`, :func:`block_docs`: they depend on
@@ -476,30 +496,56 @@ class RankSVMObjective:
 
     def _par_rmatvec(self, r):
         # partial sums over the query blocks, added in block order
-        X, g = self.X, self.groups
-        with numba_threads(self.n_threads):
-            if sp.issparse(X):
-                return _kernels.par_csr_rmatvec(X.data, X.indices, X.indptr, X.shape[1], r,
-                                                g.perm, g.start, self._blocks)
-            return _kernels.par_dense_rmatvec(X, r, g.perm, g.start, self._blocks)
+        X, g, blocks = self.X, self.groups, self._blocks
+        part = np.zeros((blocks.size - 1, X.shape[1]))
+        if sp.issparse(X):
+            def run(b0, b1):
+                _kernels.csr_rmatvec_blocks(X.data, X.indices, X.indptr, r, g.perm, g.start,
+                                            blocks, b0, b1, part)
+        else:
+            def run(b0, b1):
+                _kernels.dense_rmatvec_blocks(X, r, g.perm, g.start, blocks, b0, b1, part)
+        _on_threads(self.n_threads, blocks.size - 1, run)
+        return _kernels._add_rows(part)
+
+    def _new_counts(self):
+        l = self.X.shape[0]
+        return _kernels.PairCounts(np.empty(l), np.empty(l), np.empty(l), np.empty(l),
+                                   self._weights)
 
     def _par_fun(self, w):
-        # one parallel pass: z, order, counts, r, the loss sums and X'r
-        X = self.X
-        args = (w, self._queries, self._code, self._blocks, self._weights)
-        with numba_threads(self.n_threads):
-            if sp.issparse(X):
-                return _kernels.par_csr_fun(X.data, X.indices, X.indptr, X.shape[1], *args)
-            return _kernels.par_dense_fun(X, *args)
+        # one blocked pass: z, order, counts, r, the loss sums and X'r
+        X, blocks, (l, n) = self.X, self._blocks, self.X.shape
+        counts = self._new_counts()
+        out = _kernels.FunBlocks(np.empty(l), np.empty(l, dtype=np.int64), np.empty(l),
+                                 np.zeros((blocks.size - 1, 3)),
+                                 np.zeros((blocks.size - 1, n)))
+        args = (w, self._queries, self._code, blocks)
+        if sp.issparse(X):
+            def run(b0, b1):
+                _kernels.csr_fun_blocks(X.data, X.indices, X.indptr, *args, b0, b1, counts, out)
+        else:
+            def run(b0, b1):
+                _kernels.dense_fun_blocks(X, *args, b0, b1, counts, out)
+        _on_threads(self.n_threads, blocks.size - 1, run)
+        return (out.z, out.order, counts.lplus, counts.lminus, counts.gplus, counts.gminus,
+                out.r, _kernels._add_rows(out.sums), _kernels._add_rows(out.part))
 
     def _par_hv(self, ws, v):
-        # one parallel pass: X'((l^+ + l^-) u - gamma^+ - gamma^-), u = X v
-        X = self.X
-        args = (v, ws.z, ws.order, self._queries, self._code, self._blocks, self._weights)
-        with numba_threads(self.n_threads):
-            if sp.issparse(X):
-                return _kernels.par_csr_hv(X.data, X.indices, X.indptr, X.shape[1], *args)
-            return _kernels.par_dense_hv(X, *args)
+        # one blocked pass: X'((l^+ + l^-) u - gamma^+ - gamma^-), u = X v
+        X, blocks, (l, n) = self.X, self._blocks, self.X.shape
+        counts = self._new_counts()
+        arrs = _kernels.HvBlocks(ws.z, ws.order, np.empty(l), np.empty(l),
+                                 np.zeros((blocks.size - 1, n)))
+        args = (v, self._queries, self._code, blocks)
+        if sp.issparse(X):
+            def run(b0, b1):
+                _kernels.csr_hv_blocks(X.data, X.indices, X.indptr, *args, b0, b1, counts, arrs)
+        else:
+            def run(b0, b1):
+                _kernels.dense_hv_blocks(X, *args, b0, b1, counts, arrs)
+        _on_threads(self.n_threads, blocks.size - 1, run)
+        return _kernels._add_rows(arrs.part)
 
     def _rmatvec(self, r):
         # X'r accumulated instance by instance, the order of LIBLINEAR's XTv;

@@ -97,7 +97,7 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
         Return ``iterates`` (w after every step), see :func:`~polyrank.tron.tron`.
     n_jobs : int or None
         Threads for f, the gradient and the Hessian-vector products.  None:
-        one thread, LIBLINEAR's order of the sums; an int: numba threads
+        one thread, LIBLINEAR's order of the sums; an int: threads
         (-1 all CPUs) over fixed blocks of whole queries and fixed row
         ranges of X, partial sums added in a fixed order, so that the
         iterates and the result are bitwise the same for every int (and

@@ -22,20 +22,53 @@ __all__ = ["Loss", "r_loss", "LOSSES", "BINARY_LOSSES", "REGRESSION_LOSSES",
            "SignConstrainedClassifier", "SignConstrainedRegressor"]
 
 
-def _warmup() -> None:
-    """Compile (or load from cache) every sign-constrained kernel on a tiny
-    problem; called by :func:`polyrank.warmup`."""
+def _tiny():
     import numpy as np
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(8, 3))
-    yb = np.array([1.0, -1.0] * 4)
-    yc = np.array([0, 1, 2, 0, 1, 2, 0, 1])
-    for loss in ("hinge", "smoothed_hinge", "logistic", "square", "absolute"):
-        for layout in ("dense", "csr"):
-            sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_iter=2, average_from=0,
-                    layout=layout, shrinking=True)
+    return (rng.normal(size=(8, 3)), np.array([1.0, -1.0] * 4),
+            np.array([0, 1, 2, 0, 1, 2, 0, 1]))
+
+
+_BINARY = ("hinge", "smoothed_hinge", "logistic", "square", "absolute")
+
+
+def _warmup_sdca(layout: str) -> None:
+    """SC-SDCA of every binary and regression loss, X dense or CSR."""
+    X, yb, _ = _tiny()
+    for loss in _BINARY:
+        sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_iter=2, average_from=0,
+                layout=layout, shrinking=True)
+
+
+def _warmup_pegasos() -> None:
+    """SC-Pegasos of every binary and regression loss."""
+    X, yb, _ = _tiny()
+    for loss in _BINARY:
         sc_pegasos(X, yb, loss, 0.1, [1, -1, 0], batch_size=2, max_iter=4)
+
+
+def _warmup_multiclass() -> None:
+    """SC-SDCA and SC-Pegasos of the multiclass losses."""
+    import numpy as np
+
+    X, _, yc = _tiny()
     for loss in ("softmax", "max_hinge", "top_k_hinge"):
         sc_sdca(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, max_iter=1, average_from=0)
         sc_pegasos(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, batch_size=2, max_iter=4)
+
+
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+_WARMUP_PARTS = {
+    "sdca_dense": lambda: _warmup_sdca("dense"),
+    "sdca_csr": lambda: _warmup_sdca("csr"),
+    "pegasos": _warmup_pegasos,
+    "multiclass": _warmup_multiclass,
+}
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every sign-constrained kernel on a tiny
+    problem; called by :func:`polyrank.warmup`."""
+    for part in _WARMUP_PARTS.values():
+        part()

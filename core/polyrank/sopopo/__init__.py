@@ -46,26 +46,54 @@ __all__ = [
 ]
 
 
-def _warmup() -> None:
-    """Compile (or load from cache) every SOPOPO kernel on a tiny problem;
-    called by :func:`polyrank.warmup`."""
+def _tiny():
     import numpy as np
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(6, 3))
-    Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
+    return rng.normal(size=(6, 3)), np.eye(3)[[0, 1, 2, 0, 1, 2]]
+
+
+def _warmup_projection() -> None:
+    """The single soft projection and its pieces."""
+    import numpy as np
+
+    X, Y = _tiny()
     soft_project(X[0], Y[0], np.zeros((3, 3)), [0], [1, 2], 1.0)
     solve_reduced(np.array([1.0, 0.5]), np.array([0.2]), 1.0)
     knots(np.array([1.0, 0.5]))
     g(np.array([0.0, 1.0]), np.array([1.0, 0.5]))
-    # all_pairs (single-edge pieces: the closed-form pass) and top_vs_rest
-    # (the general pass)
-    for decomposition in ("all_pairs", "top_vs_rest"):
-        for order, kernel in (("shuffle", "linear"), ("cyclic", "rbf"), ("greedy", "linear")):
-            for shrinking in (True, False):
-                sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2,
-                             shrinking=shrinking, decomposition=decomposition)
-    X[0] = 0.0                                  # the shrinking kernels' x = 0 branch
-    for decomposition in ("all_pairs", "top_vs_rest"):
+
+
+def _warmup_batch(decomposition: str, linear: bool) -> None:
+    """The batch passes of one decomposition (``all_pairs``: single-edge
+    pieces, the closed-form pass; ``top_vs_rest``: the general pass), for
+    the linear kernel (shuffled and greedy order, and the shrinking
+    kernels' x = 0 branch) or the Gram kernels (rbf, and precomputed)."""
+    X, Y = _tiny()
+    combos = (("shuffle", "linear"), ("greedy", "linear")) if linear else (("cyclic", "rbf"),)
+    for order, kernel in combos:
+        for shrinking in (True, False):
+            sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2,
+                         shrinking=shrinking, decomposition=decomposition)
+    X[0] = 0.0
+    if linear:
         sopopo_batch(X, Y, 1.0, max_iter=2, decomposition=decomposition)
-    sopopo_batch(X @ X.T, Y, 1.0, kernel="precomputed", max_iter=2)
+    elif decomposition == "all_pairs":
+        sopopo_batch(X @ X.T, Y, 1.0, kernel="precomputed", max_iter=2)
+
+
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+_WARMUP_PARTS = {
+    "projection": _warmup_projection,
+    "pairs_linear": lambda: _warmup_batch("all_pairs", True),
+    "pairs_kernel": lambda: _warmup_batch("all_pairs", False),
+    "general_linear": lambda: _warmup_batch("top_vs_rest", True),
+    "general_kernel": lambda: _warmup_batch("top_vs_rest", False),
+}
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every SOPOPO kernel on a tiny problem;
+    called by :func:`polyrank.warmup`."""
+    for part in _WARMUP_PARTS.values():
+        part()
