@@ -29,6 +29,7 @@ subpackage (``tests/test_layering.py``).
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import multiprocessing
 import numbers
@@ -191,6 +192,10 @@ _COMPILE_SECONDS: dict[str, float] = {
     "ordinal.svor": 45.7, "ordinal.generation": 16.6, "ordinal.prank": 9.0,
     "m3l.smo": 43.1, "m3l.cd32": 28.5, "m3l.cd64": 12.5, "m3l.dca": 43.5,
 }
+#: the package whose compile is reported in this context (by a warm-up's own
+#: bar or by a :class:`polyrank.compiling.CompileNotice`): fits inside stay silent
+_REPORTING: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "polyrank_compile_reporting", default=None)
 #: seconds assumed for a task missing from :data:`_COMPILE_SECONDS`
 _DEFAULT_TASK_SECONDS = 2.0
 
@@ -211,10 +216,15 @@ def _run_task(task: str) -> None:
     or ``"<package>.<part>"`` (one of its ``_WARMUP_PARTS``)."""
     name, _, part = task.partition(".")
     mod = importlib.import_module(f"polyrank.{name}")
-    if part:
-        mod._WARMUP_PARTS[part]()
-    else:
-        mod._warmup()
+    # the warm-up reports its own progress: the fits it runs stay silent
+    token = _REPORTING.set(name)
+    try:
+        if part:
+            mod._WARMUP_PARTS[part]()
+        else:
+            mod._warmup()
+    finally:
+        _REPORTING.reset(token)
 
 
 def _warm_package(name: str) -> float:

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import contextvars
 import math
 import os
 import subprocess
@@ -54,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._jit import (
+    _REPORTING,
     SOLVER_PACKAGES,
     _is_cached,
     _warm_package,
@@ -544,9 +544,6 @@ def _worker_main() -> None:
 
 # ------------------------------------------------------------ the waiting side
 
-#: the package a CompileNotice reports on in this context (fits inside stay silent)
-_REPORTING: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "polyrank_compile_reporting", default=None)
 
 
 def _bars_enabled() -> bool:
