@@ -159,6 +159,8 @@ def _sign_data():
 def test_a_fit_waits_for_the_worker_and_shows_the_line_on_stderr(monkeypatch, capsys):
     from polyrank import SignConstrainedClassifier
 
+    # notebooks/conftest.py turns the bars off for the whole session (nbval)
+    monkeypatch.setenv("POLYRANK_PROGRESS", "1")
     job = _FakeJob("sign")
     monkeypatch.setattr(compiling, "_CURRENT", job)
     X, y = _sign_data()

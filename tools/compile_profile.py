@@ -160,8 +160,9 @@ def main(argv=None) -> int:
         results.append(r)
     print(_summary(results, args.top))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+        from polyrank._files import write_text
+
+        write_text(args.json, json.dumps(results, indent=1))
     return 0
 
 
