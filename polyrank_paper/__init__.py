@@ -67,51 +67,67 @@ one harness (``_harness.py``: progress bar, mean and sd, timing) and one
 single-threaded baseline runner under a time budget (``_baseline.py``).  The
 experiments compute; ``polyrank_paper.figures`` draws (``ExperimentResult.figure``).
 
-Importing this package registers every experiment and benchmark, in the
-order of the papers.
+The first use of a public name (anything but the registry's classes and
+:data:`BENCH_CATALOG`) imports every experiment and benchmark module, which
+registers them in the order of the papers (:func:`load_all`); ``import
+polyrank_paper`` alone, and so the ``polyrank`` command's parser, loads none.
 """
+
+import importlib
+from typing import TYPE_CHECKING
 
 # first: without its dependencies, an ImportError that names the distribution
 from . import _requires  # noqa: F401
 from .registry import (
-    BENCHES,
-    EXPERIMENTS,
+    BENCH_CATALOG,
     Experiment,
     ExperimentResult,
     format_rows,
-    get_experiment,
-    list_experiments,
     register_bench,
-    run_experiment,
 )
 
-# isort: off
-# the order of these imports is the order in which the experiments and
-# benchmarks register, the order `polyrank reproduce --list` and
-# `polyrank bench --list` show: the order of the papers
-from .bench.sopopo import bench_sopopo, format_table
-from .sopopo import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
-from .sign import bench_sign, correlation_signs, sign_convergence, sign_fig2, sign_small_sample
-from .ranksvm import (bench_ranksvm, bench_ranksvm_l1, large_k_problem, ranksvm_fig4, ranksvm_fig7,
-                      ranksvm_methods, ranksvm_vs_svr)
-from .bench.ranksvm_dask import bench_ranksvm_dask
-from .bench.ranksvm_liblinear import bench_ranksvm_liblinear
-from .ordinal import (bench_ordinal, bench_ordinal_rc, bench_ordinal_wine, ordinal_curves,
-                      ordinal_fig4, ordinal_table1, ordinal_table2)
-from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
-from .bench.m3l_labels import bench_m3l_labels, bench_m3l_labels_wide, bench_m3l_rows
-from .bench.m3l_linear import bench_m3l_linear
-from .bench.m3l_smo import bench_m3l_rows_smo
-from .bench.first_fit import bench_first_fit
-from .bench.first_run import bench_first_run
-from .bench.label_ranker import (bench_label_ranker_defaults, bench_sopopo_vs_liblinear,
-                                 crammer_singer_primal)
-from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
-from .bench.input_check import bench_input_check
-from .stored import StoredResult, load_or_run, load_result, save_result
-# isort: on
+if TYPE_CHECKING:       # the same names, for mypy and IDEs (loaded on first use below)
+    from .bench.first_fit import bench_first_fit
+    from .bench.first_run import bench_first_run
+    from .bench.input_check import bench_input_check
+    from .bench.label_ranker import (
+        bench_label_ranker_defaults,
+        bench_sopopo_vs_liblinear,
+        crammer_singer_primal,
+    )
+    from .bench.m3l_labels import bench_m3l_labels, bench_m3l_labels_wide, bench_m3l_rows
+    from .bench.m3l_linear import bench_m3l_linear
+    from .bench.m3l_smo import bench_m3l_rows_smo
+    from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
+    from .bench.ranksvm_dask import bench_ranksvm_dask
+    from .bench.ranksvm_liblinear import bench_ranksvm_liblinear
+    from .bench.sopopo import bench_sopopo, format_table
+    from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
+    from .ordinal import (
+        bench_ordinal,
+        bench_ordinal_rc,
+        bench_ordinal_wine,
+        ordinal_curves,
+        ordinal_fig4,
+        ordinal_table1,
+        ordinal_table2,
+    )
+    from .ranksvm import (
+        bench_ranksvm,
+        bench_ranksvm_l1,
+        large_k_problem,
+        ranksvm_fig4,
+        ranksvm_fig7,
+        ranksvm_methods,
+        ranksvm_vs_svr,
+    )
+    from .registry import BENCHES, EXPERIMENTS, get_experiment, list_experiments, run_experiment
+    from .sign import bench_sign, correlation_signs, sign_convergence, sign_fig2, sign_small_sample
+    from .sopopo import fig7_data, sopopo_fig6, sopopo_fig7, sopopo_fig8
+    from .stored import StoredResult, load_or_run, load_result, save_result
 
-__all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
+__all__ = ["load_all", "BENCH_CATALOG",
+           "bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo_fig8",
            "fig7_data", "BENCHES", "register_bench", "EXPERIMENTS", "Experiment",
            "ExperimentResult", "format_rows", "get_experiment", "list_experiments",
            "run_experiment",
@@ -128,3 +144,121 @@ __all__ = ["bench_sopopo", "format_table", "sopopo_fig6", "sopopo_fig7", "sopopo
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
            "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear",
            "StoredResult", "load_or_run", "load_result", "save_result"]
+
+
+#: the modules whose import registers the experiments and benchmarks, in the order
+#: of the papers (the order of ``polyrank reproduce --list``): :func:`load_all`
+_REGISTERING = (
+    ".bench.sopopo",
+    ".sopopo",
+    ".sign",
+    ".ranksvm",
+    ".bench.ranksvm_dask",
+    ".bench.ranksvm_liblinear",
+    ".ordinal",
+    ".m3l",
+    ".bench.m3l_labels",
+    ".bench.m3l_linear",
+    ".bench.m3l_smo",
+    ".bench.first_fit",
+    ".bench.first_run",
+    ".bench.label_ranker",
+    ".bench.many_labels",
+    ".bench.input_check",
+    ".stored",
+)
+#: the lazily loaded public names: name -> the module (relative) that defines it
+#: (the ``TYPE_CHECKING`` imports above, which tests/test_startup.py checks against this)
+_OBJECTS = {
+    "bench_sopopo": ".bench.sopopo",
+    "format_table": ".bench.sopopo",
+    "fig7_data": ".sopopo",
+    "sopopo_fig6": ".sopopo",
+    "sopopo_fig7": ".sopopo",
+    "sopopo_fig8": ".sopopo",
+    "bench_sign": ".sign",
+    "correlation_signs": ".sign",
+    "sign_convergence": ".sign",
+    "sign_fig2": ".sign",
+    "sign_small_sample": ".sign",
+    "bench_ranksvm": ".ranksvm",
+    "bench_ranksvm_l1": ".ranksvm",
+    "large_k_problem": ".ranksvm",
+    "ranksvm_fig4": ".ranksvm",
+    "ranksvm_fig7": ".ranksvm",
+    "ranksvm_methods": ".ranksvm",
+    "ranksvm_vs_svr": ".ranksvm",
+    "bench_ranksvm_dask": ".bench.ranksvm_dask",
+    "bench_ranksvm_liblinear": ".bench.ranksvm_liblinear",
+    "bench_ordinal": ".ordinal",
+    "bench_ordinal_rc": ".ordinal",
+    "bench_ordinal_wine": ".ordinal",
+    "ordinal_curves": ".ordinal",
+    "ordinal_fig4": ".ordinal",
+    "ordinal_table1": ".ordinal",
+    "ordinal_table2": ".ordinal",
+    "bench_m3l": ".m3l",
+    "m3l_awa_prior": ".m3l",
+    "m3l_fig2": ".m3l",
+    "m3l_fig5": ".m3l",
+    "m3l_table1": ".m3l",
+    "m3l_table3": ".m3l",
+    "bench_m3l_labels": ".bench.m3l_labels",
+    "bench_m3l_labels_wide": ".bench.m3l_labels",
+    "bench_m3l_rows": ".bench.m3l_labels",
+    "bench_m3l_linear": ".bench.m3l_linear",
+    "bench_m3l_rows_smo": ".bench.m3l_smo",
+    "bench_first_fit": ".bench.first_fit",
+    "bench_first_run": ".bench.first_run",
+    "bench_label_ranker_defaults": ".bench.label_ranker",
+    "bench_sopopo_vs_liblinear": ".bench.label_ranker",
+    "crammer_singer_primal": ".bench.label_ranker",
+    "bench_sopopo_many_labels": ".bench.many_labels",
+    "many_labels_problem": ".bench.many_labels",
+    "bench_input_check": ".bench.input_check",
+    "StoredResult": ".stored",
+    "load_or_run": ".stored",
+    "load_result": ".stored",
+    "save_result": ".stored",
+}
+#: the registry's tables and lookups: complete only once every experiment registered
+_REGISTRY = frozenset({"BENCHES", "EXPERIMENTS", "get_experiment", "list_experiments",
+                       "run_experiment"})
+#: the paper subpackages and modules, loaded with the others by :func:`load_all`
+_SUBMODULES = frozenset({"sopopo", "sign", "ranksvm", "ordinal", "m3l", "bench", "stored"})
+
+
+def load_all() -> None:
+    """Import every experiment and benchmark module, registering them in the
+    order of the papers (the first use of any of the package's names other than
+    the registry's classes does it; ``polyrank --help`` and ``polyrank bench
+    --help`` do not, so that they start in a fraction of a second).
+    """
+    for module in _REGISTERING:
+        importlib.import_module(module, __name__)
+
+
+# at run time only: to mypy and IDEs the package has exactly the names imported above
+if not TYPE_CHECKING:
+    def __getattr__(name: str):
+        """Load the package on the first use of one of its public names (PEP 562):
+        every experiment and benchmark registers first, as an eager import did.
+
+        Raises
+        ------
+        AttributeError
+            ``name`` is not a public name of polyrank_paper.
+        """
+        if name not in _OBJECTS and name not in _REGISTRY and name not in _SUBMODULES:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        load_all()
+        if name in _SUBMODULES:
+            return importlib.import_module(f".{name}", __name__)
+        source = _OBJECTS.get(name, ".registry")
+        value = getattr(importlib.import_module(source, __name__), name)
+        globals()[name] = value          # later lookups are plain attribute reads
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from polyrank._files import write_text
+from polyrank._text import one_line as _one_line
 from polyrank.cli import UsageError, _user_errors
-from polyrank.io import _one_line
 
 from .readme import (
     _bench_name,
@@ -27,7 +27,7 @@ from .readme import (
     update_readme_bench,
     update_readme_paper,
 )
-from .registry import as_record
+from .registry import BENCH_CATALOG, as_record
 
 __all__ = ["register", "demo"]
 
@@ -403,16 +403,15 @@ def _add_demo(sub) -> None:
 
 
 def _add_bench(sub) -> None:
-    from . import BENCHES
-
+    # the catalog, not the registry: no benchmark module is imported to build the parser
     p = sub.add_parser(
         "bench", help="benchmarks (ratios against baselines timed in the same run)",
         description="Benchmarks: " + "; ".join(
             ["sopopo: soft_project vs Clarabel vs np.sort"]
-            + [f"{name}: {b.description}" for name, b in BENCHES.items()]
+            + [f"{name}: {description}" for name, description in BENCH_CATALOG.items()]
             + ["compare [REV]: the asv suite (benchmarks/), asv continuous -f 1.1 REV "
                "HEAD (default REV main), run in the source checkout"]))
-    p.add_argument("name", choices=["sopopo", *BENCHES, "compare"])
+    p.add_argument("name", choices=["sopopo", *BENCH_CATALOG, "compare"])
     p.add_argument("rev", nargs="?", metavar="REV", default=None,
                    help="compare only: the base revision (default main)")
     p.add_argument("--bench", metavar="REGEX", action="append", default=None,

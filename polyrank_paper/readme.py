@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from polyrank._files import write_text
-from polyrank.io import _cut as _clip
+from polyrank._text import cut as _clip
 
 from .registry import as_record
 

@@ -742,13 +742,115 @@ def run_experiment(name: str, *, quick: bool = False, seed: int = 0,
     return get_experiment(name).run(quick=quick, seed=seed, progress=progress, **options)
 
 
+#: The benchmarks of ``polyrank bench NAME`` (other than ``sopopo`` and ``compare``),
+#: name -> description, in the order of the papers: the one place their descriptions
+#: are written, read by :func:`register_bench` and, without importing any benchmark,
+#: by the command's parser (``polyrank bench --help`` starts in a fraction of a second).
+BENCH_CATALOG: dict[str, str] = {
+    "sign": (
+        "SC-SDCA time to duality gap 1e-6 on phishing vs scipy L-BFGS-B with bounds "
+        "to the same primal value"
+    ),
+    "ranksvm": (
+        "seconds per solve: Tree-TRON vs direct counting vs PRSVM+ on MQ2008 and a "
+        "large-k set (tol = 1e-3, C = 1)"
+    ),
+    "ranksvm-l1": (
+        "L1-loss RankSVM on MQ2008: dual coordinate descent vs LinearSVC (hinge) on "
+        "the pair differences at C = 1, and the C grid 2^-6 .. 2^8 against "
+        "Tree-TRON's L2 grid"
+    ),
+    "ranksvm-dask": (
+        "RankSVM in one process against DaskRankSVM on 1 and 2 workers (LocalCluster, "
+        "one thread each), 1M and 10M generated documents: seconds per TRON iteration "
+        "and in total, bytes per iteration, driver and worker peak memory, final "
+        "objectives"
+    ),
+    "ranksvm-liblinear": (
+        "RankSVM(n_jobs=2) and RankSVM() against liblinear-ranksvm's train -s 8 "
+        "(ctypes, same process) at 300K, 1M and 3M generated documents: seconds per "
+        "fit, the ratio, f of both, the growth table"
+    ),
+    "ordinal": (
+        "RC(H~) vs the whole QP (Clarabel) on S.5000 and S.10000 (poly d=4); target "
+        ">= 20x faster, same objective"
+    ),
+    "ordinal-wine": (
+        "OrdinalMarginRanker() vs mord's LogisticAT: 3-fold CV test MAE and time on "
+        "red wine, white wine (--data winequality-white.csv) or a generated "
+        "overlapping-grades stand-in; targets MAE <= mord + 0.01, time <= 1x"
+    ),
+    "ordinal-rc": (
+        "RC(S~) with warm-started SMO sub-problems: vs libsvm SVC on NS.1000.1 (RBF), "
+        "Table 1 sizes vs Clarabel sub-problems and the whole QP (same objective to "
+        "1e-6)"
+    ),
+    "m3l": (
+        "R = I on yeast: linear M3L vs 1-vs-All LinearSVC, rbf M3L vs 1-vs-All SVC "
+        "(ratios)"
+    ),
+    "m3l-labels": (
+        "kernel M3L (R = I, rbf) vs OneVsRestClassifier(SVC) on synthetic 4,000 x 50 "
+        "data with L = 10, 20, 40, 80 labels: time, speed-up, test Hamming loss"
+    ),
+    "m3l-labels-wide": (
+        "as m3l-labels with 500 features (kernel rows 10x dearer, as with the paper's "
+        "image features), L = 10, 40, one repeat"
+    ),
+    "m3l-rows": (
+        "kernel M3L (rbf, R = I, defaults) vs OneVsRestClassifier(SVC) on resampled "
+        "yeast rows, N = 2,000, 8,000, 20,000: time, ratio, test Hamming loss, growth "
+        "with N"
+    ),
+    "m3l-linear": (
+        "linear M3LClassifier (R = I, LIBLINEAR's dual CD per label) vs one-vs-rest "
+        "LinearSVC(hinge, C = 2C) and LinearSVC() on standardised yeast and generated "
+        "400-40,000 x 100 data (10 labels)"
+    ),
+    "m3l-rows-smo": (
+        "kernel M3L forced onto the SMO (cache of a tenth of the Gram matrix) with "
+        "LIBSVM's shrinking vs without vs OneVsRestClassifier(SVC) on resampled yeast "
+        "rows: time ratios, test Hamming losses, D2"
+    ),
+    "first-fit": (
+        "first use in a fresh process with an empty numba cache: LabelRanker() on "
+        "yeast cold and warm, polyrank.warmup() cold, vs one-vs-rest LinearSVC"
+    ),
+    "first-run": (
+        "a new user's first hour in fresh processes, numba cache empty and filled: "
+        "import, --version, each solver's compile, polyrank warmup, the tour "
+        "(nbclient), beside issue 41's targets"
+    ),
+    "sopopo-vs-liblinear": (
+        "Crammer-Singer: LabelRanker(top_vs_rest, no bias) with shrinking vs "
+        "LinearSVC(crammer_singer) to the same primal objective (digits, synthetic); "
+        "passes to gap 1e-3 on yeast"
+    ),
+    "label-ranker-defaults": (
+        "make_pipeline(StandardScaler(), LabelRanker()) vs one-vs-rest LinearSVC(): "
+        "test label ranking loss and fit time on yeast and two synthetic multi-label "
+        "sets"
+    ),
+    "sopopo-many-labels": (
+        "all_pairs with many labels: seconds per pass against top_vs_rest at k = 200, "
+        "50 passes and peak memory at k = 1000 (24 examples, half of the labels "
+        "relevant)"
+    ),
+    "input-check": (
+        "the input gate's cost (sparse structure, canonical CSR, overflow) against "
+        "scikit-learn's validate_data and the whole fit, on sparse MQ2008 (RankSVM) "
+        "and W8a (SignConstrainedClassifier)"
+    ),
+}
+
 #: The registered benchmarks of ``polyrank bench NAME`` (other than
 #: ``sopopo``, which has its own ``--k`` option), in registration order.
 BENCHES: dict[str, Experiment] = {}
 
 
-def register_bench(name: str, description: str):
-    """Decorator registering a benchmark under ``name`` for ``polyrank bench``.
+def register_bench(name: str):
+    """Decorator registering a benchmark under ``name`` for ``polyrank bench``,
+    with its description from :data:`BENCH_CATALOG`.
 
     The function has the signature of an experiment,
     ``func(*, quick=False, seed=0, progress=False, **options) ->
@@ -760,8 +862,11 @@ def register_bench(name: str, description: str):
     Raises
     ------
     ValueError
-        If ``name`` is already registered as a benchmark.
+        If ``name`` is already registered as a benchmark, or is not in
+        :data:`BENCH_CATALOG` (add its description there first).
     """
     if name in BENCHES or name == "sopopo":
         raise ValueError(f"name: benchmark {name!r} is already registered")
-    return _registrar(BENCHES, name, description)
+    if name not in BENCH_CATALOG:
+        raise ValueError(f"name: benchmark {name!r} has no description in BENCH_CATALOG")
+    return _registrar(BENCHES, name, BENCH_CATALOG[name])

@@ -173,3 +173,67 @@ def test_the_core_parser_has_no_plugin_command():
     assert set(commands) == set(cli.CORE_COMMANDS)
     full_commands = {a.dest: a for a in full._actions if a.dest == "command"}["command"].choices
     assert set(cli.PAPER_COMMANDS) | set(cli.CORE_COMMANDS) <= set(full_commands)
+
+
+#: what the paper wing's parser may load: its own package and registry, nothing that computes
+PAPER_HEAVY = tuple(h for h in HEAVY if h != "polyrank_paper") + ("plotly", "ipywidgets",
+                                                                  "anywidget", "tqdm")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["bench", "--help"], ["reproduce", "--help"],
+                                  ["demo", "--help"]], ids=" ".join)
+def test_parsing_a_paper_command_loads_no_experiment(argv, tmp_path):
+    # the plugins' parsers are built from polyrank_paper.registry's BENCH_CATALOG, so
+    # `polyrank --help` and `polyrank bench --help` import no experiment or benchmark
+    out = _loaded(f"""
+        from polyrank.cli import main
+        try:
+            OUT["status"] = main({argv!r})
+        except SystemExit as exc:        # argparse's --help of a sub-command
+            OUT["status"] = exc.code
+    """, tmp_path)
+    mods = out["modules"]
+    assert out["status"] == 0
+    assert sorted({m.split(".")[0] for m in mods} & set(PAPER_HEAVY)) == []
+    assert [m for m in mods if m.startswith("polyrank_paper.")] == ["polyrank_paper._requires",
+                                                                   "polyrank_paper.cli",
+                                                                   "polyrank_paper.readme",
+                                                                   "polyrank_paper.registry"]
+    if argv == ["bench", "--help"]:
+        from polyrank_paper import BENCH_CATALOG
+        assert all(name in out["stdout"] for name in BENCH_CATALOG)
+
+
+def test_the_bench_catalog_is_the_registry_in_its_order():
+    # every registered bench takes its description from the catalog, and the catalog
+    # lists them in the order they register (the order of the papers)
+    import polyrank_paper
+    from polyrank_paper.registry import BENCH_CATALOG
+
+    assert list(polyrank_paper.BENCHES) == list(BENCH_CATALOG)
+    assert all(b.description == BENCH_CATALOG[n] for n, b in polyrank_paper.BENCHES.items())
+    with pytest.raises(ValueError, match="no description in BENCH_CATALOG"):
+        polyrank_paper.register_bench("not-in-the-catalog")
+
+
+def test_the_paper_wings_lazy_names_are_its_type_checking_imports():
+    import polyrank_paper
+
+    tree = ast.parse(Path(polyrank_paper.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If)
+                 and getattr(node.test, "id", None) == "TYPE_CHECKING")
+    objects, registry = {}, set()
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names:
+            if node.module == "registry":
+                registry.add(alias.name)
+            else:
+                objects[alias.name] = f".{node.module}"
+    assert objects == polyrank_paper._OBJECTS
+    assert registry == polyrank_paper._REGISTRY
+    assert set(objects) | registry <= set(polyrank_paper.__all__) <= set(dir(polyrank_paper))
+    for name in polyrank_paper.__all__:
+        assert getattr(polyrank_paper, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        polyrank_paper.not_a_name        # noqa: B018

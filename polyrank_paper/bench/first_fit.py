@@ -122,9 +122,7 @@ def _run(code: str, cache_dir: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@register_bench("first-fit", "first use in a fresh process with an empty numba cache: "
-                "LabelRanker() on yeast cold and warm, polyrank.warmup() cold, vs "
-                "one-vs-rest LinearSVC")
+@register_bench("first-fit")
 def bench_first_fit(*, quick: bool = False, seed: int = 0,
                     progress: bool = False) -> ExperimentResult:
     """Time first use (see the module docstring).

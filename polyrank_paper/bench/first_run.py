@@ -229,9 +229,7 @@ def _notes(rows: list, load: tuple) -> list:
     return notes
 
 
-@register_bench("first-run", "a new user's first hour in fresh processes, numba cache empty "
-                "and filled: import, --version, each solver's compile, polyrank warmup, "
-                "the tour (nbclient), beside issue 41's targets")
+@register_bench("first-run")
 def bench_first_run(*, quick: bool = False, seed: int = 0, progress: bool = False,
                     data: str | None = None, repeats: int = 3) -> ExperimentResult:
     """Time the first run (see the module docstring) against issue 41's targets.

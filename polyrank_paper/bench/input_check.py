@@ -87,9 +87,7 @@ def _cases(quick: bool):
     yield ("W8a, SignConstrainedClassifier()", SignConstrainedClassifier(), Xw, yw, {})
 
 
-@register_bench("input-check", "the input gate's cost (sparse structure, canonical CSR, "
-                "overflow) against scikit-learn's validate_data and the whole fit, on "
-                "sparse MQ2008 (RankSVM) and W8a (SignConstrainedClassifier)")
+@register_bench("input-check")
 def bench_input_check(*, quick: bool = False, seed: int = 0, progress: bool = False,
                       repeats: int = 7) -> ExperimentResult:
     """Time the input gate (see the module docstring).

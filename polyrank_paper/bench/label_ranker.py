@@ -270,9 +270,7 @@ def _yeast_passes(quick: bool, seed: int) -> list[YeastPasses]:
     return rows
 
 
-@register_bench("sopopo-vs-liblinear", "Crammer-Singer: LabelRanker(top_vs_rest, no bias) "
-                "with shrinking vs LinearSVC(crammer_singer) to the same primal objective "
-                "(digits, synthetic); passes to gap 1e-3 on yeast")
+@register_bench("sopopo-vs-liblinear")
 def bench_sopopo_vs_liblinear(*, quick: bool = False, seed: int = 0, progress: bool = False,
                               repeats: int | None = None, C: float = 1.0) -> ExperimentResult:
     """Time SOPOPO (shrinking) and LIBLINEAR on the Crammer-Singer SVM.
@@ -389,9 +387,7 @@ def multilabel_sets(quick: bool = False) -> dict:
     return sets
 
 
-@register_bench("label-ranker-defaults", "make_pipeline(StandardScaler(), LabelRanker()) vs "
-                "one-vs-rest LinearSVC(): test label ranking loss and fit time on yeast "
-                "and two synthetic multi-label sets")
+@register_bench("label-ranker-defaults")
 def bench_label_ranker_defaults(*, quick: bool = False, seed: int = 0,
                                 progress: bool = False,
                                 repeats: int | None = None) -> ExperimentResult:

@@ -217,9 +217,7 @@ def svc_primal(K, Y, models, C_svm: float) -> float:
     return float(0.5 * np.sum(B * F) + C_svm * np.maximum(0.0, 1.0 - Y * (F + b)).sum())
 
 
-@register_bench("m3l-labels", "kernel M3L (R = I, rbf) vs OneVsRestClassifier(SVC) on "
-                "synthetic 4,000 x 50 data with L = 10, 20, 40, 80 labels: time, speed-up, "
-                "test Hamming loss")
+@register_bench("m3l-labels")
 def bench_m3l_labels(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, Ls: Sequence[int] | None = None,
                      N: int | None = None, C: float = 1.0, gamma: float | None = None,
@@ -431,8 +429,7 @@ def _solver_note(rows, dtypes) -> str:
                if dtypes else ""))
 
 
-@register_bench("m3l-labels-wide", "as m3l-labels with 500 features (kernel rows 10x "
-                "dearer, as with the paper's image features), L = 10, 40, one repeat")
+@register_bench("m3l-labels-wide")
 def bench_m3l_labels_wide(*, quick: bool = False, seed: int = 0, progress: bool = False,
                           repeats: int | None = None) -> ExperimentResult:
     """:func:`bench_m3l_labels` with ``n_features = 500``, L = 10, 40 and
@@ -603,9 +600,7 @@ def _growth(rows, attr):
     return round(math.log(b / a) / math.log(rows[-1].N / rows[0].N), 2)
 
 
-@register_bench("m3l-rows", "kernel M3L (rbf, R = I, defaults) vs OneVsRestClassifier(SVC) "
-                "on resampled yeast rows, N = 2,000, 8,000, 20,000: time, ratio, test Hamming "
-                "loss, growth with N")
+@register_bench("m3l-rows")
 def bench_m3l_rows(*, quick: bool = False, seed: int = 0, progress: bool = False,
                    repeats: int | None = None, Ns: Sequence[int] | None = None,
                    C: float = 0.1, tol: float = 1e-3, nobias: bool = True) -> ExperimentResult:

@@ -244,9 +244,7 @@ def _growth(rows, attr):
                  / math.log(gen[-1].N / gen[0].N), 3)
 
 
-@register_bench("m3l-linear", "linear M3LClassifier (R = I, LIBLINEAR's dual CD per label) "
-                "vs one-vs-rest LinearSVC(hinge, C = 2C) and LinearSVC() on standardised "
-                "yeast and generated 400-40,000 x 100 data (10 labels)")
+@register_bench("m3l-linear")
 def bench_m3l_linear(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, C: float = 0.1, tol: float = 1e-3,
                      sizes=None) -> ExperimentResult:

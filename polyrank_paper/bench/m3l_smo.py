@@ -149,9 +149,7 @@ def _smo_row(N, C, gamma, tol, fraction, seed, repeats) -> M3LSmoRow:
         misses_shrink=int(rs.cache_misses), misses_plain=int(rp.cache_misses))
 
 
-@register_bench("m3l-rows-smo", "kernel M3L forced onto the SMO (cache of a tenth of the Gram "
-                "matrix) with LIBSVM's shrinking vs without vs OneVsRestClassifier(SVC) on "
-                "resampled yeast rows: time ratios, test Hamming losses, D2")
+@register_bench("m3l-rows-smo")
 def bench_m3l_rows_smo(*, quick: bool = False, seed: int = 0, progress: bool = False,
                        repeats: int | None = None, Ns: Sequence[int] | None = None,
                        C: float = 0.1, tol: float = 1e-3,

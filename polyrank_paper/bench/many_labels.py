@@ -201,9 +201,7 @@ def _peak_memory(X, Y, seed, C):
     return peak, res.dual["pieces"].n_pieces
 
 
-@register_bench("sopopo-many-labels", "all_pairs with many labels: seconds per pass against "
-                "top_vs_rest at k = 200, 50 passes and peak memory at k = 1000 "
-                "(24 examples, half of the labels relevant)")
+@register_bench("sopopo-many-labels")
 def bench_sopopo_many_labels(*, quick: bool = False, seed: int = 0, progress: bool = False,
                              repeats: int | None = None, C: float = 1.0,
                              passes: int = 50, k_small: int = 200,

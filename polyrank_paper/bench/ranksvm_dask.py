@@ -390,10 +390,7 @@ def _on_cluster(workers, sizes, repeats, opts, seed, progress):
     return out
 
 
-@register_bench("ranksvm-dask", "RankSVM in one process against DaskRankSVM on 1 and 2 "
-                "workers (LocalCluster, one thread each), 1M and 10M generated documents: "
-                "seconds per TRON iteration and in total, bytes per iteration, driver and "
-                "worker peak memory, final objectives")
+@register_bench("ranksvm-dask")
 def bench_ranksvm_dask(*, quick: bool = False, seed: int = 0, progress: bool = False,
                        sizes: tuple | None = None, repeats: int | None = None,
                        workers: tuple = (1, 2), C: float = 0.1, tol: float = 1e-5,

@@ -174,9 +174,7 @@ def _rows(n, runs, f):
     return rows
 
 
-@register_bench("ranksvm-liblinear", "RankSVM(n_jobs=2) and RankSVM() against "
-                "liblinear-ranksvm's train -s 8 (ctypes, same process) at 300K, 1M and 3M "
-                "generated documents: seconds per fit, the ratio, f of both, the growth table")
+@register_bench("ranksvm-liblinear")
 def bench_ranksvm_liblinear(*, quick: bool = False, seed: int = 0, progress: bool = False,
                             sizes: tuple | None = None, repeats: int | None = None,
                             n_jobs: int = 2, C: float = 1.0,

@@ -40,8 +40,7 @@ class M3LBenchSummary(BenchInfo):
     linear_primal_rel_diff: float
 
 
-@register_bench("m3l", "R = I on yeast: linear M3L vs 1-vs-All LinearSVC, rbf M3L vs "
-                "1-vs-All SVC (ratios)")
+@register_bench("m3l")
 def bench_m3l(*, seed: int = 0, quick: bool = False, progress: bool = False,
               repeats: int | None = None) -> ExperimentResult:
     """``polyrank bench m3l``: the full yeast training split (N = 1500;

@@ -127,8 +127,7 @@ class OrdinalBenchSummary(BenchRunInfo):
     rows: tuple
 
 
-@register_bench("ordinal", "RC(H~) vs the whole QP (Clarabel) on S.5000 and S.10000 "
-                "(poly d=4); target >= 20x faster, same objective")
+@register_bench("ordinal")
 def bench_ordinal(*, quick: bool = False, seed: int = 0, progress: bool = False,
                   sizes=None, n_sets: int | None = None,
                   budget_s: float | None = None) -> ExperimentResult:
@@ -533,9 +532,7 @@ def _wine_set(name, X, y, seed, repeats):
     return rows, entry, _set_notes(entry, res, repeats)
 
 
-@register_bench("ordinal-wine", "OrdinalMarginRanker() vs mord's LogisticAT: 3-fold CV test "
-                "MAE and time on red wine, white wine (--data winequality-white.csv) or a "
-                "generated overlapping-grades stand-in; targets MAE <= mord + 0.01, time <= 1x")
+@register_bench("ordinal-wine")
 def bench_ordinal_wine(*, quick: bool = False, seed: int = 0, progress: bool = False,
                        repeats: int | None = None, data=None) -> ExperimentResult:
     """Cross-validate ``make_pipeline(StandardScaler(), OrdinalMarginRanker())``
@@ -969,9 +966,7 @@ def _table1_notes(rows, all_ok, max_diff, notes):
     return longest, t1_met
 
 
-@register_bench("ordinal-rc", "RC(S~) with warm-started SMO sub-problems: vs libsvm SVC on "
-                "NS.1000.1 (RBF), Table 1 sizes vs Clarabel sub-problems "
-                "and the whole QP (same objective to 1e-6)")
+@register_bench("ordinal-rc")
 def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None, s_sizes=None, ns_sizes=None,
                      full_max_n: int | None = None, budget_s: float | None = None,

@@ -198,8 +198,7 @@ def _liblinear_pairs_peer(X, y, qid, repeats, threadpool_limits):
             "tree_f": float(f_tree)}
 
 
-@register_bench("ranksvm", "seconds per solve: Tree-TRON vs direct counting vs PRSVM+ on "
-                "MQ2008 and a large-k set (tol = 1e-3, C = 1)")
+@register_bench("ranksvm")
 def bench_ranksvm(*, quick: bool = False, seed: int = 0, progress: bool = False,
                   repeats: int | None = None, large_k: tuple | None = None) -> ExperimentResult:
     """Seconds per ``ranksvm_tron`` call (grouping + TRON, tol = 1e-3, C = 1;
@@ -332,9 +331,7 @@ def _l1_grid(X, y, qid, grid, seed, bar):
     return t_l2, t_l1, statuses
 
 
-@register_bench("ranksvm-l1", "L1-loss RankSVM on MQ2008: dual coordinate descent vs LinearSVC "
-                "(hinge) on the pair differences at C = 1, and the C grid 2^-6 .. 2^8 against "
-                "Tree-TRON's L2 grid")
+@register_bench("ranksvm-l1")
 def bench_ranksvm_l1(*, quick: bool = False, seed: int = 0, progress: bool = False,
                      repeats: int | None = None) -> ExperimentResult:
     """L1-loss RankSVM (Eq. 1.2) by :func:`~polyrank.ranksvm.ranksvm_dcd`

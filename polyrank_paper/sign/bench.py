@@ -164,8 +164,7 @@ def _sign_rows(variants, runs, times, n):
     return rows, med
 
 
-@register_bench("sign", "SC-SDCA time to duality gap 1e-6 on phishing vs scipy L-BFGS-B "
-                "with bounds to the same primal value")
+@register_bench("sign")
 def bench_sign(*, repeats: int | None = None, tol: float = 1e-6, smoothing: float = 0.01,
                seed: int = 0, quick: bool = False, progress: bool = False) -> ExperimentResult:
     """SC-SDCA against L-BFGS-B on phishing (smoothed hinge, lam = 1/n).
