@@ -162,7 +162,8 @@ def test_validation_ordinal_csv_with_standardize(tmp_path, capsys):
     for name, sl in (("tr", slice(0, 60)), ("va", slice(60, 90))):
         with open(tmp_path / f"{name}.csv", "w") as fh:
             fh.write("a;b;grade\n")
-            fh.writelines(f"{a!r};{b!r};{int(t)}\n" for (a, b), t in zip(X[sl], y[sl]))
+            fh.writelines(f"{float(a)!r};{float(b)!r};{int(t)}\n"
+                          for (a, b), t in zip(X[sl], y[sl]))
     rc, out, err = run(capsys, "train", "ordinal", tmp_path / "tr.csv", tmp_path / "o.model",
                        "--target", "grade", "--standardize", "--validation",
                        tmp_path / "va.csv")
@@ -204,7 +205,7 @@ def test_validation_file_mistakes_are_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and f"--validation {str(missing)!r}" in err
     # a held-out file with other features than DATA: refused before the fit
     bad = tmp_path / "wide.txt"
-    dump_svmlight_file(np.ones((4, 9)), np.zeros(4), str(bad), query_id=np.zeros(4),
+    dump_svmlight_file(np.ones((4, 9)), np.zeros(4), str(bad), query_id=np.zeros(4, dtype=np.int64),
                        zero_based=False)
     rc, out, err = run(capsys, "train", "ranksvm", tr, tmp_path / "m", "--validation", bad)
     assert rc == 2 and "--validation" in err and not (tmp_path / "m").exists(), err
