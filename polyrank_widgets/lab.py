@@ -543,7 +543,7 @@ class SolverLab(WidgetDisplay):
                 self.view.update(est)
             except Exception as exc:  # the fit stays; the view says why it could not draw
                 self.view_error_ = f"{type(exc).__name__}: {exc}"
-        res = getattr(est, "result_", None)
+        res = getattr(last_step(est)[1], "result_", None)
         status = getattr(res, "status", "fitted") if res is not None else "fitted"
         self._set_readout(status, est=est, seconds=seconds, compiled=notice.compiling)
 

@@ -93,6 +93,7 @@ def test_every_estimator_in_a_pipeline(name):
     step = fitted[-1]
     assert type(step) is type(est) and fitted is not pipe and lab.n_fits_ == 1
     assert len(lab.monitor) > 0                  # the callback reached the last step
+    assert getattr(lab, "view_error_", None) is None, lab.view_error_   # the paper view drew
     for pname, control in lab.controls.items():
         assert control.value == pytest.approx(_value(step, pname))
     # the same pipeline fitted by hand
@@ -103,6 +104,8 @@ def test_every_estimator_in_a_pipeline(name):
     assert lab.score_ == pytest.approx(ref[-1].score(Xs, *test[1:]))
     assert f"test {METRICS[name]}" in lab.readout.value
     assert lab.metric_ == METRICS[name]
+    status = step.result_.status if hasattr(step, "result_") else "fitted"
+    assert f">{escape(status)}</b>" in lab.readout.value
     # a control moves the last step's parameter, through the pipeline's routing
     if lab.controls:
         (pname, control), = lab.controls.items()
