@@ -242,14 +242,23 @@ def _check_test(test, scoring):
                         f"got {type(test).__name__}")
     if len(test) not in (2, 3):
         raise ValueError(f"test: expected 2 or 3 entries, got {len(test)}")
-    if scoring is not None:
-        if not (isinstance(scoring, str) or callable(scoring)):
-            raise TypeError(f"scoring: expected a scorer name or a callable, got "
-                            f"{type(scoring).__name__}")
-        if len(test) == 3:
-            raise ValueError("scoring: a scorer takes (estimator, X, y), not a qid_test; "
-                             "leave scoring None to use the estimator's score with qid")
+    if scoring is not None and len(test) == 3:
+        raise ValueError("scoring: a scorer takes (estimator, X, y), not a qid_test; "
+                         "leave scoring None to use the estimator's score with qid")
     return test
+
+
+def _check_scoring(scoring):
+    """The scorer of ``scoring`` (a scikit-learn scorer name or a callable), or None."""
+    if scoring is None or callable(scoring):
+        return scoring
+    if not isinstance(scoring, str):
+        raise TypeError(f"scoring: expected a scorer name or a callable, got "
+                        f"{type(scoring).__name__}")
+    try:
+        return get_scorer(scoring)
+    except ValueError as exc:
+        raise ValueError(f"scoring: {exc}") from None
 
 
 class SolverLab(WidgetDisplay):
@@ -375,10 +384,7 @@ class SolverLab(WidgetDisplay):
         params = _check_params(params, own, self.final)
         self.fit_params = _route(_check_fit_params(fit_params), self._prefix)
         self.test = _check_test(test, scoring)
-        try:
-            self._scorer = get_scorer(scoring) if isinstance(scoring, str) else scoring
-        except ValueError as exc:
-            raise ValueError(f"scoring: {exc}") from None
+        self._scorer = _check_scoring(scoring)
         self._scoring = scoring
         self.metric_, self._sign = _metric_text(self.final, scoring)
         self.estimator = estimator

@@ -330,6 +330,7 @@ def test_ranksvm_view_is_tron():
     ({"test": (1,)}, ValueError, "test"),
     ({"test": (1, 2, 3), "scoring": "accuracy"}, ValueError, "scoring"),
     ({"test": (1, 2), "scoring": "no such metric"}, ValueError, "scoring"),
+    ({"scoring": 3}, TypeError, "scoring"),
 ])
 def test_bad_arguments(kwargs, exc, match):
     X, y = make_classification(30, 3, n_informative=2, n_redundant=0, random_state=0)
