@@ -314,6 +314,9 @@ class SolverLab(WidgetDisplay):
 
     Attributes
     ----------
+    final : estimator
+        The estimator the controls drive: ``estimator`` itself, or the
+        pipeline's last step (the user's object, never fitted here).
     controls : dict of str to ipywidgets.Widget
         One control per entry of ``params``; setting ``.value`` refits.
     monitor : GapMonitor
