@@ -131,7 +131,7 @@ def _metric(final, scoring) -> tuple[str, bool, float]:
         return str(name), True, 1.0
     labels = getattr(final, "target_type_", None) in ("binary", "multiclass")
     if isinstance(final, RankSVM):
-        return "mean NDCG (LETOR: NDCG@1..n per query)", True, 1.0
+        return "mean NDCG over queries (LETOR)", True, 1.0
     if isinstance(final, (OrdinalMarginRanker, PRank)):
         return "mean absolute error", False, -1.0
     if isinstance(final, M3LClassifier) and not labels:

@@ -62,7 +62,7 @@ CASES = _cases()
 METRICS = {
     "LabelRanker": "label ranking average precision (higher is better)",
     "M3LClassifier": "1 − Hamming loss (higher is better)",
-    "RankSVM": "mean NDCG (LETOR: NDCG@1..n per query) (higher is better)",
+    "RankSVM": "mean NDCG over queries (LETOR) (higher is better)",
     "SignConstrainedClassifier": "accuracy (higher is better)",
     "SignConstrainedRegressor": "R² (higher is better)",
     "OrdinalMarginRanker": "mean absolute error (lower is better)",
