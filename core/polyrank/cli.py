@@ -189,8 +189,9 @@ class UsageError(Exception):
     and exit status 2, never a traceback (unless ``--debug``)."""
 
 
-#: The longest message ``polyrank`` prints for an error or a warning (a
-#: longer one is cut, with its length said).
+#: The longest message ``polyrank`` prints for an error (a longer one is cut,
+#: with its length said).  Warnings are printed in full, on one line: their
+#: advice comes last.
 MESSAGE_CHARS = 300
 
 
