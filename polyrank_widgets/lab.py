@@ -3,7 +3,9 @@ a test-metric readout and the paper's own view of the fitted model.
 
 One widget for every estimator (``LabelRanker``, ``M3LClassifier``,
 ``RankSVM``, ``SignConstrainedClassifier``/``Regressor``,
-``OrdinalMarginRanker``, ``PRank``). Each control is one parameter; releasing
+``OrdinalMarginRanker``, ``PRank``), alone or as the last step of a
+scikit-learn :class:`~sklearn.pipeline.Pipeline` (the controls drive that
+step, the data pass through the earlier ones). Each control is one parameter; releasing
 it refits the estimator in a background thread while a :class:`GapMonitor`
 draws the running fit; a newer change cancels the running fit through the
 callback contract (``StopIteration``, ``DESIGN.md``).
@@ -38,7 +40,9 @@ import traceback
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.metrics import get_scorer
+from sklearn.pipeline import Pipeline
 
 from polyrank._jit import package_of
 from polyrank.compiling import CompileNotice
@@ -56,6 +60,89 @@ __all__ = ["SolverLab"]
 
 #: regularisation parameters offered when ``params`` is not given, by name
 _DEFAULT_RANGES = {"C": (1e-3, 1e2), "c": (1e-2, 1e3), "lam": (1e-6, 1e-1)}
+
+#: the estimators' own methods that resolve a parameter left None (``C=None``:
+#: the kernel's default) to the value the fit uses (the fitted ``C_`` / ``c_``)
+_RESOLVERS = {"C": "_C", "c": "_penalty"}
+
+
+def last_step(estimator) -> tuple[str, object]:
+    """The routing prefix and the estimator the controls drive: for a
+    :class:`~sklearn.pipeline.Pipeline` its last step's ``"name__"`` and that
+    step (scikit-learn's own parameter routing: ``set_params(name__C=...)``,
+    ``fit(X, y, name__callback=...)``), else ``""`` and the estimator itself.
+
+    Parameters
+    ----------
+    estimator : estimator or Pipeline
+
+    Returns
+    -------
+    (str, estimator)
+    """
+    if isinstance(estimator, Pipeline):
+        name, step = estimator.steps[-1]
+        return f"{name}__", step
+    return "", estimator
+
+
+def _describe(estimator) -> str:
+    """``"LabelRanker"`` or ``"StandardScaler → LabelRanker"`` for a pipeline."""
+    if isinstance(estimator, Pipeline):
+        return " → ".join(type(step).__name__ for _, step in estimator.steps)
+    return type(estimator).__name__
+
+
+def _start_value(estimator, name: str, value):
+    """The value the estimator uses for ``name``: ``value``, or for None the
+    default its fit resolves it to (``C=None`` -> the kernel's default C)."""
+    method = getattr(estimator, _RESOLVERS.get(name, ""), None) if value is None else None
+    if callable(method):
+        try:
+            return float(method())
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return value
+    return value
+
+
+def _metric_text(final, scoring) -> tuple[str, float]:
+    """The readout's "NAME (higher is better)" and the sign of the shown value."""
+    name, higher, sign = _metric(final, scoring)
+    return f"{name} ({'higher' if higher else 'lower'} is better)", sign
+
+
+def _metric(final, scoring) -> tuple[str, bool, float]:
+    """(name, higher is better, sign) of the readout's test metric: the
+    scorer's name (scikit-learn's convention: higher is better), else what
+    the estimator's ``score`` computes, shown as the metric itself (sign -1
+    turns a ``score`` of minus the MAE into the MAE, lower is better)."""
+    from polyrank import (
+        LabelRanker,
+        M3LClassifier,
+        OrdinalMarginRanker,
+        PRank,
+        RankSVM,
+        SignConstrainedRegressor,
+    )
+
+    if scoring is not None:
+        name = scoring if isinstance(scoring, str) else getattr(
+            scoring, "__name__", type(scoring).__name__)
+        return str(name), True, 1.0
+    labels = getattr(final, "target_type_", None) in ("binary", "multiclass")
+    if isinstance(final, RankSVM):
+        return "mean NDCG over queries (LETOR)", True, 1.0
+    if isinstance(final, (OrdinalMarginRanker, PRank)):
+        return "mean absolute error", False, -1.0
+    if isinstance(final, M3LClassifier) and not labels:
+        return "1 − Hamming loss", True, 1.0
+    if isinstance(final, LabelRanker) and not labels:
+        return "label ranking average precision", True, 1.0
+    if isinstance(final, SignConstrainedRegressor) or is_regressor(final):
+        return "R²", True, 1.0
+    if is_classifier(final):
+        return "accuracy", True, 1.0
+    return "score", True, 1.0
 
 
 #: seconds between two progress lines of the readout while a fit runs
@@ -92,19 +179,20 @@ def _control(name: str, spec, value):
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(f"params[{name!r}]: need finite lo < hi, got {spec!r}")
         style = {"description_width": "initial"}
+        number = (isinstance(value, (int, float, np.integer, np.floating))
+                  and not isinstance(value, bool) and np.isfinite(value))
         if all(isinstance(v, (int, np.integer)) for v in spec):
-            v = value if isinstance(value, (int, np.integer)) and lo <= value <= hi else lo
-            return ipw.IntSlider(value=int(v), min=int(lo), max=int(hi), description=name,
-                                 continuous_update=False, style=style)
+            v = int(value) if number and float(value).is_integer() else lo
+            return ipw.IntSlider(value=v, min=int(min(lo, v)), max=int(max(hi, v)),
+                                 description=name, continuous_update=False, style=style)
         if lo <= 0:
             raise ValueError(f"params[{name!r}]: a float range is drawn on a log slider "
                              f"and needs lo > 0, got {spec!r}")
-        v = (float(value) if isinstance(value, (int, float, np.integer, np.floating))
-             and not isinstance(value, bool) and lo <= value <= hi
-             else float(np.sqrt(lo * hi)))
-        return ipw.FloatLogSlider(value=v, base=10, min=np.log10(lo), max=np.log10(hi),
-                                  step=0.05, description=name, readout_format=".3g",
-                                  continuous_update=False, style=style)
+        # the slider starts at the estimator's value, the range widened to hold it
+        v = float(value) if number and value > 0 else float(np.sqrt(lo * hi))
+        return ipw.FloatLogSlider(value=v, base=10, min=np.log10(min(lo, v)),
+                                  max=np.log10(max(hi, v)), step=0.05, description=name,
+                                  readout_format=".3g", continuous_update=False, style=style)
     if isinstance(spec, list):
         if not spec:
             raise ValueError(f"params[{name!r}]: the list of choices is empty")
@@ -117,6 +205,62 @@ def _control(name: str, spec, value):
                     f"got {type(spec).__name__}")
 
 
+def _check_params(params, own: dict, final) -> dict:
+    """``params`` checked against the driven estimator's parameters ``own``
+    (default: its regularisation parameter with a standard range)."""
+    if params is None:
+        params = {k: v for k, v in _DEFAULT_RANGES.items() if k in own}
+    if not isinstance(params, dict):
+        raise TypeError(f"params: expected a dict, got {type(params).__name__}")
+    for name in params:
+        if name not in own:
+            raise ValueError(f"params: {name!r} is not a parameter of "
+                             f"{type(final).__name__} (it has {sorted(own)})")
+    return params
+
+
+def _check_fit_params(fit_params) -> dict:
+    if fit_params is None:
+        return {}
+    if not isinstance(fit_params, dict):
+        raise TypeError(f"fit_params: expected a dict, got {type(fit_params).__name__}")
+    return dict(fit_params)
+
+
+def _route(params: dict, prefix: str) -> dict:
+    """Parameters of a pipeline's last step as the pipeline takes them
+    (``name__`` + name); names with ``__`` already, and every name when
+    there is no pipeline (``prefix`` empty), as given."""
+    return {(k if "__" in k else prefix + k): v for k, v in params.items()}
+
+
+def _check_test(test, scoring):
+    if test is None:
+        return None
+    if not isinstance(test, tuple):
+        raise TypeError(f"test: expected a tuple (X_test, y_test[, qid_test]), "
+                        f"got {type(test).__name__}")
+    if len(test) not in (2, 3):
+        raise ValueError(f"test: expected 2 or 3 entries, got {len(test)}")
+    if scoring is not None and len(test) == 3:
+        raise ValueError("scoring: a scorer takes (estimator, X, y), not a qid_test; "
+                         "leave scoring None to use the estimator's score with qid")
+    return test
+
+
+def _check_scoring(scoring):
+    """The scorer of ``scoring`` (a scikit-learn scorer name or a callable), or None."""
+    if scoring is None or callable(scoring):
+        return scoring
+    if not isinstance(scoring, str):
+        raise TypeError(f"scoring: expected a scorer name or a callable, got "
+                        f"{type(scoring).__name__}")
+    try:
+        return get_scorer(scoring)
+    except ValueError as exc:
+        raise ValueError(f"scoring: {exc}") from None
+
+
 class SolverLab(WidgetDisplay):
     """Controls that refit an estimator, a live duality gap, a test readout and
     the paper's view of the fitted model.
@@ -126,26 +270,43 @@ class SolverLab(WidgetDisplay):
 
     Parameters
     ----------
-    estimator : polyrank estimator
+    estimator : polyrank estimator or sklearn.pipeline.Pipeline
         Any of the seven estimators (or a scikit-learn estimator whose ``fit``
-        takes ``callback=``); it is cloned for every fit, never modified.
+        takes ``callback=``), or a Pipeline whose last step is one, e.g.
+        ``make_pipeline(StandardScaler(), LabelRanker())``: the callback and
+        the controls go to that step through scikit-learn's routing
+        (``fit(X, y, step__callback=...)``, ``set_params(step__C=...)``),
+        the data pass through the earlier steps. It is cloned for every fit,
+        never modified.
     X : array_like or sparse matrix, shape (m, n_features)
-        Training instances.
+        Training instances (raw: a pipeline transforms them).
     y : array_like, shape (m,) or (m, k)
         Training targets, as the estimator's ``fit`` takes them.
     params : dict, optional
-        Parameter name -> ``(lo, hi)`` (a log slider for floats, a linear one
-        for ints) or a list of choices (a dropdown). The controls start at
-        the estimator's current values when they lie in range. Default: the
+        Parameter name (of the estimator, or of the pipeline's last step)
+        -> ``(lo, hi)`` (a log slider for floats, a linear one for ints) or a
+        list of choices (a dropdown). The controls start at the estimator's
+        current values, a parameter left None at the value its fit resolves
+        it to (``C=None``: the kernel's default, the fitted ``C_``); a range
+        that does not hold that value is widened to it. Default: the
         regularisation parameter (``C``, ``c`` or ``lam``) of the estimator
         with a standard range, if it has one.
     fit_params : dict, optional
-        Passed to every ``fit`` (e.g. ``{"qid": qid}`` for ``RankSVM``).
+        Passed to every ``fit`` (e.g. ``{"qid": qid}`` for ``RankSVM``); with
+        a pipeline a name without ``__`` goes to its last step.
     test : tuple, optional
         ``(X_test, y_test)`` or ``(X_test, y_test, qid_test)``; the readout
-        shows ``estimator_.score(*test)`` after each fit (the estimator's
-        own metric: mean NDCG for RankSVM, 1 - Hamming loss for M3L, minus
-        the mean rank loss for the ordinal models ...).
+        names the metric and its direction, e.g. "test mean NDCG (higher is
+        better) 0.51", after each fit. Without ``scoring`` it is what the
+        estimator's ``score`` computes (mean NDCG for RankSVM, 1 - Hamming
+        loss for M3L, label ranking average precision for LabelRanker,
+        accuracy or R² for the sign-constrained models; the mean absolute
+        error, lower is better, for the ordinal models, whose ``score`` is
+        minus it); a pipeline's test X pass through its earlier steps.
+    scoring : str or callable, optional
+        A scikit-learn scorer name (:func:`sklearn.metrics.get_scorer`, e.g.
+        ``"neg_mean_absolute_error"``; higher is better) or a callable
+        ``scorer(estimator, X, y)``, for ``test = (X_test, y_test)``.
     views : bool, optional
         Attach the estimator's paper view (default True).
     fit : bool, optional
@@ -153,6 +314,9 @@ class SolverLab(WidgetDisplay):
 
     Attributes
     ----------
+    final : estimator
+        The estimator the controls drive: ``estimator`` itself, or the
+        pipeline's last step (the user's object, never fitted here).
     controls : dict of str to ipywidgets.Widget
         One control per entry of ``params``; setting ``.value`` refits.
     monitor : GapMonitor
@@ -162,7 +326,11 @@ class SolverLab(WidgetDisplay):
     estimator_ : estimator or None
         The last fit that ran to its end (converged or not), else None.
     score_ : float or None
-        ``estimator_.score(*test)``, or None without ``test``.
+        ``estimator_.score(*test)`` (a pipeline: its last step's score on the
+        transformed test X) or the ``scoring`` scorer's value; None without
+        ``test``.
+    metric_ : str
+        The readout's name of the test metric and its direction.
     error_ : str or None
         The message of the last fit that raised, else None.
     n_fits_ : int
@@ -180,9 +348,10 @@ class SolverLab(WidgetDisplay):
         If ``params`` is not a dict or a spec has the wrong type, or
         ``fit_params`` is not a dict, or ``test`` is not a tuple.
     ValueError
-        If a name in ``params`` is not a parameter of ``estimator``, a range
-        is empty or not positive (log sliders), or ``test`` has the wrong
-        length.
+        If a name in ``params`` is not a parameter of ``estimator`` (of a
+        pipeline's last step), a range is empty or not positive (log
+        sliders), ``test`` has the wrong length, or ``scoring`` is not a
+        scorer name or is given with a ``qid_test``.
 
     Examples
     --------
@@ -196,38 +365,36 @@ class SolverLab(WidgetDisplay):
     >>> lab.controls["lam"].value = 1e-2
     >>> lab.wait(120), lab.estimator_.lam
     (True, 0.01)
+
+    On a pipeline, the controls drive its last step:
+
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> lab = SolverLab(make_pipeline(StandardScaler(),
+    ...                               SignConstrainedClassifier(random_state=0)), X, y,
+    ...                 test=(X, y))
+    >>> lab.wait(120), lab.controls["lam"].value, lab.metric_
+    (True, 0.001, 'accuracy (higher is better)')
     """
 
     def __init__(self, estimator, X, y, *, params=None, fit_params=None, test=None,
-                 views: bool = True, fit: bool = True) -> None:
+                 scoring=None, views: bool = True, fit: bool = True) -> None:
         if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
             raise TypeError(f"estimator: expected a scikit-learn estimator, got "
                             f"{type(estimator).__name__}")
-        own = estimator.get_params(deep=False)
-        if params is None:
-            params = {k: v for k, v in _DEFAULT_RANGES.items() if k in own}
-        if not isinstance(params, dict):
-            raise TypeError(f"params: expected a dict, got {type(params).__name__}")
-        for name in params:
-            if name not in own:
-                raise ValueError(f"params: {name!r} is not a parameter of "
-                                 f"{type(estimator).__name__} (it has {sorted(own)})")
-        if fit_params is None:
-            fit_params = {}
-        if not isinstance(fit_params, dict):
-            raise TypeError(f"fit_params: expected a dict, got {type(fit_params).__name__}")
-        if test is not None:
-            if not isinstance(test, tuple):
-                raise TypeError(f"test: expected a tuple (X_test, y_test[, qid_test]), "
-                                f"got {type(test).__name__}")
-            if len(test) not in (2, 3):
-                raise ValueError(f"test: expected 2 or 3 entries, got {len(test)}")
+        self._prefix, self.final = last_step(estimator)
+        own = self.final.get_params(deep=False)
+        params = _check_params(params, own, self.final)
+        self.fit_params = _route(_check_fit_params(fit_params), self._prefix)
+        self.test = _check_test(test, scoring)
+        self._scorer = _check_scoring(scoring)
+        self._scoring = scoring
+        self.metric_, self._sign = _metric_text(self.final, scoring)
         self.estimator = estimator
         self.X, self.y = X, y
-        self.fit_params = dict(fit_params)
-        self.test = test
-        self.controls = {name: _control(name, spec, own[name]) for name, spec in params.items()}
-        self.monitor = GapMonitor(title=f"{type(estimator).__name__}: duality gap",
+        self.controls = {name: _control(name, spec, _start_value(self.final, name, own[name]))
+                         for name, spec in params.items()}
+        self.monitor = GapMonitor(title=f"{_describe(estimator)}: duality gap",
                                   max_points=2000, min_redraw_s=0.25)
         self.estimator_ = None
         self.score_ = None
@@ -271,11 +438,11 @@ class SolverLab(WidgetDisplay):
         ValueError
             If a name is not a parameter of the estimator.
         """
-        own = self.estimator.get_params(deep=False)
+        own = self.final.get_params(deep=False)
         for name in params:
             if name not in own:
                 raise ValueError(f"{name!r} is not a parameter of "
-                                 f"{type(self.estimator).__name__}")
+                                 f"{type(self.final).__name__}")
         self._extra_params.update(params)
         self.refit()
 
@@ -292,7 +459,7 @@ class SolverLab(WidgetDisplay):
             self.monitor.reset()
             if self.view is not None and hasattr(self.view, "start"):
                 self.view.start()
-        est = clone(self.estimator).set_params(**self.values())
+        est = clone(self.estimator).set_params(**_route(self.values(), self._prefix))
         thread = threading.Thread(target=self._run, args=(est, flag), daemon=True)
         self._thread = thread
         thread.start()
@@ -353,9 +520,13 @@ class SolverLab(WidgetDisplay):
             # a cold numba cache: say "compiling ... (first use only)" with progress
             # a superseded fit stays silent: its notices must not cover the
             # readout of the newer fit (or its "fit failed")
-            with CompileNotice(package_of(est), lambda msg: None if flag.event.is_set()
+            with CompileNotice(package_of(last_step(est)[1]),
+                               lambda msg: None if flag.event.is_set()
                                else self._set_readout(msg)) as notice:
-                est.fit(self.X, self.y, callback=self._callback(flag), **self.fit_params)
+                # a pipeline routes the callback to its last step (scikit-learn's
+                # step__param fit parameters); the earlier steps transform X
+                est.fit(self.X, self.y, **{self._prefix + "callback": self._callback(flag)},
+                        **self.fit_params)
         except Exception as exc:  # shown in the readout, kept in error_
             if flag.event.is_set() and not flag.stopped_by_user:
                 return
@@ -368,22 +539,35 @@ class SolverLab(WidgetDisplay):
             if flag.event.is_set() and not flag.stopped_by_user:
                 return          # superseded by a newer fit: drop it
             self.monitor.flush()
-        score = None
-        if self.test is not None:
-            score = float(est.score(*self.test))
+        score = self._score(est)
         with self._lock:
             if flag.event.is_set() and not flag.stopped_by_user:
                 return          # superseded while it was scored: the newer fit reports
             self.estimator_, self.score_, self.error_ = est, score, None
+            # the fitted targets decide the metric (LabelRanker: accuracy on labels)
+            self.metric_, self._sign = _metric_text(last_step(est)[1], self._scoring)
             self.n_fits_ += 1
         if self.view is not None:
             try:
                 self.view.update(est)
             except Exception as exc:  # the fit stays; the view says why it could not draw
                 self.view_error_ = f"{type(exc).__name__}: {exc}"
-        res = getattr(est, "result_", None)
+        res = getattr(last_step(est)[1], "result_", None)
         status = getattr(res, "status", "fitted") if res is not None else "fitted"
         self._set_readout(status, est=est, seconds=seconds, compiled=notice.compiling)
+
+    def _score(self, est) -> float | None:
+        """The test metric of the fitted ``est``: the scorer's, else the
+        score of its last step on the test X passed through the earlier
+        steps (so that ``qid_test`` reaches RankSVM.score)."""
+        if self.test is None:
+            return None
+        if self._scorer is not None:
+            return float(self._scorer(est, *self.test))
+        X_test, *rest = self.test
+        if isinstance(est, Pipeline):
+            return float(est[-1].score(est[:-1].transform(X_test), *rest))
+        return float(est.score(X_test, *rest))
 
     def _set_readout(self, status: str, est=None, seconds=None, error=None,
                      compiled: bool = False) -> None:
@@ -393,21 +577,36 @@ class SolverLab(WidgetDisplay):
         if error:
             rows.append(("error", f"<span style='color:#d62728'>{escape(error)}</span>"))
         if est is not None:
-            res = getattr(est, "result_", None)
-            nit = getattr(est, "n_iter_", None)
-            if nit is not None:
-                rows.append(("iterations", self._iterations_text(int(np.max(nit)), res)))
-            if seconds is not None:
-                rows.append(("fit time", f"{seconds:.3g} s" + (
-                    " (with numba's compile, first use only)" if compiled else "")))
-            if res is not None and "primal_objective" in res:
-                rows.append(("primal objective", f"{res.primal_objective:.6g}"))
-                rows.append(("duality gap", f"{res.gap:.3g}"))
-            if self.score_ is not None:
-                rows.append(("test score", f"<b>{self.score_:.4f}</b>"))
+            rows += self._fit_rows(last_step(est)[1], seconds, compiled)
         cells = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{k}</td>"
                         f"<td style='padding:2px 0'>{v}</td></tr>" for k, v in rows)
         self.readout.value = f"<table style='font-size:13px'>{cells}</table>"
+
+    def _fit_rows(self, final, seconds, compiled: bool) -> list:
+        """Readout rows of a finished fit of the driven estimator ``final``:
+        the stopping rule met, iterations, time, objective, the duality gap
+        relative to the primal objective and absolute, the named test metric."""
+        rows = []
+        res = getattr(final, "result_", None)
+        message = getattr(res, "message", "") if res is not None else ""
+        if message:
+            rows.append(("stopping rule", f"<span style='color:#666'>{escape(message)}</span>"))
+        nit = getattr(final, "n_iter_", None)
+        if nit is not None:
+            rows.append(("iterations", self._iterations_text(int(np.max(nit)), res)))
+        if seconds is not None:
+            rows.append(("fit time", f"{seconds:.3g} s" + (
+                " (with numba's compile, first use only)" if compiled else "")))
+        if res is not None and "primal_objective" in res:
+            primal, gap = float(res.primal_objective), float(res.gap)
+            rows.append(("primal objective", f"{primal:.6g}"))
+            rel = gap / abs(primal) if primal != 0 else math.nan
+            rows.append(("relative duality gap", f"{rel:.2g} (gap / |primal objective|)"))
+            rows.append(("duality gap", f"{gap:.3g} (absolute, in the objective's units)"))
+        if self.score_ is not None:
+            rows.append((f"test {escape(self.metric_)}",
+                         f"<b>{self._sign * self.score_:.4g}</b>"))
+        return rows
 
     def _iterations_text(self, nit: int, res) -> str:
         """The solver's iteration count in its unit (``result_.unit``), and
@@ -428,7 +627,7 @@ class SolverLab(WidgetDisplay):
         return figs
 
     def __repr__(self) -> str:
-        return (f"SolverLab({type(self.estimator).__name__}, controls="
+        return (f"SolverLab({_describe(self.estimator)}, controls="
                 f"{sorted(self.controls)}, n_fits_={self.n_fits_})")
 
 
@@ -444,7 +643,7 @@ def _make_view(lab: SolverLab):
         SignConstrainedRegressor,
     )
 
-    est = lab.estimator
+    est = lab.final
     if isinstance(est, RankSVM):
         return _TronView()
     if isinstance(est, (SignConstrainedClassifier, SignConstrainedRegressor)):
@@ -476,6 +675,7 @@ class _TronView:
             self.monitor(info)
 
     def update(self, est) -> None:
+        est = last_step(est)[1]
         self.monitor.grad_norm0 = est.result_.get("grad_norm0")
         self.monitor.tol = float(est.tol)
         self.monitor._render()
@@ -491,7 +691,7 @@ class _SignView:
         d = np.shape(lab.X)[1]
         names = getattr(lab.X, "columns", None)
         self.names = [str(c) for c in names] if names is not None else [f"x{h}" for h in range(d)]
-        signs = lab.estimator.signs
+        signs = lab.final.signs
         start = (np.zeros(d, int) if signs is None or isinstance(signs, dict)
                  else np.asarray(signs, dtype=int).reshape(-1)[:d])
         self.toggles = []
@@ -527,7 +727,7 @@ class _SignView:
         self.lab.set_params(signs=self.signs())
 
     def update(self, est) -> None:
-        coef = np.asarray(est.coef_, dtype=float)
+        coef = np.asarray(last_step(est)[1].coef_, dtype=float)
         w = coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef
         if w.ndim == 2:            # multiclass: the norm over classes, signed by the sum
             w = np.sign(w.sum(0)) * np.linalg.norm(w, axis=0)
@@ -588,8 +788,8 @@ class _CurvesView:
         if names is not None:
             import pandas as pd
             grid = pd.DataFrame(grid, columns=names)
-        f = est.decision_function(grid).reshape(G0.shape)
-        p = np.asarray(est.thresholds_, dtype=float)
+        f = est.decision_function(grid).reshape(G0.shape)       # a pipeline: raw X
+        p = np.asarray(last_step(est)[1].thresholds_, dtype=float)
         with self.fig.batch_update():
             for k, trace in enumerate(self.fig.data[:-1]):
                 trace.z = f
@@ -604,7 +804,7 @@ class _RView:
     def __init__(self, lab: SolverLab) -> None:
         self.lab = lab
         L = np.shape(lab.y)[1] if np.ndim(lab.y) == 2 else 2
-        R = lab.estimator.R
+        R = lab.final.R
         self.R = np.eye(L) if R is None else np.array(R, dtype=float)
         self.cell = (0, 1) if L > 1 else (0, 0)
         fig = go.Figure(go.Heatmap(z=self.R, zmin=-1, zmax=1, colorscale="RdBu",
@@ -684,7 +884,11 @@ class _ProjectionView:
         return [w.fig for w in (self.viewer, self.knots) if w is not None]
 
     def update(self, est) -> None:
-        self.est = est
+        # the ranker and the training X as it sees them (a pipeline's earlier
+        # steps applied)
+        self.est = last_step(est)[1]
+        X = self.lab.X
+        self.X = est[:-1].transform(X) if isinstance(est, Pipeline) else X
         self._redraw()
 
     def _problem(self, i: int):
@@ -701,15 +905,15 @@ class _ProjectionView:
         y = self._T[i].astype(float)
         if est.threshold_label and est.target_type_ == INDICATOR:
             y = np.r_[y, THRESHOLD_TARGET]
-        X = self.lab.X[i:i + 1]
+        X = self.X[i:i + 1]
         X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
         x = np.asarray(est._augment(X))[0]
         res = est.result_
         if res.coef_form == "primal":
             U = res.x
         else:          # w_r = sum_i alpha_ir x_i over the training set
-            Xa = est._augment(np.asarray(self.lab.X.toarray() if hasattr(self.lab.X, "toarray")
-                                         else self.lab.X, dtype=float))
+            Xa = est._augment(np.asarray(self.X.toarray() if hasattr(self.X, "toarray")
+                                         else self.X, dtype=float))
             U = np.asarray(Xa.T @ res.x).T
         return y, U, x
 

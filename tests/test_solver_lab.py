@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification, make_multilabel_classification
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 import polyrank as pr
 from polyrank.result import STATUS_CALLBACK
 from polyrank_widgets import SolverLab
+from polyrank_widgets._text import escape
 
 T = 300      # seconds: the first fit of a solver may compile its kernels
 
@@ -54,6 +58,95 @@ def _cases():
 
 CASES = _cases()
 
+#: the readout's name of each estimator's test metric (what its score computes)
+METRICS = {
+    "LabelRanker": "label ranking average precision (higher is better)",
+    "M3LClassifier": "1 − Hamming loss (higher is better)",
+    "RankSVM": "mean NDCG over queries (LETOR) (higher is better)",
+    "SignConstrainedClassifier": "accuracy (higher is better)",
+    "SignConstrainedRegressor": "R² (higher is better)",
+    "OrdinalMarginRanker": "mean absolute error (lower is better)",
+    "PRank": "mean absolute error (lower is better)",
+}
+
+
+def _value(est, pname):
+    """The value the estimator uses for ``pname`` (None: what its fit resolves)."""
+    v = est.get_params()[pname]
+    return {"C": getattr(est, "C_", v), "c": getattr(est, "c_", v)}.get(pname, v) \
+        if v is None else v
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_estimator_in_a_pipeline(name):
+    """make_pipeline(StandardScaler(), E()): the callback reaches E (the gap
+    monitor fills), the sliders drive E's parameters and start at the value
+    E uses, the data pass through the scaler (the lab's fit is the pipeline
+    fitted by hand), and the readout names the test metric."""
+    est, X, y, params, fit_params, test = CASES[name]
+    X = X * np.linspace(1.0, 40.0, X.shape[1]) + 3.0        # raw units: the scaler matters
+    test = (X, *test[1:]) if test[0] is CASES[name][1] else test
+    pipe = make_pipeline(StandardScaler(), clone(est))
+    lab = SolverLab(pipe, X, y, fit_params=fit_params, test=test)
+    assert lab.wait(T) and lab.error_ is None, lab.error_
+    fitted = lab.estimator_
+    step = fitted[-1]
+    assert type(step) is type(est) and fitted is not pipe and lab.n_fits_ == 1
+    assert len(lab.monitor) > 0                  # the callback reached the last step
+    assert getattr(lab, "view_error_", None) is None, lab.view_error_   # the paper view drew
+    for pname, control in lab.controls.items():
+        assert control.value == pytest.approx(_value(step, pname))
+    # the same pipeline fitted by hand
+    routed = {f"{fitted.steps[-1][0]}__{k}": v for k, v in fit_params.items()}
+    ref = clone(pipe).fit(X, y, **routed)
+    np.testing.assert_allclose(fitted.predict(X), ref.predict(X))
+    Xs = ref[:-1].transform(test[0])
+    assert lab.score_ == pytest.approx(ref[-1].score(Xs, *test[1:]))
+    assert f"test {METRICS[name]}" in lab.readout.value
+    assert lab.metric_ == METRICS[name]
+    status = step.result_.status if hasattr(step, "result_") else "fitted"
+    assert f">{escape(status)}</b>" in lab.readout.value
+    # a control moves the last step's parameter, through the pipeline's routing
+    if lab.controls:
+        (pname, control), = lab.controls.items()
+        control.value = 10.0 ** control.min
+        assert lab.wait(T) and lab.error_ is None, lab.error_
+        assert lab.estimator_[-1].get_params()[pname] == pytest.approx(10.0 ** control.min)
+        assert pipe[-1].get_params()[pname] == est.get_params()[pname]    # untouched
+
+
+def test_sliders_start_at_the_estimators_values():
+    """The issue's ordinal c started at 3.16 (mid-range of 1e-2..1e3): now
+    at the c its fit uses, and a range that does not hold it is widened."""
+    X, y = _ordinal()
+    lab = SolverLab(pr.OrdinalMarginRanker(), X, y, fit=False)
+    assert lab.controls["c"].value == pytest.approx(pr.OrdinalMarginRanker().fit(X, y).c_)
+    lab = SolverLab(pr.OrdinalMarginRanker(c=5000.0), X, y, params={"c": (1e-1, 1e2)},
+                    fit=False)
+    assert lab.controls["c"].value == pytest.approx(5000.0)
+    assert 10.0 ** lab.controls["c"].max == pytest.approx(5000.0)
+    lab = SolverLab(pr.PRank(max_iter=30), X, y, params={"max_iter": (1, 10)}, fit=False)
+    assert lab.controls["max_iter"].value == 30 and lab.controls["max_iter"].max == 30
+
+
+def test_readout_names_the_gap_and_a_scorer():
+    est, X, y, params, fit_params, test = CASES["RankSVM"]
+    lab = SolverLab(est, X, y, params=params, fit_params=fit_params, test=test)
+    assert lab.wait(T)
+    res = lab.estimator_.result_
+    text = lab.readout.value
+    # "converged" says by which rule; the gap says relative to what
+    assert "stopping rule" in text and escape(res.message) in text
+    assert f"{res.gap / abs(res.primal_objective):.2g} (gap / |primal objective|)" in text
+    assert "relative duality gap" in text
+    Xo, yo = _ordinal()
+    lab = SolverLab(pr.OrdinalMarginRanker(), Xo, yo, test=(Xo, yo),
+                    scoring="neg_mean_absolute_error")
+    assert lab.wait(T)
+    assert lab.metric_ == "neg_mean_absolute_error (higher is better)"
+    assert lab.score_ == pytest.approx(lab.estimator_.score(Xo, yo))
+    assert f"<b>{lab.score_:.4g}</b>" in lab.readout.value
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_estimator_refits_when_a_control_moves(name):
@@ -73,7 +166,9 @@ def test_every_estimator_refits_when_a_control_moves(name):
     ref = type(est)(**{**est.get_params(), pname: new}).fit(X, y, **fit_params)
     np.testing.assert_allclose(lab.estimator_.predict(X), ref.predict(X))
     assert lab.score_ == pytest.approx(ref.score(*test))
-    assert f"{lab.score_:.4f}" in lab.readout.value
+    assert f"test {METRICS[name]}" in lab.readout.value
+    shown = -lab.score_ if "lower is better" in METRICS[name] else lab.score_
+    assert f"<b>{shown:.4g}</b>" in lab.readout.value
     assert est.get_params()[pname] != new          # the user's estimator is untouched
 
 
@@ -233,6 +328,9 @@ def test_ranksvm_view_is_tron():
     ({"fit_params": [1]}, TypeError, "fit_params"),
     ({"test": [1, 2]}, TypeError, "test"),
     ({"test": (1,)}, ValueError, "test"),
+    ({"test": (1, 2, 3), "scoring": "accuracy"}, ValueError, "scoring"),
+    ({"test": (1, 2), "scoring": "no such metric"}, ValueError, "scoring"),
+    ({"scoring": 3}, TypeError, "scoring"),
 ])
 def test_bad_arguments(kwargs, exc, match):
     X, y = make_classification(30, 3, n_informative=2, n_redundant=0, random_state=0)

@@ -35,6 +35,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from ._progress import verbosity
+from ._text import scale_advice
 from .compiling import compile_guard
 from .exceptions import FeatureScaleWarning, NumericalError, TrivialModelWarning
 from .kernels import check_kernel_params, kernel_matrix
@@ -390,7 +391,8 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_D
                      rms_range=None) -> bool:
     """Warn (:class:`~polyrank.exceptions.FeatureScaleWarning`) before a
     solve when X does not look standardised (:func:`feature_scale_issue`),
-    naming the fix: ``make_pipeline(StandardScaler(), Estimator())``.
+    naming the fix: ``make_pipeline(StandardScaler(), Estimator())``, or on
+    the command line ``--standardize`` (:func:`polyrank._text.scale_advice`).
 
     Parameters
     ----------
@@ -420,10 +422,8 @@ def warn_if_unscaled(estimator, X, kernel: str = "linear", why: str = UNSCALED_D
     if issue is None:
         return False
     name = type(estimator).__name__
-    scaler = "StandardScaler(with_mean=False)" if sp.issparse(X) else "StandardScaler()"
     warnings.warn(f"{name}: X does not look standardised: {issue}. {why}; "
-                  f"standardise X: make_pipeline({scaler}, {name}()) "
-                  "(sklearn.pipeline, sklearn.preprocessing)", FeatureScaleWarning,
+                  f"{scale_advice(name, sparse=sp.issparse(X))}", FeatureScaleWarning,
                   stacklevel=_user_stacklevel())
     return True
 

@@ -22,6 +22,7 @@ Training and prediction on your own files, like liblinear's ``train`` and
 ``predict``::
 
     polyrank train ranksvm train.txt rank.model -C 0.1       # LETOR / SVMlight with qid:
+    polyrank train ranksvm train.txt rank.model --validation vali.txt   # + held-out metrics
     polyrank predict test.txt rank.model scores.txt          # Pairwise Accuracy, Mean NDCG
     polyrank train ordinal winequality-red.csv wine.model --target quality --standardize
     polyrank train m3l yeast-train.arff yeast.model --labels 14 -C 1
@@ -53,7 +54,10 @@ rows (m3l, labelranker; ``--scores``: real scores) and, when DATA carries
 targets, prints liblinear-ranksvm's ``Pairwise Accuracy`` (ties in the
 scores count as correct) and ``Mean NDCG`` (LETOR), liblinear's
 ``Accuracy`` or ``Mean squared error``, the mean absolute error (ordinal),
-or the Hamming and ranking losses (multi-label).  A user's mistake (a
+or the Hamming and ranking losses (multi-label); ``train --validation FILE``
+prints the same metrics for a held-out FILE after the fit.  Warnings are
+shown in full on one line of stderr, their advice in the command's options
+(``--standardize``, ``--max-iter``).  A user's mistake (a
 missing or malformed file, an unwritable path, an output that is one of the
 inputs, a bad option) ends with a one-line message on stderr (with the line
 number for a data error) and exit status 2; ``--debug`` shows the traceback.
@@ -84,6 +88,7 @@ from pathlib import Path
 # train METHOD` only METHOD's subpackage (_estimator_class)
 from . import __version__
 from ._files import atomic_open, same_file
+from ._text import command_line_advice
 from ._text import cut as _clip
 from ._text import one_line as _one_line
 
@@ -184,8 +189,9 @@ class UsageError(Exception):
     and exit status 2, never a traceback (unless ``--debug``)."""
 
 
-#: The longest message ``polyrank`` prints for an error or a warning (a
-#: longer one is cut, with its length said).
+#: The longest message ``polyrank`` prints for an error (a longer one is cut,
+#: with its length said).  Warnings are printed in full, on one line: their
+#: advice comes last.
 MESSAGE_CHARS = 300
 
 
@@ -210,14 +216,27 @@ def _user_errors(what: str, path: str | None = None):
         raise UsageError(f"{where}: {msg}") from exc
 
 
+def _advice_options() -> dict:
+    """The option of each estimator parameter that ``polyrank train`` sets,
+    for the advice of warnings (:func:`polyrank._text.command_line_advice`):
+    ``{"max_iter": "--max-iter", ..., "standardize": "--standardize"}``."""
+    options = {"random_state": "--seed", "verbose": "--verbose",
+               "standardize": "--standardize", "signs": "--signs"}
+    for _, flags, _, _, names in _PARAM_OPTIONS:
+        options.setdefault(names[0], flags[0])
+    return options
+
+
 @contextmanager
 def _warnings_as_lines(prog: str):
-    """Show every warning (e.g. a ConvergenceWarning) as one line on stderr."""
+    """Show every warning (e.g. a ConvergenceWarning) in full, on one line
+    of stderr, its advice in the command's options (``--standardize``,
+    ``--max-iter``), not in Python."""
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"{prog}: {category.__name__}: {_one_line(message, MESSAGE_CHARS)}",
-              file=sys.stderr)
+        text = " ".join(str(message).split())
+        print(f"{prog}: {category.__name__}: {text}", file=sys.stderr)
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), command_line_advice(_advice_options()):
         warnings.simplefilter("default")
         warnings.showwarning = show
         yield
@@ -387,11 +406,13 @@ def _train_format(args, method: _Method) -> str:
     return fmt
 
 
-def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, labels=None):
-    """Read DATA for training (``meta`` None) or for a model's prediction."""
+def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, labels=None,
+          what: str = "DATA"):
+    """Read DATA for training (``meta`` None) or for a model's prediction
+    (``what``: how messages name the file)."""
     from .io import integral_labels, read_arff, read_csv, read_svmlight
 
-    with _user_errors("DATA", path):
+    with _user_errors(what, path):
         if fmt == "svmlight":
             kw = {} if meta is None else {"n_features": meta["n_features"],
                                           "zero_based": meta["zero_based"]}
@@ -410,11 +431,11 @@ def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, lab
     if data.y is not None and task in ("classification", "ordinal"):
         data.y = integral_labels(data.y)
     if task == "ordinal" and data.y is not None and data.y.dtype.kind not in "iuf":
-        raise UsageError(f"DATA {path!r}: ordinal targets must be numbers (ordered "
+        raise UsageError(f"{what} {path!r}: ordinal targets must be numbers (ordered "
                          f"labels), got {data.y[0]!r}")
     if task in ("regression", "ranking") and data.y is not None \
             and data.y.dtype.kind not in "iuf":
-        raise UsageError(f"DATA {path!r}: the targets must be numbers, got {data.y[0]!r}")
+        raise UsageError(f"{what} {path!r}: the targets must be numbers, got {data.y[0]!r}")
     return data
 
 
@@ -508,7 +529,8 @@ def _cmd_train(args) -> int:
                          f"{args.method!r}")
     _check_writable(args.model, "MODEL", {
         "DATA": args.data, "--labels": args.labels, "--signs": args.signs,
-        "--query": args.query, "DATA.query": f"{args.data}.query"})
+        "--query": args.query, "DATA.query": f"{args.data}.query",
+        "--validation": args.validation})
     data = _read(args.data, fmt, task, None, target=args.target, labels=labels)
     if data.y is None:                             # pragma: no cover - readers require it
         raise UsageError(f"DATA {args.data!r} has no targets")
@@ -517,6 +539,13 @@ def _cmd_train(args) -> int:
         with _user_errors("--signs"):
             est.set_params(signs=_signs_option(args.signs, data))
     X, dense = _design(data.X, est)
+    meta = dict(method=args.method, task=task, data_format=fmt,
+                n_features=int(data.X.shape[1]), feature_names=data.feature_names,
+                label_names=data.label_names, target=args.target,
+                zero_based=data.zero_based, dense=bool(dense),
+                standardize=bool(args.standardize), params=est.get_params(deep=False),
+                n_samples=int(data.X.shape[0]), train_file=os.path.abspath(args.data))
+    held_out = _validation_data(args, meta)        # read before the fit: fail early
     model = est
     if args.standardize:
         model = Pipeline([("standardize", StandardScaler(with_mean=not sp.issparse(X))),
@@ -528,12 +557,6 @@ def _cmd_train(args) -> int:
     with _user_errors(f"fitting {type(est).__name__}"):
         model.fit(X, data.y, **fit_params)
     seconds = time.perf_counter() - t
-    meta = dict(method=args.method, task=task, data_format=fmt,
-                n_features=int(data.X.shape[1]), feature_names=data.feature_names,
-                label_names=data.label_names, target=args.target,
-                zero_based=data.zero_based, dense=bool(dense),
-                standardize=bool(args.standardize), params=est.get_params(deep=False),
-                n_samples=int(data.X.shape[0]), train_file=os.path.abspath(args.data))
     with _user_errors("MODEL", args.model):
         save_model(args.model, model, **meta)
     res = getattr(est, "result_", None)
@@ -543,7 +566,46 @@ def _cmd_train(args) -> int:
              else "")
     print(f"{args.method}: {data.X.shape[0]} rows x {data.X.shape[1]} features{extra}; "
           f"{type(est).__name__}: {what} ({seconds:.2f} s); wrote {args.model}")
+    if held_out is not None:
+        for _, _, line in _held_out_metrics(model, meta, held_out):
+            print(f"validation {args.validation}: {line}")
     return 0
+
+
+def _validation_data(args, meta: dict):
+    """The data of ``--validation FILE`` (None without it), read as
+    ``predict`` reads a file for the model being trained (the training
+    file's format, features and labels); its queries as DATA's."""
+    if args.validation is None:
+        return None
+    path = args.validation
+    data = _read(path, meta["data_format"], meta["task"], meta, what="--validation")
+    if data.y is None:
+        raise UsageError(f"--validation {path!r}: the file has no targets to compare with")
+    if meta["task"] == "ranking":
+        _queries(argparse.Namespace(data=path, query=None), data, "polyrank train")
+    return data
+
+
+def _held_out_metrics(model, meta: dict, data) -> list:
+    """(key, value, line) of the field's metrics (:func:`_metrics`) of the
+    fitted ``model`` (an estimator or a pipeline) on ``data``."""
+    from sklearn.pipeline import Pipeline
+
+    final = model[-1] if isinstance(model, Pipeline) else model
+    X, _ = _design(data.X, final, dense=meta["dense"])
+    scores, pred = _predictions(model, meta["task"], X, scores=False)
+    return _metrics(meta["task"], data.y, pred, scores, data.qid)
+
+
+def _predictions(model, task: str, X, scores: bool) -> tuple:
+    """(scores, predictions) of ``model`` on X, each None where the task
+    (or ``scores``, the ``--scores`` option) does not use it."""
+    with _user_errors("predict"):
+        out = model.decision_function(X) if task in ("ranking", "multilabel") or \
+            (scores and task != "regression") else None
+        pred = None if task == "ranking" else model.predict(X)
+    return out, pred
 
 
 def _signs_option(value: str, data):
@@ -679,10 +741,7 @@ def _cmd_predict(args) -> int:
         _queries(args, data, "polyrank predict")
     final = est[-1] if isinstance(est, Pipeline) else est
     X, _ = _design(data.X, final, dense=meta["dense"])
-    with _user_errors("predict"):
-        scores = est.decision_function(X) if task in ("ranking", "multilabel") or \
-            (args.scores and task != "regression") else None
-        pred = None if task == "ranking" else est.predict(X)
+    scores, pred = _predictions(est, task, X, args.scores)
     if args.scores and task == "regression":
         raise UsageError("--scores: a regression model predicts real values already")
     _write_lines(args.out, scores if task == "ranking" or args.scores else pred)
@@ -726,6 +785,7 @@ def _add_train(sub) -> None:
                 "--signs 1,1,1\n"
                 "  polyrank train ordinal winequality-red.csv wine.model --target quality "
                 "--standardize\n"
+                "  polyrank train ranksvm train.txt rank.model --validation vali.txt\n"
                 "  polyrank train m3l yeast-train.arff yeast.model --labels 14\n"
                 "  polyrank train labelranker data.svm ml.model -C 0.1   "
                 "# SVMlight multi-label (1,3 1:0.5 ...)\n"))
@@ -757,6 +817,10 @@ def _add_train(sub) -> None:
                    help="ARFF: the last N attributes are the 0/1 labels, or a MULAN XML "
                         "file naming them")
     p.add_argument("--query", default=None, metavar="FILE", help=_QUERY_HELP)
+    p.add_argument("--validation", default=None, metavar="FILE",
+                   help="a held-out file in DATA's format (with targets): after the fit, "
+                        "print the metrics 'polyrank predict' prints for it (ranksvm: "
+                        "qid: fields or FILE.query)")
     p.set_defaults(func=_cmd_train)
 
 

@@ -36,7 +36,7 @@ def _run(nb, *sources: str) -> None:
 def _settled(nb, box, before: str) -> str:
     """The lab's readout once the refit has ended (a new status line)."""
     return _poll(lambda: nb.html_text(box),
-                 lambda t: t != before and "fitting" not in t and "test score" in t,
+                 lambda t: t != before and "fitting" not in t and "is better)" in t,
                  "the lab's readout after the refit")
 
 

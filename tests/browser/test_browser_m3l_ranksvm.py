@@ -196,7 +196,7 @@ def test_notebook04_solver_lab_tron_and_gap_monitors(lab, page, artifacts):
     # steps, TRON's panel is redrawn and the readout changes
     box = gap_fig.widget                                 # the lab: controls, readout, monitors
     before = nb.html_text(box)
-    assert "test score" in before and "converged" in before
+    assert "test mean NDCG" in before and "converged" in before
     tol = nb.slider("tol", within=box)
     # the first key press shows "fitting …" (recorded: what a person waits)
     waited = nb.latency(lambda: tol.press("ArrowRight", times=20), box, "fitting")  # 1e-7 -> 1e-6

@@ -23,6 +23,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
+from .._text import param, scale_advice
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
@@ -44,7 +45,6 @@ STOPPINGS = ("auto",) + STOPPING_RULES
 DEFAULT_C = {"linear": 0.1, "rbf": 0.5, "poly": 0.5}
 
 #: the fix every warning about unscaled features names
-_SCALE_HINT = "standardise X: make_pipeline(StandardScaler(), M3LClassifier())"
 
 
 class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
@@ -487,7 +487,8 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         finally:
             if bar is not None:
                 bar.close()
-        warn_if_not_converged(self, res, f"increase max_iter or tol, or {_SCALE_HINT}"
+        warn_if_not_converged(self, res, f"increase {param('max_iter')} or {param('tol')}, "
+                              f"or {scale_advice('M3LClassifier')}"
                               if res.status == STATUS_MAX_ITER else "")
         n_features = X.shape[1]
         if Z is not None:
@@ -536,9 +537,9 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         warn_if_trivial(self, coef=getattr(self, "coef_", None)
                         if self.kernel == "linear" else self.dual_coef_,
                         train_pred=self._coding.predict(train)[keep], y=np.asarray(y)[keep],
-                        remedy=f"raise C (now {self._C():g})"
+                        remedy=f"raise {param('C')} (now {self._C():g})"
                                f"{kernel_width_hint(self, getattr(self, 'X_fit_', None))}, "
-                               f"or {_SCALE_HINT}")
+                               f"or {scale_advice('M3LClassifier')}")
 
     def decision_function(self, X) -> np.ndarray:
         """Decisions f_l(x) = z_l'phi(x) for every label (Sec. 3); with the

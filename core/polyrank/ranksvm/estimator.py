@@ -6,6 +6,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -18,6 +19,7 @@ from .._sklearn import (
     warn_if_not_converged,
     warn_if_trivial,
 )
+from .._text import param, scale_advice
 from .._threads import resolve_n_jobs
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
@@ -303,8 +305,8 @@ class RankSVM(BaseEstimator):
         res = solve(obj, tol=self.tol, max_iter=self.max_iter,
                     callback=log_callback(callback, self.verbose, type(self).__name__),
                     callback_every=callback_every, **kwargs)
-        warn_if_not_converged(self, res, "increase max_iter, or standardise X "
-                                         "(sklearn.preprocessing.StandardScaler)")
+        warn_if_not_converged(self, res, f"increase {param('max_iter')}, or "
+                                         f"{scale_advice('RankSVM', sp.issparse(X))}")
         self.result_ = res
         self.coef_ = res.x
         self.n_iter_ = res.nit
@@ -314,8 +316,8 @@ class RankSVM(BaseEstimator):
                            else int(np.unique(qid).size))
         if res.success:     # an unfinished solve has its ConvergenceWarning
             warn_if_trivial(self, coef=self.coef_,
-                            remedy=f"raise C (now {self.C:g}), or standardise X: "
-                                   "make_pipeline(StandardScaler(), RankSVM())")
+                            remedy=f"raise {param('C')} (now {self.C:g}), or "
+                                   f"{scale_advice('RankSVM', sp.issparse(X))}")
         return self
 
     def predict(self, X) -> np.ndarray:

@@ -22,6 +22,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
+from .._text import param, scale_advice
 from ..validation import check_sample_weight, check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _to_csr, sc_pegasos_trusted, sc_sdca_trusted, trusted_data
@@ -154,14 +155,16 @@ class _SignConstrainedBase(BaseEstimator):
             max_iter = self._sdca_epochs if self.max_iter is None else self.max_iter
             res = sc_sdca_trusted(data, loss, self.lam, max_iter=max_iter,
                                   average_from=self.average_from, shrinking=shrinking, **common)
-            warn_if_not_converged(self, res, "increase max_iter or tol, or standardise X: "
-                                  f"make_pipeline(StandardScaler(), {type(self).__name__}())")
+            warn_if_not_converged(self, res, f"increase {param('max_iter')} or "
+                                  f"{param('tol')}, or "
+                                  f"{scale_advice(type(self).__name__)}")
         else:
             res = sc_pegasos_trusted(data, loss, self.lam, batch_size=self.batch_size,
                                      max_iter=self.max_iter, weighted=sample_weight is not None,
                                      **common)
-            warn_if_not_converged(self, res, "SC-Pegasos stops after max_iter steps: increase "
-                                  "max_iter or tol, or use solver='sdca'")
+            warn_if_not_converged(self, res, f"SC-Pegasos stops after {param('max_iter')} steps: "
+                                  f"increase {param('max_iter')} or {param('tol')}, or "
+                                  f"use {param('solver')}=sdca")
         W = res.x
         if bias > 0:
             coef, intercept = W[:-1], W[-1] * bias
@@ -185,9 +188,9 @@ class _SignConstrainedBase(BaseEstimator):
             pred = (s[:, 0] > 0) if s.shape[1] == 1 else np.argmax(s, axis=1)
             pred, target = classes[np.asarray(pred, dtype=np.intp)][keep], np.asarray(y)[keep]
         warn_if_trivial(self, coef=self.coef_, train_pred=pred, y=target,
-                        remedy=f"lower lam (now {self.lam:g}), check that the signs do not "
-                               "contradict the data, or standardise X: make_pipeline("
-                               f"StandardScaler(), {type(self).__name__}(...))")
+                        remedy=f"lower {param('lam')} (now {self.lam:g}), check that the signs "
+                               "do not contradict the data, or "
+                               f"{scale_advice(type(self).__name__)}")
 
     def _scores(self, X):
         check_is_fitted(self, "result_")

@@ -23,6 +23,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
+from .._text import param, scale_advice
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
@@ -41,9 +42,17 @@ THRESHOLD_TARGET = 0.5
 #: before), 1.0 for rbf and poly (measured, "Defaults, measured" in the Notes)
 DEFAULT_C = {"linear": 0.3, "precomputed": 0.3, "rbf": 1.0, "poly": 1.0}
 
-_SCALE_HINT = "standardise X: make_pipeline(StandardScaler(), LabelRanker())"
-_HINTS = {STATUS_MAX_ITER: f"increase max_iter or tol, or {_SCALE_HINT}",
-          STATUS_STALLED: f"increase tol, or {_SCALE_HINT}"}
+
+
+def _hint(status: str) -> str:
+    """The advice of a fit that did not converge (in the reader's language:
+    :mod:`polyrank._text`)."""
+    scale = scale_advice("LabelRanker")
+    if status == STATUS_MAX_ITER:
+        return f"increase {param('max_iter')} or {param('tol')}, or {scale}"
+    if status == STATUS_STALLED:
+        return f"increase {param('tol')}, or {scale}"
+    return ""
 
 
 class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseEstimator):
@@ -390,7 +399,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
                     callback=log_callback(callback, self.verbose, "LabelRanker"),
                     callback_every=callback_every, random_state=seed,
                     shrinking=bool(self.shrinking))
-        warn_if_not_converged(self, res, _HINTS.get(res.status, ""))
+        warn_if_not_converged(self, res, _hint(res.status))
         # decision values = solver scores @ M: the threshold label subtracted,
         # or f_1 - f_0 for two classes
         if threshold:
@@ -436,8 +445,9 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
                 # targets order the labels in several ways
                 target = np.argsort(-target, axis=1, kind="stable")
         warn_if_trivial(self, coef=coef, train_pred=pred, y=target,
-                        remedy=f"raise C (now {self.C_:g}){kernel_width_hint(self, X)}, "
-                               f"or {_SCALE_HINT}")
+                        remedy=f"raise {param('C')} (now {self.C_:g})"
+                               f"{kernel_width_hint(self, X)}, "
+                               f"or {scale_advice('LabelRanker')}")
 
     def decision_function(self, X) -> np.ndarray:
         """Scores for every label (larger means more relevant).
