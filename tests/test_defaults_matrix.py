@@ -226,10 +226,10 @@ def _kernel_rows(estimator, data, metric, raw, slow=(), known=None):
 
 
 #: rows whose default does not hold (strict xfails with the measured
-#: numbers); empty since the poly kernel's gamma default of the ordinal
-#: estimators (1 / max_i ||x_i||^2; 2026-12-07: OrdinalMarginRanker poly
-#: stopped at max_iter after 566 s with MAE 0.4240, PRank poly 0.5272,
-#: against SVC(poly)'s 0.3902)
+#: numbers, 2026-12-07).  The two poly rows of the ordinal estimators left
+#: it with their gamma default 1 / max_i ||x_i||^2 (OrdinalMarginRanker poly
+#: had stopped at max_iter after 566 s with MAE 0.4240, PRank poly scored
+#: 0.5272, against SVC(poly)'s 0.3902)
 KNOWN = {
     "LabelRanker-precomputed-wine_grades-raw": "max_iter=1000 passes reached (gap 7.74) on the "
                                                "Gram matrix of raw red wine (no scale warning: "
