@@ -245,6 +245,10 @@ KNOWN = {
                                          "0.9827 against 0.9817",
 }
 
+#: known rows that take more than a minute (1,000 passes over a dense Gram
+#: matrix): recorded in KNOWN, not rerun
+NOT_RERUN = {"LabelRanker-precomputed-wine_grades-raw"}
+
 ALL = ("linear", "rbf", "poly")
 
 
@@ -386,7 +390,8 @@ def _params():
     for r in ROWS:
         marks = [pytest.mark.slow] if r.slow else []
         if r.known:
-            marks.append(pytest.mark.xfail(strict=True, reason=r.known))
+            marks.append(pytest.mark.xfail(strict=True, reason=r.known,
+                                           run=r.id not in NOT_RERUN))
         out.append(pytest.param(r, id=r.id, marks=marks))
     return out
 

@@ -227,11 +227,12 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
     0.5760.  Raw red wine gives the
     :class:`~polyrank.exceptions.FeatureScaleWarning` before the solve, for
     every kernel but "precomputed", whose Gram matrix of raw red wine
-    stops at ``max_iter`` (accuracy 0.5553 against 0.5741).  Not converged at the default ``max_iter`` (the matrix's
-    strict xfails): standardised phishing (relative gap 2.2e-3 after 1,000
-    passes; 1,153 passes reach tol) and standardised w8a (the sparse
-    scaling blows rare features up to row norms^2 of 64,000;
-    ``LinearSVC()`` does not converge there either).
+    stops at ``max_iter`` (accuracy 0.5553 against 0.5741).  Not converged
+    at the default ``max_iter`` (the matrix's strict xfails): standardised
+    phishing (relative gap 2.2e-3 after 1,000 passes; 1,153 passes reach
+    tol) and standardised w8a (the sparse scaling blows rare features up
+    to row norms^2 of 64,000; ``LinearSVC()`` does not converge there
+    either).
 
     Examples
     --------
