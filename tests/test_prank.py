@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from polyrank import PRank
-from polyrank.exceptions import NumericalError, TrivialModelWarning
+from polyrank.exceptions import FeatureScaleWarning, NumericalError, TrivialModelWarning
 from polyrank.ordinal import make_instance, prank
 from polyrank.result import STATUS_COMPLETED, STATUS_NUMERICAL
 
@@ -36,12 +36,18 @@ def test_overflowing_features_are_refused_or_end_in_numerical_failure(kernel):
     assert res.status == STATUS_NUMERICAL and res.success is False
     assert "not finite" in res.message and "scale the features" in res.message
     assert "dual" not in res.message and "gap" not in res.message
-    model = PRank(kernel=k).fit(X, y)               # fitted, then a failed refit
+    model = PRank(kernel=k, gamma=1.0).fit(X, y)    # fitted, then a failed refit
     with pytest.raises(NumericalError, match="not finite"), np.errstate(over="ignore",
                                                                         invalid="ignore"):
         model.fit(big, y)
     with pytest.raises(NotFittedError):
         model.predict(X[:2])
+    # the default gamma = 1 / max ||x||^2 bounds the kernel: no overflow (the scale
+    # warning says what the units do to the model)
+    with pytest.warns(FeatureScaleWarning):
+        bounded = PRank(kernel=k).fit(big, y)
+    assert bounded.result_.status == STATUS_COMPLETED
+    assert np.all(np.isfinite(bounded.decision_function(big)))
 
 
 def test_completed_passes_log_has_no_gap(capsys):

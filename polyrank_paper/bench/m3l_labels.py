@@ -32,6 +32,7 @@ from threadpoolctl import threadpool_limits
 from polyrank.datasets import load_yeast
 from polyrank.kernels import kernel_matrix
 from polyrank.m3l import M3LClassifier
+from polyrank.m3l.estimator import DEFAULT_C
 from polyrank.validation import check_int, check_positive
 
 from .._harness import cpu_time, progress_bar
@@ -603,7 +604,8 @@ def _growth(rows, attr):
 @register_bench("m3l-rows")
 def bench_m3l_rows(*, quick: bool = False, seed: int = 0, progress: bool = False,
                    repeats: int | None = None, Ns: Sequence[int] | None = None,
-                   C: float = 0.1, tol: float = 1e-3, nobias: bool = True) -> ExperimentResult:
+                   C: float | None = None, tol: float = 1e-3,
+                   nobias: bool = True) -> ExperimentResult:
     """Time ``M3LClassifier(kernel="rbf", C=C)`` (defaults otherwise: gamma
     1 / n_features = 1/103, bias 1 as the kernel offset, ``cache_mb="auto"``) against
     ``OneVsRestClassifier(SVC(kernel="rbf", C=2 C, gamma=1/103))`` (its
@@ -629,8 +631,10 @@ def bench_m3l_rows(*, quick: bool = False, seed: int = 0, progress: bool = False
         Interleaved repeats (default 1: SVC takes minutes at N = 20,000).
     Ns : sequence of int, optional
         Training sizes (each >= 8).
-    C : float
-        M3L's C (> 0; default 0.1, M3LClassifier's); SVC gets 2 C.
+    C : float or None
+        M3L's C (> 0); None (the default): ``M3LClassifier``'s own default
+        for the rbf kernel, ``polyrank.m3l.estimator.DEFAULT_C["rbf"]``
+        (0.5), which the notes print.  SVC gets 2 C.
     tol : float
         Both tolerances (> 0).
     nobias : bool
@@ -650,7 +654,8 @@ def bench_m3l_rows(*, quick: bool = False, seed: int = 0, progress: bool = False
     Ns = [check_int(n, "Ns", minimum=8) for n in (Ns or ((500, 1000) if quick
                                                          else (2000, 8000, 20000)))]
     repeats = check_int(repeats if repeats is not None else 1, "repeats", minimum=1)
-    C = check_positive(C, "C")
+    how = "M3LClassifier's default for the rbf kernel (C=None)" if C is None else "given"
+    C = check_positive(DEFAULT_C["rbf"] if C is None else C, "C")
     tol = check_positive(tol, "tol")
     gamma = 1.0 / 103
     t0 = time.perf_counter()
@@ -665,7 +670,9 @@ def bench_m3l_rows(*, quick: bool = False, seed: int = 0, progress: bool = False
                 bar.update()
     finally:
         bar.close()
-    return _rows_result(rows, Ns, repeats, C, gamma, tol, seed, quick, t0)
+    res = _rows_result(rows, Ns, repeats, C, gamma, tol, seed, quick, t0)
+    res.notes.insert(0, f"M3L's C = {C:g}, {how}; SVC's C = {2 * C:g}")
+    return res
 
 
 def _rows_result(rows, Ns, repeats, C, gamma, tol, seed, quick, t0) -> ExperimentResult:

@@ -590,6 +590,8 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     test R^2 within 0.01 of ``Ridge()``'s.  Red-wine quality after a
     StandardScaler: 0.3683 against 0.3676; raw red wine gives the
     :class:`~polyrank.exceptions.FeatureScaleWarning` before the solve.
+    MQ2008's relevance grades (Fold 1) as the target: 0.1462 / 0.1477 raw,
+    0.1478 / 0.1484 standardised.
 
     Examples
     --------
