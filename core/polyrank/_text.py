@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["one_line", "cut", "command_line_advice", "param", "scale_advice"]
+__all__ = ["one_line", "cut", "command_line_advice", "param", "scale_advice",
+           "sparse_scale_advice", "gram_advice"]
 
 #: the command line's option of each estimator parameter while
 #: :func:`command_line_advice` is active (the key ``"standardize"``: the option
@@ -93,6 +94,53 @@ def scale_advice(estimator: str, sparse: bool = False) -> str:
     scaler = "StandardScaler(with_mean=False)" if sparse else "StandardScaler()"
     return (f"standardise X: make_pipeline({scaler}, {estimator}()) "
             "(sklearn.pipeline, sklearn.preprocessing)")
+
+
+def sparse_scale_advice(estimator: str) -> str:
+    """The advice for a sparse X that is standardised without centring
+    (``StandardScaler(with_mean=False)``, which makes a rare feature large:
+    w8a's squared row norms reach 64,000): scale each column by its largest
+    absolute value instead, in the language of the reader.
+
+    Parameters
+    ----------
+    estimator : str
+        The estimator's class name, e.g. ``"LabelRanker"``.
+
+    Returns
+    -------
+    str
+        In Python ``"scale X by its largest absolute values instead:
+        make_pipeline(MaxAbsScaler(), LabelRanker()) (sklearn.pipeline,
+        sklearn.preprocessing)"``; on the command line ``"rerun without
+        --standardize (scale each column by its largest absolute value
+        beforehand if the columns need it)"``.
+    """
+    options = _OPTIONS.get()
+    if options is not None and "standardize" in options:
+        return (f"rerun without {options['standardize']} (scale each column by its largest "
+                "absolute value beforehand if the columns need it)")
+    return (f"scale X by its largest absolute values instead: make_pipeline(MaxAbsScaler(), "
+            f"{estimator}()) (sklearn.pipeline, sklearn.preprocessing)")
+
+
+def gram_advice() -> str:
+    """The advice for a precomputed Gram matrix on which a dual solver
+    crawls: compute it from standardised features (the estimator sees no
+    features, so no scale warning can say which), in the language of the
+    reader.
+
+    Returns
+    -------
+    str
+        In Python ``"compute the Gram matrix from standardised features
+        (Z = StandardScaler().fit_transform(X); K = Z @ Z.T + 1)"``; on the
+        command line the same without the code.
+    """
+    text = "compute the Gram matrix from standardised features"
+    if _OPTIONS.get() is not None:
+        return text
+    return f"{text} (Z = StandardScaler().fit_transform(X); K = Z @ Z.T + 1)"
 
 
 def one_line(exc, limit: int = 200) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import label_ranking_average_precision_score
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -14,6 +15,7 @@ from .._multilabel import BINARY, INDICATOR, MULTICLASS, RANKING, encode_targets
 from .._sklearn import (
     LabelColumnsMixin,
     SparseIfLinearMixin,
+    _column_moments,
     fit_context,
     forget_fitted,
     kernel_width_hint,
@@ -23,7 +25,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
-from .._text import param, scale_advice
+from .._text import gram_advice, param, scale_advice, sparse_scale_advice
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
@@ -44,15 +46,56 @@ DEFAULT_C = {"linear": 0.3, "precomputed": 0.3, "rbf": 1.0, "poly": 1.0}
 
 
 
-def _hint(status: str) -> str:
-    """The advice of a fit that did not converge (in the reader's language:
-    :mod:`polyrank._text`)."""
-    scale = scale_advice("LabelRanker")
-    if status == STATUS_MAX_ITER:
-        return f"increase {param('max_iter')} or {param('tol')}, or {scale}"
-    if status == STATUS_STALLED:
-        return f"increase {param('tol')}, or {scale}"
-    return ""
+#: a column counts as standardised when its standard deviation is within
+#: this of 1 (a StandardScaler'd training X: 1 up to rounding)
+STANDARD_SD = 1e-3
+
+
+def _looks_standardised(X) -> bool:
+    """Whether every non-constant column of X has standard deviation 1 (and,
+    dense X, mean 0): the output of a StandardScaler (``with_mean=False``
+    for sparse X) on the training rows."""
+    mean, var = _column_moments(X)
+    sd = np.sqrt(var)
+    live = sd > 1e-12
+    if not live.any() or np.abs(sd[live] - 1.0).max() > STANDARD_SD:
+        return False
+    return sp.issparse(X) or bool(np.abs(mean).max() <= STANDARD_SD)
+
+
+def _knobs(res, tol: float, max_iter: int) -> str:
+    """``increase max_iter (now N) or tol (now T; the relative gap reached
+    G)``, the numbers of the stopped solve, in the reader's language."""
+    rel = res.gap / abs(res.primal_objective) if res.primal_objective else float("inf")
+    return (f"increase {param('max_iter')} (now {max_iter}) or {param('tol')} "
+            f"(now {tol:g}; the relative duality gap reached {rel:.2g})")
+
+
+def _hint(res, X, kernel: str, tol: float, max_iter: int) -> str:
+    """The advice of a fit that did not converge, fitted to its likely
+    cause (in the reader's language: :mod:`polyrank._text`): a
+    precomputed Gram matrix -> compute it from standardised features;
+    sparse X standardised without centring -> MaxAbsScaler; dense X that
+    is standardised already -> max_iter or tol with the numbers; other X ->
+    standardise it."""
+    if res.status not in (STATUS_MAX_ITER, STATUS_STALLED):
+        return ""
+    if res.status == STATUS_STALLED:
+        knobs = f"increase {param('tol')}"
+    elif kernel == "precomputed" or _looks_standardised(X):
+        knobs = _knobs(res, tol, max_iter)
+    else:
+        knobs = f"increase {param('max_iter')} or {param('tol')}"
+    if kernel == "precomputed":
+        return f"{knobs}, or {gram_advice()}"
+    if not _looks_standardised(X):
+        return f"{knobs}, or {scale_advice('LabelRanker', sparse=sp.issparse(X))}"
+    if sp.issparse(X):
+        norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        return (f"X is sparse and standardised without centring (squared row norms up to "
+                f"{norms.max():,.0f}, median {np.median(norms):,.0f}), where the dual solver "
+                f"crawls: {sparse_scale_advice('LabelRanker')}, or {knobs}")
+    return f"X looks standardised already: {knobs}"
 
 
 class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseEstimator):
@@ -412,7 +455,8 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
                     callback=log_callback(callback, self.verbose, "LabelRanker"),
                     callback_every=callback_every, random_state=seed,
                     shrinking=bool(self.shrinking))
-        warn_if_not_converged(self, res, _hint(res.status))
+        warn_if_not_converged(self, res, _hint(res, X, self.kernel, float(self.tol),
+                                                int(self.max_iter)))
         # decision values = solver scores @ M: the threshold label subtracted,
         # or f_1 - f_0 for two classes
         if threshold:
