@@ -467,6 +467,15 @@ _POLISH_BAND = 0.1
 #: polish only when there are at most this many uncertain pairs (MQ2008 at
 #: C = 2^10: about 4,000 with the first band; all 52,325 take Clarabel ~10 s)
 _POLISH_MAX_PAIRS = 20_000
+#: ... and when their rows x_i, x_j have at most twice this many nonzeros
+#: (the QP's constraint matrix; MQ2008: 46 per pair)
+_POLISH_MAX_NNZ = 4_000_000
+#: the cost of a polish in passes: this times nnz(S) min(n, |S|) over nnz(P)
+#: (the nonzeros of the rows x_i, x_j of the uncertain pairs S and of all
+#: pairs P); calibrated: MQ2008 (n = 46) about 18 passes estimated, 20-40
+#: measured; generated dense data, n = 1,000: about 800 estimated, 3,000
+#: measured (30 s a polish against 10 ms a pass)
+_POLISH_COST = 5.0
 
 
 def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
@@ -505,7 +514,7 @@ def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
         if full or solved or since >= _GAP_EVERY or it == max_iter:
             w, f, dual, best_w, best_f, moved = _dcd_check(
                 obj, pairs, alpha, C, w_sum / since, best_w, best_f, tol,
-                band if it >= polish_at else None)
+                (band, it) if it >= polish_at else None)
             w_sum[:], since = 0.0, 0
             if it >= polish_at:
                 polish_at, band = 2 * it, 2.0 * band
@@ -529,16 +538,17 @@ def _dcd_passes(obj, rows, pairs, alpha, *, C, tol, max_iter, shrinking, rng,
     return best_w, best_f, dual, max_iter, STATUS_MAX_ITER
 
 
-def _dcd_check(obj, pairs, alpha, C, w_mean, best_w, best_f, tol, band):
+def _dcd_check(obj, pairs, alpha, C, w_mean, best_w, best_f, tol, polish):
     """A gap measurement of :func:`_dcd_passes` (:func:`_dcd_measure`) and,
-    when it does not certify and ``band`` is not None, a polish
-    (:func:`_dcd_polish`): its alpha replaces alpha (in place) when its
-    D(alpha) is higher, and the w of its QP is one more primal candidate.
+    when it does not certify and ``polish`` = (band, passes of the stage so
+    far) is not None, a polish (:func:`_dcd_polish`): its alpha replaces
+    alpha (in place) when its D(alpha) is higher, and the w of its QP is one
+    more primal candidate.
     Returns (w, f(w), D(alpha), best_w, best_f, alpha_replaced)."""
     w, f, dual, best_w, best_f = _dcd_measure(obj, pairs, alpha, C, w_mean, best_w, best_f)
-    if band is None or best_f - dual <= tol * best_f:
+    if polish is None or best_f - dual <= tol * best_f:
         return w, f, dual, best_w, best_f, False
-    polished = _dcd_polish(obj, pairs, alpha, best_w, band, tol)
+    polished = _dcd_polish(obj, pairs, alpha, best_w, *polish, tol)
     if polished is None:
         return w, f, dual, best_w, best_f, False
     new_alpha, w_qp = polished
@@ -550,7 +560,7 @@ def _dcd_check(obj, pairs, alpha, C, w_mean, best_w, best_f, tol, band):
     return w_new, f_new, dual_new, best_w, best_f, True
 
 
-def _dcd_polish(obj, pairs, alpha, best_w, band, tol):
+def _dcd_polish(obj, pairs, alpha, best_w, band, passes, tol):
     """A final stage on the uncertain pairs: the pairs whose margin
     w'(x_i - x_j) at ``best_w`` lies within ``band`` of 1, or whose alpha_p is
     strictly inside [0, U_p], solved exactly by Clarabel
@@ -561,18 +571,25 @@ def _dcd_polish(obj, pairs, alpha, best_w, band, tol):
     thousands to settle the few thousand alphas near the margin at large C
     (on MQ2008 at C = 2^10).  Returns (alpha, w of the QP): a feasible alpha
     (the QP's multipliers, clipped to the box) to measure over all pairs, or
-    None (no uncertain pair, too many, or Clarabel did not solve)."""
+    None (no uncertain pair, too many pairs or nonzeros, Clarabel did not
+    solve, or its estimated cost exceeds the ``passes`` of the stage so far:
+    ``_POLISH_COST`` nnz(S) min(n, |S|) against nnz(P), nnz of a set of
+    pairs being that of their rows x_i and x_j, so a polish about at most
+    doubles the work where it does not help; MQ2008: about 18 passes)."""
     I, J, U = pairs.I, pairs.J, pairs.U
     Xw = obj._matvec(best_w)
     margin = Xw[I] - Xw[J]
     S = (np.abs(1.0 - margin) <= band) | ((alpha > 0.0) & (alpha < U))
     s, n = int(np.count_nonzero(S)), obj.n_features
-    dense = not sp.issparse(obj.X)
-    if s == 0 or s > _POLISH_MAX_PAIRS or (dense and s * n * 8 > _PAIR_CACHE_MB * 2**20):
+    row_nnz = np.diff(obj.X.indptr) if sp.issparse(obj.X) else np.full(obj.X.shape[0], n)
+    nnz_S = float(row_nnz[I[S]].sum() + row_nnz[J[S]].sum())
+    work = float(row_nnz[I].sum() + row_nnz[J].sum())      # nonzeros read by a pass
+    if (s == 0 or s > _POLISH_MAX_PAIRS or nnz_S > 2 * _POLISH_MAX_NNZ
+            or _POLISH_COST * nnz_S * min(n, s) > passes * work):
         return None
+    Z = sp.csc_matrix(obj.X[I[S]] - obj.X[J[S]])
     below = np.where(~S & (margin < 1.0), U, 0.0)
     b = obj._rmatvec(dcd_kernels.pair_coef(I, J, below, obj.X.shape[0]))
-    Z = sp.csc_matrix(obj.X[I[S]] - obj.X[J[S]])
     eye = sp.eye(s, format="csc")
     G = sp.vstack([sp.hstack([-Z, -eye]), sp.hstack([sp.csc_matrix((s, n)), -eye])],
                   format="csc")
