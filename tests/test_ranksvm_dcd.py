@@ -229,11 +229,12 @@ def test_polish_certifies_large_C_on_mq2008_queries_against_the_qp(log2_C, monke
     assert plain.gap > 1e-3 * plain.primal_objective
 
 
-@pytest.mark.parametrize("how", ["clarabel_fails", "too_many_pairs"])
+@pytest.mark.parametrize("how", ["clarabel_fails", "too_many_pairs", "too_costly"])
 def test_without_the_polish_the_passes_still_certify(how, monkeypatch):
-    """The polish is an accelerator: when Clarabel refuses its QP or the
-    uncertain pairs are too many, the passes go on and the stop is the same
-    certified gap, only later."""
+    """The polish is an accelerator: when Clarabel refuses its QP, the
+    uncertain pairs are too many or its estimated cost exceeds the passes
+    so far, the passes go on and the stop is the same certified gap, only
+    later."""
     from polyrank.ranksvm import solvers
 
     X, y, qid = ranksvm_problem(6, l=80)
@@ -244,8 +245,10 @@ def test_without_the_polish_the_passes_still_certify(how, monkeypatch):
         def refuse(*args, **kwargs):
             raise RuntimeError("Clarabel did not solve the QP: status 'MaxIterations'")
         monkeypatch.setattr(solvers, "solve_qp", refuse)
-    else:
+    elif how == "too_many_pairs":
         monkeypatch.setattr(solvers, "_POLISH_MAX_PAIRS", 0)
+    else:
+        monkeypatch.setattr(solvers, "_POLISH_COST", 1e12)
     res = ranksvm_dcd(X, y, qid, C, tol=1e-8, max_iter=50000, random_state=0)
     assert res.status == "converged", res.message
     assert res.primal_objective == pytest.approx(f_ref, rel=1e-6)
