@@ -360,9 +360,10 @@ def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int =
     every other alpha at its bound; the result replaces alpha when it
     raises D(alpha), and its w is one more primal candidate (then again
     after twice the passes, with twice the band; skipped above 20,000
-    uncertain pairs).  The gap is still that of all pairs: the stop stays
-    a certificate.  MQ2008, C = 2^8 .. 2^10: 22 passes (plus 171-342 in the
-    continuation stages) for every seed.
+    uncertain pairs, or when its estimated cost exceeds the passes of the
+    stage so far, as with many features).  The gap is still that of all
+    pairs: the stop stays a certificate.  MQ2008, C = 2^8 .. 2^10: 12-22
+    passes (plus 171-235 in the continuation stages) for every seed.
 
     Parameters
     ----------
