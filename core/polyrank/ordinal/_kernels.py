@@ -1158,8 +1158,9 @@ def dp_thresholds(fs, ys, ws, levels, kind, ref, margin, out):
                 cost2 += ws[i] * abs(k - ref[i])
             cur[k] = best + cost
             cur2[k] = best2 + cost2
-        prev[:] = cur
-        prev2[:] = cur2
+        for k in range(k_all):      # a loop, not prev[:] = cur: no shape-error path to compile
+            prev[k] = cur[k]
+            prev2[k] = cur2[k]
         ends[n_blocks] = end
         n_blocks += 1
         start = end + 1
