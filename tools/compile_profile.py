@@ -174,7 +174,8 @@ def main(argv=None) -> int:
     p.add_argument("tasks", nargs="*", help="packages or warm-up tasks (default: all packages)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--all-tasks", action="store_true",
-                   help="profile every warm-up task of polyrank._jit (finer than packages)")
+                   help="profile every warm-up task of polyrank._jit, the rare variants' too "
+                        "(finer than packages)")
     p.add_argument("--top", type=int, default=40, help="kernels shown (default 40)")
     p.add_argument("--json", help="write the rows to this JSON file")
     args = p.parse_args(argv)
@@ -184,7 +185,7 @@ def main(argv=None) -> int:
     tasks = list(args.tasks)
     if args.all_tasks:
         from polyrank import _jit
-        tasks = [t for p in _jit.SOLVER_PACKAGES for t in _jit._package_tasks(p)]
+        tasks = [t for p in _jit.SOLVER_PACKAGES for t in _jit._package_tasks(p, rare=True)]
     tasks = tasks or list(PACKAGES)
     results = []
     for task in tasks:

@@ -184,25 +184,24 @@ def package_of(obj) -> str | None:
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = SOLVER_PACKAGES
 #: Seconds each warm-up task (``"<package>.<part>"``, a part of the package's
-#: ``_WARMUP_PARTS``) compiles on an empty cache after the earlier parts of its
-#: package: ``tools/compile_profile.py --all-tasks`` (each task alone in a fresh
-#: process; numba's compile events, kernels compiled by an earlier part not
-#: counted), measured 2026-12-07 on the 2-core machine under a load average of
-#: 13-21, so about 2.5x what a quiet machine takes (there the packages took
-#: sopopo 14.5, sign 9.2, ranksvm 24.5, ordinal 10.5, m3l 15.2 s before the
-#: RankSVM parfors went).  Only their ratios matter: they order the tasks
-#: (:func:`_ordered_tasks`), and the bar advances by them, so that its ETA is
-#: the rate measured on this machine as the tasks finish.
+#: ``_WARMUP_PARTS`` or ``_RARE_PARTS``) compiles on an empty cache after the
+#: earlier parts of its package: ``tools/compile_profile.py --all-tasks`` (each
+#: task alone in a fresh process; the compiles' own CPU seconds, which a loaded
+#: machine does not stretch; kernels compiled by an earlier part not counted),
+#: measured 2026-12-07 on the 2-core machine (load average 9-14).  Only their
+#: ratios matter: they order the tasks (:func:`_ordered_tasks`), and the bar
+#: advances by them, so that its ETA is the rate measured on this machine as
+#: the tasks finish.  ``ranksvm.methods`` compiles nothing new (``count_pairs``
+#: holds every counting method): its seconds are its loading.
 _COMPILE_SECONDS: dict[str, float] = {
-    "sopopo.projection": 14.7, "sopopo.pairs_linear": 18.9, "sopopo.pairs_options": 8.0,
-    "sopopo.pairs_kernel": 2.5, "sopopo.general_linear": 14.2, "sopopo.general_kernel": 5.7,
-    "sign.sdca_dense": 19.5, "sign.sdca_csr": 3.2, "sign.pegasos": 3.0,
-    "sign.multiclass": 28.8,
-    "ranksvm.tron": 21.0, "ranksvm.tron_more": 5.0, "ranksvm.methods": 8.0,
-    "ranksvm.jobs_dense": 34.6, "ranksvm.jobs_csr": 12.0, "ranksvm.dcd": 30.0,
-    "ordinal.svor": 45.7, "ordinal.generation": 16.6, "ordinal.prank": 9.0,
-    "ordinal.svor_dual": 10.0,
-    "m3l.smo": 43.1, "m3l.cd32": 28.5, "m3l.cd64": 12.5, "m3l.dca": 43.5,
+    "sopopo.projection": 4.7, "sopopo.pairs_linear": 2.4, "sopopo.pairs_options": 3.4,
+    "sopopo.pairs_kernel": 0.7, "sopopo.general_linear": 2.7, "sopopo.general_kernel": 0.9,
+    "sign.sdca_dense": 3.9, "sign.sdca_csr": 0.7, "sign.pegasos": 0.5, "sign.multiclass": 5.7,
+    "ranksvm.tron": 4.7, "ranksvm.tron_more": 2.5, "ranksvm.methods": 0.2,
+    "ranksvm.jobs_dense": 4.6, "ranksvm.jobs_csr": 1.9, "ranksvm.dcd": 2.3,
+    "ordinal.svor": 1.3, "ordinal.generation": 4.1, "ordinal.prank": 1.2,
+    "ordinal.svor_dual": 2.2,
+    "m3l.smo": 5.6, "m3l.cd32": 3.3, "m3l.dca": 4.9, "m3l.cd64": 1.3,
 }
 #: the package whose compile is reported in this context (by a warm-up's own
 #: bar or by a :class:`polyrank.compiling.CompileNotice`): fits inside stay silent
