@@ -191,8 +191,7 @@ _WARMUP_PACKAGES = SOLVER_PACKAGES
 #: measured 2026-12-07 on the 2-core machine (load average 9-14).  Only their
 #: ratios matter: they order the tasks (:func:`_ordered_tasks`), and the bar
 #: advances by them, so that its ETA is the rate measured on this machine as
-#: the tasks finish.  ``ranksvm.methods`` compiles nothing new (``count_pairs``
-#: holds every counting method): its seconds are its loading.
+#: the tasks finish.
 _COMPILE_SECONDS: dict[str, float] = {
     "sopopo.projection": 4.7, "sopopo.pairs_linear": 2.4, "sopopo.pairs_options": 3.4,
     "sopopo.pairs_kernel": 0.7, "sopopo.general_linear": 2.7, "sopopo.general_kernel": 0.9,

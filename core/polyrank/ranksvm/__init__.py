@@ -43,14 +43,20 @@ def _warmup_tron(methods) -> None:
 
 
 def _warmup_tron_more() -> None:
-    """The default Tree-TRON with partial pairs and with CSR X, and the
-    ranking metrics."""
+    """The default Tree-TRON with CSR X, and the ranking metrics."""
     X, y, qid, sw = _tiny()
-    for weights in (None, sw):
-        ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
     ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
     pairwise_accuracy(y, X[:, 0], qid)
     mean_ndcg(y, X[:, 0], qid)
+
+
+def _warmup_methods() -> None:
+    """The other counting methods (one kernel counts with each of them) and
+    partial pairs."""
+    X, y, qid, sw = _tiny()
+    _warmup_tron(tuple(m for m in METHODS if m != "selection_tree"))
+    for weights in (None, sw):
+        ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
 
 
 def _warmup_jobs(layout: str) -> None:
@@ -78,18 +84,20 @@ _WARMUP_PARTS = {
     "tron_more": _warmup_tron_more,
 }
 #: the rare variants, compiled on first use (with the compile notice) or by
-#: ``polyrank warmup --all``: the other counting methods, ``n_jobs`` an int, the L1 loss
+#: ``polyrank warmup --all``: the other counting methods and partial pairs, ``n_jobs`` an
+#: int, the L1 loss
 _RARE_PARTS = {
-    "methods": lambda: _warmup_tron(tuple(m for m in METHODS if m != "selection_tree")),
+    "methods": _warmup_methods,
     "jobs_dense": lambda: _warmup_jobs("dense"),
     "jobs_csr": lambda: _warmup_jobs("csr"),
     "dcd": _warmup_dcd,
 }
 #: the kernels of ``_kernels`` that only the rare variants call
 _LAZY_KERNELS = (
-    "_tree_size", "_count_queries", "_dense_dots", "_csr_dots", "_dense_axpys",
-    "_csr_axpys", "_sort_block", "_l2_block", "_add_rows", "_fun_block", "_hv_block",
-    "dense_fun_blocks", "csr_fun_blocks", "dense_hv_blocks", "csr_hv_blocks",
+    "_ytree_insert", "_ytree_larger", "_ytree_smaller", "_ytree_query", "_direct_query",
+    "_prsvm_plus_query", "_count_queries", "count_pairs", "_dense_dots", "_csr_dots",
+    "_dense_axpys", "_csr_axpys", "_sort_block", "_l2_block", "_add_rows", "_fun_block",
+    "_hv_block", "dense_fun_blocks", "csr_fun_blocks", "dense_hv_blocks", "csr_hv_blocks",
     "dense_rmatvec_blocks", "csr_rmatvec_blocks",
 )
 
