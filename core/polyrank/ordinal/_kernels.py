@@ -585,8 +585,10 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
 
     Parameters
     ----------
-    KW : float64 (w, w)
-        Kernel matrix of the working set (symmetric).
+    KW : float64 (at least w, at least w), C-contiguous
+        Kernel matrix of the working set (symmetric) in its leading w x w
+        block; the rest is not read (the caller's buffer, whatever W's size:
+        one array layout, one compiled specialisation).
     lab : int64 (w,)
         Labels of the objects of W.
     n_labels : int
