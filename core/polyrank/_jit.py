@@ -188,7 +188,7 @@ _WARMUP_PACKAGES = SOLVER_PACKAGES
 #: earlier parts of its package: ``tools/compile_profile.py --all-tasks`` (each
 #: task alone in a fresh process; the compiles' own CPU seconds, which a loaded
 #: machine does not stretch; kernels compiled by an earlier part not counted),
-#: measured 2026-12-07 on the 2-core machine (load average 9-14).  Only their
+#: measured 2026-12-07 on the 2-core machine (load average 4-14).  Only their
 #: ratios matter: they order the tasks (:func:`_ordered_tasks`), and the bar
 #: advances by them, so that its ETA is the rate measured on this machine as
 #: the tasks finish.
@@ -196,10 +196,10 @@ _COMPILE_SECONDS: dict[str, float] = {
     "sopopo.projection": 4.7, "sopopo.pairs_linear": 2.4, "sopopo.pairs_options": 3.4,
     "sopopo.pairs_kernel": 0.7, "sopopo.general_linear": 2.7, "sopopo.general_kernel": 0.9,
     "sign.sdca_dense": 3.9, "sign.sdca_csr": 0.7, "sign.pegasos": 0.5, "sign.multiclass": 5.7,
-    "ranksvm.tron": 4.7, "ranksvm.tron_more": 2.5, "ranksvm.methods": 0.2,
-    "ranksvm.jobs_dense": 4.6, "ranksvm.jobs_csr": 1.9, "ranksvm.dcd": 2.3,
-    "ordinal.svor": 1.3, "ordinal.generation": 4.1, "ordinal.prank": 1.2,
-    "ordinal.svor_dual": 2.2,
+    "ranksvm.tron": 2.9, "ranksvm.tron_more": 3.1, "ranksvm.methods": 2.6,
+    "ranksvm.jobs_dense": 4.4, "ranksvm.jobs_csr": 1.5, "ranksvm.dcd": 2.6,
+    "ordinal.svor": 1.3, "ordinal.generation": 4.5, "ordinal.prank": 1.1,
+    "ordinal.svor_dual": 2.1,
     "m3l.smo": 5.6, "m3l.cd32": 3.3, "m3l.dca": 4.9, "m3l.cd64": 1.3,
 }
 #: the package whose compile is reported in this context (by a warm-up's own
