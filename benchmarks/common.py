@@ -115,10 +115,14 @@ def mq2008_pairs() -> tuple[np.ndarray, np.ndarray]:
 
 
 def warm(package: str) -> None:
-    """Compile ``polyrank.<package>``'s kernels into the numba cache (or load them)."""
+    """Compile ``polyrank.<package>``'s kernels into the numba cache (or load them),
+    its rare variants' too (``_RARE_PARTS``, where the commit has them)."""
     import importlib
 
-    importlib.import_module(f"polyrank.{package}")._warmup()
+    mod = importlib.import_module(f"polyrank.{package}")
+    mod._warmup()
+    for part in getattr(mod, "_RARE_PARTS", {}).values():
+        part()
 
 
 def final_estimator(model):

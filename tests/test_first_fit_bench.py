@@ -49,6 +49,13 @@ def test_warmup_leaves_no_kernel_to_compile():
                    if not d.signatures and _is_cached(d) is False]
         assert not missing, f"{package}: never compiled by warmup(): {missing}"
         assert compile_state(package).needs_compiling is not True
+    # the rare variants' kernels (_LAZY_KERNELS) too, with rare=True (polyrank warmup --all)
+    polyrank.warmup(progress=False, rare=True)
+    for package in SOLVER_PACKAGES:
+        missing = [d.__name__ for d in kernel_dispatchers(package, rare=True)
+                   if not d.signatures and _is_cached(d) is False]
+        assert not missing, f"{package}: never compiled by warmup(rare=True): {missing}"
+        assert compile_state(package, rare=True).needs_compiling is not True
 
 
 @pytest.mark.parametrize("fork", [True, False])

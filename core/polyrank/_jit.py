@@ -50,13 +50,16 @@ __all__ = ["SOLVER_PACKAGES", "CompileState", "compile_state", "package_of",
 SOLVER_PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
 
 
-def kernel_dispatchers(package: str) -> list:
+def kernel_dispatchers(package: str, rare: bool = False) -> list:
     """The numba dispatchers of ``polyrank.<package>._kernels``.
 
     Parameters
     ----------
     package : str
         One of :data:`SOLVER_PACKAGES` (``"sopopo"``, ``"sign"`` ...).
+    rare : bool, default=False
+        Also the kernels only the package's rare variants call (named in its
+        ``_LAZY_KERNELS``: compiled on first use, or by ``warmup(rare=True)``).
 
     Returns
     -------
@@ -73,9 +76,16 @@ def kernel_dispatchers(package: str) -> list:
     from numba.core.dispatcher import Dispatcher
 
     mod = importlib.import_module(f"polyrank.{package}._kernels")
+    lazy = () if rare else _lazy_kernels(package)
     # inline="always" functions are compiled into their callers, never alone
-    return [v for v in vars(mod).values() if isinstance(v, Dispatcher)
-            and v.targetoptions.get("inline") != "always"]
+    return [v for k, v in vars(mod).items() if isinstance(v, Dispatcher)
+            and v.targetoptions.get("inline") != "always" and k not in lazy]
+
+
+def _lazy_kernels(package: str) -> tuple:
+    """Names of the kernels of ``polyrank.<package>._kernels`` that only the
+    package's rare variants (its ``_RARE_PARTS``) call."""
+    return tuple(getattr(importlib.import_module(f"polyrank.{package}"), "_LAZY_KERNELS", ()))
 
 
 def _is_cached(dispatcher) -> bool | None:
@@ -128,8 +138,9 @@ class CompileState:
         return None if self.n_unknown else False
 
 
-def compile_state(package: str) -> CompileState:
-    """The :class:`CompileState` of ``polyrank.<package>``'s kernels.
+def compile_state(package: str, rare: bool = False) -> CompileState:
+    """The :class:`CompileState` of ``polyrank.<package>``'s kernels (with
+    ``rare``, also those of its rare variants: see :func:`kernel_dispatchers`).
 
     Examples
     --------
@@ -138,7 +149,7 @@ def compile_state(package: str) -> CompileState:
     True
     """
     loaded = cached = unknown = 0
-    ds = kernel_dispatchers(package)
+    ds = kernel_dispatchers(package, rare)
     for d in ds:
         if d.signatures:
             loaded += 1
@@ -173,24 +184,23 @@ def package_of(obj) -> str | None:
 #: The subpackages whose ``_warmup()`` :func:`warmup` calls, in order.
 _WARMUP_PACKAGES = SOLVER_PACKAGES
 #: Seconds each warm-up task (``"<package>.<part>"``, a part of the package's
-#: ``_WARMUP_PARTS``) compiles on an empty cache after the earlier parts of its
-#: package: ``tools/compile_profile.py --all-tasks`` (each task alone in a fresh
-#: process; numba's compile events, kernels compiled by an earlier part not
-#: counted), measured 2026-12-07 on the 2-core machine under a load average of
-#: 13-21, so about 2.5x what a quiet machine takes (there the packages took
-#: sopopo 14.5, sign 9.2, ranksvm 24.5, ordinal 10.5, m3l 15.2 s before the
-#: RankSVM parfors went).  Only their ratios matter: they order the tasks
-#: (:func:`_ordered_tasks`), and the bar advances by them, so that its ETA is
-#: the rate measured on this machine as the tasks finish.
+#: ``_WARMUP_PARTS`` or ``_RARE_PARTS``) compiles on an empty cache after the
+#: earlier parts of its package: ``tools/compile_profile.py --all-tasks`` (each
+#: task alone in a fresh process; the compiles' own CPU seconds, which a loaded
+#: machine does not stretch; kernels compiled by an earlier part not counted),
+#: measured 2026-12-07 on the 2-core machine (load average 4-14).  Only their
+#: ratios matter: they order the tasks (:func:`_ordered_tasks`), and the bar
+#: advances by them, so that its ETA is the rate measured on this machine as
+#: the tasks finish.
 _COMPILE_SECONDS: dict[str, float] = {
-    "sopopo.projection": 14.7, "sopopo.pairs_linear": 18.9, "sopopo.pairs_kernel": 2.5,
-    "sopopo.general_linear": 14.2, "sopopo.general_kernel": 5.7,
-    "sign.sdca_dense": 19.5, "sign.sdca_csr": 3.2, "sign.pegasos": 3.0,
-    "sign.multiclass": 28.8,
-    "ranksvm.tron": 21.0, "ranksvm.jobs_dense": 34.6, "ranksvm.jobs_csr": 12.0,
-    "ranksvm.dcd": 30.0,
-    "ordinal.svor": 45.7, "ordinal.generation": 16.6, "ordinal.prank": 9.0,
-    "m3l.smo": 43.1, "m3l.cd32": 28.5, "m3l.cd64": 12.5, "m3l.dca": 43.5,
+    "sopopo.projection": 4.7, "sopopo.pairs_linear": 2.4, "sopopo.pairs_options": 3.4,
+    "sopopo.pairs_kernel": 0.7, "sopopo.general_linear": 2.7, "sopopo.general_kernel": 0.9,
+    "sign.sdca_dense": 3.9, "sign.sdca_csr": 0.7, "sign.pegasos": 0.5, "sign.multiclass": 5.7,
+    "ranksvm.tron": 2.9, "ranksvm.tron_more": 3.1, "ranksvm.methods": 2.6,
+    "ranksvm.jobs_dense": 4.4, "ranksvm.jobs_csr": 1.5, "ranksvm.dcd": 2.6,
+    "ordinal.svor": 1.3, "ordinal.generation": 4.5, "ordinal.prank": 1.1,
+    "ordinal.svor_dual": 2.1,
+    "m3l.smo": 5.6, "m3l.cd32": 3.3, "m3l.dca": 4.9, "m3l.cd64": 1.3,
 }
 #: the package whose compile is reported in this context (by a warm-up's own
 #: bar or by a :class:`polyrank.compiling.CompileNotice`): fits inside stay silent
@@ -200,11 +210,18 @@ _REPORTING: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 _DEFAULT_TASK_SECONDS = 2.0
 
 
-def _package_tasks(name: str) -> list[str]:
+def _package_tasks(name: str, rare: bool = False) -> list[str]:
     """The warm-up tasks of package ``name``: ``"<name>.<part>"`` for each of
-    its ``_WARMUP_PARTS``, or ``[name]`` for a package without parts."""
-    parts = getattr(importlib.import_module(f"polyrank.{name}"), "_WARMUP_PARTS", None)
-    return [f"{name}.{part}" for part in parts] if parts else [name]
+    its ``_WARMUP_PARTS`` (with ``rare``, then each of its ``_RARE_PARTS``:
+    the variants compiled on first use otherwise), or ``[name]`` for a
+    package without parts."""
+    mod = importlib.import_module(f"polyrank.{name}")
+    parts = list(getattr(mod, "_WARMUP_PARTS", None) or ())
+    if not parts:
+        return [name]
+    if rare:
+        parts += list(getattr(mod, "_RARE_PARTS", None) or ())
+    return [f"{name}.{part}" for part in parts]
 
 
 def _task_seconds(task: str) -> float:
@@ -220,7 +237,8 @@ def _run_task(task: str) -> None:
     token = _REPORTING.set(name)
     try:
         if part:
-            mod._WARMUP_PARTS[part]()
+            rare = getattr(mod, "_RARE_PARTS", None) or {}
+            (mod._WARMUP_PARTS[part] if part not in rare else rare[part])()
         else:
             mod._warmup()
     finally:
@@ -288,7 +306,7 @@ class _CompilePool:
         return run(delayed(_warm_package_task)(p) for p in order)
 
 
-def _ordered_tasks(packages, n_workers: int = 2) -> list[str]:
+def _ordered_tasks(packages, n_workers: int = 2, rare: bool = False) -> list[str]:
     """The warm-up tasks of ``packages`` in the order to hand them to
     ``n_workers`` workers (each takes the next task when it is free).
 
@@ -298,8 +316,9 @@ def _ordered_tasks(packages, n_workers: int = 2) -> list[str]:
     the next part of the package with the most work left
     (:data:`_COMPILE_SECONDS`) that is not running on another worker: the
     longest chains start first and short parts fill the end.  The order
-    comes from simulating that schedule with the expected seconds."""
-    chains = {name: _package_tasks(name) for name in packages}
+    comes from simulating that schedule with the expected seconds.  With
+    ``rare`` the packages' rare variants are tasks too."""
+    chains = {name: _package_tasks(name, rare) for name in packages}
     free = [0.0] * max(1, n_workers)                 # when each worker is free
     running: list = [None] * len(free)               # the package each one runs
     order = []
@@ -315,7 +334,8 @@ def _ordered_tasks(packages, n_workers: int = 2) -> list[str]:
     return order
 
 
-def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = None) -> dict:
+def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = None,
+                        rare: bool = False) -> dict:
     """Compile the kernels of ``packages`` in ``n_jobs`` worker processes
     (forked if ``fork``; None: if :func:`_fork_is_safe`); numba writes them
     to its on-disk cache, from which this process then loads them.  ``bar``
@@ -323,15 +343,15 @@ def _compile_in_workers(packages, n_jobs: int, bar=None, *, fork: bool | None = 
     package (its tasks' seconds added)."""
     fork = _fork_is_safe() if fork is None else fork
     with _CompilePool(n_jobs, fork) as pool:
-        return _collect(pool, packages, bar)
+        return _collect(pool, packages, bar, rare)
 
 
-def _collect(pool: _CompilePool, packages, bar) -> dict:
+def _collect(pool: _CompilePool, packages, bar, rare: bool = False) -> dict:
     """Run the tasks of ``packages`` on ``pool`` in the order of
     :func:`_ordered_tasks`; the bar advances by each task's expected seconds.
     Returns the seconds per package."""
     out: dict = {}
-    for task, seconds in pool.run(_ordered_tasks(packages, pool.n_jobs)):
+    for task, seconds in pool.run(_ordered_tasks(packages, pool.n_jobs, rare)):
         name = task.partition(".")[0]
         out[name] = out.get(name, 0.0) + seconds
         if bar is not None:
@@ -340,18 +360,19 @@ def _collect(pool: _CompilePool, packages, bar) -> dict:
     return out
 
 
-def _compile_bar(packages, progress: bool):
+def _compile_bar(packages, progress: bool, rare: bool = False):
     """The bar of a warm-up that compiles ``packages`` (none: no bar, and no
     claim of a first use): its total is their tasks' expected seconds, so that
     its rate and ETA are this machine's, measured as the tasks finish."""
-    total = sum(_task_seconds(t) for name in packages for t in _package_tasks(name))
+    total = sum(_task_seconds(t) for name in packages for t in _package_tasks(name, rare))
     return tqdm(total=round(total, 1), desc="compiling polyrank's numba kernels (first use only)",
                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
                 delay=2.0, disable=not (progress and packages), leave=False)
 
 
-def _load_packages(cold, compiled: dict, bar, *, verbose: bool, load: bool) -> dict:
-    """Run every package's ``_warmup()`` in this process (compiling the
+def _load_packages(cold, compiled: dict, bar, *, verbose: bool, load: bool,
+                   rare: bool = False) -> dict:
+    """Run every package's warm-up tasks in this process (compiling the
     packages of ``cold`` not compiled in a worker, loading the others from the
     cache); with ``load`` false, only those that still need compiling."""
     timings = {}
@@ -362,9 +383,10 @@ def _load_packages(cold, compiled: dict, bar, *, verbose: bool, load: bool) -> d
                 print(f"{name}: compiled in a worker: {compiled[name]:.2f} s")
             continue
         bar.set_postfix_str(name, refresh=False)
-        timings[name] = _warm_package(name)
+        tasks = _package_tasks(name, rare)
+        timings[name] = sum(_warm_package(t) for t in tasks)
         if name in cold and not in_worker:
-            bar.update(sum(_task_seconds(t) for t in _package_tasks(name)))
+            bar.update(sum(_task_seconds(t) for t in tasks))
         if verbose:
             print(f"{name}: {timings[name]:.2f} s"
                   + (f" (compiled in a worker: {compiled[name]:.2f} s)" if in_worker else ""))
@@ -372,13 +394,14 @@ def _load_packages(cold, compiled: dict, bar, *, verbose: bool, load: bool) -> d
 
 
 def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = None,
-           *, load: bool = True) -> dict:
-    """Compile (or load from numba's on-disk cache) every numba kernel once.
+           *, load: bool = True, rare: bool = False) -> dict:
+    """Compile (or load from numba's on-disk cache) the numba kernels once.
 
     Calls ``_warmup()`` of every solver subpackage, which runs each of its
     kernels on a tiny problem so that later calls do not pay the compile
-    time.  On an empty cache (a fresh install) this compiles every kernel of
-    the five papers and takes a while (``polyrank bench first-fit`` measures
+    time: every kernel the estimators' defaults and the tour call, and with
+    ``rare`` every kernel.  On an empty cache (a fresh install) this compiles
+    the kernels of the five papers and takes a while (``polyrank bench first-fit`` measures
     it on your machine; the README's benchmark table shows one run); the
     packages whose kernels are not in the cache are then compiled in
     ``n_jobs`` worker processes at once (numba compiles on one core), each
@@ -409,6 +432,13 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
         ``polyrank warmup`` passes: the command ends right after) only fills
         the cache: packages compiled in a worker or already cached are not
         loaded here.
+    rare : bool, default=False
+        Also compile the rare variants (each package's ``_RARE_PARTS``:
+        non-default options such as RankSVM's ``loss="l1"`` and ``n_jobs``,
+        sign-constrained multiclass losses, SOPOPO's Gram kernels and
+        general decompositions, M3L's float64 Gram matrix), which are
+        otherwise compiled on the first fit that uses them, with the compile
+        notice (``polyrank warmup --all``; what the test suite runs first).
 
     Returns
     -------
@@ -431,15 +461,15 @@ def warmup(verbose: bool = False, progress: bool = True, n_jobs: int | None = No
     ['m3l', 'ordinal', 'ranksvm', 'sign', 'sopopo']
     """
     n_jobs = _resolve_n_jobs(n_jobs)
-    cold = [p for p in _WARMUP_PACKAGES if compile_state(p).needs_compiling]
-    workers = min(n_jobs, sum(len(_package_tasks(p)) for p in cold))
+    cold = [p for p in _WARMUP_PACKAGES if compile_state(p, rare).needs_compiling]
+    workers = min(n_jobs, sum(len(_package_tasks(p, rare)) for p in cold))
     compiled: dict = {}
     # the pool forks (when this process runs one thread) before the bar starts its thread
     with _CompilePool(workers, workers > 1 and _fork_is_safe()) as pool:
-        bar = _compile_bar(cold, progress)
+        bar = _compile_bar(cold, progress, rare)
         if workers > 1:
-            compiled = _collect(pool, cold, bar)
-    timings = _load_packages(cold, compiled, bar, verbose=verbose, load=load)
+            compiled = _collect(pool, cold, bar, rare)
+    timings = _load_packages(cold, compiled, bar, verbose=verbose, load=load, rare=rare)
     bar.close()
     timings["compiled_in_workers"] = compiled
     return timings

@@ -4,7 +4,7 @@ Sub-commands::
 
     polyrank demo              fit the SOPOPO label ranker on yeast, print test metrics
     polyrank bench sopopo      time soft_project against Clarabel and np.sort
-    polyrank warmup            compile every numba kernel (cached on disk)
+    polyrank warmup            compile the numba kernels (--all: also the rare variants)
     polyrank reproduce --list  the registered reproductions of the papers' figures
     polyrank reproduce NAME    run one (or ``all``), print a table, write CSV + HTML
     polyrank train METHOD DATA MODEL [options]
@@ -100,9 +100,10 @@ def _cmd_warmup(args) -> int:
     from . import warmup
 
     # load=False: what the workers compile is not loaded into this process, which ends here
-    done = warmup(verbose=True, n_jobs=args.jobs, load=False)
+    done = warmup(verbose=True, n_jobs=args.jobs, load=False, rare=args.all)
     if done == {"compiled_in_workers": {}}:
-        print("every numba kernel of polyrank is in the cache already: nothing compiled")
+        print(f"every numba kernel of polyrank{'' if args.all else ' used by default'} is "
+              "in the cache already: nothing compiled")
     return 0
 
 
@@ -981,10 +982,13 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
                         "working copy is not touched)")
     p.set_defaults(func=_cmd_lab)
 
-    p = sub.add_parser("warmup", help="compile every numba kernel once (cached on disk)")
+    p = sub.add_parser("warmup", help="compile the numba kernels once (cached on disk)")
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes that compile on an empty cache (default: up to "
                         "two, one per core; 1: compile in this process)")
+    p.add_argument("--all", action="store_true",
+                   help="also the rare variants' kernels (non-default options, compiled on "
+                        "first use otherwise)")
     p.set_defaults(func=_cmd_warmup)
     _add_train_predict(sub)
     for p in sub.choices.values():         # --debug after the command name, too

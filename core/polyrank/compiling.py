@@ -502,6 +502,20 @@ def _counting(counter: _KernelCounter) -> Iterator[None]:
         yield
 
 
+def _package_dispatcher_ids(package: str) -> set:
+    """ids of every numba dispatcher of ``polyrank.<package>``: its
+    ``_kernels`` (the rare variants' too) and the other modules of the
+    package imported so far (such as ``polyrank.ranksvm._dcd``)."""
+    from numba.core.dispatcher import Dispatcher
+
+    ids = {id(d) for d in kernel_dispatchers(package, rare=True)}
+    prefix = f"polyrank.{package}."
+    for name, mod in list(sys.modules.items()):
+        if name.startswith(prefix) and mod is not None:
+            ids.update(id(v) for v in vars(mod).values() if isinstance(v, Dispatcher))
+    return ids
+
+
 def _todo(package: str) -> list:
     """The kernels of ``package`` neither loaded here nor in the cache."""
     return [d for d in kernel_dispatchers(package)
@@ -708,28 +722,32 @@ class CompileNotice:
         return self
 
     def _watch_here(self) -> None:
-        """Count the compiles of the package's kernels in this process."""
+        """Count the compiles of the package's kernels in this process (its
+        rare variants' too: those no warm-up compiles by default)."""
         assert self.package is not None
-        ids = {id(d) for d in kernel_dispatchers(self.package)}
+        ids = _package_dispatcher_ids(self.package)
         self._counter = _KernelCounter(ids, lambda k: None, self._first_compile)
         self._exits.enter_context(_counting(self._counter))
 
     def wait(self) -> bool:
         """Wait for the background worker compiling the package, if any;
-        True if the kernels are in the cache now (or nothing compiles).  If
-        the worker failed, the block's own compiles are reported from then on."""
+        True if the kernels are in the cache now (or nothing compiles).  From
+        then on the block's own compiles are reported (a rare variant, which
+        the worker does not compile, or all of them if the worker failed)."""
         if self._job is None or self.package is None:
             return True
-        if self._job.wait(self.package):
-            return True
-        self._job, self.compiling = None, False
+        ok = self._job.wait(self.package)
+        # after a compile that ended well the block still says so at its end
+        self._job, self.compiling = None, ok
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
         self._stop.clear()
         self._thread = None
+        if self._bar is not None:
+            self._bar(None)
         self._watch_here()
-        return False
+        return ok
 
     def __exit__(self, *exc) -> None:
         self.seconds = time.perf_counter() - self._t0

@@ -65,12 +65,18 @@ def _warmup_dca() -> None:
 
 
 #: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
-_WARMUP_PARTS = {"smo": _warmup_smo, "cd32": lambda: _warmup_cd(1e-3),
-                 "cd64": lambda: _warmup_cd(1e-8), "dca": _warmup_dca}
+#: (coordinate ascent in float32: the default tol = 1e-3 >= 1e-4)
+_WARMUP_PARTS = {"smo": _warmup_smo, "cd32": lambda: _warmup_cd(1e-3), "dca": _warmup_dca}
+#: the rare variants, compiled on first use (with the compile notice) or by
+#: ``polyrank warmup --all``: coordinate ascent in float64 (tol < 1e-4)
+_RARE_PARTS = {"cd64": lambda: _warmup_cd(1e-8)}
+#: the kernels of ``_kernels`` that only the rare variants call
+_LAZY_KERNELS: tuple[str, ...] = ()
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) every M3L kernel on a tiny problem;
-    called by :func:`polyrank.warmup`."""
+    """Compile (or load from cache) the M3L kernels of the default variants
+    on a tiny problem (``_RARE_PARTS``: the others); called by
+    :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()

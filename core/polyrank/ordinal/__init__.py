@@ -68,14 +68,21 @@ __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
 
 
 def _warmup_svor() -> None:
-    """SVOR (the default model): TRON and dual CD, hinge dense and CSR, and
-    the loss-minimising thresholds."""
+    """SVOR (the default model) with its defaults: TRON on the squared hinge,
+    linear kernel, X dense and CSR, and the loss-minimising thresholds."""
     X, labels = make_instance(12, separable=True, seed=0)
-    for kernel in ("linear", "rbf"):                 # SVOR: TRON and dual CD
-        solve_svor(X, labels, kernel=kernel, tol=1e-3)
+    solve_svor(X, labels, tol=1e-3)
+    solve_svor(sp.csr_matrix(X), labels, tol=1e-3)
+    loss_thresholds(X[:, 0], labels)
+
+
+def _warmup_svor_rare() -> None:
+    """SVOR's other variants: dual CD for the rbf kernel and for the hinge
+    loss, X dense and CSR."""
+    X, labels = make_instance(12, separable=True, seed=0)
+    solve_svor(X, labels, kernel="rbf", tol=1e-3)
     solve_svor(X, labels, loss="hinge", tol=1e-3)
     solve_svor(sp.csr_matrix(X), labels, loss="hinge", tol=1e-3)
-    loss_thresholds(X[:, 0], labels)
 
 
 def _warmup_generation() -> None:
@@ -100,13 +107,22 @@ def _warmup_prank() -> None:
         PRank().fit(sp.csr_matrix(X), labels).predict(sp.csr_matrix(X))
 
 
-#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers:
+#: SVOR's defaults, and the paper's formulation and PRank (the tour runs both)
 _WARMUP_PARTS = {"svor": _warmup_svor, "generation": _warmup_generation,
                  "prank": _warmup_prank}
+#: the rare variants, compiled on first use (with the compile notice) or by
+#: ``polyrank warmup --all``: SVOR by dual coordinate descent (rbf kernel, hinge loss)
+_RARE_PARTS = {"svor_dual": _warmup_svor_rare}
+#: the kernels of ``_kernels`` that only the rare variants call
+_LAZY_KERNELS = (
+    "svor_pass_dense", "svor_pass_csr", "svor_pass_gram", "svor_loss", "svor_dual_terms",
+)
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) every kernel of this subpackage on a tiny
-    problem; called by :func:`polyrank.warmup`."""
+    """Compile (or load from cache) the kernels of this subpackage's
+    default variants on a tiny problem (``_RARE_PARTS``: the others); called
+    by :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()

@@ -585,8 +585,10 @@ def dual_cd(KW, lab, n_labels, cap, a, b, fW, f_given, eps, max_steps, p_out,
 
     Parameters
     ----------
-    KW : float64 (w, w)
-        Kernel matrix of the working set (symmetric).
+    KW : float64 (at least w, at least w), C-contiguous
+        Kernel matrix of the working set (symmetric) in its leading w x w
+        block; the rest is not read (the caller's buffer, whatever W's size:
+        one array layout, one compiled specialisation).
     lab : int64 (w,)
         Labels of the objects of W.
     n_labels : int
@@ -1158,8 +1160,9 @@ def dp_thresholds(fs, ys, ws, levels, kind, ref, margin, out):
                 cost2 += ws[i] * abs(k - ref[i])
             cur[k] = best + cost
             cur2[k] = best2 + cost2
-        prev[:] = cur
-        prev2[:] = cur2
+        for k in range(k_all):      # a loop, not prev[:] = cur: no shape-error path to compile
+            prev[k] = cur[k]
+            prev2[k] = cur2[k]
         ends[n_blocks] = end
         n_blocks += 1
         start = end + 1

@@ -386,8 +386,10 @@ class DualCD(SubproblemSolver):
         f_given = f is not None         # f of the last solve, over all N
         if f_given:
             self.f[:w_size] = f[W]
+        # the whole buffer (C-contiguous), not KW[:w, :w] (C-contiguous only when
+        # W fills it): one layout, so numba compiles dual_cd once
         cd_status, st, _, lower = _kernels.dual_cd(
-            self.KW[:w_size, :w_size], lab_w, self.problem.l + 1, self.bound,
+            self.KW, lab_w, self.problem.l + 1, self.bound,
             self.a[:w_size], self.b[:w_size], self.f[:w_size], f_given, self.eps_now,
             1000 * w_size + 100000, p,
             DUAL_CD_GAP_TOL if self.eps_now <= self.eps else -1.0)

@@ -35,17 +35,28 @@ def _tiny():
 
 def _warmup_tron(methods) -> None:
     """Tree-TRON's one-thread kernels of ``methods`` (one counting kernel
-    serves them all), unweighted and weighted (the default method also with
-    partial pairs and CSR X)."""
+    serves them all), unweighted and weighted."""
     X, y, qid, sw = _tiny()
     for method in methods:
         for weights in (None, sw):
             ranksvm_tron(X, y, qid, 1.0, method=method, max_iter=2, sample_weight=weights)
-    if "selection_tree" not in methods:
-        return
+
+
+def _warmup_tron_more() -> None:
+    """The default Tree-TRON with CSR X, and the ranking metrics."""
+    X, y, qid, sw = _tiny()
+    ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
+    pairwise_accuracy(y, X[:, 0], qid)
+    mean_ndcg(y, X[:, 0], qid)
+
+
+def _warmup_methods() -> None:
+    """The other counting methods (one kernel counts with each of them) and
+    partial pairs."""
+    X, y, qid, sw = _tiny()
+    _warmup_tron(tuple(m for m in METHODS if m != "selection_tree"))
     for weights in (None, sw):
         ranksvm_tron(X, y, qid, 1.0, partial_pairs=True, max_iter=2, sample_weight=weights)
-    ranksvm_tron(sp.csr_matrix(X), y, qid, 1.0, max_iter=2)
 
 
 def _warmup_jobs(layout: str) -> None:
@@ -59,26 +70,41 @@ def _warmup_jobs(layout: str) -> None:
 
 
 def _warmup_dcd() -> None:
-    """The L1 loss by dual coordinate descent, and the ranking metrics."""
+    """The L1 loss by dual coordinate descent."""
     X, y, qid, sw = _tiny()
     for data in (X, sp.csr_matrix(X)):
         for weights in (None, sw):
             ranksvm_dcd(data, y, qid, 1.0, max_iter=2, sample_weight=weights)
-    pairwise_accuracy(y, X[:, 0], qid)
-    mean_ndcg(y, X[:, 0], qid)
 
 
-#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers:
+#: the default Tree-TRON (selection tree, one thread) and the ranking metrics
 _WARMUP_PARTS = {
-    "tron": lambda: _warmup_tron(tuple(METHODS)),
+    "tron": lambda: _warmup_tron(("selection_tree",)),
+    "tron_more": _warmup_tron_more,
+}
+#: the rare variants, compiled on first use (with the compile notice) or by
+#: ``polyrank warmup --all``: the other counting methods and partial pairs, ``n_jobs`` an
+#: int, the L1 loss
+_RARE_PARTS = {
+    "methods": _warmup_methods,
     "jobs_dense": lambda: _warmup_jobs("dense"),
     "jobs_csr": lambda: _warmup_jobs("csr"),
     "dcd": _warmup_dcd,
 }
+#: the kernels of ``_kernels`` that only the rare variants call
+_LAZY_KERNELS = (
+    "_ytree_insert", "_ytree_larger", "_ytree_smaller", "_ytree_query", "_direct_query",
+    "_prsvm_plus_query", "_count_queries", "count_pairs", "_dense_dots", "_csr_dots",
+    "_dense_axpys", "_csr_axpys", "_sort_block", "_l2_block", "_add_rows", "_fun_block",
+    "_hv_block", "dense_fun_blocks", "csr_fun_blocks", "dense_hv_blocks", "csr_hv_blocks",
+    "dense_rmatvec_blocks", "csr_rmatvec_blocks",
+)
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) every RankSVM kernel on a tiny problem,
-    unweighted and weighted; called by :func:`polyrank.warmup`."""
+    """Compile (or load from cache) the RankSVM kernels of the default
+    variants on a tiny problem, unweighted and weighted (``_RARE_PARTS``:
+    the others); called by :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()

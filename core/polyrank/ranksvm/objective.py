@@ -566,8 +566,12 @@ class RankSVMObjective:
         gp = np.empty(l)
         gm = np.empty(l)
         g = self.groups
-        _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
-                             lp, lm, gp, gm, self._weights)
+        if self._code == _kernels.SELECTION_TREE:   # compiles the default method only
+            _kernels.count_pairs_tree(z, u, order, g.start, g.level, g.kq,
+                                      lp, lm, gp, gm, self._weights)
+        else:
+            _kernels.count_pairs(z, u, order, g.start, g.level, g.kq, self._code,
+                                 lp, lm, gp, gm, self._weights)
         return lp, lm, gp, gm
 
     def _check_w(self, w, name="w"):

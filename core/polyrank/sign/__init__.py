@@ -58,17 +58,30 @@ def _warmup_multiclass() -> None:
         sc_pegasos(X, yc, loss, 0.1, np.ones((3, 3)), top_k=2, batch_size=2, max_iter=4)
 
 
-#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers:
+#: SC-SDCA (the default solver) of the binary and regression losses
 _WARMUP_PARTS = {
     "sdca_dense": lambda: _warmup_sdca("dense"),
     "sdca_csr": lambda: _warmup_sdca("csr"),
+}
+#: the rare variants, compiled on first use (with the compile notice) or by
+#: ``polyrank warmup --all``: SC-Pegasos, the multiclass losses
+_RARE_PARTS = {
     "pegasos": _warmup_pegasos,
     "multiclass": _warmup_multiclass,
 }
+#: the kernels of ``_kernels`` that only the rare variants call
+_LAZY_KERNELS = (
+    "row_scores", "pegasos_steps", "dual_from_primal", "_margin_vector", "_topk_indices",
+    "mc_loss_value", "mc_loss_grad", "mc_conj_neg", "project_capped_simplex",
+    "mc_sdca_delta", "mc_sdca_epoch", "mc_flush_average", "mc_pegasos_steps",
+    "mc_objectives", "mc_dual_from_primal",
+)
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) every sign-constrained kernel on a tiny
-    problem; called by :func:`polyrank.warmup`."""
+    """Compile (or load from cache) the sign-constrained kernels of the
+    default variants on a tiny problem (``_RARE_PARTS``: the others); called
+    by :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()

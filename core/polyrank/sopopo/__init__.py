@@ -64,36 +64,58 @@ def _warmup_projection() -> None:
     g(np.array([0.0, 1.0]), np.array([1.0, 0.5]))
 
 
-def _warmup_batch(decomposition: str, linear: bool) -> None:
+#: (order, shrinking) of the linear kernel: the estimator's default, and the others
+_DEFAULT_ORDER = (("shuffle", True),)
+_OTHER_ORDERS = (("shuffle", False), ("greedy", True), ("greedy", False))
+
+
+def _warmup_batch(decomposition: str, linear: bool, combos=_DEFAULT_ORDER + _OTHER_ORDERS,
+                  zero_row: bool = True) -> None:
     """The batch passes of one decomposition (``all_pairs``: single-edge
     pieces, the closed-form pass; ``top_vs_rest``: the general pass), for
-    the linear kernel (shuffled and greedy order, and the shrinking
-    kernels' x = 0 branch) or the Gram kernels (rbf, and precomputed)."""
+    the linear kernel (the (order, shrinking) pairs of ``combos``, and with
+    ``zero_row`` the shrinking kernels' x = 0 branch) or the Gram kernels
+    (rbf, and precomputed)."""
     X, Y = _tiny()
-    combos = (("shuffle", "linear"), ("greedy", "linear")) if linear else (("cyclic", "rbf"),)
-    for order, kernel in combos:
-        for shrinking in (True, False):
-            sopopo_batch(X, Y, 1.0, order=order, kernel=kernel, max_iter=2,
-                         shrinking=shrinking, decomposition=decomposition)
+    if not linear:
+        combos = (("cyclic", True), ("cyclic", False))
+    for order, shrinking in combos:
+        sopopo_batch(X, Y, 1.0, order=order, kernel="linear" if linear else "rbf",
+                     max_iter=2, shrinking=shrinking, decomposition=decomposition)
     X[0] = 0.0
-    if linear:
+    if linear and zero_row:
         sopopo_batch(X, Y, 1.0, max_iter=2, decomposition=decomposition)
-    elif decomposition == "all_pairs":
+    elif not linear and decomposition == "all_pairs":
         sopopo_batch(X @ X.T, Y, 1.0, kernel="precomputed", max_iter=2)
 
 
-#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers
+#: the parts of :func:`_warmup`, each one task of :func:`polyrank.warmup`'s workers: the
+#: single projection and :class:`LabelRanker`'s defaults (linear, all_pairs, shuffled, shrinking)
 _WARMUP_PARTS = {
     "projection": _warmup_projection,
-    "pairs_linear": lambda: _warmup_batch("all_pairs", True),
+    "pairs_linear": lambda: _warmup_batch("all_pairs", True, _DEFAULT_ORDER),
+}
+#: the rare variants, compiled on first use (with the compile notice) or by
+#: ``polyrank warmup --all``: other orders and shrinking=False, the Gram kernels,
+#: the general decompositions
+_RARE_PARTS = {
+    "pairs_options": lambda: _warmup_batch("all_pairs", True, _OTHER_ORDERS, zero_row=False),
     "pairs_kernel": lambda: _warmup_batch("all_pairs", False),
     "general_linear": lambda: _warmup_batch("top_vs_rest", True),
     "general_kernel": lambda: _warmup_batch("top_vs_rest", False),
 }
+#: the kernels of ``_kernels`` that only the rare variants call
+_LAZY_KERNELS = (
+    "rows_axpy", "rows_dot", "_piece_update", "_piece_update_general", "_piece_buffers",
+    "pass_linear", "_apply_linear_update", "_apply_kernel_update", "pass_kernel",
+    "greedy_kernel", "_example_sweep", "_zero_norm_piece", "_active_labels", "_active_side",
+    "pass_linear_shrink", "pass_kernel_shrink",
+)
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) every SOPOPO kernel on a tiny problem;
-    called by :func:`polyrank.warmup`."""
+    """Compile (or load from cache) the SOPOPO kernels of the default
+    variants on a tiny problem (``_RARE_PARTS``: the others); called by
+    :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()
