@@ -179,7 +179,7 @@ def test_first_run_reports_every_step_cold_and_warm_against_the_targets(monkeypa
     rows = {(r.what, r.cache): r for r in res.rows}
     assert rows[("import polyrank", "warm")].met is True          # 1.2/3 <= 1/1 + 0.5
     assert rows[("polyrank --version", "cold")].met is True
-    assert rows[("polyrank warmup (every solver's kernels)", "cold")].met is True   # 30 <= 40
+    assert rows[("polyrank warmup (the defaults' kernels)", "cold")].met is True   # 30 <= 40
     assert rows[("00_tour.ipynb executed by nbclient", "cold")].met is True         # 50 <= 60
     assert rows[("00_tour.ipynb executed by nbclient", "warm")].met is True
     for package in fr.PACKAGES:

@@ -162,7 +162,7 @@ def bench_first_fit(*, quick: bool = False, seed: int = 0,
             wu = _run(_WARMUP.format(n_jobs="None"), cache)
         with tempfile.TemporaryDirectory(prefix="polyrank-numba-cache-") as cache:
             wu1 = _run(_WARMUP.format(n_jobs=1), cache)
-        rows.append(FirstFitRow(what="polyrank.warmup() (every solver's kernels; compiled in "
+        rows.append(FirstFitRow(what="polyrank.warmup() (the defaults' kernels; compiled in "
                                      "up to two worker processes)", cache="cold",
                                 seconds=wu["total_s"], fit_s=None))
         rows.append(FirstFitRow(what="polyrank.warmup(n_jobs=1) (compiled in this process)",

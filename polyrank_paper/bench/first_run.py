@@ -198,7 +198,7 @@ def _command_rows(cache: str, repeats: int) -> tuple[list, dict]:
             _row("import sklearn.base (the reference)", "-", n["sklearn"]),
             _row("polyrank --version", "cold", n["version_cold"], TARGETS["version"]),
             _row("polyrank --version", "warm", n["version_warm"], TARGETS["version"]),
-            _row("polyrank warmup (every solver's kernels)", "cold", n["warmup_cold"],
+            _row("polyrank warmup (the defaults' kernels)", "cold", n["warmup_cold"],
                  TARGETS["warmup_cold"]),
             _row("polyrank warmup", "warm", n["warmup_warm"])]
     return rows, n
