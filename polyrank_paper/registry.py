@@ -658,8 +658,12 @@ class Experiment:
         return self.func(quick=quick, seed=seed, progress=progress, **options)
 
 
-#: The registered experiments, in registration order.
+#: The registered experiments in the order of the papers (the prefix of each
+#: name, :data:`PAPERS`), each paper's in the order its package registers them,
+#: whichever module a process imports first.
 EXPERIMENTS: dict[str, Experiment] = {}
+#: the papers in their order: the prefixes of the experiments' names
+PAPERS = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
 
 
 def speed_phrase(ratio: float, ours: str, other: str) -> str:
@@ -685,15 +689,30 @@ def register(name: str, description: str):
 
 
 def _registrar(table: dict, name: str, description: str):
-    """The decorator adding ``func`` to ``table`` as ``Experiment(name, ...)``."""
+    """The decorator adding ``func`` to ``table`` as ``Experiment(name, ...)``
+    and keeping ``table`` in its order (:func:`_rank`): a process that imports
+    one experiment module before the others (e.g. loading a stored result)
+    lists them as one that imports the package."""
     def deco(func):
         table[name] = Experiment(name, description, func)
+        ordered = sorted(table.items(), key=lambda item: _rank(table, item[0]))
+        table.clear()
+        table.update(ordered)              # sorted() is stable: a paper's own order stays
         return func
     return deco
 
 
+def _rank(table: dict, name: str) -> int:
+    """The position of ``name``'s group: its index in :data:`BENCH_CATALOG`
+    for a benchmark, its paper's in :data:`PAPERS` for an experiment."""
+    if table is BENCHES:
+        return list(BENCH_CATALOG).index(name)
+    prefix = name.split("-", 1)[0]
+    return PAPERS.index(prefix) if prefix in PAPERS else len(PAPERS)
+
+
 def list_experiments() -> list[Experiment]:
-    """The registered experiments, in registration order."""
+    """The registered experiments, in the order of the papers."""
     return list(EXPERIMENTS.values())
 
 

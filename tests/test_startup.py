@@ -237,3 +237,20 @@ def test_the_paper_wings_lazy_names_are_its_type_checking_imports():
         assert getattr(polyrank_paper, name) is not None, name
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         polyrank_paper.not_a_name        # noqa: B018
+
+
+def test_the_registries_keep_the_papers_order_whatever_is_imported_first(tmp_path):
+    # loading a stored result imports one experiment module before the others; the
+    # lists of `polyrank reproduce --list` and `polyrank bench --help` stay in order
+    out = _loaded("""
+        import polyrank_paper.bench.first_run, polyrank_paper.ranksvm.fig7
+        import polyrank_paper as p
+        OUT["benches"] = list(p.BENCHES)
+        OUT["experiments"] = list(p.EXPERIMENTS)
+        OUT["catalog"] = list(p.BENCH_CATALOG)
+    """, tmp_path)
+    assert out["benches"] == out["catalog"]
+    papers = [name.split("-")[0] for name in out["experiments"]]
+    assert papers == sorted(papers, key=["sopopo", "sign", "ranksvm", "ordinal", "m3l"].index)
+    assert out["experiments"][:3] == ["sopopo-fig6", "sopopo-fig7", "sopopo-fig8"]
+    assert out["experiments"].index("ranksvm-fig4") < out["experiments"].index("ranksvm-fig7")

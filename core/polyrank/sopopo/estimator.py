@@ -98,6 +98,16 @@ def _hint(res, X, kernel: str, tol: float, max_iter: int) -> str:
     return f"X looks standardised already: {knobs}"
 
 
+def _decision_map(threshold: bool, target_type: str, k: int) -> np.ndarray:
+    """M with decision values = solver scores @ M: the threshold label's score
+    subtracted (``threshold``), f_1 - f_0 for two classes, else the scores."""
+    if threshold:
+        return np.vstack([np.eye(k), -np.ones((1, k))])
+    if target_type == BINARY:
+        return np.array([[-1.0], [1.0]])
+    return np.eye(k)
+
+
 class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseEstimator):
     """Max-margin label ranking from preference graphs (SOPOPO, JMLR 2006).
 
@@ -475,14 +485,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
                     shrinking=bool(self.shrinking))
         warn_if_not_converged(self, res, _hint(res, X, self.kernel, float(self.tol),
                                                 int(self.max_iter)))
-        # decision values = solver scores @ M: the threshold label subtracted,
-        # or f_1 - f_0 for two classes
-        if threshold:
-            M = np.vstack([np.eye(k), -np.ones((1, k))])
-        elif coding.target_type == BINARY:
-            M = np.array([[-1.0], [1.0]])
-        else:
-            M = np.eye(k)
+        M = _decision_map(threshold, coding.target_type, k)
         self._keep_coding(coding)
         self.C_ = self._C()
         self.result_ = res
