@@ -496,17 +496,26 @@ class RankSVMObjective:
 
     def _par_rmatvec(self, r):
         # partial sums over the query blocks, added in block order
-        X, g, blocks = self.X, self.groups, self._blocks
-        part = np.zeros((blocks.size - 1, X.shape[1]))
-        if sp.issparse(X):
-            def run(b0, b1):
-                _kernels.csr_rmatvec_blocks(X.data, X.indices, X.indptr, r, g.perm, g.start,
-                                            blocks, b0, b1, part)
-        else:
-            def run(b0, b1):
-                _kernels.dense_rmatvec_blocks(X, r, g.perm, g.start, blocks, b0, b1, part)
-        _on_threads(self.n_threads, blocks.size - 1, run)
+        g, blocks = self.groups, self._blocks
+        part = np.zeros((blocks.size - 1, self.X.shape[1]))
+        self._on_blocks(_kernels.csr_rmatvec_blocks, _kernels.dense_rmatvec_blocks,
+                        (r, g.perm, g.start, blocks), (part,))
         return _kernels._add_rows(part)
+
+    def _on_blocks(self, csr_kernel, dense_kernel, lead, tail):
+        """Run a blocked kernel over the query blocks on the threads:
+        ``kernel(X..., *lead, b0, b1, *tail)`` for each range [b0, b1) of
+        blocks, X as (data, indices, indptr) with ``csr_kernel`` when it is
+        CSR, else dense with ``dense_kernel``."""
+        X = self.X
+        if sp.issparse(X):
+            kernel, xs = csr_kernel, (X.data, X.indices, X.indptr)
+        else:
+            kernel, xs = dense_kernel, (X,)
+
+        def run(b0, b1):
+            kernel(*xs, *lead, b0, b1, *tail)
+        _on_threads(self.n_threads, self._blocks.size - 1, run)
 
     def _new_counts(self):
         l = self.X.shape[0]
@@ -515,36 +524,24 @@ class RankSVMObjective:
 
     def _par_fun(self, w):
         # one blocked pass: z, order, counts, r, the loss sums and X'r
-        X, blocks, (l, n) = self.X, self._blocks, self.X.shape
+        blocks, (l, n) = self._blocks, self.X.shape
         counts = self._new_counts()
         out = _kernels.FunBlocks(np.empty(l), np.empty(l, dtype=np.int64), np.empty(l),
                                  np.zeros((blocks.size - 1, 3)),
                                  np.zeros((blocks.size - 1, n)))
-        args = (w, self._queries, self._code, blocks)
-        if sp.issparse(X):
-            def run(b0, b1):
-                _kernels.csr_fun_blocks(X.data, X.indices, X.indptr, *args, b0, b1, counts, out)
-        else:
-            def run(b0, b1):
-                _kernels.dense_fun_blocks(X, *args, b0, b1, counts, out)
-        _on_threads(self.n_threads, blocks.size - 1, run)
+        self._on_blocks(_kernels.csr_fun_blocks, _kernels.dense_fun_blocks,
+                        (w, self._queries, self._code, blocks), (counts, out))
         return (out.z, out.order, counts.lplus, counts.lminus, counts.gplus, counts.gminus,
                 out.r, _kernels._add_rows(out.sums), _kernels._add_rows(out.part))
 
     def _par_hv(self, ws, v):
         # one blocked pass: X'((l^+ + l^-) u - gamma^+ - gamma^-), u = X v
-        X, blocks, (l, n) = self.X, self._blocks, self.X.shape
+        blocks, (l, n) = self._blocks, self.X.shape
         counts = self._new_counts()
         arrs = _kernels.HvBlocks(ws.z, ws.order, np.empty(l), np.empty(l),
                                  np.zeros((blocks.size - 1, n)))
-        args = (v, self._queries, self._code, blocks)
-        if sp.issparse(X):
-            def run(b0, b1):
-                _kernels.csr_hv_blocks(X.data, X.indices, X.indptr, *args, b0, b1, counts, arrs)
-        else:
-            def run(b0, b1):
-                _kernels.dense_hv_blocks(X, *args, b0, b1, counts, arrs)
-        _on_threads(self.n_threads, blocks.size - 1, run)
+        self._on_blocks(_kernels.csr_hv_blocks, _kernels.dense_hv_blocks,
+                        (v, self._queries, self._code, blocks), (counts, arrs))
         return _kernels._add_rows(arrs.part)
 
     def _rmatvec(self, r):
