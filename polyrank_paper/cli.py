@@ -17,9 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from polyrank._files import write_text
-from polyrank._text import one_line as _one_line
-from polyrank.cli import UsageError, _user_errors
+from polyrank.cli import UsageError
+from polyrank.cli import user_errors as _user_errors
+from polyrank.utils import one_line as _one_line
+from polyrank.utils import write_text
 
 from .readme import (
     _bench_name,

@@ -14,8 +14,8 @@ import os
 import time
 from pathlib import Path
 
-from polyrank._files import write_text
-from polyrank._text import cut as _clip
+from polyrank.utils import cut as _clip
+from polyrank.utils import write_text
 
 from .registry import as_record
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, dataclass_transform
 
-from polyrank._files import atomic_open, atomic_path, write_bytes
+from polyrank.utils import atomic_open, atomic_path, write_bytes
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
@@ -74,7 +74,7 @@ def _draw(result: ExperimentResult):
             f"{result.name}: drawing the figure needs plotly; install the paper wing, "
             "pip install polyrank-paper (from a clone: pip install -e dists/polyrank-widgets "
             "-e dists/polyrank-paper)")
-    from polyrank_widgets._layout import FluidFigure
+    from polyrank_widgets.utils import FluidFigure
 
     # drawn at the output area's width in a notebook, at its design width in exports
     return FluidFigure(builder(result))

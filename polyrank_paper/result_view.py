@@ -17,9 +17,7 @@ from html import escape
 
 import ipywidgets as ipw
 
-from polyrank_widgets._display import WidgetDisplay
-from polyrank_widgets._layout import fluid, wrap_row
-from polyrank_widgets._plotly import FigureWidget
+from polyrank_widgets.utils import FigureWidget, WidgetDisplay, fluid, wrap_row
 
 from .registry import ExperimentResult
 from .stored import StoredResult, registered

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from polyrank._files import write_bytes
+from polyrank.utils import write_bytes
 
 from .registry import BENCHES, EXPERIMENTS, Experiment, ExperimentResult, get_experiment
 

@@ -44,8 +44,7 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.metrics import get_scorer
 from sklearn.pipeline import Pipeline
 
-from polyrank._jit import package_of
-from polyrank.compiling import CompileNotice
+from polyrank.compiling import CompileNotice, package_of
 
 from ._display import WidgetDisplay
 from ._layout import fluid, wrap_row
@@ -895,8 +894,8 @@ class _ProjectionView:
         """y (k',), U (k', n'), x (n',) of example i as the solver sees
         them (the threshold label appended for indicator targets, the bias
         feature appended to x)."""
-        from polyrank._multilabel import INDICATOR, encode_targets
         from polyrank.sopopo.estimator import THRESHOLD_TARGET
+        from polyrank.utils import INDICATOR, encode_targets
 
         est = self.est
         if getattr(self, "_T_for", None) is not est:

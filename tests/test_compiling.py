@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 
-from polyrank import compiling
+from polyrank import _compile_notice
 from polyrank.compiling import (
     BackgroundCompile,
     CompileNotice,
@@ -162,7 +162,7 @@ def test_a_fit_waits_for_the_worker_and_shows_the_line_on_stderr(monkeypatch, ca
     # notebooks/conftest.py turns the bars off for the whole session (nbval)
     monkeypatch.setenv("POLYRANK_PROGRESS", "1")
     job = _FakeJob("sign")
-    monkeypatch.setattr(compiling, "_CURRENT", job)
+    monkeypatch.setattr(_compile_notice, "_CURRENT", job)
     X, y = _sign_data()
     order = []
     threading.Timer(1.5, lambda: (order.append("compiled"), job.release.set())).start()
@@ -178,7 +178,7 @@ def test_inside_a_notice_of_its_own_package_the_fit_only_waits(monkeypatch, caps
 
     job = _FakeJob("sign")
     job.release.set()                          # nothing pending: nothing to say
-    monkeypatch.setattr(compiling, "_CURRENT", job)
+    monkeypatch.setattr(_compile_notice, "_CURRENT", job)
     msgs: list[str] = []
     X, y = _sign_data()
     with CompileNotice("sign", msgs.append) as notice:
@@ -189,7 +189,7 @@ def test_inside_a_notice_of_its_own_package_the_fit_only_waits(monkeypatch, caps
 
 def test_the_notice_of_a_widget_gets_the_background_lines(monkeypatch):
     job = _FakeJob("m3l")
-    monkeypatch.setattr(compiling, "_CURRENT", job)
+    monkeypatch.setattr(_compile_notice, "_CURRENT", job)
     msgs: list[str] = []
     with CompileNotice("m3l", msgs.append, interval_s=0.05) as notice:
         assert notice.compiling
@@ -261,7 +261,7 @@ def test_when_the_worker_fails_the_fit_reports_its_own_compile(monkeypatch):
 
     job = _FakeJob("sign")
     job.wait = lambda package, timeout=None: False          # the worker died
-    monkeypatch.setattr(compiling, "_CURRENT", job)
+    monkeypatch.setattr(_compile_notice, "_CURRENT", job)
     msgs: list[str] = []
     with CompileNotice("sign", msgs.append, interval_s=10) as notice:
         assert notice.compiling                              # the worker's line
@@ -279,7 +279,7 @@ def test_solver_lab_says_it_waits_for_the_compile_in_its_status_line(monkeypatch
     from polyrank_widgets import SolverLab
 
     job = _FakeJob("sign")
-    monkeypatch.setattr(compiling, "_CURRENT", job)
+    monkeypatch.setattr(_compile_notice, "_CURRENT", job)
     X, y = _sign_data()
     lab = SolverLab(SignConstrainedClassifier(random_state=0), X, y, params={}, views=False)
     assert job.waited.wait(60)

@@ -67,7 +67,8 @@ def test_parallel_compile_fills_the_cache_for_this_process(tmp_path, fork):
     warmup`` on an empty cache, every package in two workers at once.)"""
     code = textwrap.dedent(f"""
         import json
-        from polyrank._jit import _compile_in_workers, _fork_is_safe, compile_state
+        from polyrank._jit import compile_state
+        from polyrank._warmup_all import _compile_in_workers, _fork_is_safe
         assert _fork_is_safe()                   # one thread here: fork is allowed
         before = compile_state("sign")
         _compile_in_workers(["sign"], 2, fork={fork})
@@ -90,7 +91,7 @@ def test_fork_is_not_used_beside_other_threads():
     forked: the workers are spawned instead."""
     import threading
 
-    from polyrank._jit import _fork_is_safe
+    from polyrank._warmup_all import _fork_is_safe
 
     stop = threading.Event()
     t = threading.Thread(target=stop.wait, daemon=True)

@@ -150,7 +150,7 @@ def test_every_public_name_resolves_and_is_listed_by_dir():
     for name in polyrank.__all__:
         assert getattr(polyrank, name) is not None, name
     assert polyrank.RankSVM is polyrank.ranksvm.RankSVM
-    assert polyrank.warmup.__module__ == "polyrank._jit"
+    assert polyrank.warmup.__module__ == "polyrank._warmup_all"
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         polyrank.not_a_name              # noqa: B018
 

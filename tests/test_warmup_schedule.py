@@ -1,8 +1,8 @@
 """The parallel warm-up's tasks and their order (issue 41, item 1).
 
 Each solver package's ``_warmup()`` is split into parts (``_WARMUP_PARTS``);
-:func:`polyrank._jit.warmup` hands them to its worker processes in the order
-of :func:`polyrank._jit._ordered_tasks`.  No compiling here except the
+:func:`polyrank._warmup_all.warmup` hands them to its worker processes in the order
+of :func:`polyrank._warmup_all._ordered_tasks`.  No compiling here except the
 cheap checks at the end, which run with the kernels already cached.
 """
 
@@ -12,10 +12,10 @@ import importlib
 
 import pytest
 
-from polyrank import _jit
-from polyrank._jit import (
+from polyrank import _jit, _warmup_all
+from polyrank._jit import SOLVER_PACKAGES
+from polyrank._warmup_all import (
     _COMPILE_SECONDS,
-    SOLVER_PACKAGES,
     _compile_bar,
     _ordered_tasks,
     _package_tasks,
@@ -107,14 +107,14 @@ def test_bar_claims_a_first_use_only_when_compiling():
 
 def test_run_task_rejects_nothing_silently():
     with pytest.raises(KeyError):
-        _jit._run_task("sign.no_such_part")
-    with pytest.raises(ModuleNotFoundError):
-        _jit._run_task("no_such_package")
+        _warmup_all._run_task("sign.no_such_part")
+    with pytest.raises(ValueError, match="package"):
+        _warmup_all._run_task("no_such_package")
 
 
 def test_warmup_with_a_warm_cache_loads_or_skips():
     """After a warm-up, ``load=False`` (what ``polyrank warmup`` passes)
     neither compiles nor loads anything, and starts no worker."""
-    _jit.warmup(progress=False)
-    t = _jit.warmup(progress=False, load=False)
+    _warmup_all.warmup(progress=False)
+    t = _warmup_all.warmup(progress=False, load=False)
     assert t == {"compiled_in_workers": {}}

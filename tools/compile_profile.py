@@ -1,7 +1,7 @@
 """Where polyrank's cold compile time goes: seconds per numba kernel and signature.
 
 For each solver package, a fresh Python process on an empty numba cache
-(``NUMBA_CACHE_DIR`` a new temporary folder) runs ``polyrank._jit._warm_package``
+(``NUMBA_CACHE_DIR`` a new temporary folder) runs ``polyrank._warmup_all._warm_package``
 (the package's ``_warmup()``, what ``polyrank warmup`` runs) with a listener on
 numba's ``"numba:compile"`` events (:mod:`numba.core.event`), which fire for
 every compile of a dispatcher for one signature (never for a cache hit).  A
@@ -58,7 +58,7 @@ def _profile_child(task: str) -> dict:
     import polyrank  # noqa: F401
 
     try:                                    # older commits: per-package _warmup() only
-        from polyrank._jit import _run_task as run
+        from polyrank._warmup_all import _run_task as run
     except ImportError:
         def run(name):
             importlib.import_module(f"polyrank.{name}")._warmup()
@@ -151,7 +151,7 @@ def _summary(results: list[dict], top: int) -> str:
     lines.append(f"{'total':<22}{sum(r['wall_s'] for r in results):8.1f}"
                  f"{sum(r.get('cpu_s', 0.0) for r in results):8.1f}")
     lines += ["", "compile CPU seconds after the earlier tasks of the same package "
-              "(polyrank._jit._COMPILE_SECONDS):",
+              "(polyrank._warmup_all._COMPILE_SECONDS):",
               repr(_marginal(results))]
     per_kernel: dict = {}
     for r in results:
@@ -174,7 +174,8 @@ def main(argv=None) -> int:
     p.add_argument("tasks", nargs="*", help="packages or warm-up tasks (default: all packages)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--all-tasks", action="store_true",
-                   help="profile every warm-up task of polyrank._jit, the rare variants' too "
+                   help="profile every warm-up task of polyrank._warmup_all, the rare "
+                        "variants' too "
                         "(finer than packages)")
     p.add_argument("--top", type=int, default=40, help="kernels shown (default 40)")
     p.add_argument("--json", help="write the rows to this JSON file")
@@ -184,8 +185,9 @@ def main(argv=None) -> int:
         return 0
     tasks = list(args.tasks)
     if args.all_tasks:
-        from polyrank import _jit
-        tasks = [t for p in _jit.SOLVER_PACKAGES for t in _jit._package_tasks(p, rare=True)]
+        from polyrank import _jit, _warmup_all
+        tasks = [t for p in _jit.SOLVER_PACKAGES
+                 for t in _warmup_all._package_tasks(p, rare=True)]
     tasks = tasks or list(PACKAGES)
     results = []
     for task in tasks:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:       # the same names, for mypy and IDEs (loaded lazily below)
     from . import datasets, exceptions, m3l, metrics, ordinal, ranksvm, result, sign, sopopo, tron
-    from ._jit import warmup
+    from ._warmup_all import warmup
     from .m3l import M3LClassifier
     from .ordinal import OrdinalMarginRanker, PRank
     from .ranksvm import RankSVM
@@ -72,7 +72,7 @@ _SUBMODULES = frozenset({"datasets", "exceptions", "m3l", "metrics", "ordinal", 
 #: the other public names of ``__all__``: name -> the module (relative) that defines it
 #: (the ``TYPE_CHECKING`` imports above, which tests/test_startup.py checks against this)
 _OBJECTS = {
-    "warmup": "._jit",
+    "warmup": "._warmup_all",
     "M3LClassifier": ".m3l",
     "OrdinalMarginRanker": ".ordinal", "PRank": ".ordinal",
     "RankSVM": ".ranksvm",

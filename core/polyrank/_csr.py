@@ -28,10 +28,22 @@ _NO_INDEX = np.empty(0, dtype=np.int64)
 
 
 def row_arrays(X):
-    """``(X, Xdata, Xind, Xptr)`` for the kernels: a dense X as it is, a CSR
-    matrix as its three arrays (int64 indices, float64 data) after an empty
-    X.  The CSR matrix must have sorted or unsorted indices without
-    duplicates (what scipy's constructors give)."""
+    """A matrix as the four arrays polyrank's numba kernels take.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or scipy sparse matrix
+        A dense X is passed as it is; a sparse one is converted to CSR.  It
+        must have sorted or unsorted indices without duplicates (what scipy's
+        constructors give; ``polyrank.validation`` checks user input).
+
+    Returns
+    -------
+    tuple ``(X, Xdata, Xind, Xptr)``
+        Dense: ``X`` and three empty arrays.  Sparse: an empty ``(0, 0)``
+        float64 ``X``, then the CSR arrays (float64 data, int64 indices,
+        int64 indptr).
+    """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         return (_NO_ROWS, np.asarray(X.data, dtype=np.float64),

@@ -34,9 +34,9 @@ from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
+from ._compile_notice import compile_guard
 from ._progress import verbosity
 from ._text import scale_advice
-from .compiling import compile_guard
 from .exceptions import FeatureScaleWarning, NumericalError, TrivialModelWarning
 from .kernels import check_kernel_params, kernel_matrix
 from .result import (

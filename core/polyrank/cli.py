@@ -93,7 +93,7 @@ from ._text import cut as _clip
 from ._text import one_line as _one_line
 
 __all__ = ["main", "build_parser", "COMMANDS_GROUP", "CORE_COMMANDS", "UsageError",
-           "MESSAGE_CHARS"]
+           "MESSAGE_CHARS", "user_errors"]
 
 
 def _cmd_warmup(args) -> int:
@@ -197,9 +197,23 @@ MESSAGE_CHARS = 300
 
 
 @contextmanager
-def _user_errors(what: str, path: str | None = None):
-    """Turn the errors a user's file or option causes into a UsageError
-    whose message starts with ``what`` (and ``path``, said once)."""
+def user_errors(what: str, path: str | None = None):
+    """Context manager: turn the errors a user's file or option causes into
+    a :class:`UsageError` (one line, exit status 2) whose message starts
+    with ``what`` (and ``path``, said once).
+
+    Parameters
+    ----------
+    what : str
+        The option or argument the block reads (e.g. ``"--readme"``).
+    path : str or None, default=None
+        The file it names, if any.
+
+    Raises
+    ------
+    UsageError
+        From an ``OSError``, ``ValueError`` or ``TypeError`` of the block.
+    """
     where = what if path is None else f"{what} {path!r}"
     try:
         yield
@@ -215,6 +229,9 @@ def _user_errors(what: str, path: str | None = None):
         if path is not None and msg.startswith(f"{path}"):
             raise UsageError(f"{what} {msg}") from exc      # the reader named the file
         raise UsageError(f"{where}: {msg}") from exc
+
+
+_user_errors = user_errors
 
 
 def _advice_options() -> dict:

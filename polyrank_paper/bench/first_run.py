@@ -6,7 +6,7 @@ the cache the cold run filled ("warm"):
 
 * ``import polyrank``, beside ``import sklearn.base`` (target: at most 0.5 s more);
 * ``polyrank --version`` (target: at most 1 s);
-* each solver's kernels, ``polyrank.<paper>._warmup()`` in its own process (import
+* each solver's kernels, ``polyrank.warmup(packages=[<paper>])`` in its own process (import
   included), and the whole ``polyrank warmup`` command (target: at most 40 s cold);
 * the tour, ``notebooks/00_tour.ipynb`` executed top to bottom by nbclient in a fresh
   ``python3`` kernel of this interpreter, no browser (targets: at most 60 s cold, 30 s
@@ -34,7 +34,7 @@ from ..registry import BenchInfo, ExperimentResult, column, fmt_spec, record, re
 
 __all__ = ["bench_first_run", "FirstRunRow", "FirstRunSummary", "TOUR", "PACKAGES"]
 
-#: the solver packages, each timed on its own (``polyrank.<name>._warmup()``)
+#: the solver packages, each timed on its own (``polyrank.warmup(packages=[name])``)
 PACKAGES = ("sopopo", "sign", "ranksvm", "ordinal", "m3l")
 #: the tour in a source checkout (``--data PATH`` names another notebook)
 TOUR = Path(__file__).resolve().parents[2] / "notebooks" / "00_tour.ipynb"
@@ -82,7 +82,7 @@ class FirstRunSummary(BenchInfo):
         ``import polyrank``, ``import sklearn.base`` and ``polyrank --version``
         (fresh processes, medians).
     compile_cold_s, compile_warm_s : dict of str to float, or None
-        ``polyrank.<paper>._warmup()`` per package, empty and filled cache (None:
+        ``polyrank.warmup(packages=[<paper>])`` per package, empty and filled cache (None:
         quick).
     warmup_cold_s, warmup_warm_s : float
         The ``polyrank warmup`` command.
@@ -205,12 +205,12 @@ def _command_rows(cache: str, repeats: int) -> tuple[list, dict]:
 
 
 def _package_rows() -> tuple[list, dict, dict]:
-    """Each package's ``_warmup()`` in its own process, cold then warm."""
+    """Each package's warm-up in its own process, cold then warm."""
     cold, warm, rows = {}, {}, []
     for name in PACKAGES:
         cold[name], warm[name] = _cold_warm(_python(
-            f"import polyrank.{name} as m; m._warmup()"))
-        what = f"import polyrank.{name}; its _warmup() (compile its kernels)"
+            f"import polyrank; polyrank.warmup(progress=False, n_jobs=1, packages=[{name!r}])"))
+        what = f"import polyrank.{name}; polyrank.warmup(packages=[name]) (compile its kernels)"
         rows += [_row(what, "cold", cold[name]), _row(what, "warm", warm[name])]
     return rows, cold, warm
 

@@ -43,9 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from polyrank.dask import DaskRankSVM, make_ranking, make_ranking_partition
-from polyrank.dask._common import import_distributed
-from polyrank.dask._data import query_splits
+from polyrank.dask import (
+    DaskRankSVM,
+    import_distributed,
+    make_ranking,
+    make_ranking_partition,
+    query_splits,
+)
 from polyrank.ranksvm import RankSVM
 from polyrank.validation import check_int
 

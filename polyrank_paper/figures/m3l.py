@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from polyrank_widgets._text import escape
+from polyrank_widgets.utils import escape
 
 __all__ = ["fig5", "table3", "table1", "awa_prior", "fig2"]
 

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from polyrank_widgets._text import escape
+from polyrank_widgets.utils import escape
 
 #: colours of the quality labels 3..8 (labels 0..5)
 _QUALITY_COLORS = ("#7f3b08", "#d95f02", "#e6ab02", "#66a61e", "#1b9e77", "#386cb0")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from polyrank_paper.ranksvm import METHOD_LABELS
-from polyrank_widgets._text import escape
+from polyrank_paper.labels import METHOD_LABELS
+from polyrank_widgets.utils import escape
 
 from ._layout import finish_panels
 

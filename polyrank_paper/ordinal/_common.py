@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polyrank.ordinal import _warmup, make_instance, prank, rank_loss, solve_ordinal
+from polyrank import warmup
+from polyrank.ordinal import make_instance, prank, rank_loss, solve_ordinal
 from polyrank.ordinal.instances import instance_name
 from polyrank.ordinal.prank import prank_decision
 
@@ -189,7 +190,8 @@ def _instance_runs(groups, n_sets, seed, with_full, budget_s, progress, desc,
     """Run the algorithm (and PRank, and the whole QP) on every instance.
 
     groups: list of (separable, [n, ...]).  Returns tidy rows."""
-    _warmup()                      # numba kernels compiled/loaded before timing
+    # numba kernels compiled/loaded before timing
+    warmup(progress=False, n_jobs=1, packages=["ordinal"])
     total = sum(len(ns) for _, ns in groups) * n_sets
     bar = progress_bar(total, desc, progress)
     worker = _FullQPWorker() if with_full else None

@@ -24,12 +24,12 @@ try:                      # the peer of ``ordinal-wine`` (the ``bench`` extra)
 except ImportError:
     mord = None
 
+from polyrank import warmup
 from polyrank.datasets import load_winequality_red
 from polyrank.exceptions import TrivialModelWarning
 from polyrank.io import integral_labels, read_csv
 from polyrank.ordinal import (
     OrdinalMarginRanker,
-    _warmup,
     make_instance,
     make_overlapping,
     solve_ordinal,
@@ -1029,7 +1029,7 @@ def bench_ordinal_rc(*, quick: bool = False, seed: int = 0, progress: bool = Fal
         (100, 500) if quick else (100, 500, 1000)))
     full_max_n = int(full_max_n or (500 if quick else 1000))
     budget_s = float(budget_s or (60.0 if quick else 600.0))
-    _warmup()
+    warmup(progress=False, n_jobs=1, packages=["ordinal"])
     rows = []
     notes = []
     worker = _FullQPWorker()

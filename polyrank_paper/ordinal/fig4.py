@@ -8,7 +8,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from polyrank.ordinal import _warmup, make_instance, solve_ordinal
+from polyrank import warmup
+from polyrank.ordinal import make_instance, solve_ordinal
 from polyrank.ordinal.instances import instance_name
 
 from ..registry import (
@@ -113,7 +114,7 @@ def ordinal_fig4(*, quick: bool = False, seed: int = 0, progress: bool = False,
         iterations, |W|.
     """
     n = (300 if quick else 1000) if n is None else int(n)
-    _warmup()
+    warmup(progress=False, n_jobs=1, packages=["ordinal"])
     X, y = make_instance(n, q, separable=False, seed=seed)
     t0 = time.perf_counter()
     res = solve_ordinal(X, y, margin="soft", c=10.0, **POLY4)

@@ -14,6 +14,7 @@ from polyrank.datasets import load_mq2008
 from polyrank.metrics import mean_ndcg, pairwise_accuracy
 from polyrank.ranksvm import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
 
+from ..labels import METHOD_LABELS  # noqa: F401  (re-exported: the experiments' name)
 from ..registry import leading_columns
 
 __all__ = ["METHOD_LABELS", "large_k_problem", "SelectionRow", "PathRow", "SolverSummary",
@@ -124,10 +125,6 @@ class SolverRow(SolverSummary, leading_columns("solver")):
 
 _PAPER = "Lee & Lin, Neural Computation 2014"
 
-
-#: the counting methods of Fig. 4 as a reader names them
-METHOD_LABELS = {"direct": "direct counting", "y_tree": "y-keyed tree",
-                 "selection_tree": "selection tree", "prsvm_plus": "PRSVM+"}
 
 
 def large_k_problem(seed: int = 0, n_queries: int = 10, docs_per_query: int = 2000,

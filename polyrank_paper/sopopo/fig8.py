@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from polyrank._csr import row_arrays
-from polyrank.sopopo import _kernels, build_pieces
+from polyrank.sopopo import build_pieces
+from polyrank.sopopo import kernels as _kernels
+from polyrank.utils import row_arrays
 from polyrank.validation import check_int
 
 from .._harness import progress_bar

@@ -20,9 +20,22 @@ _LEVELS = (-0.5, 0.7)
 
 
 def query_splits(n_queries: int, npartitions: int) -> np.ndarray:
-    """The first query of each partition and the end: ``npartitions + 1``
-    increasing offsets splitting ``n_queries`` queries as evenly as
-    possible (``np.array_split``'s sizes)."""
+    """The first query of each partition and the end.
+
+    Parameters
+    ----------
+    n_queries : int
+        Queries to split.
+    npartitions : int
+        Partitions.
+
+    Returns
+    -------
+    ndarray of shape (npartitions + 1,), int64
+        Increasing offsets splitting ``n_queries`` queries as evenly as
+        possible (``np.array_split``'s sizes): partition ``i`` holds queries
+        ``offsets[i]`` to ``offsets[i + 1] - 1``.
+    """
     base, extra = divmod(n_queries, npartitions)
     sizes = np.full(npartitions, base, dtype=np.int64)
     sizes[:extra] += 1

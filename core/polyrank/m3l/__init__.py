@@ -20,6 +20,8 @@ Learning", Machine Learning 88, 2012 (``m3l-multilabel-zero-shot.txt``).
   multi-label data set (Sec. 7.2, Fig. 5; :mod:`polyrank.m3l.zero_shot`).
 """
 
+from .._jit import register_solver_package
+from . import _kernels
 from .estimator import M3LClassifier
 from .priors import check_R, empirical_prior, labels_pm1, prior_from_classes, two_label_prior
 from .reference import dual_qp
@@ -80,3 +82,7 @@ def _warmup() -> None:
     :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()
+
+
+register_solver_package("m3l", _kernels, _warmup, parts=_WARMUP_PARTS, rare=_RARE_PARTS,
+                        lazy=_LAZY_KERNELS)

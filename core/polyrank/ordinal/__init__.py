@@ -27,7 +27,9 @@ import warnings
 
 import scipy.sparse as sp
 
+from .._jit import register_solver_package
 from ..exceptions import TrivialModelWarning
+from . import _kernels
 from .estimator import OrdinalMarginRanker, PRank
 from .generation import (
     FORMULATIONS,
@@ -126,3 +128,7 @@ def _warmup() -> None:
     by :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()
+
+
+register_solver_package("ordinal", _kernels, _warmup, parts=_WARMUP_PARTS, rare=_RARE_PARTS,
+                        lazy=_LAZY_KERNELS)

@@ -17,7 +17,9 @@ Computation 26:781-817, 2014 (``large-scale-linear-ranksvm.txt``).
 import numpy as np
 import scipy.sparse as sp
 
+from .._jit import register_solver_package
 from ..metrics import mean_ndcg, pairwise_accuracy
+from . import _kernels
 from .estimator import RankSVM
 from .objective import METHODS, QueryGroups, RankSVMObjective, Workspace, group_queries
 from .solvers import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
@@ -108,3 +110,7 @@ def _warmup() -> None:
     the others); called by :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()
+
+
+register_solver_package("ranksvm", _kernels, _warmup, parts=_WARMUP_PARTS, rare=_RARE_PARTS,
+                        lazy=_LAZY_KERNELS)

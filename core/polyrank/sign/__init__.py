@@ -13,6 +13,8 @@ Minimization" (``sign-constrained-sdca-pegasos.txt``).
   the scikit-learn estimators.
 """
 
+from .._jit import register_solver_package
+from . import _kernels
 from .estimator import SignConstrainedClassifier, SignConstrainedRegressor
 from .losses import BINARY_LOSSES, LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES, Loss, r_loss
 from .solvers import sc_pegasos, sc_sdca
@@ -86,3 +88,7 @@ def _warmup() -> None:
     by :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()
+
+
+register_solver_package("sign", _kernels, _warmup, parts=_WARMUP_PARTS, rare=_RARE_PARTS,
+                        lazy=_LAZY_KERNELS)

@@ -13,6 +13,8 @@ by Soft Projections onto Polyhedra", JMLR 7:1567-1599, 2006
 - :class:`LabelRanker`: the scikit-learn estimator.
 """
 
+from .._jit import register_solver_package
+from . import _kernels
 from .batch import ORDERS, sopopo_batch
 from .estimator import LabelRanker
 from .graph import (
@@ -42,8 +44,12 @@ __all__ = [
     "SoftProjection", "ReducedSolution",
     "feedback_graph", "layers", "decompose", "check_decomposition", "Piece",
     "PieceSet", "build_pieces", "DECOMPOSITIONS", "piece_loss", "PieceLoss",
-    "sopopo_batch", "ORDERS", "LabelRanker",
+    "sopopo_batch", "ORDERS", "LabelRanker", "kernels",
 ]
+
+#: the numba kernels of SOPOPO (:mod:`polyrank.sopopo._kernels`), for advanced
+#: use such as the paper wing's Fig. 8, which times one pass per piece
+kernels = _kernels
 
 
 def _tiny():
@@ -119,3 +125,7 @@ def _warmup() -> None:
     :func:`polyrank.warmup`."""
     for part in _WARMUP_PARTS.values():
         part()
+
+
+register_solver_package("sopopo", _kernels, _warmup, parts=_WARMUP_PARTS, rare=_RARE_PARTS,
+                        lazy=_LAZY_KERNELS)
