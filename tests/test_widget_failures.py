@@ -188,3 +188,18 @@ def test_solver_lab_inputs_are_named(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         SolverLab(pr.SignConstrainedClassifier(), *args, fit=kwargs.pop("fit", False),
                   **kwargs)
+
+
+def test_a_long_trace_is_thinned_with_its_last_point():
+    from polyrank.result import Trace
+    from polyrank_widgets import GapMonitor
+    from polyrank_widgets._monitor import MAX_POINTS
+
+    n = 3 * MAX_POINTS + 7
+    it = np.arange(1, n + 1)
+    gap = 1.0 / it
+    trace = Trace({"iteration": it, "time_s": it * 1e-3, "primal": 1.0 + gap,
+                   "dual": np.ones(n), "gap": gap})
+    mon = GapMonitor().replay(trace)
+    drawn = [np.asarray(d.x) for d in mon.fig.data if d.x is not None and len(d.x)]
+    assert drawn and all(0 < x.size <= MAX_POINTS and x[-1] == n for x in drawn)
