@@ -658,7 +658,7 @@ def _check_int64_range(arr: np.ndarray, name: str) -> None:
     otherwise wrap 2**63 and 2**64 to the same id and merge their queries."""
     bad = (arr < -(2.0 ** 63)) | (arr >= 2.0 ** 63)
     if np.any(bad):
-        raise ValueError(f"{name}: query id {arr[bad][0]!r} is not exactly representable as "
+        raise ValueError(f"{name}: query id {float(arr[bad][0])!r} is not exactly representable as "
                          "an int64 (float ids must lie in [-2**63, 2**63)); pass integer ids")
 
 
