@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, dataclass_transform
 
-from polyrank.utils import atomic_open, atomic_path, write_bytes
+from polyrank.utils import atomic_open, atomic_path, write_bytes, writes_through
 
 __all__ = ["ExperimentResult", "Experiment", "EXPERIMENTS", "register",
            "get_experiment", "list_experiments", "run_experiment",
@@ -580,7 +580,8 @@ class ExperimentResult:
             ``"inline"`` embeds plotly.js (~4.6 MB; one self-contained file
             that works offline); ``"directory"`` writes ``plotly.min.js``
             once next to ``path`` and refers to it, so the figures of one
-            directory share it (``polyrank reproduce``).
+            directory share it (``polyrank reproduce``); inline for a
+            ``path`` written through (a device, FIFO or ``/dev/stdout``).
 
         Raises
         ------
@@ -594,7 +595,8 @@ class ExperimentResult:
         path = Path(path)
         figure = self.figure
         with atomic_path(path) as page:
-            if plotlyjs == "inline":
+            # a device or pipe (written through) has no directory to share plotly.min.js
+            if plotlyjs == "inline" or writes_through(path):
                 figure.write_html(str(page), full_html=True, include_plotlyjs=True)
                 return path                        # leaving the block moves page to path
             # plotly writes plotly.min.js beside the page, in place: let it write both into

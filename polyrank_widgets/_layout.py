@@ -17,7 +17,8 @@ from __future__ import annotations
 import ipywidgets as ipw
 import plotly.graph_objects as go
 
-__all__ = ["MIN_FIGURE_PX", "fluid", "wrap_row", "design_width", "FluidFigure"]
+__all__ = ["MIN_FIGURE_PX", "fluid", "wrap_row", "design_width", "FluidFigure", "MAX_DRAWN",
+           "too_many"]
 
 #: the narrowest a figure is drawn (px): below it, the panel scrolls
 MIN_FIGURE_PX = 360
@@ -142,3 +143,38 @@ class FluidFigure(go.Figure):
             pio.show(fig_dict, **image)
         else:
             print(repr(self))
+
+
+#: the most items a view draws: labels of a heat map's side, bars and sign
+#: toggles, edges of a preference graph, knots, objects of a scatter.  Beyond
+#: it the view shows a summary instead (issue 44, item 5: SolverLab on M3L
+#: with 10,000 labels built a 10,000 x 10,000 heat map until MemoryError)
+MAX_DRAWN = 2000
+
+
+def too_many(n: int, what: str, limit: int = MAX_DRAWN) -> str | None:
+    """The size guard of every view: None when ``n`` items can be drawn,
+    else the message a summary view shows in place of the figure.
+
+    Parameters
+    ----------
+    n : int
+        How many ``what`` the figure would draw.
+    what : str
+        What they are, e.g. ``"labels (heat map rows)"``.
+    limit : int, default :data:`MAX_DRAWN`
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> too_many(10, "labels") is None
+    True
+    >>> too_many(10_000, "labels")
+    '10,000 labels: not drawn (a view draws at most 2,000); a summary instead'
+    """
+    if n <= limit:
+        return None
+    return f"{n:,} {what}: not drawn (a view draws at most {limit:,}); a summary instead"

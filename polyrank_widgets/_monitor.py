@@ -31,6 +31,10 @@ def _as_bool(v) -> bool:
     return bool(v > 0)
 
 
+#: the most points a monitor draws per line (see :meth:`TraceMonitor._drawn`)
+MAX_POINTS = 20_000
+
+
 class TraceMonitor(WidgetDisplay):
     """Base class of the widgets that record a solver's callback stream
     into a :class:`polyrank.result.Trace` (``GapMonitor``, ``TronMonitor``).
@@ -113,6 +117,16 @@ class TraceMonitor(WidgetDisplay):
             out[c] = [_as_bool(v) for v in values] if kind is bool else \
                 [kind(v) for v in values]
         return out
+
+    def _drawn(self, n: int) -> slice | np.ndarray:
+        """The size guard of the monitors: which of the last ``n`` recorded
+        points are drawn, all of them up to :data:`MAX_POINTS`, else every
+        k-th (the last one kept), so that a replay of a million-iteration
+        trace draws at most ``MAX_POINTS`` per line."""
+        if n <= MAX_POINTS:
+            return slice(None)
+        step = -(-n // MAX_POINTS)                  # ceil(n / MAX_POINTS)
+        return np.arange(n - 1, -1, -step)[::-1]
 
     def _column(self, name: str) -> np.ndarray:
         """Column ``name`` of ``trace`` (empty if nothing is recorded)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 
-__all__ = ["escape"]
+__all__ = ["escape", "traceback_html", "failure_html"]
 
 
 def escape(value) -> str:
@@ -50,3 +50,51 @@ def escape(value) -> str:
     """
     return (html.escape(str(value), quote=False)
             .replace('"', "&#34;").replace("'", "&#39;"))
+
+
+def traceback_html(text: str) -> str:
+    """A traceback folded in a collapsible ``<details>`` block (escaped), for
+    a widget's readout.
+
+    Parameters
+    ----------
+    text : str
+        The traceback (:func:`traceback.format_exc`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> traceback_html("Traceback: <x>")[:36]
+    '<details><summary>traceback</summary'
+    """
+    return ("<details><summary>traceback</summary><pre style='font-size:11px;"
+            f"white-space:pre-wrap'>{escape(text)}</pre></details>")
+
+
+def failure_html(stage: str, exc: BaseException, text: str) -> str:
+    """The readout of a step of a widget that raised (issue 44, item 5):
+    status "<stage> failed" in red, the message, the traceback folded.
+
+    Parameters
+    ----------
+    stage : str
+        What failed, e.g. ``"fit"``, ``"update"``.
+    exc : BaseException
+    text : str
+        Its traceback (:func:`traceback.format_exc`).
+
+    Returns
+    -------
+    str
+        HTML, every part escaped.
+
+    Examples
+    --------
+    >>> failure_html("fit", ValueError("C: <0"), "tb")[:52]
+    "<b style='color:#d62728'>fit failed</b>: ValueError:"
+    """
+    return (f"<b style='color:#d62728'>{escape(stage)} failed</b>: "
+            f"{escape(type(exc).__name__)}: {escape(exc)}{traceback_html(text)}")

@@ -15,6 +15,8 @@ readout) which only shows it.
 
 from __future__ import annotations
 
+import traceback
+
 import ipywidgets as ipw
 import numpy as np
 import plotly.graph_objects as go
@@ -26,7 +28,7 @@ from polyrank.validation import as_float_array
 from ._display import WidgetDisplay
 from ._layout import fluid, wrap_row
 from ._plotly import FigureWidget
-from ._text import escape
+from ._text import escape, failure_html
 
 __all__ = ["CorrelationSlider"]
 
@@ -38,6 +40,51 @@ def _corr(Y2) -> float:
     with np.errstate(invalid="ignore", divide="ignore"):
         c = np.corrcoef(Y2[:, 0], Y2[:, 1])[0, 1]
     return float(c)
+
+
+def _check_data(X, Y, X_test, Y_test) -> tuple:
+    """X, Y, X_test, Y_test checked (ValueError / TypeError naming the
+    argument): real finite X of matching widths, label matrices of their
+    rows with entries 0/1 or -1/+1."""
+    X = as_float_array(X, "X", ndim=2)
+    X_test = as_float_array(X_test, "X_test", ndim=2, shape=(None, X.shape[1]))
+    # checked as floats, kept in their own dtype (the model predicts in it)
+    Yf = as_float_array(Y, "Y", ndim=2)
+    Yf_test = as_float_array(Y_test, "Y_test", ndim=2)
+    Y, Y_test = np.asarray(Y), np.asarray(Y_test)
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"Y: expected shape ({X.shape[0]}, L), got {Y.shape}")
+    if Y_test.shape != (X_test.shape[0], Y.shape[1]):
+        raise ValueError(f"Y_test: expected shape ({X_test.shape[0]}, {Y.shape[1]}), got "
+                         f"{Y_test.shape}")
+    for name, M in (("Y", Yf), ("Y_test", Yf_test)):
+        if not (np.isin(M, (0.0, 1.0)).all() or np.isin(M, (-1.0, 1.0)).all()):
+            raise ValueError(f"{name}: expected label indicators, all 0/1 or all -1/+1")
+    return X, Y, X_test, Y_test
+
+
+def _check_labels(labels, L: int) -> tuple[int, int]:
+    """Two different integer columns in [0, L) (ValueError / TypeError
+    naming ``labels``)."""
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or len(labels) != 2:
+        raise TypeError(f"labels: expected two label columns (a, b), got {labels!r}")
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in labels):
+        raise TypeError(f"labels: expected two integer columns, got {labels!r}")
+    a, b = (int(v) for v in labels)
+    if a == b or not (0 <= a < L and 0 <= b < L):
+        raise ValueError(f"labels: expected two different columns in [0, {L}), got {labels}")
+    return a, b
+
+
+def _check_slider(r_max, step) -> tuple[float, float]:
+    """0 < r_max < 1 and 0 < step <= r_max, as floats (naming each)."""
+    r_max = float(as_float_array(r_max, "r_max", ndim=0))
+    if not 0 < r_max < 1:
+        raise ValueError(f"r_max: expected 0 < r_max < 1, got {r_max}")
+    step = float(as_float_array(step, "step", ndim=0))
+    if not 0 < step <= r_max:
+        raise ValueError(f"step: expected 0 < step <= r_max = {r_max}, got {step}")
+    return r_max, step
 
 
 class CorrelationSlider(WidgetDisplay):
@@ -91,8 +138,13 @@ class CorrelationSlider(WidgetDisplay):
     Raises
     ------
     ValueError
-        Mismatched shapes, NaN, labels out of range or equal, |r| >= 1,
-        a curve with mismatched lengths, ``label_names`` not two names.
+        Mismatched shapes, NaN, labels out of range or equal, Y or Y_test
+        not 0/1 (or -1/+1) indicators, |r| >= 1, ``r_max`` not in (0, 1),
+        ``step`` not in (0, r_max], a curve with mismatched lengths,
+        ``label_names`` not two names (each naming the argument).
+    TypeError
+        ``labels`` not two integers, ``curve`` not a pair, a non-numeric
+        ``r_max`` or ``step``.
 
     Examples
     --------
@@ -109,21 +161,9 @@ class CorrelationSlider(WidgetDisplay):
                  label_names=None, C: float = 1.0, kernel: str = "rbf", gamma=1.0,
                  tol: float = 1e-3, bias: float = 1.0, r_max: float = 0.95,
                  step: float = 0.05) -> None:
-        X = as_float_array(X, "X", ndim=2)
-        X_test = as_float_array(X_test, "X_test", ndim=2, shape=(None, X.shape[1]))
-        Y = np.asarray(Y)
-        Y_test = np.asarray(Y_test)
-        if Y.ndim != 2 or Y.shape[0] != X.shape[0]:
-            raise ValueError(f"Y: expected shape ({X.shape[0]}, L), got {Y.shape}")
-        if Y_test.ndim != 2 or Y_test.shape != (X_test.shape[0], Y.shape[1]):
-            raise ValueError(f"Y_test: expected shape ({X_test.shape[0]}, {Y.shape[1]}), got "
-                             f"{Y_test.shape}")
-        a, b = (int(v) for v in labels)
-        if a == b or not (0 <= a < Y.shape[1] and 0 <= b < Y.shape[1]):
-            raise ValueError(f"labels: expected two different columns in [0, {Y.shape[1]}), "
-                             f"got {labels}")
-        if not 0 < r_max < 1:
-            raise ValueError(f"r_max: expected 0 < r_max < 1, got {r_max}")
+        X, Y, X_test, Y_test = _check_data(X, Y, X_test, Y_test)
+        a, b = _check_labels(labels, Y.shape[1])
+        r_max, step = _check_slider(r_max, step)
         self.X, self.Y2 = X, Y[:, [a, b]]
         self.X_test, self.Y2_test = X_test, Y_test[:, [a, b]]
         self.labels = (a, b)
@@ -140,6 +180,9 @@ class CorrelationSlider(WidgetDisplay):
             rs = np.round(np.linspace(-0.9, 0.9, 13), 3) + 0.0
             curve = (rs, fig5_curve(X, self.Y2, X_test, self.Y2_test, rs, kernel=kernel,
                                     C=C, gamma=gamma, tol=tol, bias=bias))
+        if isinstance(curve, (str, bytes)) or not hasattr(curve, "__len__") or len(curve) != 2:
+            raise TypeError(f"curve: expected (r values, test Hamming loss in %), got "
+                            f"{type(curve).__name__}")
         cr = as_float_array(curve[0], "curve", ndim=1)
         ch = as_float_array(curve[1], "curve", ndim=1, shape=(cr.shape[0],))
         self.curve = (cr, ch)
@@ -200,8 +243,15 @@ class CorrelationSlider(WidgetDisplay):
 
     # -- view ----------------------------------------------------------------
     def _on_slider(self, change) -> None:
-        if not self._syncing:
+        """Refit at the slider's r; a fit that raises is shown in the
+        readout ("fit failed", the message, the traceback folded), not lost
+        in the widget's event handler."""
+        if self._syncing:
+            return
+        try:
             self.set_r(change["new"])
+        except Exception as exc:  # the readout says why; the last good fit stays drawn
+            self.readout.value = failure_html("fit", exc, traceback.format_exc())
 
     def _build_figure(self) -> go.Figure:
         fig = go.Figure()

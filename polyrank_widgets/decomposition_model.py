@@ -37,6 +37,10 @@ __all__ = ["DecompositionModel", "parse_numbers", "parse_decomposition", "KINDS"
 #: ``"custom"`` (a stored list of pieces).
 KINDS = DECOMPOSITIONS + ("custom",)
 #: A custom decomposition of Fig. 1's y, in the paper's 1-based labels.
+#: the size guard of the graph views: the largest ``max_labels`` accepted (the
+#: graph draws up to k(k-1)/2 edges: 19,900 for 200 labels)
+MAX_LABELS = 200
+
 CUSTOM_EXAMPLE = "[([3], [2, 4]), ([2, 4], [1, 5])]"
 
 
@@ -258,7 +262,7 @@ class DecompositionModel:
     piece : int, optional
         0-based index of the selected piece.
     max_labels : int, optional
-        Largest k accepted.
+        Largest k accepted, at most :data:`MAX_LABELS` (200).
 
     Raises
     ------
@@ -284,6 +288,9 @@ class DecompositionModel:
                  normalize: bool = False, piece: int = 0,
                  max_labels: int = 30) -> None:
         self._max_labels = check_int(max_labels, "max_labels", minimum=2)
+        if self._max_labels > MAX_LABELS:
+            raise ValueError(f"max_labels: at most {MAX_LABELS} (the graph draws up to "
+                             f"k(k-1)/2 edges), got {self._max_labels:,}")
         self._y = _check_y(y, self._max_labels)
         self._normalize = _check_bool(normalize, "normalize")
         one_based = _check_bool(one_based, "one_based")

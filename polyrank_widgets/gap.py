@@ -273,9 +273,11 @@ class GapMonitor(TraceMonitor):
     def _render(self) -> None:
         sl = slice(-self.max_points, None) if self.max_points else slice(None)
         it = self._column("iteration")[sl]
-        primal = self._column("primal")[sl]
-        dual = self._column("dual")[sl]
-        gap = self._column("gap")[sl]
+        keep = self._drawn(it.size)             # the size guard: thinned past MAX_POINTS
+        it = it[keep]
+        primal = self._column("primal")[sl][keep]
+        dual = self._column("dual")[sl][keep]
+        gap = self._column("gap")[sl][keep]
         if self.log_y:
             drawn, lifted = _plot_gaps(gap)
         else:

@@ -14,6 +14,7 @@ view only copies its arrays into a plotly ``FigureWidget``.
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +26,9 @@ from polyrank.sopopo import g, knots, margins, solve_reduced
 from polyrank.validation import as_float_array, check_int, check_positive
 
 from ._display import WidgetDisplay
-from ._layout import fluid, wrap_row
+from ._layout import MAX_DRAWN, fluid, wrap_row
 from ._plotly import FigureWidget
+from ._text import failure_html
 
 __all__ = ["KnotExplorer"]
 
@@ -66,6 +68,41 @@ def _compute_scene(mu: np.ndarray, nu: np.ndarray, C: float,
     return _Scene(z=z, g_mu=g(z, mu), g_nu=g(z, nu), knots_mu=km, knots_nu=kn,
                   z_star=z_star, f_star=f_star, interval=(lo, hi),
                   z_max=z_max, solution=sol)
+
+
+#: the largest scale the explorer accepts: |entry| * (entries + 1) of mu and
+#: nu, and C. g(z; .) squares sums of entries (and z up to about C), which
+#: overflow float64 past about 1e154
+MAX_SCALE = 1e150
+
+#: the most grid points of the curves (``n_grid``)
+MAX_GRID = 100_000
+
+
+def _check_vector(vec: np.ndarray, name: str) -> np.ndarray:
+    """``vec`` (mu or nu, finite, 1-d) unless it has more entries than a
+    figure draws knots (:data:`MAX_DRAWN`) or a scale whose squared sums
+    overflow (:data:`MAX_SCALE`): a ValueError naming ``name`` (it blamed an
+    internal ``z`` full of inf)."""
+    if vec.size > MAX_DRAWN:
+        raise ValueError(f"{name}: {vec.size:,} entries; the explorer draws one knot per "
+                         f"entry, at most {MAX_DRAWN:,}")
+    big = float(np.max(np.abs(vec), initial=0.0))
+    if big * (vec.size + 1) > MAX_SCALE:
+        raise ValueError(f"{name}: an entry of magnitude {big:.3g} overflows g(z; {name}), "
+                         f"which squares sums of the entries (at most {MAX_SCALE:g} / "
+                         f"(len({name}) + 1) = {MAX_SCALE / (vec.size + 1):.3g}): divide "
+                         "mu, nu and C by the same factor (z* scales with them)")
+    return vec
+
+
+def _check_C(C, name: str = "C") -> float:
+    """C > 0, finite and at most :data:`MAX_SCALE` (ValueError naming it)."""
+    C = check_positive(C, name)
+    if C > MAX_SCALE:
+        raise ValueError(f"{name}: {C:.3g} overflows g(z; .) on [0, C] (at most "
+                         f"{MAX_SCALE:g}): divide mu, nu and C by the same factor")
+    return C
 
 
 def _fmt(v: float) -> str:
@@ -118,8 +155,11 @@ class KnotExplorer(WidgetDisplay):
         If ``mu``, ``nu`` are not real arrays, ``C`` is not a real number or
         ``n_grid`` is not an int.
     ValueError
-        If ``mu`` or ``nu`` is empty, not 1-d or not finite, if ``C <= 0`` or
-        not finite, or if ``n_grid < 2``.
+        If ``mu`` or ``nu`` is empty, not 1-d or not finite, has more than
+        :data:`~polyrank_widgets._layout.MAX_DRAWN` entries or entries so
+        large that g overflows (abs(entry) * (len + 1) > :data:`MAX_SCALE`,
+        e.g. 1e308), if ``C <= 0``, not finite or above ``MAX_SCALE``, or if
+        ``n_grid`` is not in [2, :data:`MAX_GRID`].
 
     See Also
     --------
@@ -136,10 +176,12 @@ class KnotExplorer(WidgetDisplay):
     """
 
     def __init__(self, mu, nu, C, *, n_grid: int = 401) -> None:
-        self._mu = as_float_array(mu, "mu", ndim=1)
-        self._nu = as_float_array(nu, "nu", ndim=1)
-        self._C = check_positive(C, "C")
+        self._mu = _check_vector(as_float_array(mu, "mu", ndim=1), "mu")
+        self._nu = _check_vector(as_float_array(nu, "nu", ndim=1), "nu")
+        self._C = _check_C(C)
         self._n_grid = check_int(n_grid, "n_grid", minimum=2)
+        if self._n_grid > MAX_GRID:
+            raise ValueError(f"n_grid: at most {MAX_GRID:,} grid points, got {self._n_grid:,}")
         self._syncing = False
         self._scene = _compute_scene(self._mu, self._nu, self._C, self._n_grid)
         # the first picture is drawn on a plain Figure and the FigureWidget is
@@ -340,7 +382,7 @@ class KnotExplorer(WidgetDisplay):
         ValueError
             If ``C`` is not finite or ``C <= 0``.
         """
-        self._C = check_positive(C, "C")
+        self._C = _check_C(C)
         self._update()
         with self._sync():
             e = np.log10(self._C)
@@ -376,6 +418,9 @@ class KnotExplorer(WidgetDisplay):
         if index >= vec.size:
             raise ValueError(f"index: must be < len({which}) = {vec.size}, got {index}")
         value = float(as_float_array(value, "value", ndim=0))
+        trial = vec.copy()
+        trial[index] = value
+        _check_vector(trial, "value")
         vec[index] = value
         self._update()
         with self._sync():
@@ -399,7 +444,7 @@ class KnotExplorer(WidgetDisplay):
 
     def _on_C(self, change) -> None:
         if not self._syncing:
-            self.set_C(change["new"])
+            self._shown(self.set_C, change["new"])
 
     def _on_entry_choice(self, change) -> None:
         which, i = change["new"]
@@ -410,7 +455,16 @@ class KnotExplorer(WidgetDisplay):
 
     def _on_entry_value(self, change) -> None:
         if not self._syncing:
-            self.set_entry(*self.entry_dropdown.value, change["new"])
+            self._shown(self.set_entry, *self.entry_dropdown.value, change["new"])
+
+    def _shown(self, action, *args) -> None:
+        """``action(*args)`` for a control; an exception is shown in the
+        readout ("update failed", the message, the traceback folded)
+        instead of dying in the widget's event handler."""
+        try:
+            action(*args)
+        except Exception as exc:  # the readout says why; the last picture stays
+            self.readout.value = failure_html("update", exc, traceback.format_exc())
 
     def _render(self) -> None:
         s, c = self._scene, _COLORS

@@ -28,6 +28,14 @@ The paper views attached per estimator:
 - ``M3LClassifier``: an L x L editor of the prior R (click a cell, set r),
   the zero-shot experiment's 2 x 2 slider generalised
   (``m3l-multilabel-zero-shot.txt``, Sec. 3, Sec. 7.2.1, Fig. 5).
+
+Every view has a size guard (:func:`polyrank_widgets._layout.too_many`): more
+than :data:`~polyrank_widgets._layout.MAX_DRAWN` labels of R, features,
+graph edges (or :data:`MAX_CURVES` threshold curves) and the view shows a
+summary with the reason instead of the figure; the ordinal scatter draws
+at most ``MAX_DRAWN`` objects. Whatever a fit, its scoring or its drawing
+raises ends in the readout: "fit failed", "scoring failed" or "drawing
+failed", the message and the traceback folded (issue 44, item 5).
 """
 
 from __future__ import annotations
@@ -47,9 +55,9 @@ from sklearn.pipeline import Pipeline
 from polyrank.compiling import CompileNotice, package_of
 
 from ._display import WidgetDisplay
-from ._layout import fluid, wrap_row
+from ._layout import MAX_DRAWN, fluid, too_many, wrap_row
 from ._plotly import FigureWidget
-from ._text import escape
+from ._text import escape, traceback_html
 from .decomposition import DecompositionViewer
 from .gap import GapMonitor
 from .knots import KnotExplorer
@@ -58,6 +66,10 @@ from .tron import TronMonitor
 __all__ = ["SolverLab"]
 
 #: regularisation parameters offered when ``params`` is not given, by name
+#: the most threshold curves f(x) = p_k the ordinal view draws (one contour
+#: trace on a 120 x 120 grid each); more ordered labels: a summary
+MAX_CURVES = 50
+
 _DEFAULT_RANGES = {"C": (1e-3, 1e2), "c": (1e-2, 1e3), "lam": (1e-6, 1e-1)}
 
 #: the estimators' own methods that resolve a parameter left None (``C=None``:
@@ -247,6 +259,24 @@ def _check_test(test, scoring):
     return test
 
 
+def _check_inputs(X, y, **flags) -> None:
+    """X and y of matching rows, ``views`` and ``fit`` booleans (TypeError /
+    ValueError naming the argument; the estimator's ``fit`` checks the
+    rest, and its failure is shown in the readout)."""
+    for name, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name}: expected a bool, got {type(value).__name__}")
+    for name, value in (("X", X), ("y", y)):
+        if value is None or isinstance(value, (str, bytes)) or np.ndim(value) == 0:
+            raise TypeError(f"{name}: expected an array, got {type(value).__name__}")
+    if np.ndim(X) != 2:
+        raise ValueError(f"X: expected a 2-d array (instances x features), got shape "
+                         f"{np.shape(X)}")
+    if np.shape(y)[0] != np.shape(X)[0]:
+        raise ValueError(f"y: expected {np.shape(X)[0]} rows (one per row of X), got "
+                         f"{np.shape(y)[0]}")
+
+
 def _check_scoring(scoring):
     """The scorer of ``scoring`` (a scikit-learn scorer name or a callable), or None."""
     if scoring is None or callable(scoring):
@@ -331,7 +361,14 @@ class SolverLab(WidgetDisplay):
     metric_ : str
         The readout's name of the test metric and its direction.
     error_ : str or None
-        The message of the last fit that raised, else None.
+        The message of the last fit (or its scoring on ``test``) that
+        raised, else None; the readout then says "fit failed" or "scoring
+        failed", the message and, folded, the traceback.
+    view_error_ : str or None
+        The message of the paper view's drawing of the last fit if it
+        raised (the fit is kept; the readout says "drawing failed").
+    traceback_ : str
+        The traceback of the last failure (fit, scoring or drawing).
     n_fits_ : int
         Fits that ran to their end.
     readout : ipywidgets.HTML
@@ -345,10 +382,12 @@ class SolverLab(WidgetDisplay):
     ------
     TypeError
         If ``params`` is not a dict or a spec has the wrong type, or
-        ``fit_params`` is not a dict, or ``test`` is not a tuple.
+        ``fit_params`` is not a dict, or ``test`` is not a tuple, ``X`` or
+        ``y`` is not an array, ``views`` or ``fit`` not a bool.
     ValueError
-        If a name in ``params`` is not a parameter of ``estimator`` (of a
-        pipeline's last step), a range is empty or not positive (log
+        If ``X`` is not 2-d or ``y`` has another number of rows, a name in
+        ``params`` is not a parameter of ``estimator`` (of a pipeline's
+        last step), a range is empty or not positive (log
         sliders), ``test`` has the wrong length, or ``scoring`` is not a
         scorer name or is given with a ``qid_test``.
 
@@ -381,6 +420,7 @@ class SolverLab(WidgetDisplay):
         if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
             raise TypeError(f"estimator: expected a scikit-learn estimator, got "
                             f"{type(estimator).__name__}")
+        _check_inputs(X, y, views=views, fit=fit)
         self._prefix, self.final = last_step(estimator)
         own = self.final.get_params(deep=False)
         params = _check_params(params, own, self.final)
@@ -398,6 +438,8 @@ class SolverLab(WidgetDisplay):
         self.estimator_ = None
         self.score_ = None
         self.error_ = None
+        self.view_error_: str | None = None
+        self.traceback_: str | None = None
         self.n_fits_ = 0
         self._extra_params: dict = {}
         self._lock = threading.Lock()
@@ -514,30 +556,39 @@ class SolverLab(WidgetDisplay):
         return callback
 
     def _run(self, est, flag: _Cancelled) -> None:
-        t0 = time.perf_counter()
+        """The background fit of :meth:`refit`: fit, score, draw.  Any
+        exception of the three ends in the readout ("fit failed", "scoring
+        failed" or "drawing failed", the message, the traceback in a
+        collapsible area), never in a frozen "fitting …"; a fit superseded by
+        a newer one stays silent."""
+        stage: dict = {"name": "fit"}
         try:
-            # a cold numba cache: say "compiling ... (first use only)" with progress
-            # a superseded fit stays silent: its notices must not cover the
-            # readout of the newer fit (or its "fit failed")
-            with CompileNotice(package_of(last_step(est)[1]),
-                               lambda msg: None if flag.event.is_set()
-                               else self._set_readout(msg)) as notice:
-                # a pipeline routes the callback to its last step (scikit-learn's
-                # step__param fit parameters); the earlier steps transform X
-                est.fit(self.X, self.y, **{self._prefix + "callback": self._callback(flag)},
-                        **self.fit_params)
-        except Exception as exc:  # shown in the readout, kept in error_
+            self._fit_score_draw(est, flag, stage)
+        except Exception as exc:  # shown in the readout, kept in error_ / view_error_
             if flag.event.is_set() and not flag.stopped_by_user:
                 return
-            self.error_ = f"{type(exc).__name__}: {exc}"
-            self._set_readout("fit failed", error=self.error_)
-            traceback.print_exc()
-            return
+            self._show_failure(stage, exc)
+
+    def _fit_score_draw(self, est, flag: _Cancelled, stage: dict) -> None:
+        """:meth:`_run`'s work; ``stage["name"]`` says which step runs (and,
+        once fitted, ``stage["shown"]`` what the readout shows of the fit)."""
+        t0 = time.perf_counter()
+        # a cold numba cache: say "compiling ... (first use only)" with progress
+        # a superseded fit stays silent: its notices must not cover the
+        # readout of the newer fit (or its "fit failed")
+        with CompileNotice(package_of(last_step(est)[1]),
+                           lambda msg: None if flag.event.is_set()
+                           else self._set_readout(msg)) as notice:
+            # a pipeline routes the callback to its last step (scikit-learn's
+            # step__param fit parameters); the earlier steps transform X
+            est.fit(self.X, self.y, **{self._prefix + "callback": self._callback(flag)},
+                    **self.fit_params)
         seconds = time.perf_counter() - t0
         with self._lock:
             if flag.event.is_set() and not flag.stopped_by_user:
                 return          # superseded by a newer fit: drop it
             self.monitor.flush()
+        stage["name"] = "scoring"
         score = self._score(est)
         with self._lock:
             if flag.event.is_set() and not flag.stopped_by_user:
@@ -546,14 +597,33 @@ class SolverLab(WidgetDisplay):
             # the fitted targets decide the metric (LabelRanker: accuracy on labels)
             self.metric_, self._sign = _metric_text(last_step(est)[1], self._scoring)
             self.n_fits_ += 1
-        if self.view is not None:
-            try:
-                self.view.update(est)
-            except Exception as exc:  # the fit stays; the view says why it could not draw
-                self.view_error_ = f"{type(exc).__name__}: {exc}"
         res = getattr(last_step(est)[1], "result_", None)
         status = getattr(res, "status", "fitted") if res is not None else "fitted"
-        self._set_readout(status, est=est, seconds=seconds, compiled=notice.compiling)
+        stage.update(name="drawing", shown=dict(est=est, seconds=seconds,
+                                                compiled=notice.compiling))
+        self.view_error_ = None
+        if self.view is not None:
+            self.view.update(est)
+        self._set_readout(status, **stage["shown"])
+
+    def _show_failure(self, stage: dict, exc: Exception) -> None:
+        """The readout of a failed fit, scoring or drawing: status "<stage>
+        failed", the message, the traceback (``traceback_``) folded; a
+        drawing failure keeps the fit (``view_error_``), the others set
+        ``error_``."""
+        message = f"{type(exc).__name__}: {exc}"
+        self.traceback_ = traceback.format_exc()
+        if stage["name"] == "drawing":
+            self.view_error_ = message
+        else:
+            self.error_ = message
+        status = f"{stage['name']} failed"
+        try:
+            self._set_readout(status, error=message, details=self.traceback_,
+                              **stage.get("shown", {}))
+        except Exception:  # the readout itself failed: its plainest form
+            self.readout.value = f"<b>{escape(status)}</b>: {escape(message)}"
+        traceback.print_exc()
 
     def _score(self, est) -> float | None:
         """The test metric of the fitted ``est``: the scorer's, else the
@@ -569,12 +639,14 @@ class SolverLab(WidgetDisplay):
         return float(est.score(X_test, *rest))
 
     def _set_readout(self, status: str, est=None, seconds=None, error=None,
-                     compiled: bool = False) -> None:
+                     compiled: bool = False, details: str | None = None) -> None:
         color = "#2ca02c" if status == "converged" else (
             "#d62728" if error or "maximum" in status or "failure" in status else "#333")
         rows = [("status", f"<b style='color:{color}'>{escape(status)}</b>")]
         if error:
             rows.append(("error", f"<span style='color:#d62728'>{escape(error)}</span>"))
+        if details:
+            rows.append(("", traceback_html(details)))
         if est is not None:
             rows += self._fit_rows(last_step(est)[1], seconds, compiled)
         cells = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{k}</td>"
@@ -688,6 +760,12 @@ class _SignView:
     def __init__(self, lab: SolverLab) -> None:
         self.lab = lab
         d = np.shape(lab.X)[1]
+        self.guard = too_many(d, "features (coefficient bars and sign toggles)")
+        if self.guard is not None:
+            self.fig, self.toggles = None, []
+            self.summary = ipw.HTML(f"<i>{escape(self.guard)}</i>")
+            self.widget = self.summary
+            return
         names = getattr(lab.X, "columns", None)
         self.names = [str(c) for c in names] if names is not None else [f"x{h}" for h in range(d)]
         signs = lab.final.signs
@@ -716,7 +794,7 @@ class _SignView:
         self.widget = wrap_row(fluid(self.fig), box)
 
     def figures(self) -> list:
-        return [self.fig]
+        return [] if self.fig is None else [self.fig]
 
     def signs(self) -> np.ndarray:
         """The signs the toggles set, shape (n_features,)."""
@@ -730,12 +808,25 @@ class _SignView:
         w = coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef
         if w.ndim == 2:            # multiclass: the norm over classes, signed by the sum
             w = np.sign(w.sum(0)) * np.linalg.norm(w, axis=0)
+        if self.fig is None:
+            self.summary.value = _coef_summary(self.guard, w)
+            return
         c = self.signs()
         held = (c != 0) & (np.abs(w) <= 1e-12)
         with self.fig.batch_update():
             self.fig.data[0].y = w
             self.fig.data[1].x = self._shown[held].tolist()
             self.fig.data[1].y = np.zeros(int(held.sum())).tolist()
+
+
+def _coef_summary(guard: str, w: np.ndarray, top: int = 10) -> str:
+    """The summary view of many coefficients: the guard's message, how many
+    are non-zero, and the ``top`` largest in magnitude."""
+    order = np.argsort(-np.abs(w), kind="stable")[:top]
+    cells = "".join(f"<tr><td>x{int(h)}</td><td>{w[h]:+.4g}</td></tr>" for h in order)
+    return (f"<i>{escape(guard)}</i><br>{int(np.count_nonzero(w)):,} of {w.size:,} "
+            f"coefficients non-zero; the {order.size} largest:"
+            f"<table style='font-size:12px'>{cells}</table>")
 
 
 class _CurvesView:
@@ -751,6 +842,15 @@ class _CurvesView:
         self.g0 = np.linspace(lo[0], hi[0], 120)
         self.g1 = np.linspace(lo[1], hi[1], 120)
         classes, codes = np.unique(y, return_inverse=True)
+        self.guard = too_many(classes.size - 1, "threshold curves (labels - 1)",
+                              limit=MAX_CURVES)
+        if self.guard is not None:
+            self.fig, self.thresholds = None, np.array([])
+            self.widget = ipw.HTML(f"<i>{escape(self.guard)}</i>")
+            return
+        # at most MAX_DRAWN objects drawn: every k-th (their order kept)
+        shown = np.arange(0, X.shape[0], max(1, -(-X.shape[0] // MAX_DRAWN)))
+        X, y, codes = X[shown], y[shown], codes[shown]
         fig = go.Figure()
         for k in range(classes.size - 1):
             fig.add_trace(go.Contour(
@@ -778,9 +878,11 @@ class _CurvesView:
         self.thresholds = np.array([])
 
     def figures(self) -> list:
-        return [self.fig]
+        return [] if self.fig is None else [self.fig]
 
     def update(self, est) -> None:
+        if self.fig is None:
+            return
         G0, G1 = np.meshgrid(self.g0, self.g1)
         grid = np.c_[G0.ravel(), G1.ravel()]
         names = getattr(est, "feature_names_in_", None)
@@ -803,6 +905,14 @@ class _RView:
     def __init__(self, lab: SolverLab) -> None:
         self.lab = lab
         L = np.shape(lab.y)[1] if np.ndim(lab.y) == 2 else 2
+        self.fig = None
+        self.guard = too_many(L, "labels (rows and columns of the prior R's heat map)")
+        if self.guard is not None:
+            # a summary: no L x L heat map (nor an L x L identity) is built
+            self.R = None
+            self.widget = ipw.HTML(f"<i>{escape(self.guard)}: set R with "
+                                   "lab.set_params(R=...)</i>")
+            return
         R = lab.final.R
         self.R = np.eye(L) if R is None else np.array(R, dtype=float)
         self.cell = (0, 1) if L > 1 else (0, 0)
@@ -823,7 +933,7 @@ class _RView:
         self.widget = wrap_row(fluid(self.fig), ipw.VBox([self.cell_label, self.r_slider]))
 
     def figures(self) -> list:
-        return [self.fig]
+        return [] if self.fig is None else [self.fig]
 
     def _show_cell(self) -> None:
         i, j = self.cell
@@ -920,6 +1030,12 @@ class _ProjectionView:
         if not hasattr(self, "est"):
             return
         y, U, x = self._problem(int(self.example.value))
+        guard = too_many(y.size * (y.size - 1) // 2, "preference-graph edges (k(k-1)/2 "
+                         f"of k = {y.size} labels)")
+        if guard is not None:
+            self.viewer = self.knots = None
+            self.box.children = [ipw.HTML(f"<i>{escape(guard)}</i>")]
+            return
         if np.unique(y).size < 2:
             self.box.children = [ipw.HTML("this example has no preference (one relevance "
                                           "level): no pieces")]

@@ -161,7 +161,8 @@ class TronMonitor(TraceMonitor):
         return self
 
     def _render(self) -> None:
-        h = self.history
+        keep = self._drawn(len(self))           # the size guard: thinned past MAX_POINTS
+        h = {name: np.asarray(v)[keep].tolist() for name, v in self.history.items()}
         it = np.asarray(h["iteration"], dtype=np.int64)
         colors = [_COLOR if a else _REJECTED for a in h["accepted"]]
         title = escape(self.title)

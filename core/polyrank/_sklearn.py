@@ -52,6 +52,7 @@ from .validation import check_dense_unless_linear
 __all__ = ["log_callback", "warn_if_not_converged", "warn_if_trivial", "warn_if_unscaled",
            "feature_scale_issue", "kernel_width_hint", "format_iter_line",
            "solver_seed", "forget_fitted", "fitted_attributes", "fit_context", "raise_numerical",
+           "remember_fitted_params", "fitted_param", "FITTED_PARAMS",
            "LabelColumnsMixin", "SparseIfLinearMixin"]
 
 
@@ -203,12 +204,68 @@ def fit_context(fit):
     def guarded(self, *args, **kwargs):
         with verbosity(getattr(self, "verbose", 0)), compile_guard(self):
             try:
-                return checked(self, *args, **kwargs)
+                self.__dict__.pop(FITTED_PARAMS, None)     # this fit reads the parameters
+                fitted = checked(self, *args, **kwargs)
             except KeyboardInterrupt:
                 forget_fitted(self, fitted_attributes(self))
                 raise
+            remember_fitted_params(self)
+            return fitted
 
     return guarded
+
+
+#: the attribute holding the parameters a fit used that ``predict`` reads
+#: (:func:`remember_fitted_params`, :func:`fitted_param`)
+FITTED_PARAMS = "_fitted_params"
+
+
+def remember_fitted_params(estimator) -> None:
+    """Keep the values of the parameters that ``estimator``'s prediction
+    reads (its class's ``_predict_params``, e.g. ``("kernel", "gamma")``) as
+    fitted when ``fit`` returns (:func:`fit_context` calls it), so that a
+    later ``set_params`` does not change what the fitted model predicts:
+    scikit-learn's practice, ``predict`` uses the fitted state (and
+    ``M3LClassifier(kernel="rbf").fit(...).set_params(kernel="linear")``
+    still predicts with its rbf expansion, not an absent ``coef_``).  The
+    new value is used by the next ``fit``.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator.
+    """
+    names = getattr(type(estimator), "_predict_params", ())
+    estimator.__dict__[FITTED_PARAMS] = {name: getattr(estimator, name) for name in names}
+
+
+def fitted_param(estimator, name: str):
+    """The value of parameter ``name`` that ``estimator`` was fitted with
+    (:func:`remember_fitted_params`); during ``fit``, or for a model saved
+    before polyrank kept them, the current value.
+
+    Parameters
+    ----------
+    estimator : object
+    name : str
+        One of the class's ``_predict_params``.
+
+    Returns
+    -------
+    object
+        The parameter's value.
+
+    Examples
+    --------
+    >>> import types
+    >>> est = types.SimpleNamespace(kernel="linear", _fitted_params={"kernel": "rbf"})
+    >>> fitted_param(est, "kernel")
+    'rbf'
+    """
+    fitted = getattr(estimator, FITTED_PARAMS, None)
+    if fitted is not None and name in fitted:
+        return fitted[name]
+    return getattr(estimator, name)
 
 
 def fitted_attributes(estimator) -> list[str]:
@@ -224,7 +281,8 @@ def fitted_attributes(estimator) -> list[str]:
     ['coef_', '_coding']
     """
     return [k for k in vars(estimator)
-            if (k.endswith("_") and not k.endswith("__")) or k in ("_coding", "_params")]
+            if (k.endswith("_") and not k.endswith("__"))
+            or k in ("_coding", "_params", FITTED_PARAMS)]
 
 
 def warn_if_trivial(estimator, *, coef=None, train_pred=None, y=None,
@@ -544,7 +602,7 @@ class SparseIfLinearMixin:
         return tags
 
     def _check_sparse(self, X) -> None:
-        check_dense_unless_linear(X, self.kernel)
+        check_dense_unless_linear(X, fitted_param(self, "kernel"))
 
 
 class LabelColumnsMixin:
@@ -586,9 +644,11 @@ class LabelColumnsMixin:
     def _kernel_decision(self, X) -> np.ndarray:
         """k(X with the bias feature, X_fit_) @ dual_coef_ (a non-linear kernel)."""
         Xa = self._augment(X)
-        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+        kernel = fitted_param(self, "kernel")
+        params = check_kernel_params(kernel, fitted_param(self, "gamma"),
+                                     fitted_param(self, "degree"), fitted_param(self, "coef0"),
                                      Xa.shape[1])
-        return kernel_matrix(Xa, self.X_fit_, kernel=self.kernel, **params) @ self.dual_coef_
+        return kernel_matrix(Xa, self.X_fit_, kernel=kernel, **params) @ self.dual_coef_
 
 
 #: frames in these packages are not the user's line a warning should point at

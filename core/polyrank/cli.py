@@ -62,7 +62,11 @@ missing or malformed file, an unwritable path, an output that is one of the
 inputs, a bad option) ends with a one-line message on stderr (with the line
 number for a data error) and exit status 2; ``--debug`` shows the traceback.
 Every file is written atomically: a failed or interrupted run leaves the
-file that was there before.
+file that was there before.  Only regular files are replaced so: a device
+(``/dev/null``, ``/dev/full``), a named FIFO or ``/dev/stdout`` is opened and
+written through, and a write error (``/dev/full``'s ENOSPC) is a one-line
+error naming OUT or MODEL; OUT ``-`` is standard output (the metrics then
+go to stderr).
 """
 
 from __future__ import annotations
@@ -87,7 +91,7 @@ from pathlib import Path
 # scikit-learn or solver; a command imports what it needs when it runs, and `polyrank
 # train METHOD` only METHOD's subpackage (_estimator_class)
 from . import __version__
-from ._files import atomic_open, same_file
+from ._files import atomic_open, same_file, writes_through
 from ._text import command_line_advice
 from ._text import cut as _clip
 from ._text import one_line as _one_line
@@ -266,7 +270,11 @@ def _check_writable(path: str, what: str, inputs: dict) -> None:
     ``inputs`` (``{option name: path}``; the same file also through a
     symbolic or hard link).  Files are written atomically, by a temporary
     file in the same directory, so that directory must be writable; an
-    existing file without write permission is not replaced."""
+    existing file without write permission is not replaced.  OUT ``-`` (standard
+    output) and a file written through (a device, a FIFO, ``/dev/stdout``:
+    :func:`polyrank._files.writes_through`) need only be writable."""
+    if path == "-" and what == "OUT":
+        return
     for name, other in inputs.items():
         if other is not None and same_file(path, other):
             raise UsageError(f"{what} {path!r} is the same file as {name} {other!r}; "
@@ -274,6 +282,10 @@ def _check_writable(path: str, what: str, inputs: dict) -> None:
     p = Path(path)
     if p.is_dir():
         raise UsageError(f"{what} {path!r} is a directory")
+    if writes_through(path):
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{what} {path!r}: permission denied")
+        return
     parent = Path(os.path.realpath(p)).parent
     if not parent.is_dir():
         raise UsageError(f"{what} {path!r}: directory {str(p.parent)!r} does not exist")
@@ -693,14 +705,23 @@ def _format(v) -> str:
 
 
 def _write_lines(path: str, values) -> None:
-    """OUT: one line per row of ``values``, written atomically."""
+    """OUT: one line per row of ``values``, written atomically (a regular
+    file), written through (a device, a FIFO, ``/dev/stdout``), or to
+    standard output (``-``); a write error (ENOSPC) is a UsageError naming
+    OUT."""
     import numpy as np
 
+    def write(fh) -> None:
+        for row in values:
+            fh.write((" ".join(map(_format, row)) if np.ndim(row) else _format(row)) + "\n")
+
     with _user_errors("OUT", path):
+        if path == "-":
+            write(sys.stdout)
+            sys.stdout.flush()
+            return
         with atomic_open(path, "w", encoding="utf-8") as fh:
-            for row in values:
-                fh.write((" ".join(map(_format, row)) if np.ndim(row) else _format(row))
-                         + "\n")
+            write(fh)
 
 
 def _metrics(task: str, y, pred, scores, qid) -> list:
@@ -766,12 +787,13 @@ def _cmd_predict(args) -> int:
     if data.y is None:
         return 0
     rows = _metrics(task, data.y, pred, scores, data.qid)
+    report = sys.stderr if args.out == "-" else sys.stdout    # stdout holds the lines
     if args.json:
         print(json.dumps({k: (None if np.isnan(v) else float(v)) for k, v, _ in rows},
-                         indent=2))
+                         indent=2), file=report)
     else:
         for _, _, line in rows:
-            print(line)
+            print(line, file=report)
     return 0
 
 
@@ -857,7 +879,9 @@ def _add_predict(sub) -> None:
                      "is polyrank's safe format; a pickle/joblib file needs --trust-pickle."))
     p.add_argument("data", metavar="DATA", help="data file in the model's format")
     p.add_argument("model", metavar="MODEL", help="model file written by polyrank train")
-    p.add_argument("out", metavar="OUT", help="output file, one line per row of DATA")
+    p.add_argument("out", metavar="OUT",
+                   help="output file, one line per row of DATA ('-': standard output, the "
+                        "metrics then go to stderr; a device or FIFO is written through)")
     p.add_argument("--scores", action="store_true",
                    help="write the real-valued scores (decision_function) instead of labels")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")

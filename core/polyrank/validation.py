@@ -625,7 +625,8 @@ def check_query_ids(qid, l: int, name: str = "qid", per: str = "row of X") -> np
         If ``qid`` is None or not integer.
     ValueError
         If not 1-d, not of length ``l``, or with non-integral / non-finite
-        values.
+        values, or values that are not exactly an int64 (a float id of
+        2**63 or more, which a cast would merge with others).
 
     Examples
     --------
@@ -642,9 +643,23 @@ def check_query_ids(qid, l: int, name: str = "qid", per: str = "row of X") -> np
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"{name}: expected integer query ids")
+        _check_int64_range(arr, name)
+    elif arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name}: query id {arr.max()} does not fit in an int64 "
+                         "(ids must be below 2**63)")
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name}: expected integer query ids, got dtype {arr.dtype}")
     return arr.astype(np.int64)
+
+
+def _check_int64_range(arr: np.ndarray, name: str) -> None:
+    """ValueError naming ``name`` unless every (integral, finite) float of
+    ``arr`` is exactly an int64, i.e. in [-2**63, 2**63): a cast would
+    otherwise wrap 2**63 and 2**64 to the same id and merge their queries."""
+    bad = (arr < -(2.0 ** 63)) | (arr >= 2.0 ** 63)
+    if np.any(bad):
+        raise ValueError(f"{name}: query id {float(arr[bad][0])!r} is not exactly representable as "
+                         "an int64 (float ids must lie in [-2**63, 2**63)); pass integer ids")
 
 
 def query_ids(qid, group, l: int) -> np.ndarray:

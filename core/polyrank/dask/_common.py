@@ -16,7 +16,8 @@ import numpy as np
 from ..validation import check_query_ids
 
 __all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "ClientParam",
-           "collection_parts", "n_columns", "column_names", "balance", "place_parts",
+           "collection_parts", "check_partition_width", "n_columns", "column_names", "balance",
+           "place_parts",
            "start_actors", "Rounds", "payload_bytes", "check_rows", "query_split",
            "check_no_split", "release"]
 
@@ -139,6 +140,34 @@ def collection_parts(obj, name: str, ndim: int) -> list:
     if kind == "frame" and ndim == 1:
         raise TypeError(f"{name}: expected a dask array or Series, got a dask DataFrame")
     return list(obj.to_delayed())
+
+
+def check_partition_width(X, n_features: int, index: int) -> None:
+    """ValueError naming partition ``index`` unless its piece ``X`` (numpy,
+    scipy sparse or pandas, on a worker) has ``n_features`` columns: a dask
+    array assembled from delayed pieces can declare a width its partitions do
+    not have, which a solver would otherwise meet as a matmul error.
+
+    Parameters
+    ----------
+    X : array_like or sparse matrix, shape (rows, columns)
+    n_features : int
+        The width of the collection (every partition's).
+    index : int
+        The partition's position in the collection.
+
+    Raises
+    ------
+    ValueError
+        "X: partition i has k columns, expected d ...".
+    """
+    shape = np.shape(X)
+    width = shape[1] if len(shape) == 2 else None
+    if width != n_features:
+        got = (f"{width} columns" if width is not None
+               else f"{len(shape)} dimensions (shape {shape})")
+        raise ValueError(f"X: partition {index} has {got}, expected {n_features} columns "
+                         "(the width of X): every partition must hold the same columns")
 
 
 def n_columns(X) -> int:

@@ -52,18 +52,14 @@ def _values(piece):
     return piece.to_numpy() if hasattr(piece, "to_numpy") else piece
 
 
-def _partition_objective(X, y, qid, sw, C, method, partial_pairs, n_features):
+def _partition_objective(X, y, qid, sw, C, method, partial_pairs):
     """The RankSVMObjective of one partition (validated by its constructor:
     :func:`polyrank.validation.check_design` for X), or None if it has no
     rows."""
     if np.shape(X)[0] == 0:
         return None
-    obj = RankSVMObjective(X, y, qid, C=C, method=method, partial_pairs=partial_pairs,
-                           sample_weight=sw)
-    if obj.n_features != n_features:
-        raise ValueError(f"X: a partition has {obj.n_features} columns, expected "
-                         f"{n_features}")
-    return obj
+    return RankSVMObjective(X, y, qid, C=C, method=method, partial_pairs=partial_pairs,
+                            sample_weight=sw)
 
 
 class RankSVMShard:
@@ -98,9 +94,9 @@ class RankSVMShard:
         self._summary = []
         for i, part in zip(indices, parts):
             X, y, qid, sw = (_values(p) for p in part)
+            C_.check_partition_width(X, self.n_features, i)
             try:
-                obj = _partition_objective(X, y, qid, sw, C, method, partial_pairs,
-                                           self.n_features)
+                obj = _partition_objective(X, y, qid, sw, C, method, partial_pairs)
             except (ValueError, TypeError) as exc:
                 raise type(exc)(f"{exc} (partition {i})") from exc
             if obj is not None:
@@ -229,7 +225,11 @@ class DaskRankSVMObjective:
         return l2_dual_bound(self.C, t.hinge, t.loss, f, -t.grad)
 
 
-def _predict_block(X, w):
+def _predict_block(X, w, block_info=None):
+    """w'x of one block of rows (its width checked, the partition named:
+    dask passes ``block_info``)."""
+    if block_info is not None:
+        C_.check_partition_width(X, w.shape[0], block_info[0]["chunk-location"][0])
     X = check_design(X, allow_empty=True)
     return np.asarray(X @ w, dtype=np.float64).ravel()
 

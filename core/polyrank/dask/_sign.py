@@ -92,14 +92,21 @@ class SignShard:
         :func:`polyrank.validation.check_design`).
     bias : float
         The constant column appended when > 0.
+    n_features : int, optional
+        The number of columns every partition must have
+        (:func:`polyrank.dask._common.check_partition_width`).
 
     Raises
     ------
     ValueError, TypeError
-        Bad X, y or weights (the message ends with the partitions).
+        Bad X, y or weights (the message ends with the partitions); a
+        partition of the wrong width (named).
     """
 
-    def __init__(self, indices, parts, bias):
+    def __init__(self, indices, parts, bias, n_features=None):
+        if n_features is not None:
+            for i, part in zip(indices, parts):
+                C_.check_partition_width(_values(part[0]), int(n_features), i)
         parts = [p for p in parts if np.shape(_values(p[0]))[0] > 0]
         try:
             self.X = _stack(parts, float(bias)) if parts else None
@@ -292,7 +299,8 @@ class _DaskSignMixin(C_.ClientParam):
         by_worker = C_.place_parts(client, list(cols.values()), spread=True)
         try:
             C_.check_rows(client, by_worker, list(cols))
-            actors, futures = C_.start_actors(client, by_worker, SignShard, float(self.bias))
+            actors, futures = C_.start_actors(client, by_worker, SignShard, float(self.bias),
+                                              C_.n_columns(X))
         finally:
             C_.release([f for items in by_worker.values() for _, f in items])
         return C_.Rounds(actors, futures)
@@ -392,7 +400,11 @@ class _DaskSignMixin(C_.ClientParam):
         return float(1.0 - sres / total) if total > 0 else (1.0 if sres == 0 else 0.0)
 
 
-def _scores_block(X, w, b):
+def _scores_block(X, w, b, block_info=None):
+    """<w, x> + b of one block of rows (its width checked, the partition
+    named: dask passes ``block_info``)."""
+    if block_info is not None:
+        C_.check_partition_width(X, w.shape[0], block_info[0]["chunk-location"][0])
     X = check_design(X, allow_empty=True)
     return np.asarray(X @ w, dtype=np.float64).ravel() + b
 

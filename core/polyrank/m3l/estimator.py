@@ -15,6 +15,7 @@ from .._progress import fit_bar
 from .._sklearn import (
     LabelColumnsMixin,
     fit_context,
+    fitted_param,
     forget_fitted,
     kernel_width_hint,
     log_callback,
@@ -346,24 +347,30 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
         """The slack penalty used: ``C``, or ``DEFAULT_C`` of the kernel."""
         return float(DEFAULT_C[self.kernel] if self.C is None else self.C)
 
+    #: the parameters prediction reads: their values as fitted are kept
+    #: (:func:`polyrank._sklearn.remember_fitted_params`)
+    _predict_params = ("kernel", "gamma", "degree", "coef0", "bias")
+
     def _bias(self) -> float:
         """The bias feature's value (0: none)."""
-        return float(self.bias)
+        return float(fitted_param(self, "bias"))
 
     def _augment(self, X):
         """X with the bias feature appended for the linear kernel; X itself
         for rbf and poly, whose bias is the kernel offset (:meth:`_offset`)."""
-        return super()._augment(X) if self.kernel == "linear" else X
+        return super()._augment(X) if fitted_param(self, "kernel") == "linear" else X
 
     def _offset(self) -> float:
         """bias^2 added to the rbf and poly kernels (0 for the linear one)."""
-        return 0.0 if self.kernel == "linear" else float(self.bias) ** 2
+        return 0.0 if fitted_param(self, "kernel") == "linear" else self._bias() ** 2
 
     def _kernel_decision(self, X) -> np.ndarray:
         """(k(X, X_fit_) + bias^2) @ dual_coef_ (a non-linear kernel)."""
-        params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+        kernel = fitted_param(self, "kernel")
+        params = check_kernel_params(kernel, fitted_param(self, "gamma"),
+                                     fitted_param(self, "degree"), fitted_param(self, "coef0"),
                                      X.shape[1])
-        K = kernel_matrix(X, self.X_fit_, kernel=self.kernel, **params)
+        K = kernel_matrix(X, self.X_fit_, kernel=kernel, **params)
         offset = self._offset()
         if offset:
             K += offset
@@ -565,9 +572,10 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
             Sparse X with a non-linear kernel.
         """
         check_is_fitted(self)
-        self._check_sparse(X, "dca" if self.kernel == "linear" else "smo")
+        linear = fitted_param(self, "kernel") == "linear"
+        self._check_sparse(X, "dca" if linear else "smo")
         X = validate_X(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
-        if self.kernel == "linear":
+        if linear:
             D = np.asarray(X @ self.coef_.T) + self.intercept_
         else:
             D = self._kernel_decision(X)

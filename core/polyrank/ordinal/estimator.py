@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._sklearn import (
     SparseIfLinearMixin,
     fit_context,
+    fitted_param,
     forget_fitted,
     log_callback,
     raise_numerical,
@@ -116,6 +117,9 @@ class _OrdinalLabels(SparseIfLinearMixin):
     ``_predict_codes``; ``fit`` sets ``classes_``."""
 
     classes: ArrayLike | None
+    #: the parameters prediction reads: their values as fitted are kept
+    #: (:func:`polyrank._sklearn.remember_fitted_params`)
+    _predict_params = ("kernel",)
     classes_: np.ndarray
     decision_function: Callable[..., np.ndarray]
     _predict_codes: Callable[[np.ndarray], np.ndarray]
@@ -734,7 +738,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
         X = self._test_data(X)
         if hasattr(self, "coef_"):
             return np.asarray(X @ self.coef_).ravel()
-        return kernel_matrix(X, self.support_vectors_, kernel=self.kernel,
+        return kernel_matrix(X, self.support_vectors_, kernel=fitted_param(self, "kernel"),
                              **self._params) @ self.dual_coef_
 
     def _predict_codes(self, f):
@@ -943,10 +947,11 @@ class PRank(_OrdinalLabels, BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         """:meth:`decision_function` of a checked X."""
-        if self.kernel == "linear":
+        kernel = fitted_param(self, "kernel")
+        if kernel == "linear":
             return np.asarray(X @ self.coef_).ravel()
         alpha = np.zeros(self.support_.size) if self.dual_coef_.size == 0 else self.dual_coef_
-        return prank_decision(self.support_vectors_, alpha, X, self.kernel, self._params)
+        return prank_decision(self.support_vectors_, alpha, X, kernel, self._params)
 
     def _predict_codes(self, f):
         # PRank's rule: the smallest r with f(x) < b_{r+1}

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn import (
     fit_context,
+    fitted_param,
     log_callback,
     solver_seed,
     warn_if_not_converged,
@@ -340,6 +341,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     (['spam', 'spam', 'ham', 'ham'], True)
     """
 
+    #: the parameter prediction reads (predict_proba's availability): its value
+    #: as fitted is kept (:func:`polyrank._sklearn.remember_fitted_params`)
+    _predict_params = ("loss",)
+
     _parameter_constraints: dict = {
         **_SignConstrainedBase._parameter_constraints,
         "loss": [StrOptions(set(BINARY_LOSSES) | set(MULTICLASS_LOSSES))],
@@ -452,9 +457,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     def _has_proba(self) -> bool:
         """``predict_proba`` exists for the likelihood losses only (as
         :func:`sklearn.utils.metaestimators.available_if` would say)."""
-        if self.loss not in _PROBABILISTIC:
+        loss = fitted_param(self, "loss")
+        if loss not in _PROBABILISTIC:
             raise AttributeError(f"predict_proba: only with loss='logistic' or 'softmax' "
-                                 f"(negative log-likelihoods), not loss={self.loss!r}")
+                                 f"(negative log-likelihoods), not loss={loss!r}")
         return True
 
     @available_if(_has_proba)

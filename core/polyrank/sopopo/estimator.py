@@ -17,6 +17,7 @@ from .._sklearn import (
     SparseIfLinearMixin,
     _column_moments,
     fit_context,
+    fitted_param,
     forget_fitted,
     kernel_width_hint,
     log_callback,
@@ -380,12 +381,17 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         tags.classifier_tags.multi_label = True
         return tags
 
+    #: the parameters prediction reads: their values as fitted are kept
+    #: (:func:`polyrank._sklearn.remember_fitted_params`)
+    _predict_params = ("kernel", "gamma", "degree", "coef0", "bias")
+
     def _bias(self) -> float:
         """The bias feature's value: ``bias``, or for None 1.0 (0 with a
         precomputed kernel)."""
-        if self.bias is None:
-            return 0.0 if self.kernel == "precomputed" else 1.0
-        return float(self.bias)
+        bias = fitted_param(self, "bias")
+        if bias is None:
+            return 0.0 if fitted_param(self, "kernel") == "precomputed" else 1.0
+        return float(bias)
 
     def _C(self) -> float:
         """The slack penalty used: ``C``, or ``DEFAULT_C`` of the kernel."""
@@ -555,9 +561,10 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
 
     def _decision(self, X) -> np.ndarray:
         """:meth:`decision_function` on checked X."""
-        if self.kernel == "linear":
+        kernel = fitted_param(self, "kernel")
+        if kernel == "linear":
             D = np.asarray(X @ self.coef_.T) + self.intercept_
-        elif self.kernel == "precomputed":
+        elif kernel == "precomputed":
             D = X @ self.dual_coef_
         else:
             D = self._kernel_decision(X)

@@ -9,7 +9,8 @@ Files (written atomically: a temporary file in the same folder, renamed over
 the target; see ``docs/security.md``):
 
 - :func:`atomic_open`, :func:`atomic_path`, :func:`write_text`,
-  :func:`write_bytes`.
+  :func:`write_bytes`; :func:`writes_through` tells a path written through
+  (a device, a FIFO, standard output) from one replaced atomically.
 
 Text for messages: :func:`one_line`, :func:`cut`.
 
@@ -25,17 +26,19 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:       # the same names, for mypy and IDEs (loaded lazily below)
     from .._csr import row_arrays
-    from .._files import atomic_open, atomic_path, write_bytes, write_text
+    from .._files import atomic_open, atomic_path, write_bytes, write_text, writes_through
     from .._jit import package_of
     from .._multilabel import INDICATOR, encode_targets
     from .._text import cut, one_line
 
-__all__ = ["atomic_open", "atomic_path", "write_text", "write_bytes", "one_line", "cut",
+__all__ = ["atomic_open", "atomic_path", "write_text", "write_bytes", "writes_through",
+           "one_line", "cut",
            "row_arrays", "encode_targets", "INDICATOR", "package_of"]
 
 #: name -> the private module (relative) that defines it
 _OBJECTS = {"atomic_open": ".._files", "atomic_path": ".._files", "write_text": ".._files",
-            "write_bytes": ".._files", "one_line": ".._text", "cut": ".._text",
+            "write_bytes": ".._files", "writes_through": ".._files",
+            "one_line": ".._text", "cut": ".._text",
             "row_arrays": ".._csr", "encode_targets": ".._multilabel",
             "INDICATOR": ".._multilabel", "package_of": ".._jit"}
 
