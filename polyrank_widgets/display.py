@@ -184,7 +184,7 @@ class RankingDisplay(_Display):
 
         Parameters
         ----------
-        estimator : estimator or Pipeline
+        estimator : estimator or sklearn.pipeline.Pipeline
             Fitted; scores from ``decision_function`` (else ``predict``):
             :class:`~polyrank.RankSVM`, or a Pipeline ending with one.
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -354,15 +354,15 @@ class OrdinalDisplay(_Display):
 
     Parameters
     ----------
-    confusion_matrix : ndarray of shape (n_grades, n_grades)
+    confusion_matrix : ndarray of shape (n_classes, n_classes)
         Row: the true grade; column: the predicted grade (weighted counts).
-    mae_by_grade : ndarray of shape (n_grades,)
+    mae_by_grade : ndarray of shape (n_classes,)
         Mean absolute error of the examples of each true grade (NaN for a
         grade without one), in the grades' units (numeric labels) or in
         grade steps (labels given in order).
-    support : ndarray of int, shape (n_grades,)
+    support : ndarray of int, shape (n_classes,)
         Examples per true grade.
-    display_labels : ndarray of shape (n_grades,)
+    display_labels : ndarray of shape (n_classes,)
         The grades, lowest first.
     mae : float
         The mean absolute error over all examples.
@@ -404,13 +404,13 @@ class OrdinalDisplay(_Display):
 
         Parameters
         ----------
-        estimator : estimator or Pipeline
+        estimator : estimator or sklearn.pipeline.Pipeline
             Fitted: :class:`~polyrank.OrdinalMarginRanker`,
             :class:`~polyrank.PRank`, or a Pipeline ending with one.
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             The true grades.
-        labels : array-like of shape (n_grades,), optional
+        labels : array-like of shape (n_classes,), optional
             The grades, lowest first; default the last step's ``classes_``.
         sample_weight : array-like of shape (n_samples,), optional
         name : str, optional
@@ -442,7 +442,7 @@ class OrdinalDisplay(_Display):
         Parameters
         ----------
         y_true, y_pred : array-like of shape (n_samples,)
-        labels : array-like of shape (n_grades,), optional
+        labels : array-like of shape (n_classes,), optional
             The grades, lowest first; default the sorted labels of both
             (numeric labels only: others have no order to read).
         sample_weight : array-like of shape (n_samples,), optional
@@ -602,7 +602,7 @@ class LabelRankingDisplay(_Display):
 
         Parameters
         ----------
-        estimator : estimator or Pipeline
+        estimator : estimator or sklearn.pipeline.Pipeline
             Fitted on a label indicator matrix: :class:`~polyrank.LabelRanker`,
             :class:`~polyrank.M3LClassifier`, or a Pipeline ending with one;
             scores from ``decision_function``, label sets from ``predict``.
@@ -766,7 +766,7 @@ class GapDisplay(_Display):
 
         Parameters
         ----------
-        estimator : polyrank estimator or Pipeline
+        estimator : polyrank estimator or sklearn.pipeline.Pipeline
             Fitted, with ``result_`` (every polyrank estimator).
         name : str, optional
             Default: the class name of the last step.
