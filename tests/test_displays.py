@@ -6,6 +6,7 @@ Pipelines are accepted; bad input is refused naming the argument."""
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -332,3 +333,18 @@ def test_a_display_shows_its_figure_in_jupyter(wine, monkeypatch):
     unplotted = OrdinalDisplay(confusion_matrix=[[1]], mae_by_grade=[0.0], support=[1],
                                display_labels=[3], mae=0.0)
     assert list(unplotted._repr_mimebundle_()) == ["text/plain"]
+
+
+@pytest.mark.slow
+def test_the_widgets_page_block_runs_as_written(tmp_path, monkeypatch):
+    """The Python block of docs/widgets.md's "Looking at results" runs as
+    written (bundled data, default estimators), in an empty directory."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "widgets.md").read_text()
+    section = text.split("## Looking at results", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "docs/widgets.md", "exec"), namespace)
+    assert isinstance(namespace["ranking"], RankingDisplay)
+    assert namespace["gap"].status == namespace["labels"][-1].result_.status
+    assert list(tmp_path.iterdir()) == []           # it writes nothing where the user stands
