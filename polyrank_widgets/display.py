@@ -6,7 +6,7 @@ Each class holds the computed numbers as attributes; ``from_estimator``
 computes them from a fitted estimator (a polyrank estimator, or a
 :class:`~sklearn.pipeline.Pipeline` whose last step is one) and data,
 ``from_predictions`` from the predictions themselves; both then call
-:meth:`plot`, which draws ``figure_`` (a :class:`plotly.graph_objects.Figure`)
+``plot()``, which draws ``figure_`` (a :class:`plotly.graph_objects.Figure`)
 and returns the display.  In Jupyter a display shows its figure.
 
 - :class:`RankingDisplay`: NDCG@k and pairwise accuracy of every query
@@ -732,7 +732,8 @@ class GapDisplay(_Display):
     Attributes
     ----------
     figure_ : plotly.graph_objects.Figure
-        Two rows sharing x: the objectives, and the gap on a log axis.
+        Two rows sharing x: the objectives, and the gap on a log axis (a note
+        instead when the solver records neither, as PRank).
 
     Examples
     --------
@@ -844,5 +845,9 @@ class GapDisplay(_Display):
         fig = go.Figure(GapMonitor(title=title).replay(trace).fig)
         fig.layout.xaxis2.title.text = "iteration (one row of the solver's trace)"
         fig.update_layout(width=820, height=560, autosize=False)
+        if not (np.isfinite(self.primal).any() or np.isfinite(self.gap).any()):
+            fig.add_annotation(text="this solver records no objective and no duality gap "
+                                    "(an online algorithm: PRank)", xref="paper", yref="paper",
+                               x=0.5, y=0.5, showarrow=False, font=dict(size=14, color=_GREY))
         self.figure_ = fig
         return self

@@ -312,6 +312,14 @@ def test_gap_display_holds_the_result_trace(which, wine, yeast):
     assert same.name == res.solver
 
 
+def test_gap_display_of_a_solver_without_objectives_says_so(wine):
+    _, _, _, Xtr, ytr = wine
+    prank = make_pipeline(StandardScaler(), PRank()).fit(Xtr, ytr)
+    disp = GapDisplay.from_estimator(prank)
+    assert np.isnan(disp.gap).all() and disp.status == prank[-1].result_.status
+    assert "no duality gap" in disp.figure_.layout.annotations[-1].text
+
+
 def test_gap_display_bad_input(wine):
     est, X, y, _, _ = wine
     with pytest.raises(TypeError, match="result_"):
