@@ -108,11 +108,13 @@ def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     return fig
 
 
-def _mean_line(fig: go.Figure, value: float, text: str, col: int) -> None:
+def _mean_line(fig: go.Figure, value: float, text: str | None, col: int) -> None:
+    """A dashed horizontal line at ``value`` in panel ``col``, labelled ``text``."""
     if np.isfinite(value):
-        fig.add_hline(y=value, line=dict(color=_GREY, dash="dash", width=1),
-                      annotation_text=text, annotation_position="top left",
-                      row=1, col=col)
+        label = {} if text is None else dict(annotation_text=text,
+                                             annotation_position="top left")
+        fig.add_hline(y=value, line=dict(color=_GREY, dash="dash", width=1), row=1, col=col,
+                      **label)
 
 
 # ---------------------------------------------------------------- ranking
@@ -480,7 +482,7 @@ class OrdinalDisplay(_Display):
         ticks = [escape(v) for v in self.display_labels.tolist()]
         fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12,
                             subplot_titles=("confusion matrix (count)",
-                                            "mean absolute error by true grade"))
+                                            f"MAE by true grade (dashed: all, {self.mae:.4f})"))
         cm = self.confusion_matrix
         text = [[f"{v:g}" for v in row] for row in cm.tolist()]
         fig.add_trace(go.Heatmap(
@@ -495,7 +497,7 @@ class OrdinalDisplay(_Display):
             text=[f"n={n}" for n in self.support.tolist()], textposition="outside",
             hovertemplate="true grade %{x}: MAE %{y:.4f} (%{customdata} examples)<extra></extra>"),
             row=1, col=2)
-        _mean_line(fig, self.mae, f"all {self.mae:.4f}", 2)
+        _mean_line(fig, self.mae, None, 2)
         fig.update_xaxes(title_text="true grade", type="category", row=1, col=2)
         top = np.nanmax(self.mae_by_grade) if np.isfinite(self.mae_by_grade).any() else 1.0
         fig.update_yaxes(title_text="mean |predicted − true|", range=[0, 1.15 * top + 1e-9],
