@@ -17,6 +17,10 @@
   fitted model (Stop button; ``wait()`` for scripts and tests).
 - :class:`TronMonitor` draws TRON's log (f, ||grad f||, delta, CG steps) live
   (``large-scale-linear-ranksvm.txt``, Sec. 4.1).
+- :class:`RankingDisplay`, :class:`OrdinalDisplay`, :class:`LabelRankingDisplay`
+  and :class:`GapDisplay` (:mod:`polyrank_widgets.display`) draw a fitted model's
+  results as scikit-learn's ``*Display`` classes do (``from_estimator``,
+  ``from_predictions``, ``plot()``, ``figure_``), in plotly.
 
 Each widget is a Python object that owns its state (the model) and a
 ``.fig`` / ``.widget`` that only show it; both display themselves in Jupyter.
@@ -50,13 +54,15 @@ from ._display import STATIC_IMAGES_ENV as _STATIC_IMAGES_ENV
 from ._display import Snapshot, static_images
 from .correlation import CorrelationSlider
 from .decomposition import DecompositionViewer
+from .display import GapDisplay, LabelRankingDisplay, OrdinalDisplay, RankingDisplay
 from .gap import GapMonitor
 from .knots import KnotExplorer
 from .lab import SolverLab
 from .tron import TronMonitor
 
 __all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor",
-           "KnotExplorer", "SolverLab", "TronMonitor"]
+           "KnotExplorer", "SolverLab", "TronMonitor", "RankingDisplay", "OrdinalDisplay",
+           "LabelRankingDisplay", "GapDisplay"]
 
 # POLYRANK_STATIC_IMAGES=1 (tools/execute_notebooks.py sets it for the kernels
 # whose notebooks it stores): every figure and widget carries its PNG

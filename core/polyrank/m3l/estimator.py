@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
 from .._progress import fit_bar
+from .._repr import FitReprMixin
 from .._sklearn import (
     LabelColumnsMixin,
     fit_context,
@@ -48,7 +49,7 @@ DEFAULT_C = {"linear": 0.1, "rbf": 0.5, "poly": 0.5}
 #: the fix every warning about unscaled features names
 
 
-class M3LClassifier(LabelColumnsMixin, ClassifierMixin, BaseEstimator):
+class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstimator):
     """Max-margin multi-label classifier with a label-correlation prior R (M3L).
 
     Minimises the primal P2 (Eq. 11-14 of ``m3l-multilabel-zero-shot.txt``)

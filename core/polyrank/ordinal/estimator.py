@@ -23,6 +23,7 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._repr import FitReprMixin
 from .._sklearn import (
     SparseIfLinearMixin,
     fit_context,
@@ -233,7 +234,7 @@ _PAPER_ONLY = {"margin": "soft", "nonneg": False, "method": "auto", "representat
                "add_per_iter": "auto", "subproblem_solver": "auto"}
 
 
-class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
+class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
     """Ordinal ranking with a large margin: support vector ordinal regression
     (the default) or the minimum-margin maximisation of Izunaga et al. 2015.
 
@@ -751,7 +752,7 @@ class OrdinalMarginRanker(_OrdinalLabels, BaseEstimator):
 PRANK_RMS_RANGE = (0.1, 10.0)
 
 
-class PRank(_OrdinalLabels, BaseEstimator):
+class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
     """PRank, the perceptron ranking algorithm (Crammer & Singer, NIPS 2001),
     kernelised: the baseline of Sec. 10 of ``row-column-generation-ordinal.txt``.
 

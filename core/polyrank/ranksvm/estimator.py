@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._repr import FitReprMixin
 from .._sklearn import (
     _user_stacklevel,
     fit_context,
@@ -35,7 +36,7 @@ __all__ = ["RankSVM"]
 ONE_QUERY_ROWS = 1000
 
 
-class RankSVM(BaseEstimator):
+class RankSVM(FitReprMixin, BaseEstimator):
     """Linear RankSVM: w minimising a pairwise hinge loss inside each query.
 
     With ``loss="l2"`` (default) minimises Eq. 1.3 of

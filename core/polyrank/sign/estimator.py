@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._repr import FitReprMixin
 from .._sklearn import (
     fit_context,
     fitted_param,
@@ -82,7 +83,7 @@ def _resolve_signs(signs, names, d: int, classes=None) -> np.ndarray:
     return c
 
 
-class _SignConstrainedBase(BaseEstimator):
+class _SignConstrainedBase(FitReprMixin, BaseEstimator):
     """Shared fitting logic; see the two public estimators."""
 
     _parameter_constraints: dict = {

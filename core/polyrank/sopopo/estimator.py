@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, RANKING, encode_targets, writeable
+from .._repr import FitReprMixin
 from .._sklearn import (
     LabelColumnsMixin,
     SparseIfLinearMixin,
@@ -109,7 +110,8 @@ def _decision_map(threshold: bool, target_type: str, k: int) -> np.ndarray:
     return np.eye(k)
 
 
-class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseEstimator):
+class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitReprMixin,
+                  BaseEstimator):
     """Max-margin label ranking from preference graphs (SOPOPO, JMLR 2006).
 
     Learns f_r(x) = w_r . phi(x), r = 1..k, by minimising Eq. 6 of
