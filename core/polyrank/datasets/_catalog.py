@@ -147,7 +147,7 @@ def copy_dataset(name: str, dest=".", *, overwrite: bool = False) -> list[Path]:
     Returns
     -------
     list of Path
-        The files written, in the order of :attr:`BundledDataset.files`.
+        The files written, in the order of the set's ``files``.
 
     Raises
     ------
