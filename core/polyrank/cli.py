@@ -5,6 +5,9 @@ Sub-commands::
     polyrank demo              fit the SOPOPO label ranker on yeast, print test metrics
     polyrank bench sopopo      time soft_project against Clarabel and np.sort
     polyrank warmup            compile the numba kernels (--all: also the rare variants)
+    polyrank datasets          the bundled data sets, their files and sources
+    polyrank datasets copy NAME [DEST]
+                               copy a bundled data set's files where you are
     polyrank reproduce --list  the registered reproductions of the papers' figures
     polyrank reproduce NAME    run one (or ``all``), print a table, write CSV + HTML
     polyrank train METHOD DATA MODEL [options]
@@ -109,6 +112,49 @@ def _cmd_warmup(args) -> int:
         print(f"every numba kernel of polyrank{'' if args.all else ' used by default'} is "
               "in the cache already: nothing compiled")
     return 0
+
+
+def _cmd_datasets(args) -> int:
+    """``polyrank datasets [list]``: the bundled sets with their files and
+    sources; ``polyrank datasets copy NAME [DEST] [--force]``: copy one's files
+    (:func:`polyrank.datasets.copy_dataset`)."""
+    from .datasets import DATASETS, copy_dataset, data_path
+
+    if getattr(args, "action", None) == "copy":
+        with _user_errors(f"copy {args.name}"):
+            written = copy_dataset(args.name, args.dest, overwrite=args.force)
+        for path in written:
+            print(path)
+        return 0
+    for d in DATASETS.values():
+        print(f"{d.name}: {d.description}\n  files:  {' '.join(d.files)}\n"
+              f"  read:   {d.read}\n  source: {d.source}")
+    print(f"copy one where you are: polyrank datasets copy NAME [DEST]; full provenance "
+          f"(commits, checksums, licences): {data_path().parent / 'PROVENANCE.md'}")
+    return 0
+
+
+def _add_datasets(sub) -> None:
+    """Add ``polyrank datasets [list | copy NAME [DEST] [--force]]`` to ``sub``."""
+    p = sub.add_parser(
+        "datasets", help="list the bundled data sets, or copy one's files where you are",
+        description="The real data sets bundled with polyrank (LETOR MQ2008, MULAN yeast, "
+                    "UCI red wine, LIBSVM phishing and w8a, AwA class attributes): without "
+                    "an action (or with 'list') each one's files, format, reader and "
+                    "source; 'copy NAME [DEST]' copies the files of NAME into DEST (default "
+                    "the current folder), atomically, and refuses to replace an existing "
+                    "file unless --force.")
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.add_parser("list", help="the bundled data sets (the default action)")
+    c = actions.add_parser("copy", help="copy the files of a data set into a folder",
+                           description="Copy the files of the bundled data set NAME into "
+                                       "DEST, byte for byte; nothing is copied when one of "
+                                       "them exists there already, unless --force.")
+    c.add_argument("name", metavar="NAME", help="the data set (polyrank datasets lists them)")
+    c.add_argument("dest", nargs="?", default=".", metavar="DEST",
+                   help="the folder (default: the current one; created if missing)")
+    c.add_argument("--force", action="store_true", help="replace files of the same names")
+    p.set_defaults(func=_cmd_datasets)
 
 
 #: the notebook ``polyrank lab`` opens when none is given (in a clone of the repository)
@@ -906,7 +952,7 @@ COMMANDS_GROUP = "polyrank.commands"
 PAPER_COMMANDS = ("demo", "bench", "reproduce")
 #: the core's own sub-commands: parsing a command line of one of them (or ``--version``)
 #: loads no plugin (:func:`_needs_plugins`)
-CORE_COMMANDS = ("lab", "warmup", "train", "predict")
+CORE_COMMANDS = ("lab", "warmup", "train", "predict", "datasets")
 #: how to install the paper wing (the ``polyrank-paper`` distribution, which
 #: needs ``polyrank-widgets``), published or from a clone's root
 PAPER_INSTALL = ("pip install polyrank-paper (from a clone: "
@@ -1032,6 +1078,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
                         "first use otherwise)")
     p.set_defaults(func=_cmd_warmup)
     _add_train_predict(sub)
+    _add_datasets(sub)
     for p in sub.choices.values():         # --debug after the command name, too
         if p.prefix_chars != "-":          # a stand-in of a missing plugin takes all
             continue

@@ -4,7 +4,10 @@ Every file is a byte-for-byte copy of a public original; ``PROVENANCE.md``
 beside this module gives the source repository, commit, checksums, licence
 and citation of each one.  :mod:`polyrank.datasets.reference` holds what is
 known about them without computing it (domain-knowledge signs, a peer's
-numbers, the papers' tables).
+numbers, the papers' tables).  :data:`DATASETS` lists the bundled sets
+and :func:`copy_dataset` (``polyrank datasets copy NAME``) copies the files
+of one where you work, for the readers of :mod:`polyrank.io` and the
+``polyrank train`` command.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from .reference import (
 __all__ = ["MultiLabelData", "load_yeast", "data_path", "load_phishing", "load_w8a", "OrdinalData",
            "load_winequality_red", "AwAClasses", "load_awa_classes", "RankingData",
            "load_letor", "load_mq2008", "breast_cancer_signs", "BREAST_CANCER_POSITIVE",
-           "LIBLINEAR_RANKSVM_MQ2008", "ORDINAL_PAPER_TABLE1", "ORDINAL_PAPER_TABLE2"]
+           "LIBLINEAR_RANKSVM_MQ2008", "ORDINAL_PAPER_TABLE1", "ORDINAL_PAPER_TABLE2",
+           "BundledDataset", "DATASETS", "copy_dataset", "find_dataset"]
 
 
 @dataclass
@@ -114,6 +118,7 @@ def load_yeast() -> MultiLabelData:
 
 # the loaders of the other data sets use data_path above
 from ._awa import AwAClasses, load_awa_classes  # noqa: E402
+from ._catalog import DATASETS, BundledDataset, copy_dataset, find_dataset  # noqa: E402
 from ._letor import RankingData, load_letor, load_mq2008  # noqa: E402
 from ._phishing import load_phishing  # noqa: E402
 from ._w8a import load_w8a  # noqa: E402
