@@ -95,10 +95,12 @@ def _arff_rows(n: int):
 def _own_files(script: str, where: Path) -> list:
     """Files in the user's format (parts of the bundled ones, elsewhere) for ``script``."""
     if script in ("label_ranking_arff", "multilabel_m3l_arff"):
+        labels = 14 if script == "label_ranking_arff" else _head(
+            data_path("yeast", "yeast.xml"), where / "genes.xml", lambda i, _: True)
         return [_head(data_path("yeast", "yeast-train.arff"), where / "genes.arff",
                       _arff_rows(500)),
                 _head(data_path("yeast", "yeast-test.arff"), where / "genes-new.arff",
-                      _arff_rows(200)), 14]
+                      _arff_rows(200)), labels]
     if script == "ranksvm_letor":
         return [_head(data_path("MQ2008", "train.txt"), where / "clicks.txt",
                       lambda i, _: i < 3000),
@@ -134,7 +136,7 @@ def test_every_notebook_has_a_card_with_thumbnail_and_downloads(notebook):
     page = GALLERY_PAGE.read_text(encoding="utf-8")
     name = notebook.stem
     for line in (f":link: {name}\n", f":img-top: ../_static/thumbnails/{name}.png\n",
-                 f"{{download}}`{name}.ipynb`", f"{{download}}`script <{name}.py>`",
+                 f"{{download}}`notebook <{name}.ipynb>`", f"{{download}}`script <{name}.py>`",
                  f"\n{name}\n"):                 # the last: in the toctree
         assert line in page, line
     thumb = DOCS / "_static" / "thumbnails" / f"{name}.png"

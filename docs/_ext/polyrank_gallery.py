@@ -24,6 +24,8 @@ import io
 import json
 from pathlib import Path
 
+from polyrank._files import write_bytes
+
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parent
 REPO = DOCS.parent
@@ -134,8 +136,6 @@ def write_thumbnails() -> list[Path]:
     list of pathlib.Path
         The files written.
     """
-    from polyrank._files import write_bytes
-
     THUMBNAILS.mkdir(parents=True, exist_ok=True)
     written = []
     for notebook in notebook_paths():
@@ -149,7 +149,7 @@ def _write_if_changed(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` unless it holds them already (keeps Sphinx's
     incremental builds incremental)."""
     if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
+        write_bytes(path, data)
 
 
 def copy_notebooks(app) -> None:
@@ -166,10 +166,12 @@ def copy_notebooks(app) -> None:
     out = Path(app.srcdir) / "gallery"
     exporter = PythonExporter()
     for notebook in notebook_paths():
-        raw = notebook.read_bytes()
-        _write_if_changed(out / notebook.name, raw)
-        script, _ = exporter.from_filename(str(notebook))
-        _write_if_changed(out / f"{notebook.stem}.py", script.encode("utf-8"))
+        copy, script = out / notebook.name, out / f"{notebook.stem}.py"
+        if copy.exists() and script.exists() and copy.read_bytes() == notebook.read_bytes():
+            continue
+        text, _ = exporter.from_filename(str(notebook))
+        _write_if_changed(script, text.encode("utf-8"))
+        _write_if_changed(copy, notebook.read_bytes())
 
 
 def setup(app):
