@@ -196,12 +196,14 @@ def test_every_api_page_fits_1280_px(site, docs_url, artifacts):
 def test_getting_started_code_does_not_scroll(site, docs_url, artifacts):
     site.goto(f"{docs_url}/getting_started.html")
     _wait_for_math(site)
+    # the code blocks, and the boxes of the tables (the install table: commands in cells)
     blocks = site.eval_on_selector_all(
-        "article pre", "els => els.map(e => ({text: e.innerText.slice(0, 60), "
+        "article pre, article .pst-scrollable-table-container",
+        "els => els.map(e => ({text: e.innerText.slice(0, 60), "
         "scroll: e.scrollWidth, client: e.clientWidth}))")
-    assert len(blocks) >= 3, blocks
+    assert len(blocks) >= 4, blocks
     scrolling = [b for b in blocks if b["scroll"] > b["client"]]
-    assert not scrolling, f"code blocks that scroll sideways at 1280 px: {scrolling}"
+    assert not scrolling, f"code blocks or tables that scroll sideways at 1280 px: {scrolling}"
     # the install command is shown whole: its last word is inside the visible box
     install = site.locator("article pre", has_text="requirements.txt").first
     box = install.bounding_box()
