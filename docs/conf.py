@@ -34,11 +34,16 @@ extensions = [
     "numpydoc",
     "myst_nb",
     "sphinx_copybutton",
+    "sphinx_design",               # the gallery's cards
+    "sphinx_gallery.gen_gallery",  # the examples/ scripts as pages, never run here
     "polyrank_api",
     "polyrank_tables",
+    "polyrank_gallery",            # the notebooks copied into gallery/, with script versions
 ]
 
-exclude_patterns = ["_build", "_intersphinx", "_ext", "**.ipynb_checkpoints", "README.md"]
+exclude_patterns = ["_build", "_intersphinx", "_ext", "**.ipynb_checkpoints", "README.md",
+                    # sphinx-gallery's notebook versions of the examples: downloads, not pages
+                    "gallery/examples/*.ipynb"]
 templates_path = ["_templates"]
 nitpicky = True
 
@@ -157,22 +162,26 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
+# -- the examples (examples/*.py): sphinx-gallery pages with downloads of the script and of
+# a notebook version, never executed (CI runs them: tests/test_examples.py); each names its
+# thumbnail (docs/_static/thumbnails/, made from a notebook's stored figure)
+sphinx_gallery_conf = {
+    "examples_dirs": str(REPO / "examples"),
+    "gallery_dirs": "gallery/examples",
+    "filename_pattern": r"^$",          # run none of them ...
+    "plot_gallery": "False",            # ... not even to draw a figure
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "write_computation_times": False,
+    "show_memory": False,
+    "show_signature": False,
+    "within_subsection_order": "FileNameSortKey",
+    "copyfile_regex": "",
+}
+
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 
 
-def _copy_notebooks(app) -> None:
-    """Copy the committed notebooks into gallery/ (a Sphinx source must lie
-    under docs/; the copies are not committed) when they changed."""
-    import shutil
-
-    out = Path(app.srcdir) / "gallery"
-    for nb in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        dest = out / nb.name
-        if not dest.exists() or dest.read_bytes() != nb.read_bytes():
-            shutil.copyfile(nb, dest)
-
-
 def setup(app):
-    app.connect("builder-inited", _copy_notebooks)
     os.environ.setdefault("MPLBACKEND", "Agg")
