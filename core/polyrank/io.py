@@ -266,6 +266,8 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
 #: a line that holds data for scikit-learn's SVMlight parser: something other
 #: than whitespace (bytes.split's) before any "#"
 _DATA_LINE = re.compile(rb"[ \t\n\r\x0b\x0c]*[^ \t\n\r\x0b\x0c#]")
+#: the first bytes of nearly every data line (a label), tested before _DATA_LINE
+_LABEL_START = frozenset(b"0123456789+-.")
 
 
 class _SvmlightSource:
@@ -287,7 +289,7 @@ class _SvmlightSource:
     def __iter__(self):
         lines, skipped = self.lines, self.skipped
         for line in lines:
-            if not _DATA_LINE.match(line):
+            if line[0] not in _LABEL_START and not _DATA_LINE.match(line):
                 skipped.append(lines.number)
                 continue
             if self.query_id and self.without_qid is None and b"qid" not in line:
@@ -340,8 +342,6 @@ def _parse_svmlight(path: str, lines: Lines, *, query_id: bool, multilabel: bool
 def _index_base(path: str, X, zero_based: bool | None, source: _SvmlightSource):
     """X with one-based indices moved to zero-based, and whether the file
     was zero-based: None decides by whether index 0 occurs."""
-    import scipy.sparse as sp
-
     has_zero = X.indices.size > 0 and int(X.indices.min()) == 0
     zb = has_zero if zero_based is None else bool(zero_based)
     if has_zero and not zb:
@@ -352,7 +352,8 @@ def _index_base(path: str, X, zero_based: bool | None, source: _SvmlightSource):
                          "index 0 in a one-based file (zero_based=False)")
     if zb or X.indices.size == 0:
         return X, zb
-    X = sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], X.shape[1] - 1))
+    X.indices -= 1                                 # in place, as scikit-learn does
+    X.resize((X.shape[0], X.shape[1] - 1))        # drops no entry: index 0 was absent
     return X, zb
 
 
