@@ -373,3 +373,14 @@ def test_a_model_file_from_a_fifo_is_read_once(model_file, tmp_path):
     est, meta = load_model(fifo)
     feeder.join(10)
     assert meta["method"] == "ranksvm" and feeder.opened == 1
+
+
+def test_byte_ranges_bound_their_lines(tmp_path, monkeypatch):
+    """Finding a query boundary reads at most MAX_LINE_BYTES of a line."""
+    pytest.importorskip("dask")
+    monkeypatch.setattr(pio, "MAX_LINE_BYTES", 1000)
+    path = tmp_path / "long.txt"
+    path.write_bytes(letor_lines(20) + b"1 qid:9 1:" + b"1" * 5000 + b"\n" + letor_lines(20))
+    with pytest.raises(ValueError, match=r"long\.txt: (a line longer than 1,000 bytes|no "
+                                         r"data line ends).*MAX_LINE_BYTES"):
+        load_letor_dask([path], n_features=5, blocksize=1500).X.compute()

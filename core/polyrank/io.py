@@ -21,6 +21,10 @@ and the standard library's, never our own:
   code when it is loaded (skops; see :func:`load_model`).
 
 Data files are untrusted input: they are parsed and checked, never executed.
+Each is opened and read once, as a stream (``polyrank._input``), so a
+named FIFO or a pipe works as a regular file does; a gzip, bzip2 or xz file
+(told by its first bytes) is read through its decompressor; a line longer
+than :data:`MAX_LINE_BYTES` or holding a NUL byte is refused.
 Every reader returns a :class:`DataFile`, raises ``ValueError`` with a
 message that starts with the file's path, gives the line number where one
 line is at fault and quotes at most :data:`QUOTE_CHARS` characters of it,
@@ -648,18 +652,33 @@ def _qid_before(fh, pos: int):
                 return q
         if lo == 0:
             return None
+        if chunk >= MAX_LINE_BYTES:
+            raise ValueError(f"{fh.name}: no data line ends in the {chunk:,} bytes before "
+                             f"byte {pos:,} (a line longer than {MAX_LINE_BYTES:,} bytes, the "
+                             "limit polyrank.io.MAX_LINE_BYTES?)")
         chunk *= 4
+
+
+def _bounded_readline(fh) -> bytes:
+    """The next line of ``fh``; ValueError, naming a byte of it, for a line
+    longer than :data:`MAX_LINE_BYTES` (after reading that much)."""
+    start = fh.tell()
+    line = fh.readline(MAX_LINE_BYTES + 1)
+    if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        raise ValueError(f"{fh.name}: a line longer than {MAX_LINE_BYTES:,} bytes (the limit "
+                         f"polyrank.io.MAX_LINE_BYTES) runs through byte {start:,}")
+    return line
 
 
 def _query_boundary(fh, pos: int, size: int) -> int:
     """The start of the first line at or after byte ``pos`` whose query id
     differs from that of the data line before it (``size`` at the end)."""
     fh.seek(pos - 1)
-    fh.readline()                                    # to the next line start
+    _bounded_readline(fh)                            # to the next line start
     p = fh.tell()
     prev = _qid_before(fh, p)
     fh.seek(p)
-    for line in iter(fh.readline, b""):
+    for line in iter(lambda: _bounded_readline(fh), b""):
         q = _line_qid(line)
         if q is not None and q != prev:
             return p
