@@ -25,7 +25,7 @@ import lzma
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import Any
 
 __all__ = ["InputError", "Lines", "open_input", "compression"]
 
@@ -89,13 +89,14 @@ def _read_head(raw, n: int) -> bytes:
     return head
 
 
-_DECOMPRESS = {"gzip": lambda s: gzip.GzipFile(fileobj=s, mode="rb"),
-               "bzip2": lambda s: bz2.BZ2File(s, mode="rb"),
-               "xz": lambda s: lzma.LZMAFile(s, mode="rb")}
+_DECOMPRESS: dict[str, Callable[[Any], Any]] = {
+    "gzip": lambda s: gzip.GzipFile(fileobj=s, mode="rb"),
+    "bzip2": lambda s: bz2.BZ2File(s, mode="rb"),
+    "xz": lambda s: lzma.LZMAFile(s, mode="rb")}
 
 
 @contextmanager
-def open_input(path) -> Iterator[tuple[IO[bytes], str | None]]:
+def open_input(path) -> Iterator[tuple[Any, str | None]]:
     """Open ``path`` once for reading: ``(binary stream, compression)``.
 
     The stream yields the file's bytes, decompressed when the first bytes
@@ -111,7 +112,7 @@ def open_input(path) -> Iterator[tuple[IO[bytes], str | None]]:
     try:
         head = _read_head(raw, 10)
         kind = compression(head)
-        stream: IO[bytes] = io.BufferedReader(_Prefixed(head, raw), 1 << 16)
+        stream: Any = io.BufferedReader(_Prefixed(head, raw), 1 << 16)
         if kind is not None:
             stream = _DECOMPRESS[kind](stream)
         yield stream, kind
