@@ -33,6 +33,8 @@ from polyrank.io import (
     save_model,
 )
 
+pytestmark = pytest.mark.hostile
+
 
 def letor_lines(n=60, bad=None):
     """``n`` LETOR lines (6 queries); line ``bad`` (1-based) spoiled."""
@@ -173,11 +175,14 @@ def test_a_pipe_by_its_dev_fd_name(tmp_path):
         feeder.join(10)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bash") is None or not os.path.exists("/dev/fd"),
                     reason="needs bash's process substitution")
 def test_train_from_a_process_substitution(tmp_path):
     """``polyrank train ranksvm <(sed ... file)``: the good file trains, the
-    spoiled one ends in a one-line error naming /dev/fd/N and the line."""
+    spoiled one ends in a one-line error naming /dev/fd/N and the line.
+    Slow: three commands in new processes, one fit (a compile on an empty
+    numba cache); test_a_pipe_by_its_dev_fd_name is the quick one."""
     data = tmp_path / "a.txt"
     data.write_bytes(letor_lines())
     cmd = (f"{sys.executable} -m polyrank train ranksvm <(sed 's/-0.5443/{{}}/' {data}) "
