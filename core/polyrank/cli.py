@@ -499,7 +499,8 @@ def _read(path: str, fmt: str, task: str, meta: dict | None, *, target=None, lab
         elif fmt == "csv":
             data = read_csv(path, target=target if meta is None else meta["target"],
                             feature_names=None if meta is None else meta["feature_names"],
-                            require_target=meta is None)
+                            require_target=meta is None,
+                            numeric_target=task in ("ordinal", "regression", "ranking"))
         else:
             data = read_arff(path, labels if meta is None else meta["label_names"],
                              feature_names=None if meta is None else meta["feature_names"],

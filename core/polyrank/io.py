@@ -21,6 +21,10 @@ and the standard library's, never our own:
   code when it is loaded (skops; see :func:`load_model`).
 
 Data files are untrusted input: they are parsed and checked, never executed.
+Each is opened and read once, as a stream (``polyrank._input``), so a
+named FIFO or a pipe works as a regular file does; a gzip, bzip2 or xz file
+(told by its first bytes) is read through its decompressor; a line longer
+than :data:`MAX_LINE_BYTES` or holding a NUL byte is refused.
 Every reader returns a :class:`DataFile`, raises ``ValueError`` with a
 message that starts with the file's path, gives the line number where one
 line is at fault and quotes at most :data:`QUOTE_CHARS` characters of it,
@@ -31,26 +35,35 @@ no estimator takes them.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import itertools
 import json
+import lzma
+import math
 import os
 import re
+import stat
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import __version__
 from ._files import write_bytes
+from ._input import InputError, Lines, compression, open_input
+from ._memory import available_bytes, format_bytes
 from ._text import cut as _cut
 from ._text import one_line as _one_line
 from .datasets import _label_names_from_xml
 
 __all__ = ["DataFile", "read_svmlight", "read_query", "load_letor_dask", "read_csv", "read_arff",
            "label_names_from_xml", "integral_labels", "save_model", "load_model",
-           "model_trusted_types", "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "QUOTE_CHARS"]
+           "model_trusted_types", "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "QUOTE_CHARS",
+           "MAX_LINE_BYTES", "MODEL_MAX_RATIO", "MODEL_RATIO_FLOOR"]
 
 #: The ``format`` entry of a model file written by :func:`save_model`.
 MODEL_FORMAT = "polyrank-model"
@@ -59,6 +72,13 @@ MODEL_FORMAT = "polyrank-model"
 MODEL_FORMAT_VERSION = 2
 #: The most characters of a file's offending text an error message quotes.
 QUOTE_CHARS = 80
+#: The longest line a data file may have, in bytes (characters in CSV and
+#: ARFF files), the line end not counted: 64 MiB, about three million
+#: SVMlight ``index:value`` pairs.  A longer line is refused with its file
+#: and line number after at most this many bytes of it were read, so a
+#: 1 GB line never reaches memory.  Read at each call: assign
+#: ``polyrank.io.MAX_LINE_BYTES`` to read longer lines.
+MAX_LINE_BYTES = 64 * 2 ** 20
 
 
 @dataclass
@@ -108,19 +128,6 @@ def _quote(text, limit: int = QUOTE_CHARS) -> str:
     if len(text) <= limit and len(shown) <= limit + 2:
         return shown
     return f"{shown[:limit]}... ({len(text):,} characters)"
-
-
-def _svmlight_error(path, exc, numbered_lines, parse) -> ValueError:
-    """The error for an SVMlight file the parser refused: the first line
-    that fails alone (:func:`_first_bad_line` over ``numbered_lines``,
-    ``(number, bytes)`` pairs, each tried by ``parse(file object)``), named
-    with its number and quoted, else the parser's own message ``exc``."""
-    bad = _first_bad_line(numbered_lines, lambda part: parse(io.BytesIO(b"".join(part))))
-    if bad is None:
-        return ValueError(f"{path}: not an SVMlight/LIBSVM file ({_one_line(exc, 120)})")
-    line, text, why = bad
-    return ValueError(f"{path}, line {line}: not an SVMlight/LIBSVM file "
-                      f"({_one_line(why, 120)}): {_quote(text)}")
 
 
 def _first_bad_line(lines, parse, chunk: int = 4096):
@@ -191,6 +198,11 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
                   zero_based: bool | None = None) -> DataFile:
     """Read an SVMlight / LIBSVM / LETOR file.
 
+    The file is opened and read once, as a stream (a named FIFO, a pipe
+    such as ``<(sed ... file)`` or ``/dev/stdin`` work as a regular file
+    does); a gzip, bzip2 or xz file, told by its first bytes, is read
+    through its decompressor.
+
     Parameters
     ----------
     path : str or path-like
@@ -220,11 +232,13 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
     Raises
     ------
     ValueError
-        Not an SVMlight file (the message gives the first line the parser
-        refuses and quotes its start), a value that is not finite (with its
-        line), too many features (with the line of the first index beyond
-        ``n_features``), mixed ``qid:`` lines, or no label in a multi-label
-        file.
+        Not an SVMlight file (the message gives the line the parser refuses
+        and quotes its start), a line longer than :data:`MAX_LINE_BYTES` or
+        holding a NUL byte, a damaged or truncated compressed file, a value
+        that is not finite (with its line), too many features (with the
+        line of the first index beyond ``n_features``), index 0 with
+        ``zero_based=False``, mixed ``qid:`` lines, or no label in a
+        multi-label file.
     OSError
         The file cannot be read.
 
@@ -235,81 +249,132 @@ def read_svmlight(path, *, n_features: int | None = None, query_id: bool = False
     >>> d.X.shape, d.zero_based, np.unique(d.qid).size
     ((2707, 46), False, 157)
     """
-    from sklearn.datasets import load_svmlight_file
-
     path = os.fspath(path)
-    with open(path, "rb"):
-        pass                                       # OSError before the parser's messages
-
-    def load(source, zb):
-        return load_svmlight_file(source, dtype=np.float64, multilabel=multilabel,
-                                  zero_based=zb, query_id=query_id)
-
-    for zb in ((False, True) if zero_based is None else (bool(zero_based),)):
-        try:
-            X, y, *rest = load(path, zb)
-            break
-        except (OSError, MemoryError):
-            raise
-        except Exception as exc:      # the parser raises ValueError, OverflowError, ...
-            if zero_based is None and not zb and "index 0" in str(exc):
-                continue          # a zero-based file: read it again as one
-            raise _svmlight_error(path, exc, _numbered_lines(path),
-                                  lambda source, zb=zb: load(source, zb)) from exc
-    else:                     # every attempt either breaks, continues to the next or raises
-        raise AssertionError("unreachable: no reading of the SVMlight file was attempted")
-    n = X.shape[0]
-    if n == 0:
-        raise ValueError(f"{path}: no data lines")
-    X = X.tocsr()
-    _check_finite(path, X.data, lambda k: int(np.searchsorted(X.indptr, k, side="right")) - 1,
-                  "a feature value", lambda r: _svmlight_line(path, r))
-    if n_features is not None and X.shape[1] > n_features:
-        k = int(np.flatnonzero(X.indices >= n_features)[0])
-        row = int(np.searchsorted(X.indptr, k, side="right")) - 1
-        raise ValueError(f"{path}: has {X.shape[1]} features, expected at most {n_features} "
-                         f"(line {_svmlight_line(path, row)} has feature index "
-                         f"{X.indices[k] + (0 if zb else 1)})")
+    with open_input(path) as (stream, kind):
+        lines = Lines(stream, path, "not an SVMlight/LIBSVM file", kind, MAX_LINE_BYTES)
+        X, y, qid, source = _parse_svmlight(path, lines, query_id=query_id,
+                                            multilabel=multilabel)
+    X, zb = _index_base(path, X, zero_based, source)
+    _check_svmlight(path, X, None if multilabel else y, qid, n_features, zb, source)
     if n_features is not None:
-        X.resize((n, n_features))
-    qid = None
-    if query_id:
-        qid = np.asarray(rest[0], dtype=np.int64)
-        if qid.size == 0:
-            qid = None
-        elif qid.size != n:
-            line = next(number for number, text in _numbered_lines(path)
-                        if (fields := text.split(b"#", 1)[0].split())
-                        and not any(f.startswith(b"qid:") for f in fields))
-            raise ValueError(f"{path}, line {line}: no qid: field, but {qid.size} of {n} "
-                             "lines have one; give every line one, or none (one query)")
+        X.resize((X.shape[0], n_features))
     label_names = None
     if multilabel:
         y, label_names = _indicators(path, y, labels)
     else:
         y = np.asarray(y, dtype=np.float64)
-        _check_finite(path, y, lambda k: k, "a label", lambda r: _svmlight_line(path, r))
     return DataFile(X=X, y=y, qid=qid, format="svmlight", zero_based=zb,
                     label_names=label_names)
 
 
-def _numbered_lines(path):
-    """(line number, bytes) of every line of a file, read as a stream."""
-    with open(path, "rb") as fh:
-        yield from enumerate(fh, 1)
+#: a line that holds data for scikit-learn's SVMlight parser: something other
+#: than whitespace (bytes.split's) before any "#"
+_DATA_LINE = re.compile(rb"[ \t\n\r\x0b\x0c]*[^ \t\n\r\x0b\x0c#]")
+#: the first bytes of nearly every data line (a label), tested before _DATA_LINE
+_LABEL_START = frozenset(b"0123456789+-.")
 
 
-def _svmlight_line(path, row: int) -> int:
-    """The line number of data row ``row`` (0-based) of an SVMlight file:
-    as scikit-learn's parser, a ``#`` starts a comment and a line with
-    nothing before it is no row."""
-    r = -1
-    for number, text in _numbered_lines(path):
-        if text.split(b"#", 1)[0].split():
-            r += 1
-            if r == row:
-                return number
-    raise AssertionError(f"{path} has no data row {row}")  # pragma: no cover
+class _SvmlightSource:
+    """What scikit-learn's SVMlight parser reads (it iterates over a file
+    object's lines): the data lines of :class:`~polyrank._input.Lines`,
+    remembering which lines held no data row (blank lines, comments) and
+    the first data line without a ``qid`` field, so that a data row's line
+    number is known without reading the file again."""
+
+    def __init__(self, lines: Lines, query_id: bool) -> None:
+        self.lines, self.query_id = lines, query_id
+        self.skipped: list[int] = []            # numbers of lines that are no data row
+        self.without_qid: int | None = None
+        self.done = False
+
+    def read(self, size: int = -1):             # scikit-learn asks for a "read" method
+        raise io.UnsupportedOperation("read: iterate over the lines")
+
+    def __iter__(self):
+        lines, skipped = self.lines, self.skipped
+        for line in lines:
+            if line[0] not in _LABEL_START and not _DATA_LINE.match(line):
+                skipped.append(lines.number)
+                continue
+            if self.query_id and self.without_qid is None and b"qid" not in line:
+                self.without_qid = lines.number
+            yield line
+        self.done = True
+
+    def line_of_row(self, row: int) -> int:
+        """The line number of data row ``row`` (0-based)."""
+        number = row + 1
+        for s in self.skipped:                  # sorted: each one before it moves it on
+            if s > number:
+                break
+            number += 1
+        return self.lines.base() + number
+
+
+def _parse_svmlight(path: str, lines: Lines, *, query_id: bool, multilabel: bool):
+    """scikit-learn's parser over ``lines``, the indices as written (zero
+    based): ``(X CSR, y, qid or None, source)``; ValueError naming the line
+    the parser refused."""
+    from sklearn.datasets import load_svmlight_file
+
+    source = _SvmlightSource(lines, query_id)
+    try:
+        X, y, *rest = load_svmlight_file(source, dtype=np.float64, multilabel=multilabel,
+                                         zero_based=True, query_id=query_id)
+    except (InputError, OSError, MemoryError):
+        raise
+    except Exception as exc:          # the parser raises ValueError, OverflowError, ...
+        if source.done or lines.last is None:
+            raise ValueError(f"{path}: not an SVMlight/LIBSVM file "
+                             f"({_one_line(exc, 120)})") from exc
+        raise ValueError(f"{lines.where(lines.number)}: not an SVMlight/LIBSVM file "
+                         f"({_one_line(exc, 120)}): {_quote(lines.last)}") from exc
+    n = X.shape[0]
+    if n == 0:
+        raise ValueError(f"{path}: no data lines")
+    qid = None
+    if query_id and len(rest[0]):
+        qid = np.asarray(rest[0], dtype=np.int64)
+        if qid.size != n:
+            where = (path if source.without_qid is None
+                     else source.lines.where(source.without_qid))
+            raise ValueError(f"{where}: no qid: field, but {qid.size} of {n} lines have "
+                             "one; give every line one, or none (one query)")
+    return X.tocsr(), y, qid, source
+
+
+def _index_base(path: str, X, zero_based: bool | None, source: _SvmlightSource):
+    """X with one-based indices moved to zero-based, and whether the file
+    was zero-based: None decides by whether index 0 occurs."""
+    has_zero = X.indices.size > 0 and int(X.indices.min()) == 0
+    zb = has_zero if zero_based is None else bool(zero_based)
+    if has_zero and not zb:
+        k = int(np.flatnonzero(X.indices == 0)[0])
+        row = int(np.searchsorted(X.indptr, k, side="right")) - 1
+        raise ValueError(f"{path}, line {source.line_of_row(row)}: not an SVMlight/LIBSVM "
+                         "file (Invalid index 0 in SVMlight/LibSVM data file.): feature "
+                         "index 0 in a one-based file (zero_based=False)")
+    if zb or X.indices.size == 0:
+        return X, zb
+    X.indices -= 1                                 # in place, as scikit-learn does
+    X.resize((X.shape[0], X.shape[1] - 1))        # drops no entry: index 0 was absent
+    return X, zb
+
+
+def _check_svmlight(path: str, X, y, qid, n_features, zb: bool,
+                    source: _SvmlightSource) -> None:
+    """ValueError, naming the line, for a value that is not finite (X, and
+    y unless None) or an index beyond ``n_features``."""
+    row_of_entry = lambda k: int(np.searchsorted(X.indptr, k, side="right")) - 1  # noqa: E731
+    _check_finite(path, X.data, row_of_entry, "a feature value", source.line_of_row)
+    if y is not None:
+        _check_finite(path, np.asarray(y, dtype=np.float64), lambda k: k, "a label",
+                      source.line_of_row)
+    if n_features is not None and X.shape[1] > n_features:
+        k = int(np.flatnonzero(X.indices >= n_features)[0])
+        raise ValueError(f"{path}: has {X.shape[1]} features, expected at most {n_features} "
+                         f"(line {source.line_of_row(row_of_entry(k))} has feature index"
+                         f" {X.indices[k] + (0 if zb else 1)})")
 
 
 def _check_finite(path, values, row_of, what: str, line_of) -> None:
@@ -366,14 +431,16 @@ def read_query(path, n_rows: int) -> np.ndarray:
     """
     path = os.fspath(path)
     sizes = []
-    for number, raw in _numbered_lines(path):
-        text = raw.strip()
-        if not text:
-            continue
-        if not re.fullmatch(rb"\+?[0-9]{1,18}", text) or int(text) == 0:
-            raise ValueError(f"{path}, line {number}: expected the size of a query (a "
-                             f"positive integer), got {_quote(text)}")
-        sizes.append(int(text))
+    with open_input(path) as (stream, kind):
+        lines = Lines(stream, path, "not a .query file", kind, MAX_LINE_BYTES)
+        for raw in lines:
+            text = raw.strip()
+            if not text:
+                continue
+            if not re.fullmatch(rb"\+?[0-9]{1,18}", text) or int(text) == 0:
+                raise ValueError(f"{lines.where(lines.number)}: expected the size of a query "
+                                 f"(a positive integer), got {_quote(text)}")
+            sizes.append(int(text))
     if not sizes:
         raise ValueError(f"{path}: no query size (an empty .query file)")
     total = sum(sizes)
@@ -433,7 +500,9 @@ def load_letor_dask(paths, *, n_features: int, blocksize: int | None = None,
         ValueError when its partition is read.
     blocksize : int, optional
         Bytes per partition (e.g. ``64 * 2**20``); None: one partition per
-        file.  A query longer than a block leaves an empty partition.
+        file (the only way to read a compressed file, read through its
+        decompressor as :func:`read_svmlight` does).  A query longer than a
+        block leaves an empty partition.
     zero_based : bool, default False
         Whether feature indices start at 0 (LETOR's start at 1); one
         setting for all partitions.
@@ -449,7 +518,10 @@ def load_letor_dask(paths, *, n_features: int, blocksize: int | None = None,
     Raises
     ------
     ValueError
-        Now: no paths, ``n_features`` < 1, ``blocksize`` < 1.  When a
+        Now: no paths, ``n_features`` < 1, ``blocksize`` < 1, or
+        ``blocksize`` with a compressed (gzip, bzip2, xz) or non-regular
+        file (byte ranges need a regular, uncompressed file: set
+        ``blocksize=None``, as dask says).  When a
         partition is read: the errors of :func:`read_svmlight` (file and
         line named: not SVMlight, not finite, an index beyond
         ``n_features``), or a line without ``qid:``.
@@ -492,6 +564,8 @@ def load_letor_dask(paths, *, n_features: int, blocksize: int | None = None,
     Xs, ys, qs = [], [], []
     for path in paths:
         size = os.path.getsize(path)
+        if blocksize is not None:
+            _check_byte_ranges(path, int(blocksize))
         step = size if blocksize is None else int(blocksize)
         for start in range(0, max(size, 1), max(step, 1)):
             part = dask.delayed(_read_letor_part, nout=3, pure=True)(
@@ -502,6 +576,21 @@ def load_letor_dask(paths, *, n_features: int, blocksize: int | None = None,
             qs.append(da.from_delayed(part[2], shape=(np.nan,), dtype=np.int64))
     return DataFile(X=da.concatenate(Xs), y=da.concatenate(ys), qid=da.concatenate(qs),
                     format="svmlight", zero_based=zb)
+
+
+def _check_byte_ranges(path: str, blocksize: int) -> None:
+    """ValueError unless ``path`` can be read in byte ranges: a regular file
+    (checked without opening it), not compressed (dask's own rule)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path}: not a regular file, so it cannot be read in byte ranges "
+                         f"(blocksize={blocksize}); to read it, set blocksize=None")
+    with open(path, "rb") as fh:
+        kind = compression(fh.read(10))
+    if kind is not None:
+        raise ValueError(f"{path}: a {kind}-compressed file cannot be read in byte ranges "
+                         f"(blocksize={blocksize}); as dask says, \"Cannot do chunked reads on "
+                         "compressed files. To read, set blocksize=None\" (one partition per "
+                         "file)")
 
 
 def _read_letor_part(path, start: int, stop: int, n_features: int, zero_based: bool,
@@ -563,18 +652,33 @@ def _qid_before(fh, pos: int):
                 return q
         if lo == 0:
             return None
+        if chunk >= MAX_LINE_BYTES:
+            raise ValueError(f"{fh.name}: no data line ends in the {chunk:,} bytes before "
+                             f"byte {pos:,} (a line longer than {MAX_LINE_BYTES:,} bytes, the "
+                             "limit polyrank.io.MAX_LINE_BYTES?)")
         chunk *= 4
+
+
+def _bounded_readline(fh) -> bytes:
+    """The next line of ``fh``; ValueError, naming a byte of it, for a line
+    longer than :data:`MAX_LINE_BYTES` (after reading that much)."""
+    start = fh.tell()
+    line = fh.readline(MAX_LINE_BYTES + 1)
+    if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        raise ValueError(f"{fh.name}: a line longer than {MAX_LINE_BYTES:,} bytes (the limit "
+                         f"polyrank.io.MAX_LINE_BYTES) runs through byte {start:,}")
+    return line
 
 
 def _query_boundary(fh, pos: int, size: int) -> int:
     """The start of the first line at or after byte ``pos`` whose query id
     differs from that of the data line before it (``size`` at the end)."""
     fh.seek(pos - 1)
-    fh.readline()                                    # to the next line start
+    _bounded_readline(fh)                            # to the next line start
     p = fh.tell()
     prev = _qid_before(fh, p)
     fh.seek(p)
-    for line in iter(fh.readline, b""):
+    for line in iter(lambda: _bounded_readline(fh), b""):
         q = _line_qid(line)
         if q is not None and q != prev:
             return p
@@ -599,49 +703,16 @@ def _parse_letor_bytes(path, data: bytes, first_line, n_features: int,
                        zero_based: bool):
     """Parse the lines ``data`` of ``path`` (its line ``first_line()`` on) as
     :func:`read_svmlight` does, errors naming the file's line numbers."""
-    from sklearn.datasets import load_svmlight_file
-
-    def lines():
-        yield from enumerate(io.BytesIO(data), first_line())
-
-    def line_of_row(row):
-        r = -1
-        for number, text in lines():
-            if text.split(b"#", 1)[0].split():
-                r += 1
-                if r == row:
-                    return number
-        raise AssertionError(f"{path} has no data row {row}")  # pragma: no cover
-
-    def load(source):
-        return load_svmlight_file(source, dtype=np.float64, zero_based=zero_based,
-                                  query_id=True)
-
-    try:
-        X, y, qid = load(io.BytesIO(data))
-    except (OSError, MemoryError):
-        raise
-    except Exception as exc:          # the parser raises ValueError, OverflowError, ...
-        raise _svmlight_error(path, exc, lines(), load) from exc
-    X = X.tocsr()
-    n = X.shape[0]
-    _check_finite(path, X.data, lambda k: int(np.searchsorted(X.indptr, k, side="right")) - 1,
-                  "a feature value", line_of_row)
-    _check_finite(path, y, lambda k: k, "a label", line_of_row)
-    if X.shape[1] > n_features:
-        k = int(np.flatnonzero(X.indices >= n_features)[0])
-        row = int(np.searchsorted(X.indptr, k, side="right")) - 1
-        raise ValueError(f"{path}: has {X.shape[1]} features, expected at most {n_features} "
-                         f"(line {line_of_row(row)} has feature index "
-                         f"{X.indices[k] + (0 if zero_based else 1)})")
-    X.resize((n, n_features))
-    if qid.size != n:
-        line = next(number for number, text in lines()
-                    if (fields := text.split(b"#", 1)[0].split())
-                    and not any(f.startswith(b"qid:") for f in fields))
-        raise ValueError(f"{path}, line {line}: no qid: field (LETOR files give every "
-                         "line one)")
-    return X, np.asarray(y, dtype=np.float64), np.asarray(qid, dtype=np.int64)
+    lines = Lines(io.BytesIO(data), path, "not an SVMlight/LIBSVM file", None,
+                  MAX_LINE_BYTES, line_base=lambda: first_line() - 1)
+    X, y, qid, source = _parse_svmlight(path, lines, query_id=True, multilabel=False)
+    if qid is None:
+        raise ValueError(f"{path}, line {source.line_of_row(0)}: no qid: field (LETOR files "
+                         "give every line one)")
+    X, _ = _index_base(path, X, zero_based, source)
+    _check_svmlight(path, X, y, qid, n_features, zero_based, source)
+    X.resize((X.shape[0], n_features))
+    return X, np.asarray(y, dtype=np.float64), qid
 
 
 # ----------------------------------------------------------------------- CSV
@@ -649,34 +720,36 @@ def _parse_letor_bytes(path, data: bytes, first_line, n_features: int,
 def _csv_rows(path: str, delimiter: str | None):
     """The header, the non-empty rows and their line numbers of a delimited
     file, and the delimiter (when None, sniffed among ``,`` ``;`` tab and
-    ``|``; ``,`` if unsure); ValueError for an empty, non-UTF-8 or non-CSV file."""
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = None
+    ``|`` in the first 20 lines; ``,`` if unsure); ValueError for an empty,
+    non-UTF-8 or non-CSV file.  The file is read once (see :func:`read_svmlight`)."""
+    with open_input(path) as (stream, kind):
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        lines = Lines(text, path, "not a CSV text file", kind, MAX_LINE_BYTES)
         try:
+            it = iter(lines)
+            head = list(itertools.islice(it, 20))
             if delimiter is None:
-                head = "\n".join(fh.read(1 << 16).splitlines()[:20])
-                fh.seek(0)
                 try:
-                    delimiter = csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
+                    delimiter = csv.Sniffer().sniff("".join(head)[:1 << 16],
+                                                    delimiters=",;\t|").delimiter
                 except csv.Error:
                     delimiter = ","
-            reader = csv.reader(fh, delimiter=delimiter)
+            reader = csv.reader(itertools.chain(head, it), delimiter=delimiter)
             header = next(reader, None)
-            rows, lines = [], []
+            rows, numbers = [], []
             for row in reader:
                 if row:
                     rows.append(row)
-                    lines.append(reader.line_num)
+                    numbers.append(reader.line_num)
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not a UTF-8 text file ({_one_line(exc, 120)})") \
                 from exc
-        except csv.Error as exc:      # a NUL byte, a field beyond csv's size limit
-            assert reader is not None
-            raise ValueError(f"{path}, line {reader.line_num + 1}: not a CSV text file "
+        except csv.Error as exc:      # a field beyond csv's size limit
+            raise ValueError(f"{lines.where(lines.number)}: not a CSV text file "
                              f"({_one_line(exc, 120)})") from exc
     if header is None or not rows:
         raise ValueError(f"{path}: no header line and data lines (an empty file?)")
-    return header, rows, lines, delimiter
+    return header, rows, numbers, delimiter
 
 
 def _checked_header(path: str, header: list[str], rows, lines, delimiter) -> list[str]:
@@ -715,7 +788,7 @@ def _feature_columns(path: str, header: list[str], index: dict, target,
 
 
 def read_csv(path, target=None, *, feature_names=None, require_target: bool = True,
-             delimiter: str | None = None) -> DataFile:
+             delimiter: str | None = None, numeric_target: bool = False) -> DataFile:
     """Read a delimited text file with a header line.
 
     Parameters
@@ -730,6 +803,11 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
         False: a file without the ``target`` column is read with y None.
     delimiter : str, optional
         Default: sniffed among ``,`` ``;`` tab and ``|`` (``,`` if unsure).
+    numeric_target : bool, default False
+        True: every target must be a number (regression, ordinal and
+        ranking targets); a cell that is not is a ValueError naming its line
+        and column and quoting it.  False: targets that are not all numbers
+        are read as strings (class labels).
 
     Returns
     -------
@@ -740,9 +818,11 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
     Raises
     ------
     ValueError
-        Empty file, repeated column names, ragged lines, a missing target or
-        feature column, or a feature value that is not a finite number (the
-        message gives the line and column).
+        Empty file, repeated column names, ragged lines, a line longer than
+        :data:`MAX_LINE_BYTES` characters or holding a NUL byte, a missing
+        target or feature column, a feature value (or, with
+        ``numeric_target``, a target) that is not a finite number (the
+        message gives the line and column and quotes the cell).
     OSError
         The file cannot be read.
 
@@ -770,6 +850,8 @@ def read_csv(path, target=None, *, feature_names=None, require_target: bool = Tr
         try:
             y = np.asarray(values, dtype=np.float64)
         except ValueError:
+            if numeric_target:      # name the first cell that is not a number
+                _numbers(path, values, target, lines)
             y = np.asarray(values, dtype=str)
         _check_finite(path, y, lambda i: i, f"the target {_quote(target)}",
                       lambda i: lines[i])
@@ -910,12 +992,12 @@ def _load_arff(path):
     from scipy.io import arff
 
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        with open_input(path) as (stream, kind):
+            text = io.TextIOWrapper(stream, encoding="utf-8")     # universal newlines
+            lines = list(Lines(text, path, "not an ARFF file", kind, MAX_LINE_BYTES))
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not an ARFF file (not UTF-8 text: "
                          f"{_one_line(exc, 120)})") from exc
-    lines = list(io.StringIO(text))                 # split at newlines only, as scipy
     start = next((i for i, t in enumerate(lines) if _ARFF_DATA.match(t)), None)
     if start is None:
         raise ValueError(f"{path}: not an ARFF file (no @data line: a truncated file, or "
@@ -983,6 +1065,14 @@ def label_names_from_xml(path) -> list[str]:
 _HEADER = "polyrank-model.json"
 #: The largest header :func:`load_model` reads (a header is a few kB).
 _HEADER_MAX_BYTES = 1 << 24
+#: :func:`load_model` refuses a member of a model archive that inflates to
+#: more than this many times its compressed size (a zip bomb: a 1 MB file
+#: inflating to GBs) when it is larger than :data:`MODEL_RATIO_FLOOR`.
+#: Arrays of numbers deflate a few times; only arrays that are nearly all
+#: one value come near 200.
+MODEL_MAX_RATIO = 200.0
+#: Members up to this size (16 MiB) are not refused for their ratio.
+MODEL_RATIO_FLOOR = 16 * 2 ** 20
 #: The first bytes of files pickle or joblib write (protocol 2+ pickles, and
 #: joblib's zlib, gzip, bz2, xz, lzma and lz4 compressed pickles)
 _PICKLE_MAGIC = (b"\x80", b"x\x01", b"x\x5e", b"x\x9c", b"x\xda", b"\x1f\x8b", b"BZh",
@@ -1125,12 +1215,13 @@ def save_model(path, estimator, **metadata) -> None:
     write_bytes(path, buf.getvalue())
 
 
-def load_model(path, *, trusted: bool = False):
+def load_model(path, *, trusted: bool = False, max_ratio: float | None = MODEL_MAX_RATIO):
     """Read a model file written by :func:`save_model`, without running code
     from it.
 
-    The file's header (format tag and versions) is checked first; the
-    estimator is then rebuilt by :func:`skops.io.load`, which constructs
+    The file is read once (a FIFO or a pipe works too); the sizes of its
+    members are bounded and its header (format tag and versions) checked
+    first; the estimator is then rebuilt by :func:`skops.io.load`, which constructs
     only the types of :func:`model_trusted_types` and skops' defaults from
     stored data and refuses a file that names any other.  A pickle or joblib
     file (what polyrank 0.1 wrote, or any other program's) can run arbitrary
@@ -1144,6 +1235,10 @@ def load_model(path, *, trusted: bool = False):
         format 1 (polyrank's earlier format) is then loaded with joblib, and
         a skops model file may hold any type.  Never pass True for a file
         from a source you do not trust.
+    max_ratio : float or None, default :data:`MODEL_MAX_RATIO`
+        The most a member of the archive larger than
+        :data:`MODEL_RATIO_FLOOR` bytes may inflate, relative to its
+        compressed size; None: no such bound (the memory bound stays).
 
     Returns
     -------
@@ -1159,7 +1254,15 @@ def load_model(path, *, trusted: bool = False):
         A pickle/joblib file without ``trusted=True``; not a polyrank model
         file (corrupt, truncated, another program's file); a skops file
         holding types polyrank does not trust; another format version (the
-        message names both format versions and both polyrank versions).
+        message names both format versions and both polyrank versions); a
+        member that inflates more than ``max_ratio`` times (a zip bomb) or
+        a ``.npy`` member whose header's shape and dtype disagree with its
+        size (the message names the member).  Every member's size is
+        checked, from the archive's directory and the arrays' headers,
+        before any member is read.
+    MemoryError
+        The file, or its members together, would inflate to more than the
+        memory available (the message names the member).
     OSError
         The file cannot be read.
 
@@ -1170,14 +1273,18 @@ def load_model(path, *, trusted: bool = False):
         both).
     """
     path = os.fspath(path)
-    with open(path, "rb") as fh:
-        head = fh.read(8)                          # OSError before any other message
-    if zipfile.is_zipfile(path):
-        header = _model_header(path)
+    if max_ratio is not None and not max_ratio > 0:
+        raise ValueError(f"max_ratio: expected a number > 0 or None, got {max_ratio!r}")
+    data = _read_model_bytes(path)
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        with _damage_as_value_error(path):
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                _check_members(path, archive, max_ratio, available_bytes())
+                header = _model_header(path, archive)
         _check_versions(path, header, MODEL_FORMAT_VERSION)
-        est = _load_skops(path, trusted)
+        est = _load_skops(path, data, trusted)
     elif not trusted:
-        if head.startswith(_PICKLE_MAGIC):
+        if data.startswith(_PICKLE_MAGIC):
             raise ValueError(f"{path}: this is a pickle (joblib) file, which can run code "
                              "when loaded; polyrank's model files cannot. Reload with "
                              "trusted=True (polyrank predict --trust-pickle) only if you trust "
@@ -1185,26 +1292,112 @@ def load_model(path, *, trusted: bool = False):
         raise ValueError(f"{path}: not a polyrank model file (neither polyrank's format, a "
                          "skops zip archive, nor a pickle)")
     else:
-        header, est = _load_pickle(path)
+        header, est = _load_pickle(path, data)
         _check_versions(path, header, 1)
     meta = {k: v for k, v in header.items() if k != "metadata"}
     meta.update(header.get("metadata") or {})
     return est, meta
 
 
-def _model_header(path) -> dict:
+def _read_model_bytes(path: str) -> bytes:
+    """The bytes of a model file, read once (a FIFO or a pipe too), at most
+    the memory available (MemoryError naming the file beyond it)."""
+    budget = available_bytes()
+    with open(path, "rb") as fh:                   # OSError before any other message
+        size = os.fstat(fh.fileno()).st_size
+        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            if budget is not None and size > budget:
+                raise MemoryError(f"{path}: a model file of {format_bytes(size)}, more than "
+                                  f"the {format_bytes(budget)} of memory available")
+            return fh.read()
+        chunks, total = [], 0
+        while chunk := fh.read(1 << 20):
+            total += len(chunk)
+            if budget is not None and total > budget:
+                raise MemoryError(f"{path}: a model file of more than {format_bytes(budget)}, "
+                                  "the memory available")
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@contextlib.contextmanager
+def _damage_as_value_error(path: str):
+    """A zip archive's damage (zipfile's and zlib's errors) as a ValueError
+    naming the file."""
+    try:
+        yield
+    except (zipfile.BadZipFile, UnicodeDecodeError, RuntimeError, EOFError, zlib.error,
+            NotImplementedError, lzma.LZMAError) as exc:
+        raise ValueError(f"{path}: damaged polyrank model file ({type(exc).__name__}: "
+                         f"{_one_line(exc, 120)})") from exc
+
+
+def _check_members(path: str, archive: zipfile.ZipFile, max_ratio, budget,
+                   inside: str = "") -> None:
+    """Bound a model archive's members before any is read: each inflates to
+    at most ``max_ratio`` times its compressed size (or at most
+    :data:`MODEL_RATIO_FLOOR` bytes), all together to at most ``budget``
+    bytes (None: no bound), and a ``.npy`` member holds exactly the bytes
+    its header declares; a ``.npz`` member (a sparse matrix) is checked in
+    the same way, member by member (``inside``: its name, for messages)."""
+    total = 0
+    for info in archive.infolist():
+        name = f"{inside}{info.filename}"
+        size, packed = info.file_size, info.compress_size
+        if max_ratio is not None and size > MODEL_RATIO_FLOOR \
+                and size > max_ratio * max(packed, 1):
+            raise ValueError(f"{path}: member {name!r} inflates {packed:,} bytes to "
+                             f"{size:,} ({size / max(packed, 1):,.0f} times, more than "
+                             f"max_ratio={max_ratio:g}): refused as a likely zip bomb")
+        total += size
+        if budget is not None and total > budget:
+            raise MemoryError(f"{path}: member {name!r} inflates to {format_bytes(size)}; the "
+                              f"members so far need {format_bytes(total)}, more than the "
+                              f"{format_bytes(budget)} of memory available")
+        if info.filename.endswith(".npy"):
+            _check_npy_member(path, archive, info, name)
+        elif info.filename.endswith(".npz") and not inside:
+            with zipfile.ZipFile(io.BytesIO(archive.read(info))) as inner:
+                _check_members(path, inner, max_ratio,
+                               None if budget is None else budget - total, f"{name}:")
+
+
+def _check_npy_member(path: str, archive: zipfile.ZipFile, info, name: str) -> None:
+    """ValueError naming the member unless a ``.npy`` member's header (read
+    alone) declares exactly the bytes the member holds."""
+    from numpy.lib import format as npy
+
+    readers = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+    with archive.open(info) as fh:
+        try:
+            version = npy.read_magic(fh)
+            if version not in readers:
+                return                      # a newer layout: numpy's loader checks it
+            shape, _, dtype = readers[version](fh)
+        except (ValueError, SyntaxError, EOFError) as exc:
+            raise ValueError(f"{path}: member {name!r} is not a .npy array "
+                             f"({_one_line(exc, 120)})") from exc
+        offset = fh.tell()
+    declared = math.prod(shape) * dtype.itemsize
+    if offset + declared != info.file_size:
+        raise ValueError(f"{path}: member {name!r}: its header declares a {shape} {dtype} "
+                         f"array ({declared:,} bytes), the member holds "
+                         f"{info.file_size - offset:,} bytes of data")
+
+
+def _model_header(path: str, archive: zipfile.ZipFile) -> dict:
     """The JSON header of a model file (a zip archive), checked."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            info = archive.getinfo(_HEADER)
-            if info.file_size > _HEADER_MAX_BYTES:
-                raise ValueError(f"a {info.file_size:,}-byte header")
-            header = json.loads(archive.read(info).decode("utf-8"))
+        info = archive.getinfo(_HEADER)
     except KeyError:
         raise ValueError(f"{path}: not a polyrank model file (a zip archive without "
                          f"polyrank's header {_HEADER})") from None
-    except (zipfile.BadZipFile, ValueError, UnicodeDecodeError, RuntimeError,
-            EOFError, NotImplementedError) as exc:
+    if info.file_size > _HEADER_MAX_BYTES:
+        raise ValueError(f"{path}: damaged polyrank model file (a {info.file_size:,}-byte "
+                         "header)")
+    try:
+        header = json.loads(archive.read(info).decode("utf-8"))
+    except ValueError as exc:       # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"{path}: damaged polyrank model file ({_one_line(exc, 120)})") \
             from exc
     if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
@@ -1213,19 +1406,19 @@ def _model_header(path) -> dict:
     return header
 
 
-def _load_skops(path, trusted: bool):
-    """The estimator of a skops archive, refusing untrusted types unless
-    ``trusted``."""
+def _load_skops(path: str, data: bytes, trusted: bool):
+    """The estimator of a skops archive (its bytes ``data``), refusing
+    untrusted types unless ``trusted``."""
     import skops.io as sio
     from skops.io.exceptions import UntrustedTypesFoundException
 
     try:
         types = model_trusted_types()
         if trusted:
-            types += sio.get_untrusted_types(file=path)
-        return sio.load(path, trusted=types)
+            types += sio.get_untrusted_types(data=data)
+        return sio.loads(data, trusted=types)
     except UntrustedTypesFoundException as exc:
-        names = sorted(set(sio.get_untrusted_types(file=path)) - set(model_trusted_types()))
+        names = sorted(set(sio.get_untrusted_types(data=data)) - set(model_trusted_types()))
         raise ValueError(f"{path}: holds types polyrank does not trust, refused: "
                          f"{_cut(', '.join(names) or _one_line(exc), 200)}") from exc
     except (MemoryError, KeyboardInterrupt):
@@ -1235,12 +1428,13 @@ def _load_skops(path, trusted: bool):
                          f"{_one_line(exc, 120)})") from exc
 
 
-def _load_pickle(path):
-    """(header, estimator) of a trusted joblib model file of format 1."""
+def _load_pickle(path: str, data: bytes):
+    """(header, estimator) of a trusted joblib model file of format 1 (its
+    bytes ``data``)."""
     import joblib
 
     try:
-        doc = joblib.load(path)
+        doc = joblib.load(io.BytesIO(data))
     except Exception as exc:     # unpickling arbitrary bytes can raise anything
         raise ValueError(f"{path}: not a polyrank model file (joblib cannot read it: "
                          f"{type(exc).__name__}: {_one_line(exc, 120)})") from exc
