@@ -360,6 +360,10 @@ class SolverLab(WidgetDisplay):
         ``test``.
     metric_ : str
         The readout's name of the test metric and its direction.
+    metric_value_ : float or None
+        The value the readout shows beside :attr:`metric_`: ``score_`` as the
+        metric itself (a loss positive: the mean absolute error, not
+        scikit-learn's negated score); None without ``test``.
     error_ : str or None
         The message of the last fit (or its scoring on ``test``) that
         raised, else None; the readout then says "fit failed" or "scoring
@@ -512,6 +516,11 @@ class SolverLab(WidgetDisplay):
             if self._flag is not None:
                 self._flag.stopped_by_user = True
                 self._flag.event.set()
+
+    @property
+    def metric_value_(self) -> float | None:
+        """The test metric as the readout shows it (see the class docstring)."""
+        return None if self.score_ is None else self._sign * self.score_
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the running fit ends.
@@ -676,7 +685,7 @@ class SolverLab(WidgetDisplay):
             rows.append(("duality gap", f"{gap:.3g} (absolute, in the objective's units)"))
         if self.score_ is not None:
             rows.append((f"test {escape(self.metric_)}",
-                         f"<b>{self._sign * self.score_:.4g}</b>"))
+                         f"<b>{self.metric_value_:.4g}</b>"))
         return rows
 
     def _iterations_text(self, nit: int, res) -> str:

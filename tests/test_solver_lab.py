@@ -169,6 +169,7 @@ def test_every_estimator_refits_when_a_control_moves(name):
     assert f"test {METRICS[name]}" in lab.readout.value
     shown = -lab.score_ if "lower is better" in METRICS[name] else lab.score_
     assert f"<b>{shown:.4g}</b>" in lab.readout.value
+    assert lab.metric_value_ == shown           # a loss as itself, not negated
     assert est.get_params()[pname] != new          # the user's estimator is untouched
 
 
