@@ -28,7 +28,7 @@ import warnings
 import scipy.sparse as sp
 
 from ..exceptions import TrivialModelWarning
-from .estimator import OrdinalMarginRanker, PRank
+from .estimator import OrdinalMarginRanker, PRank, ordinal_path
 from .generation import (
     FORMULATIONS,
     METHODS,
@@ -64,7 +64,7 @@ __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
            "solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
            "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",
            "InfeasibleError", "algorithm_name", "formulation_name", "check_labels",
-           "initial_working_set", "paper_notation", "predict_labels"]
+           "initial_working_set", "paper_notation", "predict_labels", "ordinal_path"]
 
 
 def _warmup_svor() -> None:

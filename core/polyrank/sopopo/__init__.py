@@ -14,7 +14,7 @@ by Soft Projections onto Polyhedra", JMLR 7:1567-1599, 2006
 """
 
 from .batch import ORDERS, sopopo_batch
-from .estimator import LabelRanker
+from .estimator import LabelRanker, label_ranking_path
 from .graph import (
     DECOMPOSITIONS,
     Piece,
@@ -42,7 +42,7 @@ __all__ = [
     "SoftProjection", "ReducedSolution",
     "feedback_graph", "layers", "decompose", "check_decomposition", "Piece",
     "PieceSet", "build_pieces", "DECOMPOSITIONS", "piece_loss", "PieceLoss",
-    "sopopo_batch", "ORDERS", "LabelRanker",
+    "sopopo_batch", "ORDERS", "LabelRanker", "label_ranking_path",
 ]
 
 
