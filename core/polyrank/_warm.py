@@ -115,10 +115,11 @@ def _describe(old: tuple, new: tuple) -> str:
         return f"X's shape changed from {old[1]} to {new[1]}"
     for a, b in zip(old[2:], new[2:]):
         if a != b:
-            if isinstance(a, str) or isinstance(b, str):
-                return f"the solver changed ({a} -> {b})"
-            return "the data changed (values of X, y or the weights differ from the " \
-                   "previous fit's)"
+            if isinstance(a, (tuple, int)) and isinstance(b, (tuple, int)) \
+                    and not isinstance(a, bool):
+                return "the data changed (values of X, y or the weights differ from the " \
+                       "previous fit's)"
+            return f"a setting the solution depends on changed ({a!r} -> {b!r})"
     return "the data changed"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
@@ -487,10 +488,11 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         params = ({} if self.kernel == "precomputed" else
                   check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                       Xa.shape[1]))
-        pieces = build_pieces(Y, self.decomposition, self.normalize, self._C(),
-                              sample_weight, threshold_label=threshold)
-        res = self._solve(Xa, Y, pieces, params, fingerprint(X, Y, sample_weight),
-                          callback, callback_every)
+        key = fingerprint(X, Y, sample_weight) + (
+            self.decomposition if isinstance(self.decomposition, str)
+            else f"callable {id(self.decomposition)}", bool(self.normalize), bool(threshold))
+        res = self._solve(Xa, Y, self._pieces(key, Y, sample_weight, threshold), params,
+                          key, callback, callback_every)
         warn_if_not_converged(self, res, _hint(res, X, self.kernel, float(self.tol),
                                                 int(self.max_iter)))
         M = _decision_map(threshold, coding.target_type, k)
@@ -514,6 +516,19 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         if res.success:     # an unfinished solve has its ConvergenceWarning
             self._warn_if_trivial(X, y, sample_weight)
         return self
+
+    def _pieces(self, key, Y, sample_weight, threshold):
+        """The pieces of Y (:func:`~polyrank.sopopo.build_pieces`); a warm fit on
+        the same data and decomposition reuses the previous fit's, their
+        bounds C_p = C sigma_p rescaled to this C (building them is a Python
+        loop over the examples, up to half of a warm fit)."""
+        C = self._C()
+        state = self.__dict__.get("_warm")
+        if self.warm_start and state is not None and state.key == key:
+            old = state.point["pieces"]
+            return dataclasses.replace(old, C=old.C * (C / state.penalty))
+        return build_pieces(Y, self.decomposition, self.normalize, C, sample_weight,
+                            threshold_label=threshold)
 
     def _solve(self, Xa, Y, pieces, params, key, callback, callback_every):
         """The solver's result, warm-started from the previous fit's dual
