@@ -25,6 +25,7 @@ point to the same optimum), only possibly slower than cold.
 
 from __future__ import annotations
 
+import weakref
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,12 +34,17 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["SAMPLED_ROWS", "USED", "WarmState", "fingerprint", "previous", "keep",
-           "dual_scale"]
+           "state_of", "dual_scale"]
 
 #: rows of X hashed by :func:`fingerprint` (evenly spaced, first and last included)
 SAMPLED_ROWS = 16
 #: ``result_.warm_start`` of a fit that started from the previous solution
 USED = "used"
+
+#: estimator -> its :class:`WarmState`, beside the estimator rather than in its
+#: ``__dict__``: a model file, a pickle or ``clone`` never carries the solver's
+#: end point (a copy of a fitted estimator starts its next warm fit cold)
+_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _crc(a) -> int:
@@ -129,8 +135,8 @@ def previous(estimator, key: tuple) -> tuple[WarmState | None, str]:
     Parameters
     ----------
     estimator : BaseEstimator
-        With a ``warm_start`` parameter; its state of the last fit is the
-        private attribute ``_warm`` (kept by :func:`keep`).
+        With a ``warm_start`` parameter; its state of the last fit was kept
+        by :func:`keep`.
     key : tuple
         The :func:`fingerprint` (plus solver name) of this fit.
 
@@ -141,7 +147,7 @@ def previous(estimator, key: tuple) -> tuple[WarmState | None, str]:
     """
     if not getattr(estimator, "warm_start", False):
         return None, "cold: warm_start=False"
-    state = estimator.__dict__.get("_warm")
+    state = state_of(estimator)
     if state is None:
         return None, "cold: no previous fit"
     if state.key != key:
@@ -150,8 +156,13 @@ def previous(estimator, key: tuple) -> tuple[WarmState | None, str]:
 
 
 def keep(estimator, key: tuple, penalty: float, **point: Any) -> None:
-    """Keep this fit's end point for the next warm start (``estimator._warm``)."""
-    estimator._warm = WarmState(key, float(penalty), dict(point))
+    """Keep this fit's end point for the next warm start of ``estimator``."""
+    _STATES[estimator] = WarmState(key, float(penalty), dict(point))
+
+
+def state_of(estimator) -> WarmState | None:
+    """The :class:`WarmState` of ``estimator``'s last fit, or None."""
+    return _STATES.get(estimator)
 
 
 def dual_scale(penalty_new: float, penalty_old: float) -> float:

@@ -28,7 +28,7 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import gram_advice, param, scale_advice, sparse_scale_advice
-from .._warm import fingerprint, keep, previous
+from .._warm import fingerprint, keep, previous, state_of
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
@@ -523,7 +523,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, BaseE
         bounds C_p = C sigma_p rescaled to this C (building them is a Python
         loop over the examples, up to half of a warm fit)."""
         C = self._C()
-        state = self.__dict__.get("_warm")
+        state = state_of(self)
         if self.warm_start and state is not None and state.key == key:
             old = state.point["pieces"]
             return dataclasses.replace(old, C=old.C * (C / state.penalty))
