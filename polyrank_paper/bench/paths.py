@@ -141,9 +141,9 @@ def _cpu(fn):
     return time.process_time() - t, out
 
 
-def _prank_path(X, y, warm: bool, passes=None):
-    """PRank's grid of passes 1..N_GRID (or ``passes``): (iterations, models)."""
-    grid = range(1, N_GRID + 1) if passes is None else passes
+def _prank_path(X, y, warm: bool, passes):
+    """PRank's grid of ``passes`` (warm: 1, 2, ... continued): (iterations, models)."""
+    grid = passes
     models, iters = [], 0
     est = PRank(warm_start=True, max_iter=1, random_state=0)
     for k in grid:
@@ -155,13 +155,14 @@ def _prank_path(X, y, warm: bool, passes=None):
     return iters, models
 
 
-def _one(name, f, X, y, kw, repeats):
+def _one(name, f, X, y, kw, repeats, n_grid):
     """The interleaved timings of one estimator: a :class:`PathRow`."""
     if f is None:
-        return _prank_row(name, X, y, repeats)
+        return _prank_row(name, X, y, repeats, n_grid)
+    grid_kw = {"sign_path": "lams", "ordinal_path": "cs"}.get(f.__name__, "Cs")
+    kw = {**kw, "n_" + grid_kw: n_grid}
     path = f(X, y, **kw)                        # compile, caches; the grid
     mid = float(path.Cs[len(path.Cs) // 2])
-    grid_kw = {"sign_path": "lams", "ordinal_path": "cs"}.get(f.__name__, "Cs")
     times: dict[str, list] = {"warm": [], "cold": [], "mid": []}
     for _ in range(repeats):
         t, warm = _cpu(lambda: f(X, y, **kw))
@@ -182,20 +183,21 @@ def _one(name, f, X, y, kw, repeats):
         obj_mid_cold=float(cold.objectives[i]))
 
 
-def _prank_row(name, X, y, repeats):
+def _prank_row(name, X, y, repeats, n_grid):
     """PRank's row: the grid of passes (see the module docstring)."""
-    _prank_path(X, y, True)
+    passes = list(range(1, n_grid + 1))
+    _prank_path(X, y, True, passes)
     times: dict[str, list] = {"warm": [], "cold": [], "mid": []}
     for _ in range(repeats):
-        t, (iw, mw) = _cpu(lambda: _prank_path(X, y, True))
+        t, (iw, mw) = _cpu(lambda: _prank_path(X, y, True, passes))
         times["warm"].append(t)
-        t, (ic, mc) = _cpu(lambda: _prank_path(X, y, False))
+        t, (ic, mc) = _cpu(lambda: _prank_path(X, y, False, passes))
         times["cold"].append(t)
-        times["mid"].append(_cpu(lambda: _prank_path(X, y, False, [N_GRID // 2]))[0])
+        times["mid"].append(_cpu(lambda: _prank_path(X, y, False, [passes[n_grid // 2]]))[0])
     med = {k: statistics.median(v) for k, v in times.items()}
     same = all(np.allclose(a, b) for a, b in zip(mw, mc))
     return PathRow(estimator=name + (" (same models)" if same else " (models DIFFER)"),
-                   grid=f"max_iter 1..{N_GRID} ({N_GRID})", warm_s=med["warm"],
+                   grid=f"max_iter 1..{n_grid} ({n_grid})", warm_s=med["warm"],
                    cold_s=med["cold"], middle_s=med["mid"], ratio=med["warm"] / med["mid"],
                    speedup=med["cold"] / med["warm"], iters_warm=iw, iters_cold=ic,
                    max_rel_obj_diff=float("nan"), obj_mid_warm=float("nan"),
@@ -204,7 +206,7 @@ def _prank_row(name, X, y, repeats):
 
 @register_bench("paths")
 def bench_paths(*, quick: bool = False, seed: int = 0, progress: bool = False,
-                repeats: int = 3) -> ExperimentResult:
+                repeats: int = 3, n_grid: int = N_GRID) -> ExperimentResult:
     """Time the warm-started paths (see the module docstring).
 
     Parameters
@@ -215,6 +217,8 @@ def bench_paths(*, quick: bool = False, seed: int = 0, progress: bool = False,
         Unused (fixed seeds).
     repeats : int
         Interleaved repeats of each timing (medians are reported).
+    n_grid : int
+        Points of every grid (the path functions' default: 20).
 
     Returns
     -------
@@ -226,7 +230,7 @@ def bench_paths(*, quick: bool = False, seed: int = 0, progress: bool = False,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # ConvergenceWarning of the cold grids' ends
         for name, f, X, y, kw in _cases():
-            rows.append(_one(name, f, X, y, kw, repeats))
+            rows.append(_one(name, f, X, y, kw, repeats, int(n_grid)))
     met = [r for r in rows if r.ratio <= TARGET]
     load = load_average()
     notes = [f"{r.estimator}: warm path {r.ratio:.1f}x one cold fit at the grid's middle "
