@@ -857,6 +857,11 @@ BENCH_CATALOG: dict[str, str] = {
         "50 passes and peak memory at k = 1000 (24 examples, half of the labels "
         "relevant)"
     ),
+    "paths": (
+        "regularisation paths warm-started (issue 45): each estimator's default grid "
+        "of 20 penalties warm vs the same grid cold vs one cold fit at the grid's "
+        "middle, on its bundled data set; target: the path <= 3x the middle fit"
+    ),
     "input-check": (
         "the input gate's cost (sparse structure, canonical CSR, overflow) against "
         "scikit-learn's validate_data and the whole fit, on sparse MQ2008 (RankSVM) "

@@ -70,6 +70,17 @@ def _ranker_defaults(monkeypatch):
     return E.BENCHES["label-ranker-defaults"].run(quick=True)
 
 
+def _tiny_paths(monkeypatch):
+    import polyrank_paper.bench.paths as bp
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    grades = np.digitize(X[:, 0], [-0.5, 0.5])
+    monkeypatch.setattr(bp, "_cases", lambda: iter([
+        ("ordinal", bp.ordinal_path, X, grades, {}), ("PRank", None, X, grades, {})]))
+    return E.BENCHES["paths"].func(quick=True, n_grid=3)
+
+
 def _plain(name, **kw):
     def run(monkeypatch):
         table = E.EXPERIMENTS if name in E.EXPERIMENTS else E.BENCHES
@@ -121,6 +132,7 @@ TINY = {
     "sopopo-many-labels": _plain("sopopo-many-labels", quick=True, repeats=1, passes=2,
                                  k_small=8, k_large=12),
     "input-check": _plain("input-check", quick=True, repeats=1),
+    "paths": _tiny_paths,
     "ranksvm-liblinear": _plain("ranksvm-liblinear", sizes=(2000, 4000), repeats=1),
     "ranksvm-dask": _plain("ranksvm-dask", sizes=(2000, 4000), workers=(2,), repeats=1,
                            n_features=5, npartitions=2),

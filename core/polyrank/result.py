@@ -175,6 +175,15 @@ class SolverResult(dict):
         The solver's name, e.g. ``"sopopo-batch"``.
     trace : Trace
         One row per iteration.
+    warm_start : str
+        Set by every estimator's ``fit`` (``result_.warm_start``), absent
+        from a driver's own result: ``"used"`` when the solve started from
+        the previous fit's solution (``warm_start=True``, the same data),
+        else ``"cold: <reason>"`` (``"cold: warm_start=False"``, ``"cold: no
+        previous fit"``, ``"cold: the data changed ..."``, or a solver that
+        cannot start from a given point).  "The same data" is judged by
+        :func:`polyrank._warm.fingerprint`: X's shape and a CRC-32 of 16 of
+        its rows, and a CRC-32 of the whole targets, query ids and weights.
 
     Examples
     --------

@@ -199,7 +199,8 @@ def _step_status(converged: bool, stop: bool, f: float, delta: float,
 
 def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
          cg_tol: float = 0.1, callback=None, callback_every: int = 1,
-         keep_iterates: bool = False, solver: str = "tron") -> SolverResult:
+         keep_iterates: bool = False, solver: str = "tron",
+         min_iter: int = 0) -> SolverResult:
     """Minimise a twice (generalised-)differentiable convex function by TRON.
 
     Alg. 1 of ``large-scale-linear-ranksvm.txt`` with the trust-region
@@ -236,6 +237,12 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
         Fig. 5-6 of the paper).
     solver : str
         Name recorded in the result.
+    min_iter : int, default 0
+        Accepted Newton steps before the gradient rule may stop the solve.
+        A warm start (``w0`` the solution at a neighbouring C) uses 1: its
+        w0 may already meet ||grad f(w0)|| <= tol ||grad f(0)|| while its
+        f is further from the new minimum than one step leaves it (on a
+        regularisation path it would otherwise never move).
 
     Returns
     -------
@@ -285,7 +292,7 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
     it = 1
     trial = 0
     n_hv = 0
-    status = STATUS_CONVERGED if gnorm <= tol * gnorm0 else None
+    status = STATUS_CONVERGED if gnorm <= tol * gnorm0 and min_iter == 0 else None
     dual = float(obj.dual(w)) if has_dual else math.nan
     iterates = []
     while status is None:
@@ -316,7 +323,8 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
                              accepted=float(accepted), actred=actred, prered=prered)
         if keep_iterates:
             iterates.append(w.copy())
-        status = _step_status(accepted and gnorm <= tol * gnorm0, stop, f, delta,
+        status = _step_status(accepted and gnorm <= tol * gnorm0 and it > min_iter, stop,
+                              f, delta,
                               actred, prered)
     nit = it - 1
     return finish(

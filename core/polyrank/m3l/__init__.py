@@ -22,13 +22,14 @@ Learning", Machine Learning 88, 2012 (``m3l-multilabel-zero-shot.txt``).
 
 from .._jit import register_solver_package
 from . import _kernels
-from .estimator import M3LClassifier
+from .estimator import M3LClassifier, m3l_path
 from .priors import check_R, empirical_prior, labels_pm1, prior_from_classes, two_label_prior
 from .reference import dual_qp
 from .solver import SMO_KERNELS, dual_gradient, m3l_dca, m3l_objectives, m3l_smo, projected_gradient
 from .zero_shot import correlated_pair_subset, fig5_curve, fig5_pair, fig5_setup, shifted_subset
 
-__all__ = ["M3LClassifier", "m3l_smo", "m3l_dca", "m3l_objectives", "projected_gradient",
+__all__ = ["M3LClassifier", "m3l_path", "m3l_smo", "m3l_dca", "m3l_objectives",
+           "projected_gradient",
            "dual_gradient", "SMO_KERNELS", "check_R", "prior_from_classes",
            "empirical_prior", "two_label_prior", "labels_pm1", "dual_qp",
            "correlated_pair_subset", "shifted_subset", "fig5_pair", "fig5_setup", "fig5_curve"]

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
+from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._progress import fit_bar
 from .._repr import FitReprMixin
 from .._sklearn import (
@@ -26,13 +27,14 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import param, scale_advice
+from .._warm import dual_scale, fingerprint, keep, previous
 from ..kernels import check_kernel_params, kernel_matrix
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .priors import check_R
 from .solver import GRAM_DTYPES, SMO_KERNELS, STOPPING_RULES, dca, smo
 
-__all__ = ["DEFAULT_C", "M3LClassifier", "SOLVERS", "STOPPINGS"]
+__all__ = ["DEFAULT_C", "M3LClassifier", "SOLVERS", "STOPPINGS", "m3l_path"]
 
 #: solver names of :class:`M3LClassifier`
 SOLVERS = ("auto", "smo", "dca")
@@ -168,10 +170,13 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
         Seed of the visiting order of DCA and of the kernel solver's
         coordinate ascent (a RandomState instance draws the seed).
     warm_start : bool, default=False
-        If True and the model was fitted before on data of the same shape,
-        start from the previous dual variables (clipped to [0, C w_i])
-        instead of 0, e.g. when only R or C changed (the CorrelationSlider
-        refits this way).
+        If True and the model was fitted before on the same data (X, y;
+        ``result_.warm_start`` says whether it was), start from the previous
+        dual variables, scaled by C_new / C_old and clipped to [0, C w_i],
+        instead of 0, e.g. when only R, C or the kernel changed (the
+        CorrelationSlider refits this way); on other data start cold.
+        (Until now the check was the shape of y only, and alpha was
+        clipped, not scaled.)
     verbose : int, default=0
         ``v > 0`` prints one line (primal, dual, gap, time) every ``v``
         iterations.
@@ -483,10 +488,8 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
              else check_R(self.R, L, self.ridge))
         warn_if_unscaled(self, X, self.kernel)
         Xa = writeable(self._augment(X))
-        alpha0 = None
-        if self.warm_start and getattr(self, "alpha_", None) is not None \
-                and self.alpha_.shape == Ypm.shape:
-            alpha0 = np.clip(self.alpha_, 0.0, Cv[:, None])
+        key = fingerprint(X, Ypm, Cv / C)
+        alpha0, how = self._alpha0(key, C, Cv)
         common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
@@ -510,11 +513,23 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
         self.alpha_ = res.dual["alpha"]
         self.R_ = res.R
         self.result_ = res
+        res.warm_start = how
+        keep(self, key, C, alpha=self.alpha_)
         self.n_iter_ = res.nit
         self.n_labels_ = L
         if res.success:     # an unfinished solve has its ConvergenceWarning
             self._warn_if_trivial(res, Ypm, y, Cv > 0)
         return self
+
+    def _alpha0(self, key, C, Cv):
+        """(alpha0 or None, ``result_.warm_start``): the previous fit's dual
+        variables scaled by C_new / C_old and clipped to the new box
+        [0, C w_i] (a changed sample weight), or None for a cold start."""
+        state, how = previous(self, key)
+        if state is None:
+            return None, how
+        return np.clip(state.point["alpha"] * dual_scale(C, state.penalty), 0.0,
+                       Cv[:, None]), how
 
     def _solve(self, solver, Xa, Ypm, R, Cv, common, stopping="pg"):
         """(result, Z or None): the driver's solve; sets ``dual_coef_`` and
@@ -616,3 +631,61 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
             return super().score(X, y, sample_weight=sample_weight)
         wrong = np.mean(self._coding.relevance(y) != (self.decision_function(X) > 0), axis=1)
         return 1.0 - float(np.average(wrong, weights=sample_weight))
+
+
+def m3l_path(X, y, *, Cs=None, n_Cs: int = N_GRID, sample_weight=None,
+             warm: bool = True, **params) -> PathResult:
+    """M3LClassifier fitted along a grid of C, each fit warm-started from the last.
+
+    In the manner of :func:`sklearn.linear_model.lasso_path`: the grid is
+    solved from the smallest C (the strongest regularisation) up, the dual
+    solver (D2, Eq. 25 of ``m3l-multilabel-zero-shot.txt``) starting from
+    the previous alpha scaled by C_new / C_old, which keeps it in the box
+    [0, C w_i] (LIBLINEAR's warm start across C, Chu, Lin et al., KDD 2015).
+
+    Parameters
+    ----------
+    X : {array_like, sparse matrix}, shape (N, n_features)
+    y : array_like, shape (N, L) or (N,)
+        As :meth:`M3LClassifier.fit`.
+    Cs : array_like of shape (n_grid,), optional
+        The grid of C (> 0, finite; solved in increasing order).  Default:
+        ``n_Cs`` values log-spaced over two decades around the C the
+        parameters resolve to (``C``, or ``DEFAULT_C`` of the kernel).
+    n_Cs : int, default=20
+        Points of the default grid.
+    sample_weight : array_like, shape (N,), optional
+    warm : bool, default=True
+        False fits every point cold.
+    **params
+        Other parameters of :class:`M3LClassifier` (not ``C`` nor
+        ``warm_start``).
+
+    Returns
+    -------
+    PathResult
+        ``coefs``: ``coef_`` (L, n_features) per C for the linear kernel,
+        else ``dual_coef_``; ``min_C`` = 0.0: with the squared-norm
+        regulariser of P2 no C > 0 gives Z = 0 unless every C does, so
+        there is no analogue of :func:`sklearn.svm.l1_min_c`.
+
+    Raises
+    ------
+    ValueError
+        ``Cs`` empty, not 1-d, with NaN/inf or values <= 0 (the message
+        names ``Cs``); as :meth:`M3LClassifier.fit`.
+    TypeError
+        ``C`` or ``warm_start`` in ``params``, or an unknown parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [-1.0, -1.0]])
+    >>> Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    >>> m3l_path(X, Y, Cs=[1.0, 10.0]).warm_start
+    ['cold: no previous fit', 'used']
+    """
+    reject_grid_params(params, ("C",))
+    est = M3LClassifier(**params)
+    return estimator_path(est, X, y, Cs, n=n_Cs, param="C", center=est._C(), warm=warm,
+                          fit_params={"sample_weight": sample_weight})

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from .._jit import register_solver_package
 from ..exceptions import TrivialModelWarning
 from . import _kernels
-from .estimator import OrdinalMarginRanker, PRank
+from .estimator import OrdinalMarginRanker, PRank, ordinal_path
 from .generation import (
     FORMULATIONS,
     METHODS,
@@ -66,7 +66,7 @@ __all__ = ["solve_svor", "loss_thresholds", "SVOR_LOSSES", "THRESHOLD_LOSSES",
            "solve_ordinal", "prank", "OrdinalMarginRanker", "PRank", "make_instance",
            "rank_loss", "PAPER_THRESHOLDS", "FORMULATIONS", "METHODS",
            "InfeasibleError", "algorithm_name", "formulation_name", "check_labels",
-           "initial_working_set", "paper_notation", "predict_labels"]
+           "initial_working_set", "paper_notation", "predict_labels", "ordinal_path"]
 
 
 def _warmup_svor() -> None:

@@ -23,6 +23,7 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     SparseIfLinearMixin,
@@ -36,6 +37,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
+from .._warm import dual_scale, fingerprint, keep, previous
 from ..kernels import kernel_matrix
 from ..result import STATUS_NUMERICAL
 from ..validation import check_sample_weight, validate_X
@@ -56,7 +58,7 @@ from .svor import (
     solve_svor_trusted,
 )
 
-__all__ = ["OrdinalMarginRanker", "PRank"]
+__all__ = ["OrdinalMarginRanker", "PRank", "ordinal_path"]
 
 
 def _categories(y):
@@ -397,6 +399,15 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         "clarabel" for the hard margin (see
         :func:`polyrank.ordinal.solve_ordinal`).  "newton" with another
         problem raises ValueError.
+    warm_start : bool, default=False
+        If True, a ``fit`` on the same data (X, y, weights; same
+        ``formulation``, ``loss`` and ``kernel``) starts from the previous
+        fit's solution: SVOR's dual coordinate descent from its multipliers
+        scaled by c_new / c_old (which keeps them in the hinge's box
+        [0, c_i / 2]), SVOR's TRON from its (w, b), the paper's row and
+        column generation from its final working set (instead of W^0 of
+        Sec. 10).  ``result_.warm_start`` says "used" or "cold: <reason>".
+        See :func:`polyrank.ordinal.ordinal_path`.
 
     Attributes
     ----------
@@ -494,13 +505,14 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         "classes": ["array-like", None],
         "verbose": ["verbose"],
         "subproblem_solver": [StrOptions(set(SUBPROBLEM_SOLVERS))],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, formulation="svor", c=None, loss="squared_hinge",
                  threshold_rule="auto", margin="soft", kernel="linear", gamma=None,
                  degree=3, coef0=1.0, nonneg=False, method="auto", representation="auto",
                  add_per_iter="auto", tol=None, max_iter=None, classes=None, verbose=0,
-                 subproblem_solver="auto"):
+                 subproblem_solver="auto", warm_start=False):
         self.formulation = formulation
         self.c = c
         self.loss = loss
@@ -519,6 +531,7 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         self.classes = classes
         self.verbose = verbose
         self.subproblem_solver = subproblem_solver
+        self.warm_start = warm_start
 
     def _method(self) -> str:
         if self.method != "auto":
@@ -565,8 +578,36 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         return "mae" if self.formulation == "svor" and self.kernel == "linear" else "objective"
 
     def _solve(self, X, codes, sample_weight, callback, callback_every):
+        """The solver's result for the checked data, warm-started when
+        ``warm_start`` allows (``result_.warm_start``)."""
+        key = fingerprint(X, codes, sample_weight) + (self.formulation, self.loss,
+                                                      self.kernel)
+        state, how = previous(self, key)
+        res = self._solve_from(X, codes, sample_weight, callback, callback_every,
+                               self._init(state))
+        res.warm_start = how
+        keep(self, key, self._penalty(), alpha=res.dual, theta=np.concatenate(
+            [res.x, res.thresholds]) if self.formulation == "svor" else None,
+             working_set=res.get("working_set"))
+        return res
+
+    def _init(self, state) -> dict:
+        """The solver's warm start from ``state`` ({} for a cold one): SVOR's
+        multipliers scaled by c_new / c_old (feasible in the hinge's box
+        [0, c_i / 2]; the squared hinge's are only >= 0) and (TRON) its
+        (w, b); the paper's working set of the previous solve."""
+        if state is None:
+            return {}
+        if self.formulation == "paper":
+            return {"working_set": state.point["working_set"]}
+        scale = dual_scale(self._penalty(), state.penalty)
+        return {"init": {"alpha": state.point["alpha"] * scale,
+                         "theta": state.point["theta"]}}
+
+    def _solve_from(self, X, codes, sample_weight, callback, callback_every, init):
         """The solver's result for the checked data (``fit`` validated it:
-        the drivers' trusted paths, validate once)."""
+        the drivers' trusted paths, validate once), from ``init``
+        (:meth:`_init`)."""
         tol, max_iter = self.tol, self.max_iter
         if self.formulation == "paper":
             tol = 1e-7 if tol is None else tol
@@ -578,7 +619,7 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
                                       gamma=_fit_gamma(self.kernel, self.gamma, X),
                                       coef0=self.coef0, tol=tol, max_iter=max_iter,
                                       sample_weight=sample_weight, callback=log,
-                                      callback_every=callback_every)
+                                      callback_every=callback_every, **init)
         representation = self._representation()
         if representation == "primal" and self.kernel != "linear":
             raise ValueError(f"representation: 'primal' needs kernel='linear', got "
@@ -591,7 +632,7 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
                                      add_per_iter=self._add_per_iter(X.shape[0]), tol=tol,
                                      max_iter=max_iter, sample_weight=sample_weight,
                                      subproblem_solver=self.subproblem_solver, callback=log,
-                                     callback_every=callback_every)
+                                     callback_every=callback_every, **init)
 
     def _grade_levels(self):
         """The grades' values in the loss of ``threshold_rule``: the labels
@@ -782,6 +823,13 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
     classes : array_like or None, default=None
         The labels from lowest to highest (see :class:`OrdinalMarginRanker`).
     verbose : int, default=0
+    warm_start : bool, default=False
+        If True, a ``fit`` on the same data (X, y) with the same kernel
+        continues the previous fit's passes from its last iterate (alpha,
+        thresholds and the running sums of the average): ``max_iter`` more
+        passes, as one run with more passes would make them.  On other
+        data it starts from 0; ``result_.warm_start`` says "used" or
+        "cold: <reason>".  (PRank has no regularisation, hence no path.)
 
     Attributes
     ----------
@@ -852,10 +900,12 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
         "average": ["boolean"],
         "classes": ["array-like", None],
         "verbose": ["verbose"],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, kernel="linear", gamma=None, degree=3, coef0=1.0, max_iter=1,
-                 shuffle=False, random_state=None, average=True, classes=None, verbose=0):
+                 shuffle=False, random_state=None, average=True, classes=None, verbose=0,
+                 warm_start=False):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -866,6 +916,7 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
         self.average = average
         self.classes = classes
         self.verbose = verbose
+        self.warm_start = warm_start
 
     @fit_context
     def fit(self, X, y, *, callback=None, callback_every=1):
@@ -911,12 +962,17 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
                          rms_range=None if self.kernel == "rbf" else PRANK_RMS_RANGE,
                          why="PRank adds raw rows to w but moves its thresholds by 1 per "
                              "mistake, so the units of X decide its model")
-        res = prank_trusted(X, codes, kernel=self.kernel, degree=self.degree,
-                            gamma=_fit_gamma(self.kernel, self.gamma, X),
+        gamma = _fit_gamma(self.kernel, self.gamma, X)
+        key = fingerprint(X, codes) + (self.kernel, gamma, self.degree, self.coef0)
+        state, how = previous(self, key)
+        res = prank_trusted(X, codes, kernel=self.kernel, degree=self.degree, gamma=gamma,
                             coef0=self.coef0, max_iter=self.max_iter, shuffle=self.shuffle,
                             random_state=solver_seed(self.random_state), average=self.average,
                             callback=log_callback(callback, self.verbose, "PRank"),
-                            callback_every=callback_every)
+                            callback_every=callback_every,
+                            state=None if state is None else state.point)
+        res.warm_start = how
+        keep(self, key, 0.0, **res.state)
         if res.status == STATUS_NUMERICAL:
             raise_numerical(self, res)
         self.classes_ = classes
@@ -957,3 +1013,64 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
     def _predict_codes(self, f):
         # PRank's rule: the smallest r with f(x) < b_{r+1}
         return np.searchsorted(self.thresholds_, f, side="right").astype(np.int64)
+
+
+def ordinal_path(X, y, *, cs=None, n_cs: int = N_GRID, sample_weight=None,
+                 warm: bool = True, **params) -> PathResult:
+    """OrdinalMarginRanker fitted along a grid of c, each fit warm-started.
+
+    In the manner of :func:`sklearn.linear_model.lasso_path`: the grid is
+    solved from the smallest c (the strongest regularisation) up.  SVOR
+    (``formulation="svor"``): TRON from the previous (w, b), or dual
+    coordinate descent from the previous multipliers scaled by c_new /
+    c_old (LIBLINEAR's warm start across C, Chu, Lin et al., KDD 2015); the
+    paper's row and column generation (``formulation="paper"``,
+    ``row-column-generation-ordinal.txt``) from the previous working set
+    instead of W^0 (Sec. 10).
+
+    Parameters
+    ----------
+    X : {array_like, sparse matrix}, shape (n, n_features)
+    y : array_like, shape (n,)
+        Ordered labels, as :meth:`OrdinalMarginRanker.fit`.
+    cs : array_like of shape (n_grid,), optional
+        The grid of c (> 0, finite; solved in increasing order).  Default:
+        ``n_cs`` values log-spaced over two decades around the c the
+        parameters resolve to (``c``, or the formulation's default).
+    n_cs : int, default=20
+        Points of the default grid.
+    sample_weight : array_like, shape (n,), optional
+    warm : bool, default=True
+        False fits every point cold.
+    **params
+        Other parameters of :class:`OrdinalMarginRanker` (not ``c`` nor
+        ``warm_start``).
+
+    Returns
+    -------
+    PathResult
+        ``param`` is ``"c"``; ``coefs``: ``coef_`` per c for a linear
+        model, else ``dual_coef_``; ``min_C`` = 0.0: with the squared-norm
+        regulariser no c > 0 gives w = 0 unless every c does, so there is
+        no analogue of :func:`sklearn.svm.l1_min_c`.
+
+    Raises
+    ------
+    ValueError
+        ``cs`` empty, not 1-d, with NaN/inf or values <= 0 (the message
+        names ``cs``); as :meth:`OrdinalMarginRanker.fit`.
+    TypeError
+        ``c`` or ``warm_start`` in ``params``, or an unknown parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    >>> path = ordinal_path(X, [0, 0, 1, 1, 2, 2], cs=[0.1, 1.0, 10.0])
+    >>> path.warm_start[1:], path.objectives.shape
+    (['used', 'used'], (3,))
+    """
+    reject_grid_params(params, ("c",))
+    est = OrdinalMarginRanker(**params)
+    return estimator_path(est, X, y, cs, n=n_cs, param="c", center=est._penalty(),
+                          name="cs", warm=warm, fit_params={"sample_weight": sample_weight})

@@ -676,7 +676,8 @@ def solve_ordinal(X, labels, *, margin: str = "hard", c: float = 1.0,
 
 
 def solve_ordinal_trusted(X, labels, *, sample_weight=None, callback=None,
-                          callback_every: int = 1, **options) -> SolverResult:
+                          callback_every: int = 1, working_set=None,
+                          **options) -> SolverResult:
     """:func:`solve_ordinal` on data a caller has validated already: the
     trusted path of the estimators (validate once, ``CONTRIBUTING.md``).
 
@@ -693,6 +694,11 @@ def solve_ordinal_trusted(X, labels, *, sample_weight=None, callback=None,
         returns them).
     callback, callback_every :
         As :func:`solve_ordinal`.
+    working_set : ndarray of int64, optional
+        The initial working set W^0 (a warm start: an earlier solve's
+        ``working_set`` on the same data, e.g. at another c), distinct
+        object indices in [0, n); None: W^0 from ``init_scores`` (Sec. 10).
+        Ignored by ``method="full"``, whose working set is every object.
     **options
         The other keyword arguments of :func:`solve_ordinal` (``margin``,
         ``c``, ``kernel`` ...), checked as there (they cost no pass over the
@@ -715,7 +721,7 @@ def solve_ordinal_trusted(X, labels, *, sample_weight=None, callback=None,
                           sample_weight is not None)
     params = _kernel_params(kw["kernel"], kw["gamma"], kw["degree"], kw["coef0"], X.shape[1])
     return _solve_checked(X, labels, int(labels.max()), opts, params, sample_weight,
-                          kw["init_scores"], callback, callback_every)
+                          kw["init_scores"], callback, callback_every, working_set)
 
 
 class _Outcome(NamedTuple):
@@ -737,7 +743,7 @@ class _Outcome(NamedTuple):
 
 
 def _solve_checked(X, labels, l, opts: _Options, params, sample_weight, init_scores,
-                   callback, callback_every) -> SolverResult:
+                   callback, callback_every, working_set=None) -> SolverResult:
     """:func:`solve_ordinal` after its checks: set up W^0, the sub-problem
     data and solver, run the generation loop, assemble the result."""
     n = X.shape[0]
@@ -748,8 +754,12 @@ def _solve_checked(X, labels, l, opts: _Options, params, sample_weight, init_sco
     runner = CallbackRunner(callback, callback_every)
     search = _Search(labels, l, opts.add_per_iter, opts.tol)
     full = opts.method == "full"
-    W = (np.arange(n, dtype=np.int64) if full
-         else initial_working_set(init_scores, labels, l + 1))
+    if full:
+        W = np.arange(n, dtype=np.int64)
+    elif working_set is not None:
+        W = np.array(working_set, dtype=np.int64)
+    else:
+        W = initial_working_set(init_scores, labels, l + 1)
     search.in_w[W] = True
     # kernel columns kappa(x^i, x^j), j in W, in insertion order (dual only)
     data = (PrimalRows(X) if opts.primal

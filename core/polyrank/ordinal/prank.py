@@ -90,6 +90,8 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
         ``x``: alpha (n,); ``thresholds`` (l,); ``support`` (indices with
         alpha != 0); ``nit`` passes; ``mistakes`` in the last pass;
         ``kernel`` and ``kernel_params`` (the kernel's checked parameters);
+        ``state``: the last iterate and the running sums of the average
+        (a dict), from which :func:`prank_trusted` continues (``state=``);
         ``primal_objective``, ``dual_objective`` and ``gap`` are NaN (PRank
         is an online algorithm with no objective and no dual);
         ``status``: ``"converged"`` if a pass made no mistake,
@@ -124,7 +126,7 @@ def prank(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
 def prank_trusted(X, labels, *, kernel: str = "linear", gamma=None, degree: int = 3,
                   coef0: float = 1.0, max_iter: int = 1, shuffle: bool = False,
                   random_state=None, average: bool = False, callback=None,
-                  callback_every: int = 1) -> SolverResult:
+                  callback_every: int = 1, state=None) -> SolverResult:
     """:func:`prank` on data a caller has validated already (the estimator
     :class:`~polyrank.ordinal.PRank`; validate once, ``CONTRIBUTING.md``).
 
@@ -137,6 +139,11 @@ def prank_trusted(X, labels, *, kernel: str = "linear", gamma=None, degree: int 
     kernel, gamma, degree, coef0, max_iter, shuffle, random_state, average, callback, \
 callback_every :
         As :func:`prank`; checked here as there (no pass over the data).
+    state : dict, optional
+        The ``state`` of an earlier result on the same data: the passes
+        continue from its last iterate (and, with ``average``, its running
+        sums), as if that run had had more passes (a warm start).  None:
+        from alpha = 0, thresholds = 0 (Fig. 1).
 
     Returns
     -------
@@ -157,14 +164,7 @@ callback_every :
     kargs, params = _kernel_args(kernel, gamma, degree, coef0, m)
     rng = np.random.default_rng(random_state)
     runner = CallbackRunner(callback, callback_every)
-    alpha = np.zeros(n)
-    alpha_acc = np.zeros(n)      # sum_s s * (update of step s), for the average
-    thr_acc = np.zeros(l)
-    step = 0
-    w = np.zeros(m)              # the linear model on CSR rows (sum_j alpha_j x^j)
-    thr = np.zeros(l)
-    support = np.empty(n, dtype=np.int64)
-    n_support = 0
+    alpha, thr, support, alpha_acc, thr_acc, w, step, n_support = _start(n, m, l, state)
     status = STATUS_COMPLETED
     mistakes = 0
     it = 0
@@ -188,6 +188,9 @@ callback_every :
         if stop:
             status = STATUS_CALLBACK
             break
+    last = {"alpha": alpha.copy(), "thr": thr.copy(), "support": support.copy(),
+            "alpha_acc": alpha_acc.copy(), "thr_acc": thr_acc.copy(), "w": w.copy(),
+            "step": step, "n_support": n_support}
     if average and step > 0:     # the mean of the iterates after steps 1..T
         alpha = ((step + 1) * alpha - alpha_acc) / step
         thr = ((step + 1) * thr - thr_acc) / step
@@ -197,13 +200,26 @@ callback_every :
                  rule="the last pass made no mistake",
                  progress=f"{mistakes} mistakes in the last pass",
                  limit=f"max_iter={max_iter}", thresholds=thr.copy(), support=sup,
-                 average=bool(average),
+                 average=bool(average), state=last,
                  mistakes=int(mistakes), kernel=kernel, kernel_params=params)
     if status == STATUS_NUMERICAL:      # PRank has no objective: say what happened
         res.message = (f"in pass {it} a score was not finite (NaN or infinity: products of "
                        f"the features overflow float64); scale the features (e.g. "
                        f"sklearn.preprocessing.StandardScaler)")
     return res
+
+
+def _start(n: int, m: int, l: int, state):
+    """(alpha, thr, support, alpha_acc, thr_acc, w, step, n_support): zeros
+    (Fig. 1), or copies of an earlier run's ``state`` (a warm start)."""
+    if state is None:
+        # alpha_acc: sum_s s * (update of step s), for the average; w: the
+        # linear model on CSR rows (sum_j alpha_j x^j)
+        return (np.zeros(n), np.zeros(l), np.empty(n, dtype=np.int64), np.zeros(n),
+                np.zeros(l), np.zeros(m), 0, 0)
+    return (state["alpha"].copy(), state["thr"].copy(), state["support"].copy(),
+            state["alpha_acc"].copy(), state["thr_acc"].copy(), state["w"].copy(),
+            int(state["step"]), int(state["n_support"]))
 
 
 def prank_decision(X_fit, alpha, X, kernel, params) -> np.ndarray:

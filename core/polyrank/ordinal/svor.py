@@ -176,6 +176,23 @@ class _State:
         self.pg = np.array([np.inf, -np.inf, -np.inf, np.inf])
         self.eps = _SHRINK_EPS
 
+    def start_at(self, prob: _Problem, alpha0) -> None:
+        """Start from the dual point ``alpha0`` (n, l) (a warm start): alpha,
+        and the primal point W(alpha) it determines, w = X' u (or u itself
+        with a Gram matrix) and b_j = -sum_i alpha_ij s_ij with u_i = sum_j
+        alpha_ij s_ij, s_ij = +1 if y_i > j else -1."""
+        n, l = prob.labels.size, prob.l
+        alpha = np.minimum(np.maximum(alpha0, 0.0), prob.upper[:, None])
+        s = np.where(prob.labels[:, None] > np.arange(l)[None, :], 1.0, -1.0)
+        self.alpha[:] = alpha.reshape(n * l)
+        self.u[:] = (alpha * s).sum(axis=1)
+        self.b[:] = -(alpha * s).sum(axis=0)
+        if prob.K is None:
+            self.w[:] = np.asarray(prob.X.T @ self.u, dtype=np.float64).ravel()
+            self.f[:] = prob.scores(self.w)
+        else:
+            self.f[:] = prob.K @ self.u
+
     def unshrink(self, prob: _Problem) -> None:
         """Every pair of a weighted object active again (LIBLINEAR's reset)."""
         for j in range(prob.l):
@@ -339,10 +356,13 @@ def _relative_gap(primal, dual):
     return (primal - dual) / abs(primal) if primal else 0.0
 
 
-def _svor_dcd(prob, tol, max_iter, seed, callback, callback_every):
-    """Dual coordinate descent with shrinking; returns (status, passes, x, b,
-    alpha (n, l), runner, primal, dual)."""
+def _svor_dcd(prob, tol, max_iter, seed, callback, callback_every, alpha0=None):
+    """Dual coordinate descent with shrinking (from ``alpha0`` (n, l), feasible,
+    if given); returns (status, passes, x, b, alpha (n, l), runner, primal,
+    dual)."""
     state = _State(prob, seed)
+    if alpha0 is not None:
+        state.start_at(prob, alpha0)
     runner = CallbackRunner(callback, callback_every)
     status, it, primal, dual = STATUS_MAX_ITER, 0, math.nan, math.nan
     for it in range(1, max_iter + 1):
@@ -368,9 +388,10 @@ def _svor_dcd(prob, tol, max_iter, seed, callback, callback_every):
     return status, it, x, state.b.copy(), alpha, runner, primal, dual
 
 
-def _svor_tron(prob, tol, max_iter, callback, callback_every):
-    """TRON on the squared hinge over (w, b), stopped by the relative
-    duality gap; returns what :func:`_svor_dcd` returns."""
+def _svor_tron(prob, tol, max_iter, callback, callback_every, theta0=None):
+    """TRON on the squared hinge over (w, b), from ``theta0`` = (w, b) if
+    given, stopped by the relative duality gap; returns what
+    :func:`_svor_dcd` returns."""
     CallbackRunner(callback, callback_every)            # validates both arguments
     obj = _SquaredHinge(prob.X, prob.labels, prob.cw, prob.l)
     met = []
@@ -383,7 +404,7 @@ def _svor_tron(prob, tol, max_iter, callback, callback_every):
             raise StopIteration
 
     # TRON's own gradient rule is off (tol at rounding); the gap decides
-    res = tron(obj, tol=1e-300, max_iter=max_iter, callback=check, solver="svor-tron")
+    res = tron(obj, theta0, tol=1e-300, max_iter=max_iter, callback=check, solver="svor-tron")
     status = STATUS_CONVERGED if met else res.status
     if numerical_failure(res.primal_objective, res.dual_objective):
         status = STATUS_NUMERICAL
@@ -505,7 +526,7 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
 
 
 def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
-                       callback_every: int = 1, **options) -> SolverResult:
+                       callback_every: int = 1, init=None, **options) -> SolverResult:
     """:func:`solve_svor` on data a caller has validated already: the
     trusted path of the estimators (validate once, ``CONTRIBUTING.md``).
 
@@ -520,6 +541,11 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
         Finite and >= 0.
     callback, callback_every :
         As :func:`solve_svor`.
+    init : dict, optional
+        A warm start: ``{"alpha": (n, l)}`` for dual coordinate descent (a
+        feasible dual point, e.g. an earlier solution at c' scaled by
+        c / c'; clipped to the box [0, c_i / 2] of the hinge), ``{"theta":
+        (d + l,)}`` = (w, b) for TRON.  None: a cold start from 0.
     **options
         The other keyword arguments of :func:`solve_svor` (``c``, ``loss``,
         ``kernel`` ...), checked as there (no pass over the data).
@@ -543,17 +569,21 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
     prob = _Problem(X, labels, int(labels.max()), c, kw["loss"], kw["kernel"], params,
                     sample_weight)
     return _svor_checked(prob, solver, tol, max_iter, int(kw["random_state"]), callback,
-                         callback_every)
+                         callback_every, init or {})
 
 
 def _svor_checked(prob: _Problem, solver, tol, max_iter, seed, callback,
-                  callback_every) -> SolverResult:
-    """:func:`solve_svor` after its checks."""
+                  callback_every, init=None) -> SolverResult:
+    """:func:`solve_svor` after its checks (``init``: see
+    :func:`solve_svor_trusted`)."""
+    init = init or {}
     with np.errstate(over="ignore", invalid="ignore"):   # reported as the status
         if solver == "tron":
-            out = _svor_tron(prob, tol, max_iter, callback, callback_every)
+            out = _svor_tron(prob, tol, max_iter, callback, callback_every,
+                             init.get("theta"))
         else:
-            out = _svor_dcd(prob, tol, max_iter, seed, callback, callback_every)
+            out = _svor_dcd(prob, tol, max_iter, seed, callback, callback_every,
+                            init.get("alpha"))
     status, it, x, b, alpha, runner, primal, dual = out
     f = prob.scores(x)
     gap = _relative_gap(primal, dual)

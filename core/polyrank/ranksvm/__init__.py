@@ -10,7 +10,8 @@ Computation 26:781-817, 2014 (``large-scale-linear-ranksvm.txt``).
 - :func:`ranksvm_tron`: Tree-TRON / PRSVM+ (Sec. 4.1) via :func:`polyrank.tron.tron`.
 - :func:`ranksvm_dcd`: the L1 loss Eq. 1.2 by dual coordinate descent over the pairs.
 - :func:`ranksvm_cutting_plane`: the L1 loss Eq. 1.2 by cutting planes (Sec. 3.2).
-- :class:`RankSVM`: the scikit-learn estimator.
+- :class:`RankSVM`: the scikit-learn estimator; :func:`ranksvm_path` fits it along a
+  grid of C, warm-started.
 - :mod:`polyrank.ranksvm.reference`: pair-enumerating references (tests).
 """
 
@@ -20,12 +21,12 @@ import scipy.sparse as sp
 from .._jit import register_solver_package
 from ..metrics import mean_ndcg, pairwise_accuracy
 from . import _kernels
-from .estimator import RankSVM
+from .estimator import RankSVM, ranksvm_path
 from .objective import METHODS, QueryGroups, RankSVMObjective, Workspace, group_queries
 from .solvers import ranksvm_cutting_plane, ranksvm_dcd, ranksvm_tron
 
 __all__ = ["RankSVM", "RankSVMObjective", "Workspace", "QueryGroups", "group_queries",
-           "METHODS", "ranksvm_tron", "ranksvm_dcd", "ranksvm_cutting_plane"]
+           "METHODS", "ranksvm_tron", "ranksvm_dcd", "ranksvm_cutting_plane", "ranksvm_path"]
 
 
 def _tiny():

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     _user_stacklevel,
@@ -22,12 +23,13 @@ from .._sklearn import (
 )
 from .._text import param, scale_advice
 from .._threads import resolve_n_jobs
+from .._warm import dual_scale, fingerprint, keep, previous
 from ..metrics import mean_ndcg
 from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective
 from .solvers import _cutting_plane, _dcd, _tron
 
-__all__ = ["RankSVM"]
+__all__ = ["RankSVM", "ranksvm_path"]
 
 #: ``fit`` without ``qid``/``group`` on more rows than this warns that every
 #: row is put in one query: LETOR queries hold tens to hundreds of documents
@@ -106,6 +108,15 @@ class RankSVM(FitReprMixin, BaseEstimator):
         :class:`~polyrank.ranksvm.RankSVMObjective`).  The L1 solvers use
         the threads only in their passes through the objective (the gap
         and cutting-plane evaluations), not in the dual coordinate steps.
+    warm_start : bool, default=False
+        If True, a ``fit`` on the same data (same X, y, qid, weights and
+        solver) starts from the previous fit's solution: TRON and the
+        cutting planes from its w, dual coordinate descent from its pair
+        multipliers scaled by C_new / C_old (which keeps them in the new box
+        [0, C c_ij]; LIBLINEAR's warm start across C, Chu, Lin et al., KDD
+        2015).  On other data the fit starts cold; ``result_.warm_start``
+        says which ("used" or "cold: <reason>").  See
+        :func:`polyrank.ranksvm.ranksvm_path`.
 
     Attributes
     ----------
@@ -187,11 +198,12 @@ class RankSVM(FitReprMixin, BaseEstimator):
         "partial_pairs": ["boolean"],
         "verbose": ["verbose"],
         "n_jobs": [Integral, None],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, C=1.0, loss="l2", tol=1e-3, method="selection_tree",
                  solver="auto", max_iter=1000, partial_pairs=False, random_state=None,
-                 verbose=0, n_jobs=None):
+                 verbose=0, n_jobs=None, warm_start=False):
         self.C = C
         self.loss = loss
         self.tol = tol
@@ -202,6 +214,7 @@ class RankSVM(FitReprMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -304,10 +317,15 @@ class RankSVM(FitReprMixin, BaseEstimator):
         kwargs = {}
         if solver == "dcd":
             kwargs["random_state"] = check_random_state(self.random_state).randint(2**31 - 1)
+        key = fingerprint(X, y, qid, sample_weight) + (solver, self.method,
+                                                       bool(self.partial_pairs))
+        warm, how = self._warm_point(key, solver, obj)
         solve = {"tron": _tron, "dcd": _dcd, "cutting_plane": _cutting_plane}[solver]
         res = solve(obj, tol=self.tol, max_iter=self.max_iter,
                     callback=log_callback(callback, self.verbose, type(self).__name__),
-                    callback_every=callback_every, **kwargs)
+                    callback_every=callback_every, **kwargs, **warm)
+        res.warm_start = how
+        keep(self, key, self.C, w=res.x, alpha=res.dual)
         warn_if_not_converged(self, res, f"increase {param('max_iter')}, or "
                                          f"{scale_advice('RankSVM', sp.issparse(X))}")
         self.result_ = res
@@ -322,6 +340,20 @@ class RankSVM(FitReprMixin, BaseEstimator):
                             remedy=f"raise {param('C')} (now {self.C:g}), or "
                                    f"{scale_advice('RankSVM', sp.issparse(X))}")
         return self
+
+    def _warm_point(self, key, solver, obj) -> tuple[dict, str]:
+        """The solver's initial point of a warm start (``w0`` for TRON and the
+        cutting planes; ``alpha0`` scaled by C_new / C_old, so that it stays in
+        the box [0, C c_ij], for dual coordinate descent) and
+        ``result_.warm_start``."""
+        state, how = previous(self, key)
+        if state is None:
+            return {}, how
+        if solver == "tron":    # one Newton step at least (see polyrank.tron.tron)
+            return {"w0": state.point["w"], "min_iter": 1}, how
+        if solver != "dcd":
+            return {"w0": state.point["w"]}, how
+        return {"alpha0": state.point["alpha"] * dual_scale(obj.C, state.penalty)}, how
 
     def predict(self, X) -> np.ndarray:
         """Ranking scores w'x (larger = ranked higher; compare them inside
@@ -399,3 +431,66 @@ class RankSVM(FitReprMixin, BaseEstimator):
         y = as_float_array(y, "y", ndim=1)
         return mean_ndcg(y, scores, query_ids(qid, group, scores.size),
                          sample_weight=sample_weight)
+
+
+def ranksvm_path(X, y, *, qid=None, group=None, sample_weight=None, Cs=None,
+                 n_Cs: int = N_GRID, warm: bool = True, **params) -> PathResult:
+    """RankSVM fitted along a grid of C, each fit warm-started from the last.
+
+    In the manner of :func:`sklearn.linear_model.lasso_path`: the grid is
+    solved from the smallest C (the strongest regularisation) up, TRON
+    starting from the previous w (L1 loss: dual coordinate descent from the
+    previous pair multipliers scaled by C_new / C_old), as LIBLINEAR's
+    parameter search does (Chu, Lin et al., "Warm start for parameter
+    selection of linear classifiers", KDD 2015; the problems are Eq. 1.2 and
+    1.3 of ``large-scale-linear-ranksvm.txt``).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (l, n_features)
+    y : array-like of shape (l,)
+        Relevance labels.
+    qid, group, sample_weight : array-like, optional
+        As :meth:`RankSVM.fit`.
+    Cs : array_like of shape (n_grid,), optional
+        The grid of C (> 0, finite; solved in increasing order).  Default:
+        ``n_Cs`` values log-spaced from 0.1 to 10 (RankSVM's default C = 1
+        times 10^[-1, 1]).
+    n_Cs : int, default=20
+        Points of the default grid.
+    warm : bool, default=True
+        False fits every point cold (the reference of ``polyrank bench paths``).
+    **params
+        Other parameters of :class:`RankSVM` (``loss``, ``tol`` ...; not
+        ``C`` nor ``warm_start``).
+
+    Returns
+    -------
+    PathResult
+        ``Cs``, ``coefs`` (w per C), ``objectives``, ``dual_objectives``,
+        ``gaps``, ``n_iter``, ``fit_times``, ``success``, ``warm_start``;
+        ``min_C`` = 0.0: with the squared-L2 regulariser no C > 0 gives
+        w = 0 unless every C does (the condition at w = 0, sum over the
+        pairs of c_ij (x_i - x_j) = 0, does not involve C), so there is
+        no analogue of :func:`sklearn.svm.l1_min_c`.
+
+    Raises
+    ------
+    ValueError
+        ``Cs`` empty, not 1-d, with NaN/inf or values <= 0 (the message
+        names ``Cs``); as :meth:`RankSVM.fit`.
+    TypeError
+        ``C`` or ``warm_start`` in ``params``, or an unknown parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [1.0, 1.0]])
+    >>> path = ranksvm_path(X, [2, 0, 1, 3], qid=[0, 0, 0, 0], Cs=[0.1, 1.0, 10.0])
+    >>> path.Cs.tolist(), path.warm_start
+    ([0.1, 1.0, 10.0], ['cold: no previous fit', 'used', 'used'])
+    """
+    reject_grid_params(params, ("C",))
+    return estimator_path(RankSVM(**params), X, y, Cs, n=n_Cs, param="C", center=1.0,
+                          warm=warm, fit_params={"qid": qid, "group": group,
+                                                 "sample_weight": sample_weight})

@@ -134,13 +134,15 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
 
 
 def _tron(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, w0=None, callback=None,
-          callback_every=1, keep_iterates=False) -> SolverResult:
+          callback_every=1, keep_iterates=False, min_iter=0) -> SolverResult:
     """:func:`ranksvm_tron` on a built objective (the estimator's entry:
-    its input is validated once, by ``validate_data``)."""
+    its input is validated once, by ``validate_data``; ``min_iter``: see
+    :func:`polyrank.tron.tron`)."""
     _check_pairs(obj)
     solver = "partial-pairs-tron" if obj.partial_pairs else _SOLVER_NAMES[obj.method]
     res = tron(obj, w0, tol=tol, max_iter=max_iter, callback=callback,
-               callback_every=callback_every, keep_iterates=keep_iterates, solver=solver)
+               callback_every=callback_every, keep_iterates=keep_iterates, solver=solver,
+               min_iter=min_iter)
     # (the dual and the gap are NaN, not infinite, where the dual says nothing)
     for key in ("primal_objective", "grad_norm", "grad_norm0"):
         if not math.isfinite(res[key]):
@@ -653,9 +655,10 @@ def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alph
         if alpha.size != p:
             raise ValueError(f"alpha0: expected {p} dual variables (one per preference "
                              f"pair), got {alpha.size}")
-        if alpha.min() < 0 or np.any(alpha > U):
+        if alpha.min() < 0 or np.any(alpha > U * (1.0 + 1e-12)):
             raise ValueError("alpha0: every alpha_p must lie in [0, C c_ij]; scale a "
                              "solution at C' by C / C'")
+        np.minimum(alpha, U, out=alpha)      # a scaled solution's rounding
     pairs = dcd_kernels.PairArrays(I, J, U, Qd, D)
     rng = np.random.default_rng(random_state)
     # continuation: from a cold start at a large C, solve at C 2^-k, ..., C/2

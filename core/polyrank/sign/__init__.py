@@ -15,13 +15,13 @@ Minimization" (``sign-constrained-sdca-pegasos.txt``).
 
 from .._jit import register_solver_package
 from . import _kernels
-from .estimator import SignConstrainedClassifier, SignConstrainedRegressor
+from .estimator import SignConstrainedClassifier, SignConstrainedRegressor, sign_path
 from .losses import BINARY_LOSSES, LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES, Loss, r_loss
 from .solvers import sc_pegasos, sc_sdca
 
 __all__ = ["Loss", "r_loss", "LOSSES", "BINARY_LOSSES", "REGRESSION_LOSSES",
            "MULTICLASS_LOSSES", "sc_sdca", "sc_pegasos",
-           "SignConstrainedClassifier", "SignConstrainedRegressor"]
+           "SignConstrainedClassifier", "SignConstrainedRegressor", "sign_path"]
 
 
 def _tiny():

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     fit_context,
@@ -25,11 +26,12 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import param, scale_advice
+from .._warm import fingerprint, keep, previous
 from ..validation import check_sample_weight, check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _to_csr, sc_pegasos_trusted, sc_sdca_trusted, trusted_data
 
-__all__ = ["SignConstrainedClassifier", "SignConstrainedRegressor"]
+__all__ = ["SignConstrainedClassifier", "SignConstrainedRegressor", "sign_path"]
 
 _SOLVERS = ("sdca", "pegasos")
 #: the multiclass generalisation used when a binary loss name is given with
@@ -98,13 +100,14 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
         "bias": [Interval(Real, 0, np.inf, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "warm_start": ["boolean"],
     }
 
     #: SDCA epochs of max_iter=None
     _sdca_epochs = 1000
 
     def __init__(self, lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
-                 batch_size, bias, random_state, verbose):
+                 batch_size, bias, random_state, verbose, warm_start=False):
         """Keep the parameters both estimators take (unchecked, as scikit-learn's
         convention; ``fit`` validates them)."""
         self.lam = lam
@@ -119,6 +122,7 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
         self.bias = bias
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -152,11 +156,15 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
                       callback=log_callback(callback, self.verbose, type(self).__name__),
                       callback_every=callback_every,
                       random_state=solver_seed(self.random_state), tol=self.tol)
+        key = fingerprint(X, y, sample_weight) + (self.solver, loss, bias, self.smoothing,
+                                                  self.top_k)
+        alpha0, how = self._alpha0(key)
         if self.solver == "sdca":
             shrinking = (not multiclass) if self.shrinking == "auto" else bool(self.shrinking)
             max_iter = self._sdca_epochs if self.max_iter is None else self.max_iter
             res = sc_sdca_trusted(data, loss, self.lam, max_iter=max_iter,
-                                  average_from=self.average_from, shrinking=shrinking, **common)
+                                  average_from=self.average_from, shrinking=shrinking,
+                                  alpha0=alpha0, **common)
             warn_if_not_converged(self, res, f"increase {param('max_iter')} or "
                                   f"{param('tol')}, or "
                                   f"{scale_advice(type(self).__name__)}")
@@ -167,6 +175,8 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
             warn_if_not_converged(self, res, f"SC-Pegasos stops after {param('max_iter')} steps: "
                                   f"increase {param('max_iter')} or {param('tol')}, or "
                                   f"use {param('solver')}=sdca")
+        res.warm_start = how
+        keep(self, key, self.lam, alpha=res.dual)
         W = res.x
         if bias > 0:
             coef, intercept = W[:-1], W[-1] * bias
@@ -177,6 +187,17 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
         self.dual_coef_ = res.dual
         self.signs_ = c[:-1] if bias > 0 else c
         return coef, intercept
+
+    def _alpha0(self, key):
+        """(alpha0 or None, ``result_.warm_start``): SC-SDCA's previous dual
+        point, feasible for every ``lam`` and every ``signs`` (its box is
+        the conjugate loss's domain); SC-Pegasos always starts cold."""
+        state, how = previous(self, key)
+        if state is not None and self.solver != "sdca":
+            return None, ("cold: SC-Pegasos cannot start from a given w (its first step, "
+                          "eta_1 = 1 / lam, multiplies w by 1 - eta_1 lam = 0, Alg. 1); "
+                          "use solver='sdca'")
+        return (None if state is None else state.point["alpha"]), how
 
     def _warn_if_trivial(self, X, y, sample_weight, classes=None) -> None:
         """TrivialModelWarning when every weight is 0 (the signs may contradict
@@ -274,6 +295,14 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
         ``v >= 1``: a log line (primal, dual, gap) every v epochs/steps.
+    warm_start : bool, default=False
+        If True, a ``fit`` on the same data (X, y, weights; same loss and
+        ``bias``) starts SC-SDCA from the previous fit's dual variables:
+        their feasible set does not depend on ``lam`` nor ``signs``, so
+        they stay feasible as either changes (``result_.warm_start`` says
+        "used" or "cold: <reason>").  SC-Pegasos always starts cold (its
+        first step, of size 1 / lam, forgets any initial w).  See
+        :func:`polyrank.sign.sign_path`.
 
     Attributes
     ----------
@@ -355,9 +384,10 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
 
     def __init__(self, lam=1e-3, signs=None, loss="hinge", solver="sdca",
                  smoothing=0.01, top_k=1, tol=1e-6, max_iter=None, average_from=None,
-                 shrinking="auto", batch_size=1, bias=1.0, random_state=None, verbose=0):
+                 shrinking="auto", batch_size=1, bias=1.0, random_state=None, verbose=0,
+                 warm_start=False):
         super().__init__(lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
-                         batch_size, bias, random_state, verbose)
+                         batch_size, bias, random_state, verbose, warm_start)
         self.smoothing = smoothing
         self.top_k = top_k
 
@@ -567,7 +597,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     max_iter : int or None, default=None
         As in :class:`SignConstrainedClassifier`, except that None means
         2000 epochs for SDCA (red wine at the default tol takes 850-940).
-    average_from, shrinking, batch_size, bias, random_state, verbose
+    average_from, shrinking, batch_size, bias, random_state, verbose, warm_start
         As in :class:`SignConstrainedClassifier`.
 
     Attributes
@@ -617,9 +647,9 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
 
     def __init__(self, lam=1e-3, signs=None, loss="square", solver="sdca", tol=1e-10,
                  max_iter=None, average_from=None, shrinking="auto", batch_size=1,
-                 bias=1.0, random_state=None, verbose=0):
+                 bias=1.0, random_state=None, verbose=0, warm_start=False):
         super().__init__(lam, signs, loss, solver, tol, max_iter, average_from, shrinking,
-                         batch_size, bias, random_state, verbose)
+                         batch_size, bias, random_state, verbose, warm_start)
 
     #: SDCA epochs of max_iter=None (tol = 1e-10 takes up to about 940 on red wine)
     _sdca_epochs = 2000
@@ -659,3 +689,69 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     def predict(self, X) -> np.ndarray:
         """Predictions <w, x> + intercept, shape (n,)."""
         return self._scores(X)
+
+
+def sign_path(X, y, *, lams=None, n_lams: int = N_GRID, regression: bool = False,
+              sample_weight=None, warm: bool = True, **params) -> PathResult:
+    """A sign-constrained model fitted along a grid of lam, warm-started.
+
+    In the manner of :func:`sklearn.linear_model.lasso_path`: the grid is
+    solved from the largest lam (the strongest regularisation) down, SC-SDCA
+    (Alg. 2 of ``sign-constrained-sdca-pegasos.txt``) starting from the
+    previous dual variables, whose feasible set (the domain of the
+    conjugate loss, Table 1) does not depend on lam: the primal point
+    follows as Pi_S(X' alpha / (lam n)) (Eq. 11, 49).  (SC-Pegasos cannot
+    start from a given point: every fit of ``solver="pegasos"`` is cold.)
+
+    Parameters
+    ----------
+    X : {array_like, sparse matrix}, shape (n, d)
+    y : array_like, shape (n,)
+        Class labels, or real targets with ``regression=True``.
+    lams : array_like of shape (n_grid,), optional
+        The grid of lam (> 0, finite; solved in decreasing order).
+        Default: ``n_lams`` values log-spaced from 1e-2 to 1e-4 (the
+        default lam = 1e-3 times 10^[1, -1]).
+    n_lams : int, default=20
+        Points of the default grid.
+    regression : bool, default=False
+        Fit :class:`SignConstrainedRegressor` (else
+        :class:`SignConstrainedClassifier`).
+    sample_weight : array_like, shape (n,), optional
+    warm : bool, default=True
+        False fits every point cold.
+    **params
+        Other parameters of the estimator (``signs``, ``loss``, ``tol`` ...;
+        not ``lam`` nor ``warm_start``).
+
+    Returns
+    -------
+    PathResult
+        ``param`` is ``"lam"`` and ``Cs`` the grid of lam (decreasing);
+        ``coefs`` are ``coef_`` per lam; ``min_C`` = 0.0: the optimality
+        of w = 0 (Pi_S(-grad of the loss at 0) = 0) does not involve lam,
+        so the model is 0 either for every lam or for none: there is no
+        closed-form threshold as :func:`sklearn.svm.l1_min_c`'s.
+
+    Raises
+    ------
+    ValueError
+        ``lams`` empty, not 1-d, with NaN/inf or values <= 0 (the message
+        names ``lams``); as the estimator's ``fit``.
+    TypeError
+        ``lam`` or ``warm_start`` in ``params``, or an unknown parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
+    >>> path = sign_path(X, [1, -1, 1, -1], lams=[1e-3, 1e-1], signs=[1, 0])
+    >>> path.Cs.tolist(), bool(np.all(path.coefs[-1][:, 0] >= 0))
+    ([0.1, 0.001], True)
+    """
+    reject_grid_params(params, ("lam",))
+    est = SignConstrainedRegressor(**params) if regression \
+        else SignConstrainedClassifier(**params)
+    return estimator_path(est, X, y, lams, n=n_lams, param="lam", center=float(est.lam),
+                          name="lams", descending=True, warm=warm,
+                          fit_params={"sample_weight": sample_weight})

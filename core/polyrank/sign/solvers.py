@@ -23,7 +23,7 @@ from ..result import (
     SolverResult,
     finish,
 )
-from ..validation import check_design, check_int, check_positive, check_signs
+from ..validation import as_float_array, check_design, check_int, check_positive, check_signs
 from . import _kernels as K
 from .losses import BINARY_LOSSES, get_loss, r_loss
 
@@ -382,7 +382,8 @@ def sc_sdca_trusted(data: dict, loss: str = "hinge", lam: float = 1e-3, *,
                     smoothing: float = 0.01, top_k: int = 1, tol: float = 1e-6,
                     max_iter: int = 1000, average_from: int | None = None,
                     layout: str = "auto", shrinking: bool = False, callback=None,
-                    callback_every: int = 1, random_state=None) -> SolverResult:
+                    callback_every: int = 1, random_state=None,
+                    alpha0=None) -> SolverResult:
     """:func:`sc_sdca` on data prepared by :func:`prepare_data` or, from
     input a caller validated already, by :func:`trusted_data` (the
     estimators' path: validate once, ``CONTRIBUTING.md``).
@@ -395,6 +396,12 @@ def sc_sdca_trusted(data: dict, loss: str = "hinge", lam: float = 1e-3, *,
     loss, lam, smoothing, top_k, tol, max_iter, average_from, layout, shrinking, \
 callback, callback_every, random_state :
         As :func:`sc_sdca`; checked here as there (no pass over the data).
+    alpha0 : ndarray, shape (n,) or (n, m), optional
+        The initial dual point (a warm start): the ``dual`` of an earlier
+        result on the same data and loss.  Its feasible set (the domain of
+        the conjugate losses, Table 1) does not depend on ``lam``, so the
+        alpha of any ``lam`` is a feasible start for any other; w starts at
+        Pi_S(X' alpha0 / (lam n)) (Eq. 11, 49).  None: alpha = 0 (as Alg. 2).
 
     Returns
     -------
@@ -404,7 +411,8 @@ callback, callback_every, random_state :
     Raises
     ------
     ValueError, TypeError
-        Bad settings, as :func:`sc_sdca`; the data is not checked again.
+        Bad settings, as :func:`sc_sdca`; ``alpha0`` of the wrong shape; the
+        data is not checked again.
     """
     lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
@@ -425,9 +433,12 @@ callback, callback_every, random_state :
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
     run = _sdca_multiclass if data["multiclass"] else _sdca_binary
     gap_tol = tol * _gap_scale(data, smoothing)
+    if alpha0 is not None:
+        shape = (n, data["m"]) if data["multiclass"] else (n,)
+        alpha0 = as_float_array(alpha0, "alpha0", shape=shape).copy()
     out, alpha, wbar, P, D, it, status = run(
         data, layout, lam, smoothing, top_k, gap_tol, max_iter, average_from, runner, rng,
-        sqnorm, s_lb, shrinking)
+        sqnorm, s_lb, shrinking, alpha0)
     return finish(
         runner, status, solver="sc-sdca", x=np.array(out), dual=alpha, primal=P,
         dual_objective=D, nit=it, unit="epochs", rule=_gap_rule(P - D, tol, gap_tol),
@@ -521,7 +532,8 @@ class _BinarySdca:
     margins of the previous epoch, and the epoch, exact-gap and trace steps
     that use them."""
 
-    def __init__(self, data, layout, lam, smoothing, top_k, runner, sqnorm, s_lb):
+    def __init__(self, data, layout, lam, smoothing, top_k, runner, sqnorm, s_lb,
+                 alpha0=None):
         self.data, self.layout, self.lam = data, layout, lam
         self.smoothing, self.top_k, self.runner = smoothing, top_k, runner
         self.sqnorm, self.s_lb = sqnorm, s_lb
@@ -531,6 +543,9 @@ class _BinarySdca:
         self.alpha = np.zeros(n)
         self.wbar = np.zeros(d)
         self.w = np.zeros(d)                  # Pi_S(wbar) (Eq. 11)
+        if alpha0 is not None:                # a warm start: wbar = X' alpha / (lam n)
+            self.alpha = alpha0
+            self.wbar, self.w = _dual_point(Xc, alpha0, lam, c)
         self.wsum = np.zeros(d)
         self.last = np.zeros(d, dtype=np.int64)
         self.z_prev = np.zeros(n)             # <w_(k-1), x_i>, filled during epoch k
@@ -596,7 +611,7 @@ class _BinarySdca:
 
 
 def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_from, runner,
-                 rng, sqnorm, s_lb, shrinking):
+                 rng, sqnorm, s_lb, shrinking, alpha0=None):
     """Epoch loop of SC-SDCA (Alg. 2) for the losses of Table 1.
 
     The duality gap of epoch k needs P(w_k), one pass over X.  That pass is
@@ -611,7 +626,7 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
     :func:`sc_sdca`); the snapshot is taken after them, so the gap is still
     measured by the next full epoch.
     """
-    s = _BinarySdca(data, layout, lam, smoothing, top_k, runner, sqnorm, s_lb)
+    s = _BinarySdca(data, layout, lam, smoothing, top_k, runner, sqnorm, s_lb, alpha0)
     n = s.n
     perm = np.arange(n, dtype=np.int64)
     prev = None
@@ -667,14 +682,14 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
 
 
 def _sdca_multiclass(data, layout, lam, smoothing, top_k, tol, max_iter, average_from,
-                     runner, rng, sqnorm, s_lb, shrinking):
+                     runner, rng, sqnorm, s_lb, shrinking, alpha0=None):
     """Epoch loop of SC-SDCA for the multiclass losses (Alg. 4): after every
     epoch wbar is recomputed exactly from A and P, D (Eq. 48) evaluated."""
     Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     m = data["m"]
-    alpha = np.zeros((n, m))
-    if code == K.TOP_K_HINGE and top_k > 1:
+    alpha = np.zeros((n, m)) if alpha0 is None else alpha0
+    if alpha0 is None and code == K.TOP_K_HINGE and top_k > 1:
         p = np.empty(m)
         for i in range(n):
             e = np.zeros(m)

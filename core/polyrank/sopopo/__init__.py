@@ -16,7 +16,7 @@ by Soft Projections onto Polyhedra", JMLR 7:1567-1599, 2006
 from .._jit import register_solver_package
 from . import _kernels
 from .batch import ORDERS, sopopo_batch
-from .estimator import LabelRanker
+from .estimator import LabelRanker, label_ranking_path
 from .graph import (
     DECOMPOSITIONS,
     Piece,
@@ -44,7 +44,7 @@ __all__ = [
     "SoftProjection", "ReducedSolution",
     "feedback_graph", "layers", "decompose", "check_decomposition", "Piece",
     "PieceSet", "build_pieces", "DECOMPOSITIONS", "piece_loss", "PieceLoss",
-    "sopopo_batch", "ORDERS", "LabelRanker", "kernels",
+    "sopopo_batch", "ORDERS", "LabelRanker", "kernels", "label_ranking_path",
 ]
 
 #: the numba kernels of SOPOPO (:mod:`polyrank.sopopo._kernels`), for advanced

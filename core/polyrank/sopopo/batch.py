@@ -292,7 +292,7 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
 
 def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: float,
           atol: float, max_iter: int, callback=None, callback_every: int = 1,
-          random_state=None, shrinking: bool = False) -> SolverResult:
+          random_state=None, shrinking: bool = False, init=None) -> SolverResult:
     """The solve of :func:`sopopo_batch` on input it trusts.
 
     Parameters
@@ -310,6 +310,11 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         As :func:`sopopo_batch` (already checked).
     shrinking : bool, default=False
         As :func:`sopopo_batch` (whose default is True).
+    init : tuple (alpha, beta) of ndarrays, optional
+        A feasible initial dual point (a warm start): ``alpha`` of the size
+        of ``pieces.A_idx``, ``beta`` of ``pieces.B_idx``, with
+        ``sum(alpha^p) = sum(beta^p) <= C_p`` for every piece (e.g. a
+        previous solution at C' scaled by C / C').  None: 0.
 
     Returns
     -------
@@ -319,17 +324,23 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     runner = CallbackRunner(callback, callback_every)
     rng = np.random.default_rng(random_state)
     m = X.shape[0]
-    alpha = np.zeros(pieces.A_idx.size)
-    beta = np.zeros(pieces.B_idx.size)
     k = Y.shape[1]
+    if init is None:
+        alpha, beta = np.zeros(pieces.A_idx.size), np.zeros(pieces.B_idx.size)
+        coef = np.zeros((m, k))
+    else:
+        alpha, beta = (np.array(a, dtype=np.float64) for a in init)
+        coef = dual_coefficients(pieces, alpha, beta, m, k)
     explicit = kernel == "linear" and order != "greedy"
     parr = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
                                 pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
-        form = _Form(X, W=np.zeros((k, X.shape[1])), rows=_instances(X))
+        W = (np.zeros((k, X.shape[1])) if init is None
+             else np.ascontiguousarray(np.asarray(X.T @ coef).T))
+        form = _Form(X, W=W, rows=_instances(X))
     else:
-        form = _Form(X, K=_gram(X, kernel, kernel_params), coef=np.zeros((m, k)),
-                     F=np.zeros((m, k)))
+        K = _gram(X, kernel, kernel_params)
+        form = _Form(X, K=K, coef=coef, F=np.zeros((m, k)) if init is None else K @ coef)
     if shrinking and order != "greedy":
         status, it, primal, dual, work = _shrinking_solve(
             form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, max_iter, runner)
@@ -338,6 +349,19 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
             form, Y, pieces.n_pieces, parr, rng, order, tol, atol, max_iter, runner)
     return _result(status, it, primal, dual, max_iter, form.W if explicit else form.coef,
                    "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
+
+
+def dual_coefficients(pieces, alpha, beta, m: int, k: int) -> np.ndarray:
+    """c (m, k) of Eq. 38 from the piece variables: ``c[i, r]`` sums, over
+    the pieces of example i, ``alpha^p_r`` for r in A_p and ``-beta^p_r`` for
+    r in B_p, so that w_r = sum_i c[i, r] x^i (``sopopo-label-ranking.txt``,
+    Sec. 4; :func:`~polyrank.sopopo.reference.batch_reduced_qp`)."""
+    coef = np.zeros((m, k))
+    a_piece = np.repeat(np.arange(pieces.n_pieces), np.diff(pieces.A_ptr))
+    b_piece = np.repeat(np.arange(pieces.n_pieces), np.diff(pieces.B_ptr))
+    np.add.at(coef, (pieces.example[a_piece], pieces.A_idx), alpha)
+    np.subtract.at(coef, (pieces.example[b_piece], pieces.B_idx), beta)
+    return coef
 
 
 class _Form:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, RANKING, encode_targets, writeable
+from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     LabelColumnsMixin,
@@ -28,13 +30,14 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import gram_advice, param, scale_advice, sparse_scale_advice
+from .._warm import fingerprint, keep, previous, state_of
 from ..kernels import KERNELS, check_kernel_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
 from .graph import DECOMPOSITIONS, build_pieces
 
-__all__ = ["DEFAULT_C", "LabelRanker"]
+__all__ = ["DEFAULT_C", "LabelRanker", "label_ranking_path"]
 
 #: target value of the virtual threshold label between relevant (1) and
 #: irrelevant (0) labels of an indicator matrix
@@ -228,6 +231,14 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         :func:`~polyrank.sopopo.sopopo_batch`).  The stopping test is the
         same full duality gap either way; False runs the paper's plain
         procedure of Fig. 5 (objectives after every pass).
+    warm_start : bool, default=False
+        If True, a ``fit`` on the same data (X, y, weights) with the same
+        pieces (``decomposition``, ``normalize``) starts from the previous
+        fit's dual variables, scaled piece by piece by C_p,new / C_p,old:
+        the constraints of Eq. 38, sum(alpha^p) = sum(beta^p) <= C_p, hold
+        again for the new C (LIBLINEAR's warm start across C, Chu, Lin et
+        al., KDD 2015).  ``result_.warm_start`` says "used" or "cold:
+        <reason>".  See :func:`polyrank.sopopo.label_ranking_path`.
 
     Attributes
     ----------
@@ -354,12 +365,14 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         "threshold_label": ["boolean"],
         "verbose": ["verbose"],
         "shrinking": ["boolean"],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, C=None, decomposition="all_pairs", normalize=True,
                  kernel="linear", gamma=None, degree=3, coef0=1.0,
                  order="shuffle", tol=1e-3, max_iter=1000, random_state=None,
-                 bias=None, threshold_label=True, verbose=0, shrinking=True):
+                 bias=None, threshold_label=True, verbose=0, shrinking=True,
+                 warm_start=False):
         self.C = C
         self.decomposition = decomposition
         self.normalize = normalize
@@ -375,6 +388,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         self.threshold_label = threshold_label
         self.verbose = verbose
         self.shrinking = shrinking
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -482,15 +496,11 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         params = ({} if self.kernel == "precomputed" else
                   check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                       Xa.shape[1]))
-        pieces = build_pieces(Y, self.decomposition, self.normalize, self._C(),
-                              sample_weight, threshold_label=threshold)
-        seed = solver_seed(self.random_state)
-        res = solve(Xa, Y, pieces, kernel=self.kernel, kernel_params=params,
-                    order=self.order, tol=float(self.tol), atol=0.0,
-                    max_iter=int(self.max_iter),
-                    callback=log_callback(callback, self.verbose, "LabelRanker"),
-                    callback_every=callback_every, random_state=seed,
-                    shrinking=bool(self.shrinking))
+        key = fingerprint(X, Y, sample_weight) + (
+            self.decomposition if isinstance(self.decomposition, str)
+            else f"callable {id(self.decomposition)}", bool(self.normalize), bool(threshold))
+        res = self._solve(Xa, Y, self._pieces(key, Y, sample_weight, threshold), params,
+                          key, callback, callback_every)
         warn_if_not_converged(self, res, _hint(res, X, self.kernel, float(self.tol),
                                                 int(self.max_iter)))
         M = _decision_map(threshold, coding.target_type, k)
@@ -514,6 +524,44 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         if res.success:     # an unfinished solve has its ConvergenceWarning
             self._warn_if_trivial(X, y, sample_weight)
         return self
+
+    def _pieces(self, key, Y, sample_weight, threshold):
+        """The pieces of Y (:func:`~polyrank.sopopo.build_pieces`); a warm fit on
+        the same data and decomposition reuses the previous fit's, their
+        bounds C_p = C sigma_p rescaled to this C (building them is a Python
+        loop over the examples, up to half of a warm fit)."""
+        C = self._C()
+        state = state_of(self)
+        if self.warm_start and state is not None and state.key == key:
+            old = state.point["pieces"]
+            return dataclasses.replace(old, C=old.C * (C / state.penalty))
+        return build_pieces(Y, self.decomposition, self.normalize, C, sample_weight,
+                            threshold_label=threshold)
+
+    def _solve(self, Xa, Y, pieces, params, key, callback, callback_every):
+        """The solver's result, warm-started from the previous fit's dual
+        variables when ``warm_start`` allows (``result_.warm_start``)."""
+        state, how = previous(self, key)
+        init = None
+        if state is not None:
+            old = state.point["pieces"]
+            if all(np.array_equal(getattr(old, a), getattr(pieces, a)) for a in
+                   ("example", "A_ptr", "A_idx", "B_ptr", "B_idx")):
+                ratio = np.divide(pieces.C, old.C, out=np.zeros_like(pieces.C),
+                                  where=old.C > 0)
+                init = (state.point["alpha"] * np.repeat(ratio, np.diff(pieces.A_ptr)),
+                        state.point["beta"] * np.repeat(ratio, np.diff(pieces.B_ptr)))
+            else:
+                how = "cold: the pieces changed (decomposition or normalize)"
+        res = solve(Xa, Y, pieces, kernel=self.kernel, kernel_params=params,
+                    order=self.order, tol=float(self.tol), atol=0.0,
+                    max_iter=int(self.max_iter),
+                    callback=log_callback(callback, self.verbose, "LabelRanker"),
+                    callback_every=callback_every, random_state=solver_seed(self.random_state),
+                    shrinking=bool(self.shrinking), init=init)
+        res.warm_start = how
+        keep(self, key, self._C(), **res.dual)
+        return res
 
     def _warn_if_trivial(self, X, y, sample_weight) -> None:
         """TrivialModelWarning when every weight is 0 or (linear and
@@ -616,3 +664,65 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         return float(label_ranking_average_precision_score(
             self._coding.relevance(y), self.decision_function(X),
             sample_weight=sample_weight))
+
+
+def label_ranking_path(X, y, *, Cs=None, n_Cs: int = N_GRID, sample_weight=None,
+                       warm: bool = True, **params) -> PathResult:
+    """LabelRanker fitted along a grid of C, each fit warm-started from the last.
+
+    In the manner of :func:`sklearn.linear_model.lasso_path`: the grid is
+    solved from the smallest C (the strongest regularisation) up, the batch
+    SOPOPO solver (Fig. 5 of ``sopopo-label-ranking.txt``) starting from the
+    previous piece variables scaled by C_new / C_old, which keeps the
+    constraints of the reduced dual (Eq. 38), sum(alpha^p) = sum(beta^p) <=
+    C sigma_p, feasible (LIBLINEAR's warm start across C, Chu, Lin et al.,
+    KDD 2015).
+
+    Parameters
+    ----------
+    X : {array_like, sparse matrix}, shape (m, n_features)
+    y : array_like, shape (m, k) or (m,)
+        As :meth:`LabelRanker.fit`.
+    Cs : array_like of shape (n_grid,), optional
+        The grid of C (> 0, finite; solved in increasing order).  Default:
+        ``n_Cs`` values log-spaced over two decades around the C the
+        parameters resolve to (``LabelRanker(**params).C`` or its kernel's
+        ``DEFAULT_C``).
+    n_Cs : int, default=20
+        Points of the default grid.
+    sample_weight : array_like, shape (m,), optional
+    warm : bool, default=True
+        False fits every point cold.
+    **params
+        Other parameters of :class:`LabelRanker` (not ``C`` nor
+        ``warm_start``).
+
+    Returns
+    -------
+    PathResult
+        ``coefs``: ``coef_`` (k, n_features) per C for the linear kernel,
+        else ``dual_coef_``; ``min_C`` = 0.0: with the squared-L2
+        regulariser the condition for W = 0 does not involve C, so there is
+        no analogue of :func:`sklearn.svm.l1_min_c`.
+
+    Raises
+    ------
+    ValueError
+        ``Cs`` empty, not 1-d, with NaN/inf or values <= 0 (the message
+        names ``Cs``); as :meth:`LabelRanker.fit`.
+    TypeError
+        ``C`` or ``warm_start`` in ``params``, or an unknown parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]])
+    >>> Y = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]])
+    >>> path = label_ranking_path(X, Y, Cs=[0.1, 1.0])
+    >>> path.warm_start
+    ['cold: no previous fit', 'used']
+    """
+    reject_grid_params(params, ("C",))
+    est = LabelRanker(**params)
+    return estimator_path(est, X, y, Cs, n=n_Cs, param="C", center=est._C(), warm=warm,
+                          fit_params={"sample_weight": sample_weight})
