@@ -31,7 +31,8 @@ PAPER = ROOT / "polyrank_paper"
 PAPERS = {"sopopo", "sign", "ranksvm", "ordinal", "m3l"}
 SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tron.py",
           "_ranking_kernels.py", "_csr.py", "_sort.py", "_jit.py", "_sklearn.py", "_multilabel.py",
-          "io.py", "datasets", "_compile_notice.py", "_workcopy.py", "utils"]
+          "io.py", "datasets", "_compile_notice.py", "_workcopy.py", "utils", "path.py",
+          "_warm.py"]
 #: the core's modules above the paper subpackages: they import them plainly
 #: (the command; the warm-up and the background compile of all five, which
 #: the subpackages join by registering with _jit when imported)
@@ -338,3 +339,16 @@ def test_no_module_is_imported_by_a_name_built_in_code():
                 if not (relative_in_init or rel in IMPORT_BY_DATA):
                     offenders.append(f"{rel}:{node.lineno}")
     assert not offenders, offenders
+
+
+def test_nothing_below_imports_the_modules_above_the_paper_packages():
+    # the warm-up and the background compile import the five paper packages:
+    # a shared module or a paper package importing them would close a circle
+    above = {f"polyrank.{m.removesuffix('.py')}" for m in ABOVE_PAPERS if m != "__init__.py"}
+    below = [p for entry in SHARED for p in _files(entry)]
+    below += [p for name in PAPERS for p in sorted((CORE / name).rglob("*.py"))]
+    offenders = [f"{path.relative_to(CORE)}:{node.lineno} {t}"
+                 for path in below
+                 for node, targets in _polyrank_imports(path, _module_parts(path))
+                 for t in targets if t in above]
+    assert len(below) > 40 and not offenders, offenders

@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-from polyrank._path import N_GRID, PathResult, check_grid, default_grid
 from polyrank.m3l import m3l_path
 from polyrank.ordinal import ordinal_path
+from polyrank.path import N_GRID, PathResult, check_grid, default_grid
 from polyrank.ranksvm import ranksvm_path
 from polyrank.sign import sign_path
 from polyrank.sopopo import label_ranking_path

@@ -3,7 +3,7 @@
 scikit-learn's ``warm_start`` semantics (``sklearn.linear_model.ElasticNet``,
 ``LogisticRegression``): with ``warm_start=True`` a ``fit`` on the same data
 starts from the solution of the previous ``fit`` instead of from zero, which is
-what a regularisation path (:mod:`polyrank._path`) or a slider that refits
+what a regularisation path (:mod:`polyrank.path`) or a slider that refits
 after ``set_params(C=...)`` needs (LIBLINEAR's parameter search, Chu, Lin et
 al., "Warm start for parameter selection of linear classifiers", KDD 2015).
 

@@ -28,10 +28,10 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 from polyrank import PRank
-from polyrank._path import N_GRID
 from polyrank.datasets import load_mq2008, load_phishing, load_winequality_red, load_yeast
 from polyrank.m3l import m3l_path
 from polyrank.ordinal import ordinal_path
+from polyrank.path import N_GRID
 from polyrank.ranksvm import ranksvm_path
 from polyrank.sign import sign_path
 from polyrank.sopopo import label_ranking_path

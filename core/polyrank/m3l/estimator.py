@@ -11,7 +11,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, MULTICLASS, encode_targets, writeable
-from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._progress import fit_bar
 from .._repr import FitReprMixin
 from .._sklearn import (
@@ -29,6 +28,7 @@ from .._sklearn import (
 from .._text import param, scale_advice
 from .._warm import dual_scale, fingerprint, keep, previous
 from ..kernels import check_kernel_params, kernel_matrix
+from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .priors import check_R

@@ -23,7 +23,6 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     SparseIfLinearMixin,
@@ -39,6 +38,7 @@ from .._sklearn import (
 )
 from .._warm import dual_scale, fingerprint, keep, previous
 from ..kernels import kernel_matrix
+from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..result import STATUS_NUMERICAL
 from ..validation import check_sample_weight, validate_X
 from .generation import (

@@ -12,7 +12,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     _user_stacklevel,
@@ -25,6 +24,7 @@ from .._text import param, scale_advice
 from .._threads import resolve_n_jobs
 from .._warm import dual_scale, fingerprint, keep, previous
 from ..metrics import mean_ndcg
+from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..validation import as_float_array, check_sample_weight, query_ids, validate_X
 from .objective import METHODS, RankSVMObjective
 from .solvers import _cutting_plane, _dcd, _tron

@@ -14,7 +14,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     fit_context,
@@ -27,6 +26,7 @@ from .._sklearn import (
 )
 from .._text import param, scale_advice
 from .._warm import fingerprint, keep, previous
+from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..validation import check_sample_weight, check_signs, validate_X
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .solvers import _to_csr, sc_pegasos_trusted, sc_sdca_trusted, trusted_data

@@ -13,7 +13,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._multilabel import BINARY, INDICATOR, MULTICLASS, RANKING, encode_targets, writeable
-from .._path import N_GRID, PathResult, estimator_path, reject_grid_params
 from .._repr import FitReprMixin
 from .._sklearn import (
     LabelColumnsMixin,
@@ -32,6 +31,7 @@ from .._sklearn import (
 from .._text import gram_advice, param, scale_advice, sparse_scale_advice
 from .._warm import fingerprint, keep, previous, state_of
 from ..kernels import KERNELS, check_kernel_params
+from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .batch import ORDERS, STATUS_STALLED, check_gram, solve
