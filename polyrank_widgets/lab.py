@@ -361,7 +361,7 @@ class SolverLab(WidgetDisplay):
     metric_ : str
         The readout's name of the test metric and its direction.
     metric_value_ : float or None
-        The value the readout shows beside :attr:`metric_`: ``score_`` as the
+        The value the readout shows beside ``metric_``: ``score_`` as the
         metric itself (a loss positive: the mean absolute error, not
         scikit-learn's negated score); None without ``test``.
     error_ : str or None

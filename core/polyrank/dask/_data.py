@@ -31,8 +31,8 @@ def query_splits(n_queries: int, npartitions: int) -> np.ndarray:
 
     Returns
     -------
-    ndarray of shape (npartitions + 1,), int64
-        Increasing offsets splitting ``n_queries`` queries as evenly as
+    ndarray of int64
+        ``npartitions + 1`` increasing offsets splitting ``n_queries`` queries as evenly as
         possible (``np.array_split``'s sizes): partition ``i`` holds queries
         ``offsets[i]`` to ``offsets[i + 1] - 1``.
     """
