@@ -18,9 +18,10 @@ show the data loaded (the shape printed), the held-out MAE better than the
 median grade's, SolverLab on ``make_pipeline(StandardScaler(),
 OrdinalMarginRanker())`` with a fitted status and the named metric "(lower
 is better)", a refit with a new readout after the ``c`` slider is moved with
-the keyboard, and the OrdinalDisplay's plotly figure drawn, its confusion
-matrix counting every held-out row.  Screenshots:
-``test-artifacts/browser/own_data-*.png``.
+the keyboard (each readout's test MAE equal to the same pipeline fitted at
+the slider's ``c`` in the test's own process), and the OrdinalDisplay's
+plotly figure drawn, its confusion matrix counting every held-out row.
+Screenshots: ``test-artifacts/browser/own_data-*.png``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,24 @@ def write_page_notebook(path: Path) -> list[str]:
     return sources
 
 
+def held_out_mae(csv: Path, c: float) -> float:
+    """The page's split and pipeline at ``c``, fitted in this process: the
+    test MAE the lab's readout must show for that ``c``."""
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from polyrank import OrdinalMarginRanker
+    from polyrank.io import read_csv
+
+    data = read_csv(csv, "quality")
+    X_train, X_test, y_train, y_test = train_test_split(
+        data.X, data.y, test_size=TEST_SIZE, stratify=data.y, random_state=0)
+    model = make_pipeline(StandardScaler(), OrdinalMarginRanker(c=c)).fit(X_train, y_train)
+    return float(mean_absolute_error(y_test, model.predict(X_test)))
+
+
 def settled(nb, box, before: str) -> str:
     """The lab's readout once a fit has ended (a new readout, not fitting)."""
     return _poll(lambda: nb.html_text(box),
@@ -91,6 +110,20 @@ def settled(nb, box, before: str) -> str:
 
 def _printed_numbers(text: str) -> list[float]:
     return [float(v) for v in re.findall(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?", text)]
+
+
+def check_display(nb, artifacts: Path, mae: float) -> None:
+    """The OrdinalDisplay's plotly figure is drawn and visible, counts every
+    held-out row once and shows the MAE the first block printed."""
+    disp = nb.figure("examples; lower is better")
+    assert disp.locator.locator("svg.main-svg").first.is_visible()
+    heat = next(t for t in disp.traces() if t["z"])
+    n_test = int(round(TEST_SIZE * N_ROWS))
+    assert int(np.sum(heat["z"])) == n_test
+    shown = re.search(rf"mean absolute error (\S+) over {n_test} examples", disp.title())
+    assert shown and abs(float(shown[1]) - mae) < 1e-3, (disp.title(), mae)
+    nb.screenshot(artifacts / "own_data-display.png", disp.locator)
+    nb.assert_no_errors()
 
 
 def test_own_data_page_in_jupyterlab(lab, page, artifacts):
@@ -120,24 +153,19 @@ def test_own_data_page_in_jupyterlab(lab, page, artifacts):
     printed = nb.stdout(nb.find_cell("SolverLab("))
     assert metric[1].split(" (")[0] in printed, (printed, before)
     assert abs(float(metric[3]) - _printed_numbers(printed)[-1]) < 1e-3, (printed, before)
+    c = nb.slider("c", within=box)
+    c_before = c.value_text()       # the estimator's own c (None: 0.02 for linear SVOR)
+    assert abs(float(metric[3]) - held_out_mae(folder / f"{OWN}.csv", float(c_before))) < 1e-3
     nb.screenshot(artifacts / "own_data-lab-before.png", box)
 
     # one slider moved as a person would: a refit, a new readout
-    c = nb.slider("c", within=box)
-    c_before = c.value_text()
     c_after = c.press("ArrowLeft", 20)
     assert c_after != c_before and float(c_after) < float(c_before), (c_before, c_after)
-    after = settled(nb, box, before)
+    want = f"(lower is better) {held_out_mae(folder / f'{OWN}.csv', float(c_after)):.4g}"
+    after = _poll(lambda: settled(nb, box, before), lambda t: want in " ".join(t.split()),
+                  f"the readout of the refit at c = {c_after}: ...{want}")
     assert re.search(r"status\s+(converged|fitted)\b", after), after
     assert after != before
     nb.screenshot(artifacts / "own_data-lab-after.png", box)
 
-    # the Display: its plotly figure drawn, every held-out row counted once
-    disp = nb.figure("examples; lower is better")
-    assert disp.locator.locator("svg.main-svg").first.is_visible()
-    heat = next(t for t in disp.traces() if t["z"])
-    n_test = int(round(TEST_SIZE * N_ROWS))
-    assert int(np.sum(heat["z"])) == n_test
-    assert f"over {n_test} examples" in disp.title()
-    nb.screenshot(artifacts / "own_data-display.png", disp.locator)
-    nb.assert_no_errors()
+    check_display(nb, artifacts, mae)
