@@ -303,7 +303,10 @@ class _DaskSignMixin(C_.ClientParam):
                                               C_.n_columns(X))
         finally:
             C_.release([f for items in by_worker.values() for _, f in items])
-        return C_.Rounds(actors, futures)
+        # alpha lives on the workers only: a lost shard is a clear error, not a resume
+        lost = C_.Rebuilder(client, [], [[i for i, _ in items] for items in by_worker.values()],
+                            SignShard, (), resumable=False)
+        return C_.Rounds(actors, futures, lost)
 
     def _dask_solve(self, X, y, sample_weight, loss, callback, callback_every, labels=None):
         """Fit on the cluster: (w with the bias weight last, the classes);
