@@ -33,8 +33,9 @@ pytestmark = [pytest.mark.hostile, pytest.mark.slow]
 
 #: the objective after a rebuild against the undisturbed fit (issue 44)
 RTOL_OBJECTIVE = 1e-8
-#: "within seconds": a bound far above the 0.1 s measured, far below a hang
-PROMPT_SECONDS = 20.0
+#: "within seconds": a liveness bound (a hang is the failure), far above the 0.05 s
+#: measured from the kill to the error
+PROMPT_SECONDS = 30.0
 
 
 @pytest.fixture

@@ -542,6 +542,9 @@ class DaskSignConstrainedClassifier(_DaskSignMixin, SignConstrainedClassifier):
             and the errors of the local estimator (in a partition).
         TypeError
             Inputs that are not dask collections.
+        polyrank.dask.ShardLost
+            A worker lost mid-fit, within seconds: CoCoA+'s dual variables
+            live only on the workers, so the fit cannot resume (fit again).
         """
         if self.loss not in BINARY_LOSSES:
             raise ValueError(f"loss: DaskSignConstrainedClassifier takes the binary losses "
@@ -654,6 +657,11 @@ class DaskSignConstrainedRegressor(_DaskSignMixin, SignConstrainedRegressor):
         Returns
         -------
         self
+
+        Raises
+        ------
+        polyrank.dask.ShardLost
+            A worker lost mid-fit (see :meth:`DaskSignConstrainedClassifier.fit`).
         """
         W, _ = self._dask_solve(X, y, sample_weight, self.loss, callback, callback_every)
         self.coef_, self.intercept_ = self._split(W)
