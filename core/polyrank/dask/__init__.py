@@ -25,7 +25,7 @@ Importing this module does not import dask; fitting without it raises an
 ImportError that names the extra: ``pip install 'polyrank[dask]'``.
 """
 
-from ._common import DASK_EXTRA, import_distributed
+from ._common import DASK_EXTRA, ShardLost, import_distributed
 from ._data import make_ranking, make_ranking_partition, query_splits
 from ._ranksvm import DaskRankSVM, DaskRankSVMObjective, RankSVMShard
 from ._sign import DaskSignConstrainedClassifier, DaskSignConstrainedRegressor, SignShard
@@ -33,4 +33,4 @@ from ._sign import DaskSignConstrainedClassifier, DaskSignConstrainedRegressor, 
 __all__ = ["DaskRankSVM", "DaskRankSVMObjective", "RankSVMShard",
            "DaskSignConstrainedClassifier", "DaskSignConstrainedRegressor", "SignShard",
            "make_ranking", "make_ranking_partition", "query_splits", "import_distributed",
-           "DASK_EXTRA"]
+           "DASK_EXTRA", "ShardLost"]

@@ -8,7 +8,9 @@ on first use, and says which extra to install when it is missing.
 
 from __future__ import annotations
 
+import asyncio
 import numbers
+import time
 from collections import defaultdict
 
 import numpy as np
@@ -17,7 +19,7 @@ from ..validation import check_query_ids
 
 __all__ = ["DASK_EXTRA", "import_dask", "import_distributed", "get_client", "ClientParam",
            "collection_parts", "check_partition_width", "n_columns", "column_names", "balance",
-           "place_parts",
+           "place_parts", "partition_rows", "place_rows", "ShardLost", "Rebuilder",
            "start_actors", "Rounds", "payload_bytes", "check_rows", "query_split",
            "check_no_split", "release"]
 
@@ -247,6 +249,26 @@ def balance(holders: list, sizes: list, workers: list) -> list:
     return out
 
 
+def partition_rows(columns: list) -> list:
+    """One ``dask.delayed`` tuple of pieces per partition: how to compute
+    the partition again (from the collections' graph).
+
+    Parameters
+    ----------
+    columns : list of (list of delayed or None)
+        Per collection its parts (None: absent, passed as None).
+
+    Returns
+    -------
+    list of dask.delayed.Delayed
+        Partition i's ``(X_i, y_i, ...)``.
+    """
+    dask = import_dask()
+    n = max(len(c) for c in columns if c is not None)
+    return [dask.delayed(_tuple)(*[None if c is None else c[i] for c in columns])
+            for i in range(n)]
+
+
 def place_parts(client, columns: list, spread: bool = False) -> dict:
     """Compute the partitions on the cluster and group them by the worker
     that holds them (the data stay there).
@@ -267,10 +289,13 @@ def place_parts(client, columns: list, spread: bool = False) -> dict:
         worker address -> list of (partition index, future of the tuple of
         the partition's pieces), in partition order.
     """
-    dask = import_dask()
-    n = max(len(c) for c in columns if c is not None)
-    rows = [[None if c is None else c[i] for c in columns] for i in range(n)]
-    futures = client.compute([dask.delayed(_tuple)(*row) for row in rows])
+    return place_rows(client, partition_rows(columns), spread)
+
+
+def place_rows(client, rows: list, spread: bool = False) -> dict:
+    """:func:`place_parts` of the delayed partitions ``rows``
+    (:func:`partition_rows`)."""
+    futures = client.compute(list(rows))
     import_distributed().wait(futures)
     for f in futures:
         if f.status == "error":
@@ -308,6 +333,148 @@ def start_actors(client, by_worker: dict, cls, *args):
         raise
 
 
+#: what the errors of a call to an actor whose worker is gone say
+_LOST_TEXT = ("Worker holding Actor was lost", "Unable to contact Actor's worker")
+
+#: the seconds between two looks at an actor's worker while a call runs
+POLL_SECONDS = 0.5
+
+
+class ShardLost(RuntimeError):
+    """A shard (actor) of a Dask fit was lost with its worker and could not
+    be built again; the message names its partitions and the reason."""
+
+
+def is_lost(exc) -> bool:
+    """Whether ``exc``, raised by a call to an actor, says that the actor's
+    worker is gone: an ``OSError`` (``CommClosedError``, "Unable to contact
+    Actor's worker"), a cancelled future, ``KilledWorker``, or the
+    "Worker holding Actor was lost" RuntimeError."""
+    distributed = import_distributed()
+    kinds = (OSError, distributed.client.FutureCancelledError, distributed.KilledWorker)
+    return isinstance(exc, kinds) or any(t in str(exc) for t in _LOST_TEXT)
+
+
+def _one_line(exc, limit: int = 160) -> str:
+    """``Type: message`` of ``exc`` on one line, cut at ``limit`` characters."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _actor_gone(actor) -> str:
+    """The status of the actor's future when it is no longer alive, else ""."""
+    status = getattr(getattr(actor, "_future", None), "status", "finished")
+    return "" if status in ("finished", "pending") else str(status)
+
+
+class Rebuilder:
+    """How to build the shards of a fit again after their worker was lost:
+    the partitions are computed again from the collections' graph, the
+    actor is started on a live worker with the same arguments.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    rows : list of dask.delayed.Delayed
+        The partitions (:func:`partition_rows`).
+    groups : list of list of int
+        The partitions of each shard, in the order of the actors.
+    cls : type
+        The actor class; ``cls(indices, parts, *args)``.
+    args : tuple
+    max_rebuilds : int, default 3
+        Shards rebuilt per fit at most; the next loss is an error.
+    timeout : float, default 30
+        Seconds to wait for the data, a live worker and the new actor.
+    resumable : bool, default True
+        False: the shards keep state that exists nowhere else (the dual
+        variables of CoCoA+), so a lost shard ends the fit with a clear
+        error at once.
+
+    Attributes
+    ----------
+    log : list of dict
+        Per rebuild: ``partitions``, ``lost`` (the worker's address),
+        ``worker`` (the new one), ``seconds``.
+    """
+
+    def __init__(self, client, rows, groups, cls, args, max_rebuilds=3, timeout=30.0,
+                 resumable=True):
+        self.client, self.rows, self.groups = client, list(rows), [list(g) for g in groups]
+        self.cls, self.args = cls, tuple(args)
+        self.max_rebuilds, self.timeout, self.resumable = int(max_rebuilds), timeout, resumable
+        self.log: list = []
+
+    def __call__(self, j: int, lost: str, cause: BaseException):
+        """A new actor for shard ``j`` (its worker ``lost`` is gone):
+        (handle, future).
+
+        Raises
+        ------
+        ShardLost
+            Not resumable; ``max_rebuilds`` used up; the partitions cannot
+            be computed again (data given by ``client.scatter``); no live
+            worker within ``timeout`` seconds.
+        """
+        idx = self.groups[j]
+        head = f"partitions {idx}: their worker {lost} was lost mid-fit"
+        if not self.resumable:
+            raise ShardLost(f"{head}; this fit keeps state on each worker that exists "
+                            "nowhere else (the dual variables), so it cannot resume: fit "
+                            "again") from cause
+        if len(self.log) >= self.max_rebuilds:
+            raise ShardLost(f"{head}, after {len(self.log)} shards were rebuilt already "
+                            f"(max_rebuilds={self.max_rebuilds})") from cause
+        t0 = time.monotonic()
+        futures = self._recompute(idx, head)
+        try:
+            actor, future = self._start(idx, futures, head)
+        finally:
+            release(futures)
+        self.log.append({"partitions": idx, "lost": lost, "worker": actor._address,
+                         "seconds": time.monotonic() - t0})
+        return actor, future
+
+    def _recompute(self, idx, head):
+        distributed = import_distributed()
+        futures = self.client.compute([self.rows[i] for i in idx])
+        try:
+            distributed.wait(futures, timeout=self.timeout)
+            for f in futures:
+                if f.status != "finished":
+                    f.result(timeout=1)
+        except Exception as exc:
+            release(futures)
+            raise ShardLost(
+                f"{head}, and their data cannot be computed again ({_one_line(exc)}); "
+                "data placed by client.scatter live only on the worker that holds "
+                "them: build the collections from files or arrays (dask.array.from_array, "
+                "polyrank.io.load_letor_dask, .persist()) so that dask can recompute a lost "
+                "partition") from exc
+        return futures
+
+    def _start(self, idx, futures, head):
+        deadline = time.monotonic() + self.timeout
+        workers = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        while not workers and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        if not workers:
+            raise ShardLost(f"{head}, and no live worker is left to rebuild them on "
+                            f"(waited {self.timeout:g} s)")
+        who = self.client.who_has(futures)
+        held = [w for f in futures for w in who.get(f.key, ()) if w in workers]
+        target = held[0] if held else sorted(workers)[0]
+        future = self.client.submit(self.cls, list(idx), futures, *self.args, actor=True,
+                                    workers=[target], allow_other_workers=True, pure=False)
+        try:
+            return future.result(timeout=self.timeout), future
+        except Exception as exc:
+            release([future])
+            raise ShardLost(f"{head}, and their shard could not be started again "
+                            f"({_one_line(exc)})") from exc
+
+
 def payload_bytes(obj) -> int:
     """The bytes of the numbers in a message: arrays' ``nbytes``, 8 per
     scalar, summed through tuples, lists and dicts (serialisation headers
@@ -337,6 +504,10 @@ class Rounds:
     futures : list of distributed.Future, optional
         The actors' futures (:func:`start_actors`), released by
         :meth:`close`.
+    rebuild : Rebuilder, optional
+        Builds a lost actor again; None: a lost worker's error is raised.
+    restore : callable, optional
+        ``restore(actor)`` after a rebuild, before the call is repeated.
 
     Attributes
     ----------
@@ -347,22 +518,66 @@ class Rounds:
         Payload bytes (:func:`payload_bytes`) of all calls and answers.
     """
 
-    def __init__(self, actors, futures=()):
+    def __init__(self, actors, futures=(), rebuild=None, restore=None):
         self.actors = list(actors)
         self.futures = list(futures)
+        self.rebuild = rebuild
+        self.restore = restore
         self.n_rounds = 0
         self.bytes_sent = 0
         self.bytes_received = 0
 
     def __call__(self, method: str, *args) -> list:
         """Call ``method(*args)`` on every actor at once; the answers in the
-        order of the actors (the errors of an actor are raised)."""
-        pending = [getattr(a, method)(*args) for a in self.actors]
-        out = [p.result() for p in pending]
+        order of the actors (the errors of an actor are raised).  An actor
+        whose worker is lost is rebuilt by ``rebuild`` (brought to the
+        others' state by ``restore(actor)``) and its call repeated."""
+        pending = [self._send(j, method, args) for j in range(len(self.actors))]
+        out = [self._answer(j, p, method, args) for j, p in enumerate(pending)]
         self.n_rounds += 1
         self.bytes_sent += len(self.actors) * payload_bytes(args)
         self.bytes_received += payload_bytes(out)
         return out
+
+    def _send(self, j: int, method: str, args):
+        """The call's future, or the lost-worker error it raised at once."""
+        try:
+            return getattr(self.actors[j], method)(*args)
+        except Exception as exc:
+            if not is_lost(exc):
+                raise
+            return exc
+
+    def _answer(self, j: int, pending, method: str, args):
+        while True:
+            try:
+                if isinstance(pending, BaseException):
+                    raise pending
+                return self._wait(j, pending)
+            except Exception as exc:
+                if self.rebuild is None or not is_lost(exc):
+                    raise
+                actor, future = self.rebuild(j, str(self.actors[j]._address), exc)
+                if j < len(self.futures):
+                    release([self.futures[j]])
+                    self.futures[j] = future
+                self.actors[j] = actor
+                if self.restore is not None:
+                    self.restore(actor)
+                pending = self._send(j, method, args)
+
+    def _wait(self, j: int, pending):
+        """The answer of a call, looking every :data:`POLL_SECONDS` whether
+        the actor's worker is still there (a call to a lost worker may
+        otherwise never answer)."""
+        while True:
+            try:
+                return pending.result(timeout=POLL_SECONDS)
+            except (TimeoutError, asyncio.TimeoutError):
+                gone = _actor_gone(self.actors[j])
+                if gone:
+                    raise RuntimeError(f"Worker holding Actor was lost.  Status: "
+                                       f"{gone}") from None
 
     def close(self) -> None:
         """Let the actors go: release their futures and the references the

@@ -26,9 +26,11 @@ so it carries only v.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn import fit_context, log_callback, warn_if_not_converged
@@ -125,6 +127,11 @@ class RankSVMShard:
         self._w, self._key = w, key
         return LossTerms(loss, hinge, n_sv, grad)
 
+    def at(self, w, key: int) -> None:
+        """Name ``w`` by ``key`` (the workspaces are computed at the next
+        product): brings a rebuilt shard to the others' state."""
+        self._w, self._key = np.asarray(w, dtype=np.float64), key
+
     def loss_hv(self, key: int, v, w=None) -> np.ndarray:
         """sum_k (H_k v) at the workspaces kept under ``key`` (or at ``w``,
         computed and kept under ``key``, when given)."""
@@ -169,6 +176,13 @@ class DaskRankSVMObjective:
         self._ws_w = None        # that w
         self._at = None          # (w, f, LossTerms) of the last evaluation
         self.n_fun = self.n_hv = 0
+
+    def restore(self, shard) -> None:
+        """Bring a rebuilt shard (an actor handle) to the point of the
+        others' workspaces (:meth:`RankSVMShard.at`): the repeated product
+        is then the one that was lost."""
+        if self._ws_w is not None:
+            shard.at(self._ws_w, self._key).result(timeout=60)
 
     def terms(self, w):
         """(f(w), the summed LossTerms) at ``w``: one round unless the
@@ -279,13 +293,21 @@ class DaskRankSVM(C_.ClientParam, RankSVM):
     client : distributed.Client or None, default=None
         The client to run on; None: ``distributed.default_client()`` at
         fit time.  Not kept when the model is pickled.
+    max_rebuilds : int, default=3
+        Shards rebuilt per fit at most after their worker was lost (the
+        partitions computed again from the collections' graph, the actor
+        started on a live worker, the lost call repeated at the same w: the
+        fit goes on as if nothing happened); the next loss raises
+        :class:`polyrank.dask.ShardLost`.  0: a lost worker ends the fit.
 
     Attributes
     ----------
     coef_, result_, n_iter_, n_pairs_, n_queries_, n_features_in_
         As :class:`polyrank.RankSVM` (``result_`` also has ``n_rounds``,
         ``bytes_sent`` and ``bytes_received``: the rounds of messages and
-        their payload bytes).
+        their payload bytes, and ``rebuilds``: per shard rebuilt after a
+        lost worker, a dict with its ``partitions``, the ``lost`` worker,
+        the new ``worker`` and the ``seconds`` it took).
     feature_names_in_ : ndarray of str
         Only when ``X`` was a dask DataFrame with string column names.
     n_partitions_ : int
@@ -338,15 +360,18 @@ class DaskRankSVM(C_.ClientParam, RankSVM):
     """
 
     _parameter_constraints: dict = {**RankSVM._parameter_constraints,
-                                    "client": "no_validation"}
+                                    "client": "no_validation",
+                                    "max_rebuilds": [Interval(Integral, 0, None,
+                                                              closed="left")]}
 
     def __init__(self, C=1.0, loss="l2", tol=1e-3, method="selection_tree", solver="auto",
                  max_iter=1000, partial_pairs=False, random_state=None, verbose=0,
-                 client=None):
+                 client=None, max_rebuilds=3):
         super().__init__(C=C, loss=loss, tol=tol, method=method, solver=solver,
                          max_iter=max_iter, partial_pairs=partial_pairs,
                          random_state=random_state, verbose=verbose)
         self.client = client
+        self.max_rebuilds = max_rebuilds
 
     def _check_solver(self) -> None:
         if self.loss != "l2":
@@ -373,22 +398,27 @@ class DaskRankSVM(C_.ClientParam, RankSVM):
         stops the shards."""
         cols = self._collections(X, y, qid, sample_weight)
         n_features = C_.n_columns(X)
-        by_worker = C_.place_parts(client, cols, spread=True)
+        rows = C_.partition_rows(cols)
+        by_worker = C_.place_rows(client, rows, spread=True)
+        args = (float(self.C), self.method, bool(self.partial_pairs), n_features)
         try:
             C_.check_rows(client, by_worker, _NAMES)
             C_.check_no_split(client, by_worker, 2)
-            actors, futures = C_.start_actors(client, by_worker, RankSVMShard, float(self.C),
-                                              self.method, bool(self.partial_pairs),
-                                              n_features)
+            actors, futures = C_.start_actors(client, by_worker, RankSVMShard, *args)
         finally:
             C_.release([f for items in by_worker.values() for _, f in items])
-        rounds = C_.Rounds(actors, futures)
+        rebuild = C_.Rebuilder(client, rows, [[i for i, _ in items] for items in
+                                              by_worker.values()], RankSVMShard, args,
+                               max_rebuilds=self.max_rebuilds)
+        rounds = C_.Rounds(actors, futures, rebuild)
         try:
             summary = [s for part in rounds("summary") for s in part]
         except BaseException:
             rounds.close()
             raise
-        return DaskRankSVMObjective(rounds, n_features, self.C), summary
+        obj = DaskRankSVMObjective(rounds, n_features, self.C)
+        rounds.restore = obj.restore
+        return obj, summary
 
     @fit_context
     def fit(self, X, y, qid=None, sample_weight=None, *, callback=None, callback_every=1):
@@ -426,6 +456,10 @@ class DaskRankSVM(C_.ClientParam, RankSVM):
             a query split between partitions (the message says how to
             repartition); any error of :meth:`polyrank.RankSVM.fit` in a
             partition (with its position); no preference pair at all.
+        polyrank.dask.ShardLost
+            A worker was lost and its shard could not be rebuilt: more than
+            ``max_rebuilds`` losses, data that dask cannot compute again
+            (``client.scatter``), or no live worker left (within seconds).
 
         Warns
         -----
@@ -452,6 +486,7 @@ class DaskRankSVM(C_.ClientParam, RankSVM):
         res.n_pairs, res.C, res.method = n_pairs, float(self.C), self.method
         res.n_rounds = obj.rounds.n_rounds
         res.bytes_sent, res.bytes_received = obj.rounds.bytes_sent, obj.rounds.bytes_received
+        res.rebuilds = list(obj.rounds.rebuild.log)
         self._set_fitted(res, X, summary, n_workers)
         return self
 
@@ -557,6 +592,7 @@ class DaskRankSVM(C_.ClientParam, RankSVM):
         check_is_fitted(self, "coef_")
         params = self.get_params()
         params.pop("client")
+        params.pop("max_rebuilds")
         local = RankSVM(**params)
         for name in ("coef_", "result_", "n_iter_", "n_pairs_", "n_queries_",
                      "n_features_in_", "feature_names_in_"):

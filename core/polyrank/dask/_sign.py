@@ -303,7 +303,10 @@ class _DaskSignMixin(C_.ClientParam):
                                               C_.n_columns(X))
         finally:
             C_.release([f for items in by_worker.values() for _, f in items])
-        return C_.Rounds(actors, futures)
+        # alpha lives on the workers only: a lost shard is a clear error, not a resume
+        lost = C_.Rebuilder(client, [], [[i for i, _ in items] for items in by_worker.values()],
+                            SignShard, (), resumable=False)
+        return C_.Rounds(actors, futures, lost)
 
     def _dask_solve(self, X, y, sample_weight, loss, callback, callback_every, labels=None):
         """Fit on the cluster: (w with the bias weight last, the classes);
@@ -539,6 +542,9 @@ class DaskSignConstrainedClassifier(_DaskSignMixin, SignConstrainedClassifier):
             and the errors of the local estimator (in a partition).
         TypeError
             Inputs that are not dask collections.
+        polyrank.dask.ShardLost
+            A worker lost mid-fit, within seconds: CoCoA+'s dual variables
+            live only on the workers, so the fit cannot resume (fit again).
         """
         if self.loss not in BINARY_LOSSES:
             raise ValueError(f"loss: DaskSignConstrainedClassifier takes the binary losses "
@@ -651,6 +657,11 @@ class DaskSignConstrainedRegressor(_DaskSignMixin, SignConstrainedRegressor):
         Returns
         -------
         self
+
+        Raises
+        ------
+        polyrank.dask.ShardLost
+            A worker lost mid-fit (see :meth:`DaskSignConstrainedClassifier.fit`).
         """
         W, _ = self._dask_solve(X, y, sample_weight, self.loss, callback, callback_every)
         self.coef_, self.intercept_ = self._split(W)
