@@ -160,7 +160,7 @@ def _fake_seconds(log):
         warm = any(c == cache and (t == text or tour and "nbclient" in t)
                    for t, c, _ in log)
         log.append((text, cache, cwd))
-        for key, s in (("_warmup()", 10.0), ("import sklearn.base", 1.0), ("--version", 0.5),
+        for key, s in (("packages=[", 10.0), ("import sklearn.base", 1.0), ("--version", 0.5),
                        ("warmup", 30.0), ("nbclient", 50.0), ("import polyrank", 1.2)):
             if key in text:
                 return s / (3 if warm else 1)
@@ -183,7 +183,7 @@ def test_first_run_reports_every_step_cold_and_warm_against_the_targets(monkeypa
     assert rows[("00_tour.ipynb executed by nbclient", "cold")].met is True         # 50 <= 60
     assert rows[("00_tour.ipynb executed by nbclient", "warm")].met is True
     for package in fr.PACKAGES:
-        what = f"import polyrank.{package}; its _warmup() (compile its kernels)"
+        what = f"polyrank.warmup(packages=[{package!r}]) (compile its kernels)"
         assert rows[(what, "cold")].seconds > rows[(what, "warm")].seconds
     # the tour ran from a copy, never from the repository's file
     tour_runs = [t for t, _, _ in log if "nbclient" in t]

@@ -210,7 +210,7 @@ def _package_rows() -> tuple[list, dict, dict]:
     for name in PACKAGES:
         cold[name], warm[name] = _cold_warm(_python(
             f"import polyrank; polyrank.warmup(progress=False, n_jobs=1, packages=[{name!r}])"))
-        what = f"import polyrank.{name}; polyrank.warmup(packages=[name]) (compile its kernels)"
+        what = f"polyrank.warmup(packages=[{name!r}]) (compile its kernels)"
         rows += [_row(what, "cold", cold[name]), _row(what, "warm", warm[name])]
     return rows, cold, warm
 
