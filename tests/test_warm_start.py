@@ -182,3 +182,26 @@ def test_fingerprint_sees_sampled_rows_targets_and_weights():
     X2 = X.copy()
     X2[-1] += 1.0
     assert fingerprint(X2, D["s"], None) != base
+
+
+def test_prepared_is_kept_only_while_warm_start_and_the_key_match():
+    """``_warm.prepared``: built once per key with warm_start=True, never kept otherwise."""
+    from polyrank._warm import fingerprint, prepared
+
+    class Est:
+        warm_start = True
+
+    est, calls = Est(), []
+    key = fingerprint(np.ones((4, 2)))
+
+    def build():
+        calls.append(1)
+        return len(calls)
+
+    assert prepared(est, key, build) == (1, False)
+    assert prepared(est, key, build) == (1, True)
+    assert prepared(est, key + ("other setting",), build) == (2, False)
+    est.warm_start = False
+    assert prepared(est, key + ("other setting",), build) == (3, False)
+    est.warm_start = True
+    assert prepared(est, key + ("other setting",), build) == (4, False)

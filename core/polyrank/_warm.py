@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import weakref
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["SAMPLED_ROWS", "USED", "WarmState", "fingerprint", "previous", "keep",
-           "state_of", "dual_scale"]
+           "state_of", "dual_scale", "prepared"]
 
 #: rows of X hashed by :func:`fingerprint` (evenly spaced, first and last included)
 SAMPLED_ROWS = 16
@@ -45,6 +46,8 @@ USED = "used"
 #: ``__dict__``: a model file, a pickle or ``clone`` never carries the solver's
 #: end point (a copy of a fitted estimator starts its next warm fit cold)
 _STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: estimator -> (key, what its solver built from the data), under the same rules
+_PREPARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _crc(a) -> int:
@@ -176,3 +179,44 @@ def dual_scale(penalty_new: float, penalty_old: float) -> float:
     4.0
     """
     return float(penalty_new) / float(penalty_old) if penalty_old > 0 else 0.0
+
+
+def prepared(estimator, key: tuple, build: Callable[[], Any]) -> tuple[Any, bool]:
+    """What the solver builds from the data (pairs, trees, CSR forms, Gram
+    caches), built once per data set while ``warm_start=True``.
+
+    A regularisation path or a slider refits one estimator on the same data
+    at many penalties; what depends only on the data need not be rebuilt
+    (LIBLINEAR's parameter search keeps its problem in memory across C).
+    With ``warm_start=True`` the result of ``build()`` is kept beside the
+    estimator (like its :class:`WarmState`: never in a pickle, a model file
+    or a ``clone``) and returned again while ``key`` (the
+    :func:`fingerprint` of the data, plus every setting ``build`` depends
+    on) is unchanged.  With ``warm_start=False`` nothing is kept: each fit
+    builds afresh and holds no second copy of the data after it returns.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        With a ``warm_start`` parameter.
+    key : tuple
+        Identity of the data and the settings ``build`` reads.
+    build : callable
+        No arguments; returns what the solver reads.  Must not depend on the
+        penalty (C, lam), which changes along a path while ``key`` stays.
+
+    Returns
+    -------
+    (object, bool)
+        ``build()``'s result and whether it was reused (True) or built now.
+    """
+    if getattr(estimator, "warm_start", False):
+        kept = _PREPARED.get(estimator)
+        if kept is not None and kept[0] == key:
+            return kept[1], True
+    value = build()
+    if getattr(estimator, "warm_start", False):
+        _PREPARED[estimator] = (key, value)
+    else:
+        _PREPARED.pop(estimator, None)
+    return value, False
