@@ -479,7 +479,7 @@ class OrdinalDisplay(_Display):
             ``self``.
         """
         _check_name(name)
-        ticks = [escape(v) for v in self.display_labels.tolist()]
+        ticks = [escape(_grade_text(v)) for v in self.display_labels.tolist()]
         fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12,
                             subplot_titles=("confusion matrix (count)",
                                             f"MAE by true grade (dashed: all, {self.mae:.4f})"))
@@ -507,6 +507,15 @@ class OrdinalDisplay(_Display):
                   "examples; lower is better"))
         self.figure_.update_layout(showlegend=False)
         return self
+
+
+def _grade_text(value) -> str:
+    """A grade as a tick label: ``5.0`` (a float grade, e.g. read from a CSV) as
+    ``"5"``, other floats as their shortest round-trip ``repr`` (two grades
+    never share a tick), anything else as ``str``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 # ---------------------------------------------------------------- label ranking

@@ -356,3 +356,13 @@ def test_the_widgets_page_block_runs_as_written(tmp_path, monkeypatch):
     assert isinstance(namespace["ranking"], RankingDisplay)
     assert namespace["gap"].status == namespace["labels"][-1].result_.status
     assert list(tmp_path.iterdir()) == []           # it writes nothing where the user stands
+
+
+def test_ordinal_display_ticks_float_grades_as_a_reader_writes_them():
+    """Grades read from a CSV are floats: the ticks say "3", not "3.0"."""
+    y = np.array([3.0, 4.0, 5.0, 4.0, 8.0])
+    disp = OrdinalDisplay.from_predictions(y, y[::-1])
+    heat = disp.figure_.data[0]
+    assert list(heat.x) == ["3", "4", "5", "8"]
+    assert list(disp.figure_.data[1].x) == list(heat.x)
+    assert disp.mae == pytest.approx(np.abs(y - y[::-1]).mean())
