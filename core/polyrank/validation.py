@@ -16,15 +16,24 @@ it).  Both run, in O(nnz):
    caller's matrix;
 3. :func:`check_magnitude`: no NaN or infinity, and no entry so large that
    squared norms or kernel values overflow float64.
+
+The data beside X are checked here too, once, for every solver: sample
+weights by the one :func:`check_sample_weight` (the estimators, RankSVM's
+objective and SVOR use it), ranking data and query ids
+(:func:`check_ranking_data`, :func:`check_query_ids`, :func:`query_ids`),
+ordinal labels (:func:`check_ordinal_labels`), label sets and sign vectors.
+A paper package keeps only the checks of its own settings.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from typing import overload
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 __all__ = [
     "as_float_array",
@@ -43,6 +52,8 @@ __all__ = [
     "check_signs",
     "check_query_ids",
     "query_ids",
+    "check_ranking_data",
+    "check_ordinal_labels",
 ]
 
 
@@ -406,25 +417,39 @@ def validate_X(estimator, X, y="no_validation", *, reset: bool = True, **kwargs)
     return out
 
 
-def check_sample_weight(sample_weight, X) -> np.ndarray:
-    """scikit-learn's ``_check_sample_weight`` (one non-negative finite
-    weight per row of X; a scalar is broadcast) with messages that start
-    with the argument's name.
+@overload
+def check_sample_weight(sample_weight: None, X) -> None: ...
+
+
+@overload
+def check_sample_weight(sample_weight: ArrayLike, X) -> np.ndarray: ...
+
+
+def check_sample_weight(sample_weight, X):
+    """The one check of sample (document, example) weights: one
+    non-negative finite weight per row of X, not all zero; a scalar is
+    broadcast (scikit-learn's ``_check_sample_weight``, with messages that
+    start with the argument's name).
 
     Parameters
     ----------
-    sample_weight : array_like of shape (n_samples,) or float
-    X : array_like or sparse matrix, shape (n_samples, n_features)
+    sample_weight : array_like of shape (n_samples,), float, or None
+        None: no weights (the solvers' unweighted path).
+    X : array_like or sparse matrix of shape (n_samples, n_features), or int
+        The rows the weights belong to, or their number.
 
     Returns
     -------
-    ndarray of float64, shape (n_samples,)
+    ndarray of float64, shape (n_samples,), or None
+        C-contiguous; None for ``sample_weight=None``.
 
     Raises
     ------
+    TypeError
+        ``"sample_weight: ..."``: not real numbers (strings, objects).
     ValueError
         ``"sample_weight: ..."``: not 1-d, the wrong length, negative, NaN
-        or infinite weights.
+        or infinite weights, or all weights zero.
 
     Examples
     --------
@@ -432,17 +457,25 @@ def check_sample_weight(sample_weight, X) -> np.ndarray:
     Traceback (most recent call last):
     ...
     ValueError: sample_weight: expected one weight per row of X (shape (3,)), got shape (2,)
+    >>> check_sample_weight(2, 3).tolist(), check_sample_weight(None, 3)
+    ([2.0, 2.0, 2.0], None)
     """
     from sklearn.utils.validation import _check_sample_weight
 
-    n = X.shape[0]
-    if sample_weight is not None and not isinstance(sample_weight, numbers.Number):
+    if sample_weight is None:
+        return None
+    rows = X if hasattr(X, "shape") else np.empty((check_int(X, "X", minimum=0), 0))
+    n = rows.shape[0]
+    if not isinstance(sample_weight, numbers.Number):
         sample_weight = np.asarray(sample_weight)     # array-likes without __array_function__
+        if sample_weight.dtype == object or sample_weight.dtype.kind not in "biuf":
+            raise TypeError(f"sample_weight: expected real numbers, got dtype "
+                            f"{sample_weight.dtype}")
         if sample_weight.ndim == 1 and sample_weight.shape[0] != n:
             raise ValueError(f"sample_weight: expected one weight per row of X "
                              f"(shape ({n},)), got shape {sample_weight.shape}")
     try:
-        return _check_sample_weight(sample_weight, X, dtype=np.float64,
+        return _check_sample_weight(sample_weight, rows, dtype=np.float64,
                                     ensure_non_negative=True)
     except ValueError as exc:
         text = str(exc)
@@ -598,6 +631,72 @@ def check_label_set(value, name: str, k: int) -> np.ndarray:
     return arr
 
 
+# ---------------------------------------------------------------- ordinal labels
+# (``row-column-generation-ordinal.txt``, Sec. 3.1)
+
+def check_ordinal_labels(labels, n: int) -> tuple[np.ndarray, int]:
+    """Validate ordinal labels 0..l and return them as int64 with l
+    (``row-column-generation-ordinal.txt``, Sec. 3.1; also
+    ``polyrank.ordinal.check_labels``).
+
+    Parameters
+    ----------
+    labels : array_like, shape (n,)
+        Integer labels (an integer dtype, or floats with integral values);
+        every label 0, 1, ..., l must have at least one object (Sec. 3.1
+        assumes N(k) != empty for all k), and l >= 1.
+    n : int
+        Expected length (the number of rows of X).
+
+    Returns
+    -------
+    (ndarray of int64 (n,), int)
+        The labels and l (the largest label).
+
+    Raises
+    ------
+    TypeError
+        If the labels are not numbers (strings, objects, booleans).
+    ValueError
+        If not 1-d of length n, NaN/inf, non-integral, negative, fewer than
+        two labels, or a label in 0..l without objects.
+
+    Examples
+    --------
+    >>> check_ordinal_labels([0, 2, 1, 2], 4)[1]
+    2
+    """
+    arr = np.asarray(labels)
+    if arr.dtype == bool:
+        raise TypeError("labels: expected integer labels 0..l, got booleans")
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"labels: expected integer labels 0..l, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"labels: expected a 1-d array, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"labels: expected {n} labels (one per row of X), got {arr.shape[0]}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("labels: contains NaN or infinity")
+        if not np.all(arr == np.round(arr)):
+            bad = arr[arr != np.round(arr)][0]
+            raise ValueError(f"labels: expected integer labels 0..l, got the "
+                             f"non-integer value {float(bad)!r}")
+    out = arr.astype(np.int64)
+    if out.min() < 0:
+        raise ValueError(f"labels: expected labels 0..l (>= 0), got {out.min()}")
+    l = int(out.max())
+    if l < 1:
+        raise ValueError("labels: need at least two labels (0 and 1), got only 0")
+    counts = np.bincount(out, minlength=l + 1)
+    empty = np.flatnonzero(counts == 0)
+    if empty.size:
+        raise ValueError(f"labels: label {int(empty[0])} has no objects; labels "
+                         f"must be 0..{l} with every label used (Sec. 3.1 "
+                         f"assumes N(k) non-empty)")
+    return out, l
+
+
 # ---------------------------------------------------------------- query ids
 # (learning to rank, ``large-scale-linear-ranksvm.txt``, Eq. 1.1)
 
@@ -705,6 +804,29 @@ def query_ids(qid, group, l: int) -> np.ndarray:
         raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, expected "
                          f"{l} (the number of rows of X)")
     return np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+
+
+def check_ranking_data(y, qid, l: int):
+    """Validate ranking data: relevance labels ``y`` (finite floats) and
+    query ids ``qid`` (integers, :func:`check_query_ids`), both of length
+    ``l`` (``large-scale-linear-ranksvm.txt``, Eq. 1.1; also
+    ``polyrank.ranksvm.objective.check_ranking_data``).
+
+    Returns
+    -------
+    (ndarray of float64 (l,), ndarray of int64 (l,))
+
+    Raises
+    ------
+    ValueError
+        Wrong length, NaN/inf in y, empty input.
+    TypeError
+        Non-numeric y or non-integer qid.
+    """
+    y = as_float_array(y, "y", ndim=1)
+    if y.size != l:
+        raise ValueError(f"y: expected length {l} (one per row of X), got {y.size}")
+    return y, check_query_ids(qid, l)
 
 
 # ---------------------------------------------------------------- sign vectors
