@@ -29,7 +29,7 @@ CORE = ROOT / "core" / "polyrank"
 WIDGETS = ROOT / "polyrank_widgets"
 PAPER = ROOT / "polyrank_paper"
 PAPERS = {"sopopo", "sign", "ranksvm", "ordinal", "m3l"}
-SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tron.py",
+SHARED = ["result.py", "validation", "metrics.py", "kernels.py", "qp.py", "tron.py",
           "_ranking_kernels.py", "_csr.py", "_sort.py", "_jit.py", "_sklearn.py", "_multilabel.py",
           "io", "datasets", "_compile_notice.py", "_workcopy.py", "utils", "path.py",
           "_warm.py"]

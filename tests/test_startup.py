@@ -173,7 +173,7 @@ def test_the_core_parser_has_no_plugin_command():
     commands = {a.dest: a for a in core._actions if a.dest == "command"}["command"].choices
     assert set(commands) == set(cli.CORE_COMMANDS)
     full_commands = {a.dest: a for a in full._actions if a.dest == "command"}["command"].choices
-    assert set(cli.PAPER_COMMANDS) | set(cli.CORE_COMMANDS) <= set(full_commands)
+    assert set(_parser.PAPER_COMMANDS) | set(cli.CORE_COMMANDS) <= set(full_commands)
 
 
 #: what the paper wing's parser may load: its own package and registry, nothing that computes

@@ -10,7 +10,13 @@ from polyrank import ordinal, validation
 from polyrank.ordinal import generation, solve_svor, svor
 from polyrank.ranksvm import objective
 from polyrank.ranksvm.objective import RankSVMObjective
-from polyrank.validation import check_ordinal_labels, check_ranking_data, check_sample_weight
+from polyrank.sopopo import batch
+from polyrank.validation import (
+    check_gram,
+    check_ordinal_labels,
+    check_ranking_data,
+    check_sample_weight,
+)
 
 
 def test_the_paper_packages_use_the_one_checker():
@@ -19,6 +25,7 @@ def test_the_paper_packages_use_the_one_checker():
     assert svor._check_weights is validation.check_sample_weight
     assert objective.check_ranking_data is validation.check_ranking_data
     assert ordinal.check_labels is generation.check_labels is validation.check_ordinal_labels
+    assert batch.check_gram is validation.check_gram
 
 
 @pytest.mark.parametrize("rows", [np.zeros((4, 2)), sp.csr_matrix((4, 3)), 4],
@@ -96,3 +103,20 @@ def test_ordinal_labels():
 def test_bad_ordinal_labels_name_the_argument(labels, exc, match):
     with pytest.raises(exc, match=f"^labels: .*{match}"):
         check_ordinal_labels(labels, 4)
+
+
+def test_a_gram_matrix_is_square_symmetric_and_positive_semidefinite():
+    rng = np.random.default_rng(1)
+    A = 3 * rng.normal(size=(6, 3))
+    K = A @ A.T                                   # rank 3: singular, but a Gram matrix
+    check_gram(K)
+    with pytest.raises(ValueError, match=r"^K: a precomputed kernel must be square"):
+        check_gram(K[:, :4], "K")
+    skew = K.copy()
+    skew[0, 1] += 1e-3
+    with pytest.raises(ValueError, match="^X: the precomputed kernel matrix is not symmetric"):
+        check_gram(skew)
+    with pytest.raises(ValueError, match="^X: the kernel matrix has negative diagonal"):
+        check_gram(K - 100 * np.eye(6))
+    with pytest.raises(ValueError, match=r"^X: .* is indefinite \(smallest eigenvalue -0\.5"):
+        check_gram(K - 0.5 * np.eye(6))

@@ -82,16 +82,27 @@ solver) when it runs, so that ``polyrank --version`` and ``polyrank train
 
 from __future__ import annotations
 
-from ._errors import MESSAGE_CHARS, UsageError, user_errors
-from ._lab import WIDGETS_INSTALL  # noqa: F401  (the messages' install hints, as before)
-from ._parser import (  # noqa: F401
-           COMMANDS_GROUP,
-           CORE_COMMANDS,
-           PAPER_COMMANDS,
-           PAPER_INSTALL,
-           build_parser,
-           main,
-)
+from . import _errors, _parser
+from ._errors import UsageError, user_errors
+from ._parser import build_parser, main
 
 __all__ = ["main", "build_parser", "COMMANDS_GROUP", "CORE_COMMANDS", "UsageError",
            "MESSAGE_CHARS", "user_errors"]
+
+#: The longest message ``polyrank`` prints for an error (a longer one is cut,
+#: with its length said).  Warnings are printed in full, on one line: their
+#: advice comes last.
+MESSAGE_CHARS = _errors.MESSAGE_CHARS
+#: The entry-point group of the ``polyrank`` command's plugins.  Each entry
+#: point loads a callable ``register(subparsers)`` that adds sub-commands to
+#: the parser of :func:`build_parser` (``subparsers.add_parser(NAME, ...)``,
+#: each with ``set_defaults(func=run)``, ``run(args) -> int`` the exit
+#: status; a user's mistake raises :class:`UsageError`).  The paper wing
+#: registers ``demo``, ``bench`` and ``reproduce`` here
+#: (``polyrank_paper.cli:register``, in the ``polyrank-paper``
+#: distribution's ``dists/polyrank-paper/pyproject.toml``): the core never
+#: imports it.
+COMMANDS_GROUP = _parser.COMMANDS_GROUP
+#: the core's own sub-commands: parsing a command line of one of them (or ``--version``)
+#: loads no plugin (:func:`_needs_plugins`)
+CORE_COMMANDS = _parser.CORE_COMMANDS

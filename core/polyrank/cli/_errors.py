@@ -25,9 +25,7 @@ class UsageError(Exception):
     and exit status 2, never a traceback (unless ``--debug``)."""
 
 
-#: The longest message ``polyrank`` prints for an error (a longer one is cut,
-#: with its length said).  Warnings are printed in full, on one line: their
-#: advice comes last.
+# polyrank.cli.MESSAGE_CHARS: documented there
 MESSAGE_CHARS = 300
 
 

@@ -23,20 +23,11 @@ __all__ = ["main", "build_parser", "COMMANDS_GROUP", "CORE_COMMANDS", "PAPER_COM
            "PAPER_INSTALL"]
 
 
-#: The entry-point group of the ``polyrank`` command's plugins.  Each entry
-#: point loads a callable ``register(subparsers)`` that adds sub-commands to
-#: the parser of :func:`build_parser` (``subparsers.add_parser(NAME, ...)``,
-#: each with ``set_defaults(func=run)``, ``run(args) -> int`` the exit
-#: status; a user's mistake raises :class:`UsageError`).  The paper wing
-#: registers ``demo``, ``bench`` and ``reproduce`` here
-#: (``polyrank_paper.cli:register``, in the ``polyrank-paper``
-#: distribution's ``dists/polyrank-paper/pyproject.toml``): the core never
-#: imports it.
+# polyrank.cli.COMMANDS_GROUP: documented there
 COMMANDS_GROUP = "polyrank.commands"
 #: the sub-commands of the paper wing; without it each says which distribution to install
 PAPER_COMMANDS = ("demo", "bench", "reproduce")
-#: the core's own sub-commands: parsing a command line of one of them (or ``--version``)
-#: loads no plugin (:func:`_needs_plugins`)
+# polyrank.cli.CORE_COMMANDS: documented there
 CORE_COMMANDS = ("lab", "warmup", "train", "predict", "datasets")
 #: how to install the paper wing (the ``polyrank-paper`` distribution, which
 #: needs ``polyrank-widgets``), published or from a clone's root

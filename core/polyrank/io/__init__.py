@@ -45,25 +45,40 @@ import sys
 import types
 
 from . import _common, model_files
-from ._common import MAX_LINE_BYTES, QUOTE_CHARS, DataFile, integral_labels
+from ._common import DataFile, integral_labels
 from .arff import label_names_from_xml, read_arff
 from .delimited import read_csv
 from .letor_dask import load_letor_dask
-from .model_files import (
-    MODEL_FORMAT,
-    MODEL_FORMAT_VERSION,
-    MODEL_MAX_RATIO,
-    MODEL_RATIO_FLOOR,
-    load_model,
-    model_trusted_types,
-    save_model,
-)
+from .model_files import load_model, model_trusted_types, save_model
 from .svmlight import read_query, read_svmlight
 
 __all__ = ["DataFile", "read_svmlight", "read_query", "load_letor_dask", "read_csv", "read_arff",
            "label_names_from_xml", "integral_labels", "save_model", "load_model",
            "model_trusted_types", "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "QUOTE_CHARS",
            "MAX_LINE_BYTES", "MODEL_MAX_RATIO", "MODEL_RATIO_FLOOR"]
+
+#: The most characters of a file's offending text an error message quotes.
+QUOTE_CHARS = _common.QUOTE_CHARS
+#: The longest line a data file may have, in bytes (characters in CSV and
+#: ARFF files), the line end not counted: 64 MiB, about three million
+#: SVMlight ``index:value`` pairs.  A longer line is refused with its file
+#: and line number after at most this many bytes of it were read, so a
+#: 1 GB line never reaches memory.  Read at each call: assign
+#: ``polyrank.io.MAX_LINE_BYTES`` to read longer lines.
+MAX_LINE_BYTES = _common.MAX_LINE_BYTES
+#: The ``format`` entry of a model file written by :func:`save_model`.
+MODEL_FORMAT = model_files.MODEL_FORMAT
+#: Version of the model file layout: 2 is skops + a JSON header (safe to load);
+#: 1 was a joblib pickle (loaded only with ``trusted=True``).
+MODEL_FORMAT_VERSION = model_files.MODEL_FORMAT_VERSION
+#: :func:`load_model` refuses a member of a model archive that inflates to
+#: more than this many times its compressed size (a zip bomb: a 1 MB file
+#: inflating to GBs) when it is larger than :data:`~polyrank.io.MODEL_RATIO_FLOOR`.
+#: Arrays of numbers deflate a few times; only arrays that are nearly all
+#: one value come near 200.
+MODEL_MAX_RATIO = model_files.MODEL_MAX_RATIO
+#: Members up to this size (16 MiB) are not refused for their ratio.
+MODEL_RATIO_FLOOR = model_files.MODEL_RATIO_FLOOR
 
 #: the limits the readers look up at each call, and the module they read each in:
 #: ``polyrank.io.MAX_LINE_BYTES = ...`` (as security.md says) sets it there too

@@ -13,14 +13,9 @@ import numpy as np
 
 __all__ = ["DataFile", "integral_labels", "QUOTE_CHARS", "MAX_LINE_BYTES"]
 
-#: The most characters of a file's offending text an error message quotes.
+# polyrank.io.QUOTE_CHARS: documented there
 QUOTE_CHARS = 80
-#: The longest line a data file may have, in bytes (characters in CSV and
-#: ARFF files), the line end not counted: 64 MiB, about three million
-#: SVMlight ``index:value`` pairs.  A longer line is refused with its file
-#: and line number after at most this many bytes of it were read, so a
-#: 1 GB line never reaches memory.  Read at each call: assign
-#: ``polyrank.io.MAX_LINE_BYTES`` to read longer lines.
+# polyrank.io.MAX_LINE_BYTES: documented there
 MAX_LINE_BYTES = 64 * 2 ** 20
 
 

@@ -28,22 +28,17 @@ from .._text import one_line as _one_line
 __all__ = ["save_model", "load_model", "model_trusted_types", "MODEL_FORMAT",
            "MODEL_FORMAT_VERSION", "MODEL_MAX_RATIO", "MODEL_RATIO_FLOOR"]
 
-#: The ``format`` entry of a model file written by :func:`save_model`.
+# polyrank.io.MODEL_FORMAT: documented there
 MODEL_FORMAT = "polyrank-model"
-#: Version of the model file layout: 2 is skops + a JSON header (safe to load);
-#: 1 was a joblib pickle (loaded only with ``trusted=True``).
+# polyrank.io.MODEL_FORMAT_VERSION: documented there
 MODEL_FORMAT_VERSION = 2
 #: header: format tag, versions and the metadata given to :func:`save_model`.
 _HEADER = "polyrank-model.json"
 #: The largest header :func:`load_model` reads (a header is a few kB).
 _HEADER_MAX_BYTES = 1 << 24
-#: :func:`load_model` refuses a member of a model archive that inflates to
-#: more than this many times its compressed size (a zip bomb: a 1 MB file
-#: inflating to GBs) when it is larger than :data:`~polyrank.io.MODEL_RATIO_FLOOR`.
-#: Arrays of numbers deflate a few times; only arrays that are nearly all
-#: one value come near 200.
+# polyrank.io.MODEL_MAX_RATIO: documented there
 MODEL_MAX_RATIO = 200.0
-#: Members up to this size (16 MiB) are not refused for their ratio.
+# polyrank.io.MODEL_RATIO_FLOOR: documented there
 MODEL_RATIO_FLOOR = 16 * 2 ** 20
 #: The first bytes of files pickle or joblib write (protocol 2+ pickles, and
 #: joblib's zlib, gzip, bz2, xz, lzma and lz4 compressed pickles)

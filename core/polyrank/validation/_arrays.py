@@ -1,60 +1,22 @@
-"""Shared input checks.  Every check raises ``ValueError`` (or ``TypeError``)
-with a message that names the offending argument; nothing is repaired.
-
-The one gate for a design matrix X (``DESIGN.md``, "Conventions": no kernel
-ever sees a sparse matrix whose structure was not checked) is
-:func:`check_design` for the public drivers and :func:`validate_X` for the
-estimators (scikit-learn's ``validate_data`` with the same checks around
-it).  Both run, in O(nnz):
-
-1. :func:`check_sparse_structure` *before* any conversion (scipy's format
-   conversions are compiled code that trusts ``indices`` and ``indptr``): index
-   arrays of an integer type, ``indptr`` of length rows + 1 starting at 0
-   and non-decreasing, every index inside the shape;
-2. conversion to float64 CSR in canonical form (sorted indices, duplicates
-   summed, the value of the matrix unchanged) on a copy, never on the
-   caller's matrix;
-3. :func:`check_magnitude`: no NaN or infinity, and no entry so large that
-   squared norms or kernel values overflow float64.
-
-The data beside X are checked here too, once, for every solver: sample
-weights by the one :func:`check_sample_weight` (the estimators, RankSVM's
-objective and SVOR use it), ranking data and query ids
-(:func:`check_ranking_data`, :func:`check_query_ids`, :func:`query_ids`),
-ordinal labels (:func:`check_ordinal_labels`), label sets and sign vectors.
-A paper package keeps only the checks of its own settings.
-"""
+"""Arrays, numbers and the one gate for a design matrix X (see
+:mod:`polyrank.validation`)."""
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import overload
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
-from numpy.typing import ArrayLike
 
-__all__ = [
-    "as_float_array",
-    "check_sparse_structure",
-    "check_magnitude",
-    "max_abs_value",
-    "check_design",
-    "validate_X",
-    "dense_targets",
-    "check_sample_weight",
-    "check_dense_unless_linear",
-    "check_positive",
-    "check_label_set",
-    "as_label_array",
-    "check_int",
-    "check_signs",
-    "check_query_ids",
-    "query_ids",
-    "check_ranking_data",
-    "check_ordinal_labels",
-]
+__all__ = ["as_float_array", "check_sparse_structure", "check_magnitude", "max_abs_value",
+           "check_design", "validate_X", "dense_targets", "check_dense_unless_linear",
+           "check_positive", "check_int", "check_gram"]
+
+#: relative tolerances of :func:`check_gram` (symmetry; negative eigenvalues)
+_GRAM_ASYM = 1e-10
+_GRAM_NEG = 1e-8
 
 
 def as_float_array(value, name: str, ndim: int | tuple | None = None,
@@ -417,72 +379,6 @@ def validate_X(estimator, X, y="no_validation", *, reset: bool = True, **kwargs)
     return out
 
 
-@overload
-def check_sample_weight(sample_weight: None, X) -> None: ...
-
-
-@overload
-def check_sample_weight(sample_weight: ArrayLike, X) -> np.ndarray: ...
-
-
-def check_sample_weight(sample_weight, X):
-    """The one check of sample (document, example) weights: one
-    non-negative finite weight per row of X, not all zero; a scalar is
-    broadcast (scikit-learn's ``_check_sample_weight``, with messages that
-    start with the argument's name).
-
-    Parameters
-    ----------
-    sample_weight : array_like of shape (n_samples,), float, or None
-        None: no weights (the solvers' unweighted path).
-    X : array_like or sparse matrix of shape (n_samples, n_features), or int
-        The rows the weights belong to, or their number.
-
-    Returns
-    -------
-    ndarray of float64, shape (n_samples,), or None
-        C-contiguous; None for ``sample_weight=None``.
-
-    Raises
-    ------
-    TypeError
-        ``"sample_weight: ..."``: not real numbers (strings, objects).
-    ValueError
-        ``"sample_weight: ..."``: not 1-d, the wrong length, negative, NaN
-        or infinite weights, or all weights zero.
-
-    Examples
-    --------
-    >>> check_sample_weight([1, 2], np.zeros((3, 1)))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: sample_weight: expected one weight per row of X (shape (3,)), got shape (2,)
-    >>> check_sample_weight(2, 3).tolist(), check_sample_weight(None, 3)
-    ([2.0, 2.0, 2.0], None)
-    """
-    from sklearn.utils.validation import _check_sample_weight
-
-    if sample_weight is None:
-        return None
-    rows = X if hasattr(X, "shape") else np.empty((check_int(X, "X", minimum=0), 0))
-    n = rows.shape[0]
-    if not isinstance(sample_weight, numbers.Number):
-        sample_weight = np.asarray(sample_weight)     # array-likes without __array_function__
-        if sample_weight.dtype == object or sample_weight.dtype.kind not in "biuf":
-            raise TypeError(f"sample_weight: expected real numbers, got dtype "
-                            f"{sample_weight.dtype}")
-        if sample_weight.ndim == 1 and sample_weight.shape[0] != n:
-            raise ValueError(f"sample_weight: expected one weight per row of X "
-                             f"(shape ({n},)), got shape {sample_weight.shape}")
-    try:
-        return _check_sample_weight(sample_weight, rows, dtype=np.float64,
-                                    ensure_non_negative=True)
-    except ValueError as exc:
-        text = str(exc)
-        raise ValueError(text if text.startswith("sample_weight") else
-                         f"sample_weight: {text}") from None
-
-
 def dense_targets(y, name: str = "y"):
     """A scipy sparse target matrix (scikit-learn's multilabel convention,
     e.g. ``MultiLabelBinarizer(sparse_output=True)``) as a dense ndarray,
@@ -590,287 +486,45 @@ def check_int(value, name: str, minimum: int | None = None) -> int:
     return v
 
 
-def as_label_array(value, name: str) -> np.ndarray:
-    """A non-empty 1-d int64 array of label indices (values not checked).
 
-    Raises
-    ------
-    TypeError
-        If the entries are not integers.
-    ValueError
-        If not 1-d or empty.
-    """
-    arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
-                         "labels on both sides)")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
-    return arr.astype(np.int64, copy=False)
-
-
-def check_label_set(value, name: str, k: int) -> np.ndarray:
-    """Check a set of 0-based label indices: non-empty, integer, within
-    ``[0, k)``, no duplicates.  Returns an int64 array in the given order.
-
-    Raises
-    ------
-    TypeError
-        If the entries are not integers.
-    ValueError
-        If empty, out of range or duplicated.
-    """
-    arr = as_label_array(value, name)
-    if arr.min() < 0 or arr.max() >= k:
-        raise ValueError(f"{name}: label indices must lie in [0, {k}), got "
-                         f"{arr.min()}..{arr.max()}")
-    if np.unique(arr).size != arr.size:
-        raise ValueError(f"{name}: contains duplicate labels")
-    return arr
-
-
-# ---------------------------------------------------------------- ordinal labels
-# (``row-column-generation-ordinal.txt``, Sec. 3.1)
-
-def check_ordinal_labels(labels, n: int) -> tuple[np.ndarray, int]:
-    """Validate ordinal labels 0..l and return them as int64 with l
-    (``row-column-generation-ordinal.txt``, Sec. 3.1; also
-    ``polyrank.ordinal.check_labels``).
+def check_gram(K, name: str = "X") -> None:
+    """Reject a precomputed kernel matrix that is not a Mercer Gram matrix
+    (also ``polyrank.sopopo.batch.check_gram``).
 
     Parameters
     ----------
-    labels : array_like, shape (n,)
-        Integer labels (an integer dtype, or floats with integral values);
-        every label 0, 1, ..., l must have at least one object (Sec. 3.1
-        assumes N(k) != empty for all k), and l >= 1.
-    n : int
-        Expected length (the number of rows of X).
-
-    Returns
-    -------
-    (ndarray of int64 (n,), int)
-        The labels and l (the largest label).
-
-    Raises
-    ------
-    TypeError
-        If the labels are not numbers (strings, objects, booleans).
-    ValueError
-        If not 1-d of length n, NaN/inf, non-integral, negative, fewer than
-        two labels, or a label in 0..l without objects.
-
-    Examples
-    --------
-    >>> check_ordinal_labels([0, 2, 1, 2], 4)[1]
-    2
-    """
-    arr = np.asarray(labels)
-    if arr.dtype == bool:
-        raise TypeError("labels: expected integer labels 0..l, got booleans")
-    if arr.dtype == object or arr.dtype.kind not in "iuf":
-        raise TypeError(f"labels: expected integer labels 0..l, got dtype {arr.dtype}")
-    if arr.ndim != 1:
-        raise ValueError(f"labels: expected a 1-d array, got shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"labels: expected {n} labels (one per row of X), got {arr.shape[0]}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("labels: contains NaN or infinity")
-        if not np.all(arr == np.round(arr)):
-            bad = arr[arr != np.round(arr)][0]
-            raise ValueError(f"labels: expected integer labels 0..l, got the "
-                             f"non-integer value {float(bad)!r}")
-    out = arr.astype(np.int64)
-    if out.min() < 0:
-        raise ValueError(f"labels: expected labels 0..l (>= 0), got {out.min()}")
-    l = int(out.max())
-    if l < 1:
-        raise ValueError("labels: need at least two labels (0 and 1), got only 0")
-    counts = np.bincount(out, minlength=l + 1)
-    empty = np.flatnonzero(counts == 0)
-    if empty.size:
-        raise ValueError(f"labels: label {int(empty[0])} has no objects; labels "
-                         f"must be 0..{l} with every label used (Sec. 3.1 "
-                         f"assumes N(k) non-empty)")
-    return out, l
-
-
-# ---------------------------------------------------------------- query ids
-# (learning to rank, ``large-scale-linear-ranksvm.txt``, Eq. 1.1)
-
-def check_query_ids(qid, l: int, name: str = "qid", per: str = "row of X") -> np.ndarray:
-    """Check query ids: one integer per row (integral floats accepted);
-    documents of a query need not be contiguous.
-
-    Parameters
-    ----------
-    qid : array_like, shape (l,)
-    l : int
-        The number of rows they label.
+    K : ndarray, shape (m, m)
     name : str
-        The argument's name in messages.
-    per : str
-        What each id belongs to, in the length message ("one per ...").
-
-    Returns
-    -------
-    ndarray of int64, shape (l,)
-
-    Raises
-    ------
-    TypeError
-        If ``qid`` is None or not integer.
-    ValueError
-        If not 1-d, not of length ``l``, or with non-integral / non-finite
-        values, or values that are not exactly an int64 (a float id of
-        2**63 or more, which a cast would merge with others).
-
-    Examples
-    --------
-    >>> check_query_ids([3, 3, 1.0], 3).tolist()
-    [3, 3, 1]
-    """
-    if qid is None:
-        raise TypeError(f"{name}: expected an array of query ids, got None")
-    arr = np.asarray(qid)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
-    if arr.size != l:
-        raise ValueError(f"{name}: expected length {l} (one per {per}), got {arr.size}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"{name}: expected integer query ids")
-        _check_int64_range(arr, name)
-    elif arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name}: query id {arr.max()} does not fit in an int64 "
-                         "(ids must be below 2**63)")
-    elif arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer query ids, got dtype {arr.dtype}")
-    return arr.astype(np.int64)
-
-
-def _check_int64_range(arr: np.ndarray, name: str) -> None:
-    """ValueError naming ``name`` unless every (integral, finite) float of
-    ``arr`` is exactly an int64, i.e. in [-2**63, 2**63): a cast would
-    otherwise wrap 2**63 and 2**64 to the same id and merge their queries."""
-    bad = (arr < -(2.0 ** 63)) | (arr >= 2.0 ** 63)
-    if np.any(bad):
-        raise ValueError(f"{name}: query id {float(arr[bad][0])!r} is not exactly representable as "
-                         "an int64 (float ids must lie in [-2**63, 2**63)); pass integer ids")
-
-
-def query_ids(qid, group, l: int) -> np.ndarray:
-    """Query ids of ``l`` rows from ``qid`` (one id per row), LightGBM's
-    ``group`` (the sizes of consecutive queries, summing to ``l``) or
-    neither (all rows form one query).
-
-    Returns
-    -------
-    ndarray of int64, shape (l,)
-        With ``group``: 0, 0, ..., 1, 1, ... (query t holds ``group[t]``
-        consecutive rows).
-
-    Raises
-    ------
-    TypeError
-        Non-integer ids or sizes.
-    ValueError
-        Both ``qid`` and ``group`` given, a bad length, sizes < 1 or not
-        summing to ``l``.
-
-    Examples
-    --------
-    >>> query_ids(None, [2, 1], 3).tolist(), query_ids(None, None, 2).tolist()
-    ([0, 0, 1], [0, 0])
-    """
-    if qid is not None and group is not None:
-        raise ValueError("qid, group: give the query ids (qid) or the query sizes "
-                         "(group), not both")
-    if group is None:
-        return np.zeros(l, dtype=np.int64) if qid is None else check_query_ids(qid, l)
-    sizes = np.asarray(group)
-    if sizes.ndim != 1 or sizes.size == 0:
-        raise ValueError(f"group: expected a non-empty 1-d array of query sizes, got "
-                         f"shape {sizes.shape}")
-    if sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.round(sizes)):
-        sizes = sizes.astype(np.int64)
-    if sizes.dtype.kind not in "iu":
-        raise TypeError(f"group: expected integer query sizes, got dtype {sizes.dtype}")
-    if sizes.min() < 1:
-        raise ValueError(f"group: query sizes must be >= 1, got {sizes.min()}")
-    if int(sizes.sum()) != l:
-        raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, expected "
-                         f"{l} (the number of rows of X)")
-    return np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-
-
-def check_ranking_data(y, qid, l: int):
-    """Validate ranking data: relevance labels ``y`` (finite floats) and
-    query ids ``qid`` (integers, :func:`check_query_ids`), both of length
-    ``l`` (``large-scale-linear-ranksvm.txt``, Eq. 1.1; also
-    ``polyrank.ranksvm.objective.check_ranking_data``).
-
-    Returns
-    -------
-    (ndarray of float64 (l,), ndarray of int64 (l,))
+        The argument's name in the messages.
 
     Raises
     ------
     ValueError
-        Wrong length, NaN/inf in y, empty input.
-    TypeError
-        Non-numeric y or non-integer qid.
+        If K is not square, not symmetric (max |K - K'| above 1e-10 max |K|)
+        or indefinite: the Cholesky factorisation of K + 1e-8 max(diag K) I
+        fails, i.e. an eigenvalue is below -1e-8 max(diag K) (the message
+        gives the smallest eigenvalue).  SOPOPO's dual ascent assumes a
+        positive semidefinite K (Sec. 4.2); with an indefinite one the
+        "objectives" it reports mean nothing.
     """
-    y = as_float_array(y, "y", ndim=1)
-    if y.size != l:
-        raise ValueError(f"y: expected length {l} (one per row of X), got {y.size}")
-    return y, check_query_ids(qid, l)
-
-
-# ---------------------------------------------------------------- sign vectors
-# (sign-constrained learning, ``sign-constrained-sdca-pegasos.txt``, Eq. 4, 26)
-
-def check_signs(signs, name: str, shape: tuple) -> np.ndarray:
-    """Check a sign vector c (Eq. 4) or sign matrix C (Eq. 26) of
-    ``sign-constrained-sdca-pegasos.txt``: every entry exactly -1, 0 or +1.
-
-    Parameters
-    ----------
-    signs : array_like or None
-        The signs; ``None`` means no constraint (all zeros).
-    name : str
-        The argument's name, used in error messages.
-    shape : tuple of int
-        The required shape, ``(d,)`` or ``(d, m)``.
-
-    Returns
-    -------
-    ndarray of float64, C-contiguous, of the given shape.
-
-    Raises
-    ------
-    TypeError
-        If the entries are not real numbers.
-    ValueError
-        On a wrong shape, NaN, or a value outside {-1, 0, +1}.
-
-    Examples
-    --------
-    >>> check_signs([1, 0, -1], "signs", (3,)).tolist()
-    [1.0, 0.0, -1.0]
-    """
-    if signs is None:
-        return np.zeros(shape)
-    arr = _convert(signs, name)
-    if arr.shape != tuple(shape):
-        raise ValueError(f"{name}: expected shape {tuple(shape)} (one sign per "
-                         f"{'feature' if len(shape) == 1 else 'feature and class'}), "
-                         f"got {arr.shape}")
-    bad = ~np.isin(arr, (-1.0, 0.0, 1.0))
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name}: entries must be -1, 0 or +1, got {arr[idx]!r} "
-                         f"at index {idx}")
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    m = K.shape[0]
+    if K.shape != (m, m):
+        raise ValueError(f"{name}: a precomputed kernel must be square (m, m), got {K.shape}")
+    scale = float(np.abs(K).max())
+    asym = float(np.abs(K - K.T).max())
+    if asym > _GRAM_ASYM * scale:
+        raise ValueError(f"{name}: the precomputed kernel matrix is not symmetric "
+                         f"(max |K - K'| = {asym:.3g}); pass the Gram matrix "
+                         "K[i, j] = k(x_i, x_j) of a Mercer kernel")
+    diag = np.diag(K)
+    if diag.min() < 0:
+        raise ValueError(f"{name}: the kernel matrix has negative diagonal entries; "
+                         "it is not a Mercer (positive semidefinite) kernel")
+    shift = _GRAM_NEG * max(float(diag.max()), np.finfo(float).tiny)
+    try:
+        scipy.linalg.cholesky(K + shift * np.eye(m), lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        low = float(scipy.linalg.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
+        raise ValueError(f"{name}: the precomputed kernel matrix is indefinite (smallest "
+                         f"eigenvalue {low:.3g}, below -{_GRAM_NEG:g} max(diag K)); "
+                         "pass a positive semidefinite Gram matrix") from None
