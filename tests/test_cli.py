@@ -198,11 +198,10 @@ def test_lab_opens_the_tour_with_allow_root_only_as_root(monkeypatch, capsys, tm
 
 
 def test_lab_without_a_notebook_says_where_to_run_it(tmp_path, monkeypatch, capsys):
-    from polyrank import cli
-    from polyrank.cli import main
+    from polyrank.cli import _lab, main
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli, "_repo_notebooks", lambda: None)     # not a clone's install
+    monkeypatch.setattr(_lab, "_repo_notebooks", lambda: None)     # not a clone's install
     assert main(["lab", "--print-command"]) == 2
     err = capsys.readouterr().err
     assert "notebooks/00_tour.ipynb" in err and "clone of the repository" in err

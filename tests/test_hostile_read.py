@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import polyrank.io as pio
+from polyrank import _memory
 from polyrank.cli import MESSAGE_CHARS, main
 from polyrank.io import (
     load_letor_dask,
@@ -343,11 +344,11 @@ def test_a_member_inflating_50_times_above_a_lowered_bound(model_file, tmp_path,
                                          r"max_ratio=10\)"):
         load_model(fifty, max_ratio=10)
     with zipfile.ZipFile(fifty) as a:                  # no bound: the check passes
-        pio._check_members(str(fifty), a, None, None)
+        pio.model_files._check_members(str(fifty), a, None, None)
 
 
 def test_members_beyond_the_memory_available_are_refused(model_file, monkeypatch):
-    monkeypatch.setattr(pio, "available_bytes", lambda: 1000)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: 1000)
     with pytest.raises(MemoryError, match=r"rank\.model: (member '.*'|a model file)"):
         load_model(model_file)
 

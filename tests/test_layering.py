@@ -29,21 +29,21 @@ CORE = ROOT / "core" / "polyrank"
 WIDGETS = ROOT / "polyrank_widgets"
 PAPER = ROOT / "polyrank_paper"
 PAPERS = {"sopopo", "sign", "ranksvm", "ordinal", "m3l"}
-SHARED = ["result.py", "validation.py", "metrics.py", "kernels.py", "qp.py", "tron.py",
+SHARED = ["result.py", "validation", "metrics.py", "kernels.py", "qp.py", "tron.py",
           "_ranking_kernels.py", "_csr.py", "_sort.py", "_jit.py", "_sklearn.py", "_multilabel.py",
-          "io.py", "datasets", "_compile_notice.py", "_workcopy.py", "utils", "path.py",
+          "io", "datasets", "_compile_notice.py", "_workcopy.py", "utils", "path.py",
           "_warm.py"]
 #: the core's modules above the paper subpackages: they import them plainly
 #: (the command; the warm-up and the background compile of all five, which
 #: the subpackages join by registering with _jit when imported)
-ABOVE_PAPERS = ["cli.py", "compiling.py", "_warmup_all.py", "__init__.py"]
+ABOVE_PAPERS = ["cli", "compiling.py", "_warmup_all.py", "__init__.py"]
 
 #: function-level imports of polyrank modules that are not cycle dodges
 LAZY_ALLOWED = {
     # the command line is the top floor of the core: it loads the modules of
     # a subcommand only when that subcommand runs, so that `polyrank --help`
     # and `polyrank train` start fast
-    "cli.py",
+    "cli/",
 }
 #: folders not held to the rule yet (none: every module imports at its top)
 LAZY_NOT_YET = ()
@@ -98,7 +98,7 @@ def test_package_imports_sit_at_module_level():
     offenders = []
     for path in sorted(CORE.rglob("*.py")):
         rel = path.relative_to(CORE).as_posix()
-        if rel in LAZY_ALLOWED or rel.startswith(LAZY_NOT_YET):
+        if rel.startswith(tuple(LAZY_ALLOWED)) or rel.startswith(LAZY_NOT_YET):
             continue
         tree = ast.parse(path.read_text())
         for func in ast.walk(tree):
@@ -350,5 +350,5 @@ def test_nothing_below_imports_the_modules_above_the_paper_packages():
     offenders = [f"{path.relative_to(CORE)}:{node.lineno} {t}"
                  for path in below
                  for node, targets in _polyrank_imports(path, _module_parts(path))
-                 for t in targets if t in above]
+                 for t in targets if ".".join(t.split(".")[:2]) in above]
     assert len(below) > 40 and not offenders, offenders

@@ -134,10 +134,10 @@ def test_a_plugin_found_twice_registers_once(monkeypatch, capsys):
     # e.g. a stale polyrank.egg-info of the one-distribution layout (which
     # named the paper entry point) in the working directory, beside the
     # installed polyrank-paper: argparse would refuse the second `reproduce`
-    plugins = list(cli.entry_points(group=cli.COMMANDS_GROUP))
+    plugins = list(cli._parser.entry_points(group=cli.COMMANDS_GROUP))
     if not any(ep.name == "paper" for ep in plugins):
         pytest.skip("polyrank-paper is not installed")
-    monkeypatch.setattr(cli, "entry_points", lambda group: plugins + plugins)
+    monkeypatch.setattr(cli._parser, "entry_points", lambda group: plugins + plugins)
     assert cli.main(["reproduce", "--list"]) == 0
     assert "sopopo-fig6" in capsys.readouterr().out
 
@@ -145,7 +145,7 @@ def test_a_plugin_found_twice_registers_once(monkeypatch, capsys):
 def test_an_empty_entry_point_group_leaves_the_stand_ins(monkeypatch, capsys):
     # no plugin registered in polyrank.commands (e.g. an install without the
     # wing's entry point): the same stand-ins, and the core's commands work
-    monkeypatch.setattr(cli, "entry_points", lambda group: [])
+    monkeypatch.setattr(cli._parser, "entry_points", lambda group: [])
     assert cli.main(["reproduce", "--list"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"polyrank reproduce needs the paper wing: {PAPER_DIST}")

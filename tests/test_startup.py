@@ -21,6 +21,7 @@ import pytest
 
 import polyrank
 import polyrank.cli as cli
+from polyrank.cli import _parser, _train
 
 INIT = Path(polyrank.__file__)
 #: the solver subpackages, one per paper
@@ -80,7 +81,7 @@ def test_parsing_a_core_command_loads_nothing_heavy(argv, tmp_path):
     if argv == ["--version"]:
         assert out["stdout"].strip() == f"polyrank {polyrank.__version__}"
     if "train" in argv:              # the declarative table still lists every method
-        assert all(f"  {name}" in out["stdout"] for name in cli._METHODS)
+        assert all(f"  {name}" in out["stdout"] for name in _train._METHODS)
 
 
 def test_import_polyrank_loads_no_solver_until_a_name_is_used(tmp_path):
@@ -105,11 +106,11 @@ def test_import_polyrank_loads_no_solver_until_a_name_is_used(tmp_path):
     ("ordinal", False, "ordinal"), ("m3l", False, "m3l"), ("labelranker", False, "sopopo")])
 def test_a_train_method_imports_its_solver_only(method, regression, package, tmp_path):
     out = _loaded(f"""
-        from polyrank.cli import _estimator_class
+        from polyrank.cli._train import _estimator_class
         OUT["name"] = _estimator_class({method!r}, {regression!r}).__name__
     """, tmp_path)
     assert _solvers(out["modules"]) == [package]
-    expected = "SignConstrainedRegressor" if regression else cli._METHODS[method].estimator
+    expected = "SignConstrainedRegressor" if regression else _train._METHODS[method].estimator
     assert out["name"] == expected
 
 
@@ -163,7 +164,7 @@ def test_every_public_name_resolves_and_is_listed_by_dir():
 def test_plugins_are_loaded_only_for_a_command_that_is_not_the_cores(argv, needed):
     # --help before any command lists every command, the plugins' too; an unknown
     # command's error lists the choices
-    assert cli._needs_plugins(argv) is needed
+    assert _parser._needs_plugins(argv) is needed
 
 
 def test_the_core_parser_has_no_plugin_command():
@@ -172,7 +173,7 @@ def test_the_core_parser_has_no_plugin_command():
     commands = {a.dest: a for a in core._actions if a.dest == "command"}["command"].choices
     assert set(commands) == set(cli.CORE_COMMANDS)
     full_commands = {a.dest: a for a in full._actions if a.dest == "command"}["command"].choices
-    assert set(cli.PAPER_COMMANDS) | set(cli.CORE_COMMANDS) <= set(full_commands)
+    assert set(_parser.PAPER_COMMANDS) | set(cli.CORE_COMMANDS) <= set(full_commands)
 
 
 #: what the paper wing's parser may load: its own package and registry, nothing that computes

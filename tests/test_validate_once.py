@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import polyrank.validation as validation
 from polyrank import OrdinalMarginRanker, PRank, SignConstrainedClassifier, SignConstrainedRegressor
 from polyrank.ordinal import make_instance, prank, solve_ordinal, solve_svor
 from polyrank.sign import sc_pegasos, sc_sdca
+from polyrank.validation import _arrays
 
 
 @pytest.fixture
@@ -17,13 +17,13 @@ def x_checks(monkeypatch):
     """The number of full checks of a design matrix (every one of them ends
     in ``check_magnitude``: ``validate_X`` and ``check_design``)."""
     calls = []
-    real = validation.check_magnitude
+    real = _arrays.check_magnitude
 
     def counted(X, name="X"):
         calls.append(name)
         return real(X, name)
 
-    monkeypatch.setattr(validation, "check_magnitude", counted)
+    monkeypatch.setattr(_arrays, "check_magnitude", counted)
     return calls
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from polyrank._workcopy import sync_working_copy
-from polyrank.cli import _lab_command
+from polyrank.cli._lab import _lab_command
 
 from .lab import LabServer, Notebook, _poll, record_timing
 

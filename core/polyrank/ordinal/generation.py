@@ -60,6 +60,7 @@ from ..result import (
     finish,
 )
 from ..validation import as_float_array, check_design, check_int, check_positive
+from ..validation import check_ordinal_labels as check_labels
 from . import _kernels
 from .subproblems import (
     InfeasibleError,
@@ -170,67 +171,6 @@ def check_X(X, kernel: str):
         If X is not 2-d or holds NaN or infinity.
     """
     return check_design(X, kernel=kernel)
-
-
-def check_labels(labels, n: int) -> tuple[np.ndarray, int]:
-    """Validate ordinal labels 0..l and return them as int64 with l.
-
-    Parameters
-    ----------
-    labels : array_like, shape (n,)
-        Integer labels (an integer dtype, or floats with integral values);
-        every label 0, 1, ..., l must have at least one object (Sec. 3.1
-        assumes N(k) != empty for all k), and l >= 1.
-    n : int
-        Expected length (the number of rows of X).
-
-    Returns
-    -------
-    (ndarray of int64 (n,), int)
-        The labels and l (the largest label).
-
-    Raises
-    ------
-    TypeError
-        If the labels are not numbers (strings, objects, booleans).
-    ValueError
-        If not 1-d of length n, NaN/inf, non-integral, negative, fewer than
-        two labels, or a label in 0..l without objects.
-
-    Examples
-    --------
-    >>> check_labels([0, 2, 1, 2], 4)[1]
-    2
-    """
-    arr = np.asarray(labels)
-    if arr.dtype == bool:
-        raise TypeError("labels: expected integer labels 0..l, got booleans")
-    if arr.dtype == object or arr.dtype.kind not in "iuf":
-        raise TypeError(f"labels: expected integer labels 0..l, got dtype {arr.dtype}")
-    if arr.ndim != 1:
-        raise ValueError(f"labels: expected a 1-d array, got shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"labels: expected {n} labels (one per row of X), got {arr.shape[0]}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("labels: contains NaN or infinity")
-        if not np.all(arr == np.round(arr)):
-            bad = arr[arr != np.round(arr)][0]
-            raise ValueError(f"labels: expected integer labels 0..l, got the "
-                             f"non-integer value {bad!r}")
-    out = arr.astype(np.int64)
-    if out.min() < 0:
-        raise ValueError(f"labels: expected labels 0..l (>= 0), got {out.min()}")
-    l = int(out.max())
-    if l < 1:
-        raise ValueError("labels: need at least two labels (0 and 1), got only 0")
-    counts = np.bincount(out, minlength=l + 1)
-    empty = np.flatnonzero(counts == 0)
-    if empty.size:
-        raise ValueError(f"labels: label {int(empty[0])} has no objects; labels "
-                         f"must be 0..{l} with every label used (Sec. 3.1 "
-                         f"assumes N(k) non-empty)")
-    return out, l
 
 
 def predict_labels(f, thresholds) -> np.ndarray:

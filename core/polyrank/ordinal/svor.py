@@ -74,6 +74,7 @@ from ..result import (
 )
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
+from ..validation import check_sample_weight as _check_weights
 from . import _kernels
 from .generation import _kernel_params, check_labels, check_X, predict_labels, trusted_options
 from .subproblems import _kernel_columns
@@ -340,16 +341,6 @@ def _check_svor(c, loss, kernel, solver, tol, max_iter):
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else check_int(
         max_iter, "max_iter", minimum=1)
     return c, solver, tol, max_iter
-
-
-def _check_weights(sample_weight, n: int):
-    """Sample weights (n,) >= 0 as float64, or None."""
-    if sample_weight is None:
-        return None
-    sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(n,))
-    if np.any(sw < 0):
-        raise ValueError("sample_weight: weights must be >= 0")
-    return sw
 
 
 def _relative_gap(primal, dual):

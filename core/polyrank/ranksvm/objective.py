@@ -16,7 +16,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._threads import resolve_n_jobs
-from ..validation import as_float_array, check_design, check_positive, check_query_ids
+from ..validation import (
+    as_float_array,
+    check_design,
+    check_positive,
+    check_ranking_data,
+    check_sample_weight,
+)
 from . import _kernels
 
 __all__ = ["METHODS", "QueryGroups", "group_queries", "RankSVMObjective",
@@ -66,45 +72,6 @@ class QueryGroups:
     @property
     def n_queries(self) -> int:
         return int(self.start.size - 1)
-
-
-def check_ranking_data(y, qid, l: int):
-    """Validate ``y`` (finite floats) and ``qid`` (integers), both of length
-    ``l``.
-
-    Raises
-    ------
-    ValueError
-        Wrong length, NaN/inf in y, empty input.
-    TypeError
-        Non-numeric y or non-integer qid.
-    """
-    y = as_float_array(y, "y", ndim=1)
-    if y.size != l:
-        raise ValueError(f"y: expected length {l} (one per row of X), got {y.size}")
-    return y, check_query_ids(qid, l)
-
-
-def check_sample_weight(sample_weight, l: int):
-    """Validate document weights: None, or ``l`` finite numbers >= 0, not
-    all zero.  Returns None or a float64 array.
-
-    Raises
-    ------
-    ValueError
-        Wrong shape, NaN/inf, a negative weight, all weights zero.
-    TypeError
-        Non-numeric weights.
-    """
-    if sample_weight is None:
-        return None
-    sw = as_float_array(sample_weight, "sample_weight", ndim=1, shape=(l,))
-    if sw.min() < 0:
-        raise ValueError(f"sample_weight: weights must be >= 0, got {sw.min():g}")
-    if not sw.any():
-        raise ValueError("sample_weight: all weights are zero; at least one must be "
-                         "positive")
-    return sw
 
 
 def group_queries(y, qid, adjacent: bool = False) -> QueryGroups:

@@ -14,7 +14,6 @@ scikit-learn's ``validate_data`` has checked once).
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 
 from .._csr import _NO_INDEX, row_arrays
@@ -31,7 +30,7 @@ from ..result import (
     finish,
     numerical_failure,
 )
-from ..validation import as_float_array, check_design, check_int, check_positive
+from ..validation import as_float_array, check_design, check_gram, check_int, check_positive
 from . import _kernels
 from .graph import build_pieces
 
@@ -47,56 +46,11 @@ _GREEDY_MIN = 1e-16
 #: computed increase is rounding noise while the primal, more sensitive than the
 #: dual (P - P* ~ |alpha - alpha*|), stays above the tolerance
 _GREEDY_NOISE = 1e-13
-#: relative tolerances of :func:`check_gram` (symmetry; negative eigenvalues)
-_GRAM_ASYM = 1e-10
-_GRAM_NEG = 1e-8
 
 #: Piece orders: "shuffle" (a fresh random permutation every pass),
 #: "cyclic" (pieces in input order), "greedy" (the piece with the largest
 #: dual increase at every step, as assumed in the analysis of Sec. 4.3).
 ORDERS = ("shuffle", "cyclic", "greedy")
-
-def check_gram(K, name: str = "X") -> None:
-    """Reject a precomputed kernel matrix that is not a Mercer Gram matrix.
-
-    Parameters
-    ----------
-    K : ndarray, shape (m, m)
-    name : str
-        The argument's name in the messages.
-
-    Raises
-    ------
-    ValueError
-        If K is not square, not symmetric (max |K - K'| above 1e-10 max |K|)
-        or indefinite: the Cholesky factorisation of K + 1e-8 max(diag K) I
-        fails, i.e. an eigenvalue is below -1e-8 max(diag K) (the message
-        gives the smallest eigenvalue).  SOPOPO's dual ascent assumes a
-        positive semidefinite K (Sec. 4.2); with an indefinite one the
-        "objectives" it reports mean nothing.
-    """
-    m = K.shape[0]
-    if K.shape != (m, m):
-        raise ValueError(f"{name}: a precomputed kernel must be square (m, m), got {K.shape}")
-    scale = float(np.abs(K).max())
-    asym = float(np.abs(K - K.T).max())
-    if asym > _GRAM_ASYM * scale:
-        raise ValueError(f"{name}: the precomputed kernel matrix is not symmetric "
-                         f"(max |K - K'| = {asym:.3g}); pass the Gram matrix "
-                         "K[i, j] = k(x_i, x_j) of a Mercer kernel")
-    diag = np.diag(K)
-    if diag.min() < 0:
-        raise ValueError(f"{name}: the kernel matrix has negative diagonal entries; "
-                         "it is not a Mercer (positive semidefinite) kernel")
-    shift = _GRAM_NEG * max(float(diag.max()), np.finfo(float).tiny)
-    try:
-        scipy.linalg.cholesky(K + shift * np.eye(m), lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        low = float(scipy.linalg.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
-        raise ValueError(f"{name}: the precomputed kernel matrix is indefinite (smallest "
-                         f"eigenvalue {low:.3g}, below -{_GRAM_NEG:g} max(diag K)); "
-                         "pass a positive semidefinite Gram matrix") from None
-
 
 def _check_targets(Y, m: int) -> np.ndarray:
     Y = as_float_array(Y, "Y", ndim=2)

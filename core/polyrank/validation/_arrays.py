@@ -1,22 +1,5 @@
-"""Shared input checks.  Every check raises ``ValueError`` (or ``TypeError``)
-with a message that names the offending argument; nothing is repaired.
-
-The one gate for a design matrix X (``DESIGN.md``, "Conventions": no kernel
-ever sees a sparse matrix whose structure was not checked) is
-:func:`check_design` for the public drivers and :func:`validate_X` for the
-estimators (scikit-learn's ``validate_data`` with the same checks around
-it).  Both run, in O(nnz):
-
-1. :func:`check_sparse_structure` *before* any conversion (scipy's format
-   conversions are compiled code that trusts ``indices`` and ``indptr``): index
-   arrays of an integer type, ``indptr`` of length rows + 1 starting at 0
-   and non-decreasing, every index inside the shape;
-2. conversion to float64 CSR in canonical form (sorted indices, duplicates
-   summed, the value of the matrix unchanged) on a copy, never on the
-   caller's matrix;
-3. :func:`check_magnitude`: no NaN or infinity, and no entry so large that
-   squared norms or kernel values overflow float64.
-"""
+"""Arrays, numbers and the one gate for a design matrix X (see
+:mod:`polyrank.validation`)."""
 
 from __future__ import annotations
 
@@ -24,26 +7,16 @@ import math
 import numbers
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 
-__all__ = [
-    "as_float_array",
-    "check_sparse_structure",
-    "check_magnitude",
-    "max_abs_value",
-    "check_design",
-    "validate_X",
-    "dense_targets",
-    "check_sample_weight",
-    "check_dense_unless_linear",
-    "check_positive",
-    "check_label_set",
-    "as_label_array",
-    "check_int",
-    "check_signs",
-    "check_query_ids",
-    "query_ids",
-]
+__all__ = ["as_float_array", "check_sparse_structure", "check_magnitude", "max_abs_value",
+           "check_design", "validate_X", "dense_targets", "check_dense_unless_linear",
+           "check_positive", "check_int", "check_gram"]
+
+#: relative tolerances of :func:`check_gram` (symmetry; negative eigenvalues)
+_GRAM_ASYM = 1e-10
+_GRAM_NEG = 1e-8
 
 
 def as_float_array(value, name: str, ndim: int | tuple | None = None,
@@ -406,50 +379,6 @@ def validate_X(estimator, X, y="no_validation", *, reset: bool = True, **kwargs)
     return out
 
 
-def check_sample_weight(sample_weight, X) -> np.ndarray:
-    """scikit-learn's ``_check_sample_weight`` (one non-negative finite
-    weight per row of X; a scalar is broadcast) with messages that start
-    with the argument's name.
-
-    Parameters
-    ----------
-    sample_weight : array_like of shape (n_samples,) or float
-    X : array_like or sparse matrix, shape (n_samples, n_features)
-
-    Returns
-    -------
-    ndarray of float64, shape (n_samples,)
-
-    Raises
-    ------
-    ValueError
-        ``"sample_weight: ..."``: not 1-d, the wrong length, negative, NaN
-        or infinite weights.
-
-    Examples
-    --------
-    >>> check_sample_weight([1, 2], np.zeros((3, 1)))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: sample_weight: expected one weight per row of X (shape (3,)), got shape (2,)
-    """
-    from sklearn.utils.validation import _check_sample_weight
-
-    n = X.shape[0]
-    if sample_weight is not None and not isinstance(sample_weight, numbers.Number):
-        sample_weight = np.asarray(sample_weight)     # array-likes without __array_function__
-        if sample_weight.ndim == 1 and sample_weight.shape[0] != n:
-            raise ValueError(f"sample_weight: expected one weight per row of X "
-                             f"(shape ({n},)), got shape {sample_weight.shape}")
-    try:
-        return _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                    ensure_non_negative=True)
-    except ValueError as exc:
-        text = str(exc)
-        raise ValueError(text if text.startswith("sample_weight") else
-                         f"sample_weight: {text}") from None
-
-
 def dense_targets(y, name: str = "y"):
     """A scipy sparse target matrix (scikit-learn's multilabel convention,
     e.g. ``MultiLabelBinarizer(sparse_output=True)``) as a dense ndarray,
@@ -557,198 +486,45 @@ def check_int(value, name: str, minimum: int | None = None) -> int:
     return v
 
 
-def as_label_array(value, name: str) -> np.ndarray:
-    """A non-empty 1-d int64 array of label indices (values not checked).
 
-    Raises
-    ------
-    TypeError
-        If the entries are not integers.
-    ValueError
-        If not 1-d or empty.
-    """
-    arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d set of label indices, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name}: must not be empty (a bipartite piece needs "
-                         "labels on both sides)")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer label indices, got dtype {arr.dtype}")
-    return arr.astype(np.int64, copy=False)
-
-
-def check_label_set(value, name: str, k: int) -> np.ndarray:
-    """Check a set of 0-based label indices: non-empty, integer, within
-    ``[0, k)``, no duplicates.  Returns an int64 array in the given order.
-
-    Raises
-    ------
-    TypeError
-        If the entries are not integers.
-    ValueError
-        If empty, out of range or duplicated.
-    """
-    arr = as_label_array(value, name)
-    if arr.min() < 0 or arr.max() >= k:
-        raise ValueError(f"{name}: label indices must lie in [0, {k}), got "
-                         f"{arr.min()}..{arr.max()}")
-    if np.unique(arr).size != arr.size:
-        raise ValueError(f"{name}: contains duplicate labels")
-    return arr
-
-
-# ---------------------------------------------------------------- query ids
-# (learning to rank, ``large-scale-linear-ranksvm.txt``, Eq. 1.1)
-
-def check_query_ids(qid, l: int, name: str = "qid", per: str = "row of X") -> np.ndarray:
-    """Check query ids: one integer per row (integral floats accepted);
-    documents of a query need not be contiguous.
+def check_gram(K, name: str = "X") -> None:
+    """Reject a precomputed kernel matrix that is not a Mercer Gram matrix
+    (also ``polyrank.sopopo.batch.check_gram``).
 
     Parameters
     ----------
-    qid : array_like, shape (l,)
-    l : int
-        The number of rows they label.
+    K : ndarray, shape (m, m)
     name : str
-        The argument's name in messages.
-    per : str
-        What each id belongs to, in the length message ("one per ...").
-
-    Returns
-    -------
-    ndarray of int64, shape (l,)
+        The argument's name in the messages.
 
     Raises
     ------
-    TypeError
-        If ``qid`` is None or not integer.
     ValueError
-        If not 1-d, not of length ``l``, or with non-integral / non-finite
-        values, or values that are not exactly an int64 (a float id of
-        2**63 or more, which a cast would merge with others).
-
-    Examples
-    --------
-    >>> check_query_ids([3, 3, 1.0], 3).tolist()
-    [3, 3, 1]
+        If K is not square, not symmetric (max |K - K'| above 1e-10 max |K|)
+        or indefinite: the Cholesky factorisation of K + 1e-8 max(diag K) I
+        fails, i.e. an eigenvalue is below -1e-8 max(diag K) (the message
+        gives the smallest eigenvalue).  SOPOPO's dual ascent assumes a
+        positive semidefinite K (Sec. 4.2); with an indefinite one the
+        "objectives" it reports mean nothing.
     """
-    if qid is None:
-        raise TypeError(f"{name}: expected an array of query ids, got None")
-    arr = np.asarray(qid)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
-    if arr.size != l:
-        raise ValueError(f"{name}: expected length {l} (one per {per}), got {arr.size}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"{name}: expected integer query ids")
-        _check_int64_range(arr, name)
-    elif arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name}: query id {arr.max()} does not fit in an int64 "
-                         "(ids must be below 2**63)")
-    elif arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer query ids, got dtype {arr.dtype}")
-    return arr.astype(np.int64)
-
-
-def _check_int64_range(arr: np.ndarray, name: str) -> None:
-    """ValueError naming ``name`` unless every (integral, finite) float of
-    ``arr`` is exactly an int64, i.e. in [-2**63, 2**63): a cast would
-    otherwise wrap 2**63 and 2**64 to the same id and merge their queries."""
-    bad = (arr < -(2.0 ** 63)) | (arr >= 2.0 ** 63)
-    if np.any(bad):
-        raise ValueError(f"{name}: query id {float(arr[bad][0])!r} is not exactly representable as "
-                         "an int64 (float ids must lie in [-2**63, 2**63)); pass integer ids")
-
-
-def query_ids(qid, group, l: int) -> np.ndarray:
-    """Query ids of ``l`` rows from ``qid`` (one id per row), LightGBM's
-    ``group`` (the sizes of consecutive queries, summing to ``l``) or
-    neither (all rows form one query).
-
-    Returns
-    -------
-    ndarray of int64, shape (l,)
-        With ``group``: 0, 0, ..., 1, 1, ... (query t holds ``group[t]``
-        consecutive rows).
-
-    Raises
-    ------
-    TypeError
-        Non-integer ids or sizes.
-    ValueError
-        Both ``qid`` and ``group`` given, a bad length, sizes < 1 or not
-        summing to ``l``.
-
-    Examples
-    --------
-    >>> query_ids(None, [2, 1], 3).tolist(), query_ids(None, None, 2).tolist()
-    ([0, 0, 1], [0, 0])
-    """
-    if qid is not None and group is not None:
-        raise ValueError("qid, group: give the query ids (qid) or the query sizes "
-                         "(group), not both")
-    if group is None:
-        return np.zeros(l, dtype=np.int64) if qid is None else check_query_ids(qid, l)
-    sizes = np.asarray(group)
-    if sizes.ndim != 1 or sizes.size == 0:
-        raise ValueError(f"group: expected a non-empty 1-d array of query sizes, got "
-                         f"shape {sizes.shape}")
-    if sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.round(sizes)):
-        sizes = sizes.astype(np.int64)
-    if sizes.dtype.kind not in "iu":
-        raise TypeError(f"group: expected integer query sizes, got dtype {sizes.dtype}")
-    if sizes.min() < 1:
-        raise ValueError(f"group: query sizes must be >= 1, got {sizes.min()}")
-    if int(sizes.sum()) != l:
-        raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, expected "
-                         f"{l} (the number of rows of X)")
-    return np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-
-
-# ---------------------------------------------------------------- sign vectors
-# (sign-constrained learning, ``sign-constrained-sdca-pegasos.txt``, Eq. 4, 26)
-
-def check_signs(signs, name: str, shape: tuple) -> np.ndarray:
-    """Check a sign vector c (Eq. 4) or sign matrix C (Eq. 26) of
-    ``sign-constrained-sdca-pegasos.txt``: every entry exactly -1, 0 or +1.
-
-    Parameters
-    ----------
-    signs : array_like or None
-        The signs; ``None`` means no constraint (all zeros).
-    name : str
-        The argument's name, used in error messages.
-    shape : tuple of int
-        The required shape, ``(d,)`` or ``(d, m)``.
-
-    Returns
-    -------
-    ndarray of float64, C-contiguous, of the given shape.
-
-    Raises
-    ------
-    TypeError
-        If the entries are not real numbers.
-    ValueError
-        On a wrong shape, NaN, or a value outside {-1, 0, +1}.
-
-    Examples
-    --------
-    >>> check_signs([1, 0, -1], "signs", (3,)).tolist()
-    [1.0, 0.0, -1.0]
-    """
-    if signs is None:
-        return np.zeros(shape)
-    arr = _convert(signs, name)
-    if arr.shape != tuple(shape):
-        raise ValueError(f"{name}: expected shape {tuple(shape)} (one sign per "
-                         f"{'feature' if len(shape) == 1 else 'feature and class'}), "
-                         f"got {arr.shape}")
-    bad = ~np.isin(arr, (-1.0, 0.0, 1.0))
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name}: entries must be -1, 0 or +1, got {arr[idx]!r} "
-                         f"at index {idx}")
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    m = K.shape[0]
+    if K.shape != (m, m):
+        raise ValueError(f"{name}: a precomputed kernel must be square (m, m), got {K.shape}")
+    scale = float(np.abs(K).max())
+    asym = float(np.abs(K - K.T).max())
+    if asym > _GRAM_ASYM * scale:
+        raise ValueError(f"{name}: the precomputed kernel matrix is not symmetric "
+                         f"(max |K - K'| = {asym:.3g}); pass the Gram matrix "
+                         "K[i, j] = k(x_i, x_j) of a Mercer kernel")
+    diag = np.diag(K)
+    if diag.min() < 0:
+        raise ValueError(f"{name}: the kernel matrix has negative diagonal entries; "
+                         "it is not a Mercer (positive semidefinite) kernel")
+    shift = _GRAM_NEG * max(float(diag.max()), np.finfo(float).tiny)
+    try:
+        scipy.linalg.cholesky(K + shift * np.eye(m), lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        low = float(scipy.linalg.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
+        raise ValueError(f"{name}: the precomputed kernel matrix is indefinite (smallest "
+                         f"eigenvalue {low:.3g}, below -{_GRAM_NEG:g} max(diag K)); "
+                         "pass a positive semidefinite Gram matrix") from None
