@@ -13,8 +13,12 @@ or any labels with their order given as ``classes=``) mapped to the solver's
 
 from __future__ import annotations
 
+import math
+import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,7 +40,7 @@ from .._sklearn import (
     warn_if_trivial,
     warn_if_unscaled,
 )
-from .._warm import dual_scale, fingerprint, keep, previous
+from .._warm import dual_scale, fingerprint, keep, prepared, previous
 from ..kernels import kernel_matrix
 from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..result import STATUS_NUMERICAL
@@ -54,8 +58,8 @@ from .svor import (
     SVOR_LINEAR_C,
     SVOR_LOSSES,
     THRESHOLD_LOSSES,
-    loss_thresholds,
     solve_svor_trusted,
+    thresholds_trusted,
 )
 
 __all__ = ["OrdinalMarginRanker", "PRank", "ordinal_path"]
@@ -577,17 +581,17 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
             return self.threshold_rule
         return "mae" if self.formulation == "svor" and self.kernel == "linear" else "objective"
 
-    def _solve(self, X, codes, sample_weight, callback, callback_every):
-        """The solver's result for the checked data, warm-started when
-        ``warm_start`` allows (``result_.warm_start``)."""
-        key = fingerprint(X, codes, sample_weight) + (self.formulation, self.loss,
-                                                      self.kernel)
+    def _solve(self, data, callback, callback_every):
+        """The solver's result for the checked data (:meth:`_fit_data`),
+        warm-started when ``warm_start`` allows (``result_.warm_start``)."""
+        key = data.fingerprint + (self.formulation, self.loss, self.kernel)
         state, how = previous(self, key)
-        res = self._solve_from(X, codes, sample_weight, callback, callback_every,
-                               self._init(state))
+        res = self._solve_from(data, callback, callback_every, self._init(state))
         res.warm_start = how
-        keep(self, key, self._penalty(), alpha=res.dual, theta=np.concatenate(
-            [res.x, res.thresholds]) if self.formulation == "svor" else None,
+        theta = np.concatenate([res.x, res.thresholds]) if self.formulation == "svor" \
+            else None
+        before = (state.point["theta"], state.penalty) if state is not None else None
+        keep(self, key, self._penalty(), alpha=res.dual, theta=theta, before=before,
              working_set=res.get("working_set"))
         return res
 
@@ -595,19 +599,21 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         """The solver's warm start from ``state`` ({} for a cold one): SVOR's
         multipliers scaled by c_new / c_old (feasible in the hinge's box
         [0, c_i / 2]; the squared hinge's are only >= 0) and (TRON) its
-        (w, b); the paper's working set of the previous solve."""
+        (w, b), extrapolated along the path (:func:`_predicted`); the
+        paper's working set of the previous solve."""
         if state is None:
             return {}
         if self.formulation == "paper":
             return {"working_set": state.point["working_set"]}
         scale = dual_scale(self._penalty(), state.penalty)
         return {"init": {"alpha": state.point["alpha"] * scale,
-                         "theta": state.point["theta"]}}
+                         "theta": _predicted(state, self._penalty())}}
 
-    def _solve_from(self, X, codes, sample_weight, callback, callback_every, init):
+    def _solve_from(self, data, callback, callback_every, init):
         """The solver's result for the checked data (``fit`` validated it:
         the drivers' trusted paths, validate once), from ``init``
         (:meth:`_init`)."""
+        X, codes, sample_weight = data.X, data.codes, data.sample_weight
         tol, max_iter = self.tol, self.max_iter
         if self.formulation == "paper":
             tol = 1e-7 if tol is None else tol
@@ -619,7 +625,8 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
                                       gamma=_fit_gamma(self.kernel, self.gamma, X),
                                       coef0=self.coef0, tol=tol, max_iter=max_iter,
                                       sample_weight=sample_weight, callback=log,
-                                      callback_every=callback_every, **init)
+                                      callback_every=callback_every, cache=data.cache,
+                                      **init)
         representation = self._representation()
         if representation == "primal" and self.kernel != "linear":
             raise ValueError(f"representation: 'primal' needs kernel='linear', got "
@@ -705,26 +712,22 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         """
         self._check_formulation()
         self._check_sparse(X)
-        y_raw = y
-        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=False)
-        codes, classes = self._encode_y(y_raw, y)
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, X)
+        data = _fit_data(self, X, y, sample_weight)
+        X, codes, classes = data.X, data.codes, data.classes
         if self.kernel != "linear":     # the linear primal (TRON) is at ease in any units
             warn_if_unscaled(self, X, self.kernel,
                              why="A kernel of such X is driven by the features in the "
                                  "largest units")
-        res = self._solve(X, codes, sample_weight, callback, callback_every)
+        res = self._solve(data, callback, callback_every)
         if res.status == STATUS_NUMERICAL:
             raise_numerical(self, res)
         warn_if_not_converged(self, res, "increase max_iter")
         self._store(X, res, classes)
         rule = self._threshold_rule()
         if rule != "objective":
-            self.thresholds_ = loss_thresholds(res.scores, codes, levels=self._grade_levels(),
-                                               loss=rule, sample_weight=sample_weight,
-                                               reference=res.thresholds)
+            self.thresholds_ = thresholds_trusted(res.scores, codes, self._grade_levels(),
+                                                  THRESHOLD_LOSSES[rule],
+                                                  data.sample_weight, res.thresholds)
         warn_if_trivial(self, coef=self.coef_ if hasattr(self, "coef_") else self.dual_coef_,
                         train_pred=self.classes_[self._predict_codes(res.scores)],
                         y=self.classes_[codes],
@@ -785,6 +788,73 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
 
     def _predict_codes(self, f):
         return predict_labels(f, self.thresholds_)
+
+
+@dataclass(frozen=True)
+class _FitData:
+    """The checked training data of one ``fit`` (see :func:`_fit_data`)."""
+
+    X: Any                     # ndarray or canonical CSR, float64, (n, d)
+    codes: np.ndarray          # int64 (n,), 0..l
+    classes: np.ndarray        # (l + 1,)
+    sample_weight: np.ndarray | None
+    fingerprint: tuple         # polyrank._warm.fingerprint of (X, codes, weights)
+    cache: dict                # the solver's data-only structures (Gram matrix ...)
+
+
+def _raw_key(estimator, X, y, sample_weight) -> tuple | None:
+    """The identity of a fit's input as passed, for reusing its checked form
+    (:func:`_fit_data`): the shape, dtype and CRC-32 of *all* of X (not
+    :func:`polyrank._warm.fingerprint`'s sampled rows: what is reused is the
+    proof that X is finite), of y and of the weights, and the ``classes``
+    setting; None (check afresh) unless ``warm_start`` and X, y and the
+    weights are plain numeric ndarrays."""
+    arrays = (X, y) if sample_weight is None else (X, y, sample_weight)
+    if not getattr(estimator, "warm_start", False) or not all(
+            type(a) is np.ndarray and a.dtype.kind in "biuf" for a in arrays):
+        return None
+    classes = None if estimator.classes is None else tuple(np.asarray(
+        estimator.classes).tolist())
+    return ("input", classes, sample_weight is None) + tuple(
+        (a.shape, a.dtype.str, zlib.crc32(np.ascontiguousarray(a).view(np.uint8).data))
+        for a in arrays)
+
+
+def _fit_data(estimator, X, y, sample_weight) -> _FitData:
+    """X, y and the weights checked (``validate_X``, the labels' order, the
+    weights), once per data set while ``warm_start=True``: a path or a
+    slider refitting on the same arrays (the same CRC-32 of every entry)
+    reuses the checked form and the solver's data-only structures
+    (:func:`polyrank._warm.prepared`)."""
+    def build():
+        Xc, yc = validate_X(estimator, X, y, accept_sparse="csr", dtype=np.float64,
+                            y_numeric=False)
+        codes, classes = estimator._encode_y(y, yc)
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, Xc)
+        return _FitData(Xc, codes, classes, sw, fingerprint(Xc, codes, sw), {})
+
+    key = _raw_key(estimator, X, y, sample_weight)
+    if key is None:
+        return prepared(estimator, ("unkeyed", object()), build)[0]
+    return prepared(estimator, key, build)[0]
+
+
+def _predicted(state, c: float) -> np.ndarray:
+    """TRON's start at c from the previous solutions: theta(c_k) extrapolated
+    linearly in log c through theta(c_{k-1}) (a secant predictor, as path
+    following methods use) when c continues the path's step (at most twice
+    the last step, in either direction), else theta(c_k) itself.  The start
+    only saves Newton steps: the solve stops on the same duality gap."""
+    theta = state.point["theta"]
+    before = state.point.get("before")
+    if theta is None or before is None or before[0] is None or not (
+            c > 0 and state.penalty > 0 and before[1] > 0):
+        return theta
+    step = math.log(state.penalty / before[1])
+    t = math.log(c / state.penalty) / step if step != 0.0 else 0.0
+    if not 0.0 < abs(t) <= 2.0:
+        return theta
+    return theta + t * (theta - before[0])
 
 
 #: PRank warns when the root mean square of X's entries is outside this range

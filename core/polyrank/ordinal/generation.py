@@ -42,6 +42,7 @@ the full n x n Gram matrix (except by ``method="full"``).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import time
@@ -850,6 +851,15 @@ def _result(out: _Outcome, solver: SubproblemSolver, opts: _Options, runner: Cal
         cd_steps=solver.cd_steps, kernel=opts.kernel, kernel_params=params)
 
 
+@functools.cache
+def _keyword_defaults(driver) -> dict:
+    """The keyword-only parameters of ``driver`` and their defaults (read
+    once per driver: ``inspect.signature`` costs more than a small fit's
+    Newton step)."""
+    return {k: v.default for k, v in inspect.signature(driver).parameters.items()
+            if v.kind is v.KEYWORD_ONLY}
+
+
 def trusted_options(driver, options: dict) -> dict:
     """The keyword-only arguments of ``driver`` (a public driver) with their
     defaults, updated by ``options``: the settings of its trusted path.
@@ -859,8 +869,7 @@ def trusted_options(driver, options: dict) -> dict:
     TypeError
         If ``options`` holds a name ``driver`` does not take.
     """
-    defaults = {k: v.default for k, v in inspect.signature(driver).parameters.items()
-                if v.kind is v.KEYWORD_ONLY}
+    defaults = _keyword_defaults(driver)
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         raise TypeError(f"{driver.__name__}_trusted: unknown keyword arguments {unknown}")
