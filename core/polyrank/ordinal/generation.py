@@ -260,6 +260,10 @@ def predict_labels(f, thresholds) -> np.ndarray:
     """
     f = np.asarray(f, dtype=np.float64)
     p = np.asarray(thresholds, dtype=np.float64)
+    if p.ndim == 1 and f.ndim == 1 and np.all(p[1:] >= p[:-1]) and not (
+            np.isnan(p).any() or np.isnan(f).any()):
+        # ordered thresholds: the number of p_k < f, by bisection (the same labels)
+        return np.searchsorted(p, f, side="left").astype(np.int64)
     above = f[:, None] > p[None, :]
     last = p.size - np.argmax(above[:, ::-1], axis=1)       # largest k with f > p_k
     return np.where(above.any(axis=1), last, 0).astype(np.int64)
