@@ -74,7 +74,7 @@ from ..result import (
 )
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
-from . import _kernels
+from . import _svor_kernels as _kernels
 from .generation import _kernel_params, check_labels, check_X, predict_labels, trusted_options
 from .subproblems import _kernel_columns
 
@@ -659,7 +659,7 @@ def loss_thresholds(scores, labels, *, levels=None, loss: str = "mae", sample_we
     Every monotone choice of thresholds assigns nondecreasing grades to the
     sorted scores, equal scores alike; the recursion V_t(k) = cost_t(k) +
     min_{k' <= k} V_{t-1}(k') over the blocks of equal scores finds the best
-    (:func:`polyrank.ordinal._kernels.dp_thresholds`).  The threshold between
+    (:func:`polyrank.ordinal._svor_kernels.dp_thresholds`).  The threshold between
     two grades is the midpoint of the neighbouring scores; a grade that no
     training object gets sits ``margin`` beyond the range of the scores.
     Among threshold choices of equal loss (the loss takes few values: ties
