@@ -32,7 +32,7 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._warm import dual_scale, fingerprint, keep, previous
-from ..kernels import kernel_matrix
+from ..kernels import check_kernel_params, kernel_matrix
 from ..result import STATUS_NUMERICAL
 from ..validation import validate_X
 from ._base import _KERNELS, _fit_data, _fit_gamma, _OrdinalLabels, _predicted
@@ -49,6 +49,7 @@ from .svor import (
     SVOR_LINEAR_C,
     SVOR_LOSSES,
     THRESHOLD_LOSSES,
+    SvorOptions,
     solve_svor_trusted,
     thresholds_trusted,
 )
@@ -385,7 +386,9 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         return "primal" if self.kernel == "linear" and not self.nonneg else "dual"
 
     def _check_formulation(self) -> None:
-        """The parameters of the other formulation keep their defaults."""
+        """The rules between parameters (their values are checked by
+        ``_parameter_constraints``, once): the parameters of the other
+        formulation keep their defaults; SVOR's tol (a relative gap) is > 0."""
         if self.formulation == "svor":
             bad = {k: getattr(self, k) for k, v in _PAPER_ONLY.items()
                    if getattr(self, k) != v}
@@ -394,6 +397,9 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
                 raise ValueError(f"formulation: {shown} select(s) the paper's minimum-margin "
                                  f"problems; pass formulation='paper' with it (the default "
                                  f"formulation='svor' has no such parameter)")
+            if self.tol == 0:
+                raise ValueError("tol: must be > 0 with formulation='svor' (a relative "
+                                 "duality gap), got 0")
         elif self.loss != "squared_hinge":
             raise ValueError(f"loss: {self.loss!r} applies to formulation='svor' only (the "
                              f"paper's problems have their own slacks)")
@@ -451,13 +457,13 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
             max_iter = 10000 if max_iter is None else max_iter
         log = log_callback(callback, self.verbose, "OrdinalMarginRanker")
         if self.formulation == "svor":
-            return solve_svor_trusted(X, codes, c=self._penalty(), loss=self.loss,
-                                      kernel=self.kernel, degree=self.degree,
-                                      gamma=_fit_gamma(self.kernel, self.gamma, X),
-                                      coef0=self.coef0, tol=tol, max_iter=max_iter,
-                                      sample_weight=sample_weight, callback=log,
-                                      callback_every=callback_every, cache=data.cache,
-                                      **init)
+            params = check_kernel_params(self.kernel, _fit_gamma(self.kernel, self.gamma, X),
+                                         self.degree, self.coef0, X.shape[1])
+            opts = SvorOptions.resolve(c=self._penalty(), loss=self.loss, kernel=self.kernel,
+                                       params=params, tol=tol, max_iter=max_iter)
+            return solve_svor_trusted(X, codes, opts, sample_weight=sample_weight,
+                                      callback=log, callback_every=callback_every,
+                                      cache=data.cache, **init)
         representation = self._representation()
         if representation == "primal" and self.kernel != "linear":
             raise ValueError(f"representation: 'primal' needs kernel='linear', got "

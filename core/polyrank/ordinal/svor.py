@@ -55,6 +55,7 @@ over the sorted training scores.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
@@ -75,10 +76,11 @@ from ..result import (
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from . import _svor_kernels as _kernels
-from .generation import _kernel_params, check_labels, check_X, predict_labels, trusted_options
+from .generation import _kernel_params, check_labels, check_X, predict_labels
 from .subproblems import _kernel_columns
 
-__all__ = ["solve_svor", "solve_svor_trusted", "loss_thresholds", "thresholds_trusted",
+__all__ = ["solve_svor", "solve_svor_trusted", "SvorOptions", "loss_thresholds",
+           "thresholds_trusted",
            "SVOR_LOSSES", "SVOR_SOLVERS", "THRESHOLD_LOSSES", "DEFAULT_TOL", "DEFAULT_MAX_ITER",
            "SVOR_LINEAR_C", "PAPER_C"]
 
@@ -362,6 +364,54 @@ class _SquaredHinge:
             - self._data
 
 
+@dataclass(frozen=True)
+class SvorOptions:
+    """The settings of one SVOR solve, resolved ("auto" and None replaced)
+    and checked: what :func:`solve_svor_trusted` receives and does not check
+    again (validate once: :func:`solve_svor` checks them with its data, the
+    estimator with its ``_parameter_constraints``).
+
+    Attributes
+    ----------
+    c : float
+        > 0.
+    loss : {"squared_hinge", "hinge"}
+    kernel : {"linear", "rbf", "poly"}
+    params : dict
+        The kernel's checked parameters
+        (:func:`polyrank.kernels.check_kernel_params`).
+    solver : {"tron", "dual_cd"}
+    tol : float
+        > 0.
+    max_iter : int
+        >= 1.
+    random_state : int
+    """
+
+    c: float
+    loss: str
+    kernel: str
+    params: dict
+    solver: str
+    tol: float
+    max_iter: int
+    random_state: int = 0
+
+    @classmethod
+    def resolve(cls, *, c: float, loss: str, kernel: str, params: dict, solver: str = "auto",
+                tol=None, max_iter=None, random_state: int = 0) -> SvorOptions:
+        """The options of valid settings: ``solver="auto"`` is TRON for the
+        linear squared hinge, else dual CD; ``tol``/``max_iter`` None are
+        the solver's defaults (:data:`DEFAULT_TOL`, :data:`DEFAULT_MAX_ITER`).
+        Nothing is checked (the caller has)."""
+        if solver == "auto":
+            solver = "tron" if loss == "squared_hinge" and kernel == "linear" else "dual_cd"
+        return cls(float(c), loss, kernel, params, solver,
+                   DEFAULT_TOL[solver] if tol is None else float(tol),
+                   DEFAULT_MAX_ITER[solver] if max_iter is None else int(max_iter),
+                   int(random_state))
+
+
 def _check_svor(c, loss, kernel, solver, tol, max_iter):
     """The settings of :func:`solve_svor` (no data); returns c, the solver
     ("auto" resolved), tol and max_iter."""
@@ -564,13 +614,14 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
     params = _kernel_params(kernel, gamma, degree, coef0, X.shape[1])
     labels, l = check_labels(labels, X.shape[0])
     sample_weight = _check_weights(sample_weight, X.shape[0])
+    opts = SvorOptions(c, loss, kernel, params, solver, tol, max_iter, int(random_state))
     return _svor_checked(_Problem(X, labels, l, c, loss, kernel, params, sample_weight),
-                         solver, tol, max_iter, int(random_state), callback, callback_every)
+                         opts, callback, callback_every)
 
 
-def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
-                       callback_every: int = 1, init=None, cache=None,
-                       **options) -> SolverResult:
+def solve_svor_trusted(X, labels, options: SvorOptions, *, sample_weight=None,
+                       callback=None, callback_every: int = 1, init=None,
+                       cache=None) -> SolverResult:
     """:func:`solve_svor` on data a caller has validated already: the
     trusted path of the estimators (validate once, ``CONTRIBUTING.md``).
 
@@ -581,6 +632,8 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
         sparse only with the linear kernel.
     labels : ndarray of int64, shape (n,)
         0..l with every label used.
+    options : SvorOptions
+        The resolved, checked settings (not checked again).
     sample_weight : ndarray of float64 (n,) or None
         Finite and >= 0.
     callback, callback_every :
@@ -595,9 +648,6 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
         path, :func:`polyrank._warm.prepared`): what depends on X and the
         kernel only (the Gram matrix, the squared norms) is built into it
         once and read from it afterwards.  None: built for this solve.
-    **options
-        The other keyword arguments of :func:`solve_svor` (``c``, ``loss``,
-        ``kernel`` ...), checked as there (no pass over the data).
 
     Returns
     -------
@@ -606,26 +656,23 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
 
     Raises
     ------
-    ValueError, TypeError
-        Bad settings, as :func:`solve_svor`; the data is not checked.
     MemoryError
-        As :func:`solve_svor`.
+        As :func:`solve_svor`.  Nothing else is checked: neither the data
+        nor the settings.
     """
-    kw = trusted_options(solve_svor, options)
-    c, solver, tol, max_iter = _check_svor(kw["c"], kw["loss"], kw["kernel"], kw["solver"],
-                                           kw["tol"], kw["max_iter"])
-    params = _kernel_params(kw["kernel"], kw["gamma"], kw["degree"], kw["coef0"], X.shape[1])
-    prob = _Problem(X, labels, int(labels.max()), c, kw["loss"], kw["kernel"], params,
+    o = options
+    prob = _Problem(X, labels, int(labels.max()), o.c, o.loss, o.kernel, o.params,
                     sample_weight, cache)
-    return _svor_checked(prob, solver, tol, max_iter, int(kw["random_state"]), callback,
-                         callback_every, init or {})
+    return _svor_checked(prob, o, callback, callback_every, init or {})
 
 
-def _svor_checked(prob: _Problem, solver, tol, max_iter, seed, callback,
-                  callback_every, init=None) -> SolverResult:
+def _svor_checked(prob: _Problem, options: SvorOptions, callback, callback_every,
+                  init=None) -> SolverResult:
     """:func:`solve_svor` after its checks (``init``: see
     :func:`solve_svor_trusted`)."""
     init = init or {}
+    solver, tol, max_iter = options.solver, options.tol, options.max_iter
+    seed = options.random_state
     with np.errstate(over="ignore", invalid="ignore"):   # reported as the status
         if solver == "tron":
             out = _svor_tron(prob, tol, max_iter, callback, callback_every,
