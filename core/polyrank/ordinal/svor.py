@@ -329,14 +329,16 @@ class _SquaredHinge:
         (dense X): 2 I plus 2 sum over the pairs (i, j) with r_ij > 0 of c_i
         z_ij z_ij', z_ij = (x_i, -e_j).  O(n d^2), once per Newton step; then
         each CG step is O((d + l)^2) instead of two products with X."""
-        cm = self.cw[:, None] * self.mask                     # c_i [r_ij > 0], (n, l)
+        cm = self.mask * self.cw[:, None]                     # c_i [r_ij > 0], (n, l)
         X, d = self.X, self.d
         H = np.empty((self.n_features, self.n_features))
-        H[:d, :d] = 2.0 * (X.T @ (cm.sum(axis=1)[:, None] * X))
-        H[:d, d:] = -2.0 * (X.T @ cm)
+        H[:d, :d] = X.T @ (X * (cm @ np.ones(self.l))[:, None])
+        H[:d, d:] = X.T @ cm
+        H[:d, d:] *= -1.0
         H[d:, :d] = H[:d, d:].T
-        H[d:, d:] = np.diag(2.0 * cm.sum(axis=0))
-        H[np.diag_indices_from(H)] += 2.0
+        H[d:, d:] = np.diag(np.ones(X.shape[0]) @ cm)      # sums by BLAS, not ufunc reduce
+        H *= 2.0
+        H.flat[::self.n_features + 1] += 2.0
         return H
 
     def Hv(self, theta, v):
