@@ -30,7 +30,6 @@ ALLOWED = {
     "polyrank/m3l/_kernels.py::dca_run": _NUMBA,
     "polyrank/m3l/_kernels.py::ovr_run": _NUMBA,
     "polyrank/m3l/_kernels.py::smo_pass": _NUMBA,
-    "polyrank/ordinal/_kernels.py::dual_cd": _NUMBA,
     "polyrank/ranksvm/_dcd.py::dcd_epoch": _NUMBA,
 }
 

@@ -25,6 +25,7 @@ NOGIL_MODULES = [
     "polyrank._ranking_kernels",
     "polyrank.m3l._kernels",
     "polyrank.ordinal._kernels",
+    "polyrank.ordinal._svor_kernels",
     "polyrank.ranksvm._kernels",
     "polyrank.sign._kernels",
     "polyrank.sopopo._kernels",

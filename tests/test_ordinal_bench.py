@@ -60,7 +60,7 @@ def test_full_run_sets_reach_d_400_without_the_papers_qp(monkeypatch):
     """The full run's red wine sets widened by seeded random features to
     d = 100 and 400 (issue 30), without running the paper's (S) on them."""
     pytest.importorskip("mord")
-    from polyrank_paper.ordinal import bench
+    from polyrank_paper.ordinal import bench_wine as bench
 
     sets = bench._wine_sets(False, 0, None)
     assert [X.shape[1] for _, X, _ in sets] == [11, 11, 100, 400]

@@ -16,6 +16,7 @@ from polyrank.ordinal.subproblems import (
     PrimalRows,
     ScreenedNewton,
     Subproblem,
+    SubproblemData,
     SubproblemSolver,
     make_subproblem_solver,
 )
@@ -26,8 +27,7 @@ def _pick(choice, *, primal, soft, nonneg=False, method="generation"):
     W = np.arange(6, dtype=np.int64)
     data = PrimalRows(X) if primal else KernelColumns(X, "linear", {}, W, 8)
     problem = Subproblem(labels, 3, soft, np.ones(20), nonneg, 1e-10, "test")
-    return type(make_subproblem_solver(choice, problem, data, W, primal=primal,
-                                       method=method))
+    return make_subproblem_solver(choice, problem, data, W, primal=primal, method=method)
 
 
 @pytest.mark.parametrize("choice, primal, soft, nonneg, method, expected", [
@@ -45,13 +45,14 @@ def _pick(choice, *, primal, soft, nonneg=False, method="generation"):
 ])
 def test_the_factory_follows_the_documented_rule(choice, primal, soft, nonneg, method,
                                                  expected):
-    cls = _pick(choice, primal=primal, soft=soft, nonneg=nonneg, method=method)
-    assert cls is expected and issubclass(cls, SubproblemSolver)
+    solver = _pick(choice, primal=primal, soft=soft, nonneg=nonneg, method=method)
+    assert type(solver) is expected and isinstance(solver, SubproblemSolver)
+    assert isinstance(solver.data, SubproblemData)         # the two Protocols
 
 
 def test_auto_leaves_newton_for_clarabel_above_the_size_limit(monkeypatch):
     monkeypatch.setattr("polyrank.ordinal.subproblems.MAX_NEWTON_DIM", 4)   # m + l = 5
-    assert _pick("auto", primal=True, soft=True) is ClarabelQP
+    assert type(_pick("auto", primal=True, soft=True)) is ClarabelQP
 
 
 def test_every_strategy_reports_its_name():

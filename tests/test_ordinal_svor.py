@@ -314,3 +314,77 @@ def test_estimator_callback_limit_and_numerical_failure():
     Xb[:, 0] *= 1e100                        # passes the gate; the dual overflows mid-run
     with pytest.raises(NumericalError, match="not finite"):   # (TRON looped forever)
         OrdinalMarginRanker().fit(Xb, y)
+
+
+# --------------------------------------------------------------------------
+# the warm path (issue 45): what is reused across fits on the same data
+
+
+def test_explicit_hessian_is_the_matrix_free_product():
+    """The (d + l) x (d + l) Hessian of a warm TRON solve times v equals the
+    matrix-free product of the cold solves, at a point with active and
+    inactive pairs and with weights."""
+    from polyrank.ordinal.svor import _SquaredHinge
+
+    X, labels = _problem(3, n=80, d=5)
+    l = int(labels.max())
+    cw = np.linspace(0.1, 2.0, labels.size)
+    free = _SquaredHinge(X, labels, cw, l)
+    full = _SquaredHinge(X, labels, cw, l, explicit_hessian=True)
+    rng = np.random.default_rng(0)
+    theta = 2.0 * rng.standard_normal(X.shape[1] + l)
+    for v in rng.standard_normal((4, theta.size)):
+        assert np.allclose(full.Hv(theta, v), free.Hv(theta, v), rtol=1e-12, atol=1e-12)
+    assert 0 < full.mask.sum() < full.mask.size
+
+
+def test_a_warm_path_reaches_the_cold_objectives():
+    """Along a grid (the predictor, the explicit Hessian) every warm fit
+    reaches the cold fit's objective to TRON's gap."""
+    from polyrank.ordinal import ordinal_path
+
+    X, labels = _problem(5, n=200, d=6)
+    cs = np.logspace(-2, 1, 8)
+    warm = ordinal_path(X, labels, cs=cs)
+    cold = ordinal_path(X, labels, cs=cs, warm=False)
+    assert warm.warm_start[1:] == ["used"] * 7
+    assert np.allclose(warm.objectives, cold.objectives, rtol=1e-8)
+
+
+def _kept(est):
+    from polyrank._warm import _PREPARED
+
+    return _PREPARED[est][1]
+
+
+def test_warm_fits_on_the_same_arrays_reuse_the_checked_data():
+    """A changed X (any entry, not only a sampled row), y, weights or
+    ``classes`` rebuilds the checked data; the same arrays reuse it."""
+    X, labels = _problem(7, n=90, d=4)
+    est = OrdinalMarginRanker(warm_start=True).fit(X, labels)
+    first = _kept(est)
+    est.set_params(c=0.5).fit(X.copy(), labels.copy())
+    assert _kept(est) is first
+    X2 = X.copy()
+    X2[45, 2] += 1e-9                  # a row fingerprint() does not sample
+    est.fit(X2, labels)
+    assert _kept(est) is not first and _kept(est).X[45, 2] == X2[45, 2]
+    for y, sw, classes in ((labels[::-1].copy(), None, None),
+                           (labels, np.full(labels.size, 2.0), None),
+                           (labels, None, [3, 2, 1, 0])):
+        kept = _kept(est)
+        est.set_params(classes=classes).fit(X2, y, sample_weight=sw)
+        assert _kept(est) is not kept
+    cold = OrdinalMarginRanker().fit(X, labels)
+    assert np.array_equal(cold.predict(X), cold.predict(X))
+
+
+def test_kernel_svor_keeps_its_gram_matrix_across_warm_fits():
+    X, labels = _problem(8, n=70, d=3)
+    est = OrdinalMarginRanker(kernel="rbf", loss="hinge", warm_start=True).fit(X, labels)
+    cache = _kept(est).cache
+    (K,) = [v[0] for v in cache.values()]
+    est.set_params(c=0.5).fit(X, labels)
+    assert [v[0] for v in _kept(est).cache.values()][0] is K
+    est.set_params(gamma=0.1).fit(X, labels)       # another kernel: rebuilt
+    assert [v[0] for v in _kept(est).cache.values()][0] is not K

@@ -13,7 +13,8 @@ benchmark.
   thresholds for (S) (linear, c = 15), (S~) Gaussian (sigma = 0.5, c = 10)
   and (S~) polynomial (d = 4, c = 15); and the full 11-attribute data, test
   MAE and accuracy against PRank.
-* :func:`bench_ordinal` -- ``polyrank bench ordinal``: RC(H~) against the
+* :func:`bench_ordinal` -- ``polyrank bench ordinal`` (module ``bench``;
+  ``ordinal-wine`` is in ``bench_wine``, ``ordinal-rc`` in ``bench_rc``): RC(H~) against the
   whole QP on S.5000 and S.10000 (target: >= 20x faster, same objective).
 * :func:`bench_ordinal_rc` -- ``polyrank bench ordinal-rc``: RC(S~) with the
   warm-started SMO sub-problem solver against libsvm's SVC on NS.1000.1
@@ -40,7 +41,9 @@ from .fig4 import ordinal_fig4
 from .table1 import ordinal_table1
 from .table2 import ordinal_table2
 from .curves import CURVE_MODELS, WINE_FEATURES, ordinal_curves, wine_two_features
-from .bench import RC_SVC_SETTING, bench_ordinal, bench_ordinal_rc, bench_ordinal_wine
+from .bench import bench_ordinal
+from .bench_wine import bench_ordinal_wine
+from .bench_rc import RC_SVC_SETTING, bench_ordinal_rc
 # isort: on
 
 __all__ = ["ordinal_fig4", "ordinal_table1", "ordinal_table2", "ordinal_curves", "bench_ordinal",

@@ -30,7 +30,8 @@ import scipy.sparse as sp
 from .._jit import register_solver_package
 from ..exceptions import TrivialModelWarning
 from . import _kernels
-from .estimator import OrdinalMarginRanker, PRank, ordinal_path
+from ._ordinal_path import ordinal_path
+from .estimator import OrdinalMarginRanker, PRank
 from .generation import (
     FORMULATIONS,
     METHODS,

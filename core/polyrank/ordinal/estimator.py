@@ -13,19 +13,14 @@ or any labels with their order given as ``classes=``) mapped to the solver's
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
-from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
-from sklearn.metrics import mean_absolute_error
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .._repr import FitReprMixin
 from .._sklearn import (
-    SparseIfLinearMixin,
     fit_context,
     fitted_param,
     forget_fitted,
@@ -37,10 +32,10 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._warm import dual_scale, fingerprint, keep, previous
-from ..kernels import kernel_matrix
-from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
+from ..kernels import check_kernel_params, kernel_matrix
 from ..result import STATUS_NUMERICAL
-from ..validation import check_sample_weight, validate_X
+from ..validation import validate_X
+from ._base import _KERNELS, _fit_data, _fit_gamma, _OrdinalLabels, _predicted
 from .generation import (
     MARGINS,
     METHODS,
@@ -54,23 +49,12 @@ from .svor import (
     SVOR_LINEAR_C,
     SVOR_LOSSES,
     THRESHOLD_LOSSES,
-    loss_thresholds,
+    SvorOptions,
     solve_svor_trusted,
+    thresholds_trusted,
 )
 
-__all__ = ["OrdinalMarginRanker", "PRank", "ordinal_path"]
-
-
-def _categories(y):
-    """The category order of a pandas ordered Categorical (or a Series of
-    one), else None."""
-    cat = getattr(y, "cat", None)             # a Series of dtype category
-    dtype = getattr(y, "dtype", None)
-    if cat is not None:
-        return np.asarray(cat.categories) if cat.ordered else None
-    if getattr(dtype, "name", None) == "category" and hasattr(y, "categories"):
-        return np.asarray(y.categories) if y.ordered else None
-    return None
+__all__ = ["OrdinalMarginRanker", "PRank", "PRANK_RMS_RANGE"]
 
 
 #: :class:`OrdinalMarginRanker`'s default c for SVOR with the rbf and poly
@@ -80,154 +64,6 @@ def _categories(y):
 #: against 0.4221 at c = 10 (the paper's experiments, the default before) and
 #: 0.4184 at c = 0.5 (``tests/test_defaults_matrix.py``)
 SVOR_KERNEL_C = 2.0
-
-
-def _fit_gamma(kernel: str, gamma, X) -> float | None:
-    """The kernel's gamma for a fit of the ordinal estimators: ``gamma``
-    when given; with ``kernel="poly"`` and ``gamma=None``, 1 / max_i
-    ||x_i||^2 over the training rows, so that gamma x.y lies in [-1, 1] and
-    the kernel (gamma x.y + coef0)^degree is bounded (in [0, 2^degree] with
-    coef0 = 1) whatever the tails of X; else None (the solvers' 1 /
-    n_features).
-
-    With gamma = 1 / n_features a standardised row far out in a heavy
-    tail has a huge kernel value (red wine: ||x||^2 / 11 up to 18, so
-    k(x, x) up to 7,130 against a median of 4.7): one such row decides a
-    perceptron step, and dual coordinate descent crawls (SVOR stopped at
-    10,000 passes).
-
-    Parameters
-    ----------
-    kernel : str
-    gamma : float or None
-    X : ndarray, shape (n, n_features)
-        The checked training rows (dense with the poly kernel).
-
-    Returns
-    -------
-    float or None
-    """
-    if kernel != "poly" or gamma is not None:
-        return gamma
-    top = float(np.max(np.einsum("ij,ij->i", X, X))) if X.shape[0] else 0.0
-    return 1.0 / top if top > 0.0 and np.isfinite(top) else None
-
-
-class _OrdinalLabels(SparseIfLinearMixin):
-    """Ordered labels <-> the solver's 0..l, ``classes_``, predict, score.
-
-    The estimator defines ``classes``, ``decision_function`` and
-    ``_predict_codes``; ``fit`` sets ``classes_``."""
-
-    classes: ArrayLike | None
-    #: the parameters prediction reads: their values as fitted are kept
-    #: (:func:`polyrank._sklearn.remember_fitted_params`)
-    _predict_params = ("kernel",)
-    classes_: np.ndarray
-    decision_function: Callable[..., np.ndarray]
-    _predict_codes: Callable[[np.ndarray], np.ndarray]
-
-    def _encode_y(self, y_raw, y):
-        """Codes 0..l (int64, (n,)) and ``classes_`` of the training labels
-        ``y`` (validated 1-d); ``y_raw`` is what the user passed (for the
-        categories of an ordered Categorical)."""
-        if self.classes is not None:
-            classes = np.asarray(self.classes)
-            if classes.ndim != 1 or classes.size < 2:
-                raise ValueError(f"classes: expected a 1-d list of at least 2 ordered labels, "
-                                 f"got shape {classes.shape}")
-            if np.unique(classes).size != classes.size:
-                raise ValueError("classes: labels must be distinct")
-            source = "classes"
-        else:
-            classes = _categories(y_raw)
-            source = "the ordered Categorical's categories"
-        if classes is None:
-            if y.dtype.kind not in "biuf":
-                raise ValueError(
-                    f"y: Unknown label type: labels of dtype {y.dtype} have no order; give it with "
-                    f"{type(self).__name__}(classes=[lowest, ..., highest]) or pass an "
-                    f"ordered pandas Categorical")
-            if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-                raise ValueError("y: contains NaN or infinity")
-            classes = np.unique(y)
-            codes = np.searchsorted(classes, y).astype(np.int64)
-        else:
-            lookup = {v: k for k, v in enumerate(classes.tolist())}
-            try:
-                codes = np.fromiter((lookup[v] for v in y.tolist()), dtype=np.int64,
-                                    count=y.shape[0])
-            except KeyError as exc:
-                raise ValueError(f"y: label {exc.args[0]!r} is not in {source} "
-                                 f"{classes.tolist()}") from None
-            present = np.bincount(codes, minlength=classes.size) > 0
-            if self.classes is None:           # an ordered Categorical: the used levels
-                classes = classes[present]
-                codes = np.searchsorted(np.flatnonzero(present), codes).astype(np.int64)
-            elif not present.all():
-                raise ValueError(
-                    f"y: classes {classes[~present].tolist()} have no object; every class "
-                    f"needs at least one (Sec. 3.1 of the paper): drop them from classes")
-        if classes.size < 2:
-            raise ValueError(f"y: needs at least 2 ordered classes, got 1 class "
-                             f"({classes.tolist()})")
-        return codes, classes
-
-    def predict(self, X) -> np.ndarray:
-        """Predicted labels, in the training labels' coding (``classes_``):
-        the class whose thresholds enclose :meth:`decision_function`.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix}, shape (n_test, n_features)
-
-        Returns
-        -------
-        ndarray of ``classes_.dtype``, shape (n_test,)
-        """
-        check_is_fitted(self, "result_")
-        return self.classes_[self._predict_codes(self.decision_function(X))]
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """Minus the mean absolute error of the predicted ranks: with
-        numeric labels -(1/n) sum_i |l^_i - l_i| in the labels' own units (the
-        paper's rank loss of Table 2 for labels 0..l; scikit-learn's
-        ``neg_mean_absolute_error``), with ``classes=`` labels in positions
-        0..l of ``classes_``.  Larger is better.
-
-        Raises
-        ------
-        ValueError
-            With ``classes=``, a label of ``y`` that is not in ``classes_``.
-        """
-        check_is_fitted(self, "result_")
-        pred = self.predict(X)
-        y = np.asarray(y)
-        if self.classes_.dtype.kind in "biuf" and y.dtype.kind in "biuf":
-            return -float(mean_absolute_error(y, pred, sample_weight=sample_weight))
-        pos = {v: k for k, v in enumerate(self.classes_.tolist())}
-        try:
-            truth = np.array([pos[v] for v in y.tolist()], dtype=float)
-        except KeyError as exc:
-            raise ValueError(f"y: label {exc.args[0]!r} is not in classes_ "
-                             f"{self.classes_.tolist()}") from None
-        got = np.array([pos[v] for v in pred.tolist()], dtype=float)
-        return -float(np.average(np.abs(got - truth), weights=sample_weight))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.single_output = True
-        return tags
-
-    def _test_data(self, X):
-        """X checked for ``decision_function``: the model fitted, sparse only
-        with the linear kernel, the features of ``fit`` (float64, dense or CSR)."""
-        check_is_fitted(self, "result_")
-        self._check_sparse(X)
-        return validate_X(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-
-_KERNELS = ("linear", "rbf", "poly")
 
 
 #: the parameters of the paper's formulations and their defaults: with
@@ -550,7 +386,9 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         return "primal" if self.kernel == "linear" and not self.nonneg else "dual"
 
     def _check_formulation(self) -> None:
-        """The parameters of the other formulation keep their defaults."""
+        """The rules between parameters (their values are checked by
+        ``_parameter_constraints``, once): the parameters of the other
+        formulation keep their defaults; SVOR's tol (a relative gap) is > 0."""
         if self.formulation == "svor":
             bad = {k: getattr(self, k) for k, v in _PAPER_ONLY.items()
                    if getattr(self, k) != v}
@@ -559,6 +397,9 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
                 raise ValueError(f"formulation: {shown} select(s) the paper's minimum-margin "
                                  f"problems; pass formulation='paper' with it (the default "
                                  f"formulation='svor' has no such parameter)")
+            if self.tol == 0:
+                raise ValueError("tol: must be > 0 with formulation='svor' (a relative "
+                                 "duality gap), got 0")
         elif self.loss != "squared_hinge":
             raise ValueError(f"loss: {self.loss!r} applies to formulation='svor' only (the "
                              f"paper's problems have their own slacks)")
@@ -577,17 +418,17 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
             return self.threshold_rule
         return "mae" if self.formulation == "svor" and self.kernel == "linear" else "objective"
 
-    def _solve(self, X, codes, sample_weight, callback, callback_every):
-        """The solver's result for the checked data, warm-started when
-        ``warm_start`` allows (``result_.warm_start``)."""
-        key = fingerprint(X, codes, sample_weight) + (self.formulation, self.loss,
-                                                      self.kernel)
+    def _solve(self, data, callback, callback_every):
+        """The solver's result for the checked data (:meth:`_fit_data`),
+        warm-started when ``warm_start`` allows (``result_.warm_start``)."""
+        key = data.fingerprint + (self.formulation, self.loss, self.kernel)
         state, how = previous(self, key)
-        res = self._solve_from(X, codes, sample_weight, callback, callback_every,
-                               self._init(state))
+        res = self._solve_from(data, callback, callback_every, self._init(state))
         res.warm_start = how
-        keep(self, key, self._penalty(), alpha=res.dual, theta=np.concatenate(
-            [res.x, res.thresholds]) if self.formulation == "svor" else None,
+        theta = np.concatenate([res.x, res.thresholds]) if self.formulation == "svor" \
+            else None
+        before = (state.point["theta"], state.penalty) if state is not None else None
+        keep(self, key, self._penalty(), alpha=res.dual, theta=theta, before=before,
              working_set=res.get("working_set"))
         return res
 
@@ -595,31 +436,34 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         """The solver's warm start from ``state`` ({} for a cold one): SVOR's
         multipliers scaled by c_new / c_old (feasible in the hinge's box
         [0, c_i / 2]; the squared hinge's are only >= 0) and (TRON) its
-        (w, b); the paper's working set of the previous solve."""
+        (w, b), extrapolated along the path (:func:`_predicted`); the
+        paper's working set of the previous solve."""
         if state is None:
             return {}
         if self.formulation == "paper":
             return {"working_set": state.point["working_set"]}
         scale = dual_scale(self._penalty(), state.penalty)
         return {"init": {"alpha": state.point["alpha"] * scale,
-                         "theta": state.point["theta"]}}
+                         "theta": _predicted(state, self._penalty())}}
 
-    def _solve_from(self, X, codes, sample_weight, callback, callback_every, init):
+    def _solve_from(self, data, callback, callback_every, init):
         """The solver's result for the checked data (``fit`` validated it:
         the drivers' trusted paths, validate once), from ``init``
         (:meth:`_init`)."""
+        X, codes, sample_weight = data.X, data.codes, data.sample_weight
         tol, max_iter = self.tol, self.max_iter
         if self.formulation == "paper":
             tol = 1e-7 if tol is None else tol
             max_iter = 10000 if max_iter is None else max_iter
         log = log_callback(callback, self.verbose, "OrdinalMarginRanker")
         if self.formulation == "svor":
-            return solve_svor_trusted(X, codes, c=self._penalty(), loss=self.loss,
-                                      kernel=self.kernel, degree=self.degree,
-                                      gamma=_fit_gamma(self.kernel, self.gamma, X),
-                                      coef0=self.coef0, tol=tol, max_iter=max_iter,
-                                      sample_weight=sample_weight, callback=log,
-                                      callback_every=callback_every, **init)
+            params = check_kernel_params(self.kernel, _fit_gamma(self.kernel, self.gamma, X),
+                                         self.degree, self.coef0, X.shape[1])
+            opts = SvorOptions.resolve(c=self._penalty(), loss=self.loss, kernel=self.kernel,
+                                       params=params, tol=tol, max_iter=max_iter)
+            return solve_svor_trusted(X, codes, opts, sample_weight=sample_weight,
+                                      callback=log, callback_every=callback_every,
+                                      cache=data.cache, **init)
         representation = self._representation()
         if representation == "primal" and self.kernel != "linear":
             raise ValueError(f"representation: 'primal' needs kernel='linear', got "
@@ -705,26 +549,22 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
         """
         self._check_formulation()
         self._check_sparse(X)
-        y_raw = y
-        X, y = validate_X(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=False)
-        codes, classes = self._encode_y(y_raw, y)
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, X)
+        data = _fit_data(self, X, y, sample_weight)
+        X, codes, classes = data.X, data.codes, data.classes
         if self.kernel != "linear":     # the linear primal (TRON) is at ease in any units
             warn_if_unscaled(self, X, self.kernel,
                              why="A kernel of such X is driven by the features in the "
                                  "largest units")
-        res = self._solve(X, codes, sample_weight, callback, callback_every)
+        res = self._solve(data, callback, callback_every)
         if res.status == STATUS_NUMERICAL:
             raise_numerical(self, res)
         warn_if_not_converged(self, res, "increase max_iter")
         self._store(X, res, classes)
         rule = self._threshold_rule()
         if rule != "objective":
-            self.thresholds_ = loss_thresholds(res.scores, codes, levels=self._grade_levels(),
-                                               loss=rule, sample_weight=sample_weight,
-                                               reference=res.thresholds)
+            self.thresholds_ = thresholds_trusted(res.scores, codes, self._grade_levels(),
+                                                  THRESHOLD_LOSSES[rule],
+                                                  data.sample_weight, res.thresholds)
         warn_if_trivial(self, coef=self.coef_ if hasattr(self, "coef_") else self.dual_coef_,
                         train_pred=self.classes_[self._predict_codes(res.scores)],
                         y=self.classes_[codes],
@@ -1013,64 +853,3 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
     def _predict_codes(self, f):
         # PRank's rule: the smallest r with f(x) < b_{r+1}
         return np.searchsorted(self.thresholds_, f, side="right").astype(np.int64)
-
-
-def ordinal_path(X, y, *, cs=None, n_cs: int = N_GRID, sample_weight=None,
-                 warm: bool = True, **params) -> PathResult:
-    """OrdinalMarginRanker fitted along a grid of c, each fit warm-started.
-
-    In the manner of :func:`sklearn.linear_model.lasso_path`: the grid is
-    solved from the smallest c (the strongest regularisation) up.  SVOR
-    (``formulation="svor"``): TRON from the previous (w, b), or dual
-    coordinate descent from the previous multipliers scaled by c_new /
-    c_old (LIBLINEAR's warm start across C, Chu, Lin et al., KDD 2015); the
-    paper's row and column generation (``formulation="paper"``,
-    ``row-column-generation-ordinal.txt``) from the previous working set
-    instead of W^0 (Sec. 10).
-
-    Parameters
-    ----------
-    X : {array_like, sparse matrix}, shape (n, n_features)
-    y : array_like, shape (n,)
-        Ordered labels, as :meth:`OrdinalMarginRanker.fit`.
-    cs : array_like of shape (n_grid,), optional
-        The grid of c (> 0, finite; solved in increasing order).  Default:
-        ``n_cs`` values log-spaced over two decades around the c the
-        parameters resolve to (``c``, or the formulation's default).
-    n_cs : int, default=20
-        Points of the default grid.
-    sample_weight : array_like, shape (n,), optional
-    warm : bool, default=True
-        False fits every point cold.
-    **params
-        Other parameters of :class:`OrdinalMarginRanker` (not ``c`` nor
-        ``warm_start``).
-
-    Returns
-    -------
-    PathResult
-        ``param`` is ``"c"``; ``coefs``: ``coef_`` per c for a linear
-        model, else ``dual_coef_``; ``min_C`` = 0.0: with the squared-norm
-        regulariser no c > 0 gives w = 0 unless every c does, so there is
-        no analogue of :func:`sklearn.svm.l1_min_c`.
-
-    Raises
-    ------
-    ValueError
-        ``cs`` empty, not 1-d, with NaN/inf or values <= 0 (the message
-        names ``cs``); as :meth:`OrdinalMarginRanker.fit`.
-    TypeError
-        ``c`` or ``warm_start`` in ``params``, or an unknown parameter.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
-    >>> path = ordinal_path(X, [0, 0, 1, 1, 2, 2], cs=[0.1, 1.0, 10.0])
-    >>> path.warm_start[1:], path.objectives.shape
-    (['used', 'used'], (3,))
-    """
-    reject_grid_params(params, ("c",))
-    est = OrdinalMarginRanker(**params)
-    return estimator_path(est, X, y, cs, n=n_cs, param="c", center=est._penalty(),
-                          name="cs", warm=warm, fit_params={"sample_weight": sample_weight})

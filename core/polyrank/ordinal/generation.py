@@ -42,6 +42,7 @@ the full n x n Gram matrix (except by ``method="full"``).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import time
@@ -199,6 +200,10 @@ def predict_labels(f, thresholds) -> np.ndarray:
     """
     f = np.asarray(f, dtype=np.float64)
     p = np.asarray(thresholds, dtype=np.float64)
+    if p.ndim == 1 and f.ndim == 1 and np.all(p[1:] >= p[:-1]) and not (
+            np.isnan(p).any() or np.isnan(f).any()):
+        # ordered thresholds: the number of p_k < f, by bisection (the same labels)
+        return np.searchsorted(p, f, side="left").astype(np.int64)
     above = f[:, None] > p[None, :]
     last = p.size - np.argmax(above[:, ::-1], axis=1)       # largest k with f > p_k
     return np.where(above.any(axis=1), last, 0).astype(np.int64)
@@ -790,6 +795,15 @@ def _result(out: _Outcome, solver: SubproblemSolver, opts: _Options, runner: Cal
         cd_steps=solver.cd_steps, kernel=opts.kernel, kernel_params=params)
 
 
+@functools.cache
+def _keyword_defaults(driver) -> dict:
+    """The keyword-only parameters of ``driver`` and their defaults (read
+    once per driver: ``inspect.signature`` costs more than a small fit's
+    Newton step)."""
+    return {k: v.default for k, v in inspect.signature(driver).parameters.items()
+            if v.kind is v.KEYWORD_ONLY}
+
+
 def trusted_options(driver, options: dict) -> dict:
     """The keyword-only arguments of ``driver`` (a public driver) with their
     defaults, updated by ``options``: the settings of its trusted path.
@@ -799,8 +813,7 @@ def trusted_options(driver, options: dict) -> dict:
     TypeError
         If ``options`` holds a name ``driver`` does not take.
     """
-    defaults = {k: v.default for k, v in inspect.signature(driver).parameters.items()
-                if v.kind is v.KEYWORD_ONLY}
+    defaults = _keyword_defaults(driver)
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         raise TypeError(f"{driver.__name__}_trusted: unknown keyword arguments {unknown}")

@@ -32,9 +32,8 @@ in W, grown with W; never the full n x n Gram matrix except for
 from __future__ import annotations
 
 import time
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,8 +42,8 @@ from ..qp import solve_qp
 from . import _kernels
 from .screened import MAX_NEWTON_DIM, constraint_rows, solve_soft_primal
 
-__all__ = ["Subproblem", "SubSolution", "SubproblemSolver", "ClarabelQP", "ClarabelDual",
-           "DualCD", "ScreenedNewton", "PrimalRows", "KernelColumns",
+__all__ = ["Subproblem", "SubSolution", "SubproblemSolver", "SubproblemData", "ClarabelQP",
+           "ClarabelDual", "DualCD", "ScreenedNewton", "PrimalRows", "KernelColumns",
            "make_subproblem_solver", "InfeasibleError"]
 
 #: the KKT gap (units of f) at which ``subproblem_solver="dual_cd"`` stops
@@ -126,6 +125,42 @@ class SubSolution(NamedTuple):
 
 # ------------------------------------------------------- the sub-problem data
 
+@runtime_checkable
+class SubproblemData(Protocol):
+    """What a sub-problem reads of the data (the interface of
+    :class:`PrimalRows` and :class:`KernelColumns`): the rows of the
+    constraints of W, the scores of a solution over all objects, and the
+    columns of objects joining W."""
+
+    def rows(self, W) -> tuple[np.ndarray, np.ndarray]:
+        """(A_W, P): f_W = A_W coef and the objective's quadratic form P.
+
+        Parameters
+        ----------
+        W : ndarray of int64, shape (w,)
+            The working set.
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            A_W of shape (w, n_cols) and P of shape (n_cols, n_cols).
+        """
+        ...
+
+    def scores(self, coef, w_size: int) -> np.ndarray:
+        """The scores f (n,) of all objects at ``coef`` (w (m,) or
+        lambda_W (w_size,))."""
+        ...
+
+    def n_cols(self, w_size: int) -> int:
+        """The number of variables besides the thresholds."""
+        ...
+
+    def add(self, w_size: int, new) -> None:
+        """The objects ``new`` (int64 array) join W after its first ``w_size``."""
+        ...
+
+
 class PrimalRows:
     """The rows x^i (i in W) of X: the sub-problems (H(W)), (S(W)) in w.
 
@@ -200,33 +235,43 @@ class KernelColumns:
 
 # ------------------------------------------------------------ the strategies
 
-class SubproblemSolver(ABC):
-    """One way of solving the sub-problems of a solve (the interface).
-
-    Parameters
-    ----------
-    problem : Subproblem
-    data : PrimalRows or KernelColumns
+@runtime_checkable
+class SubproblemSolver(Protocol):
+    """One way of solving the sub-problems of a solve (the interface the
+    row and column generation driver, :mod:`polyrank.ordinal.generation`,
+    calls; :class:`ClarabelQP`, :class:`ScreenedNewton`,
+    :class:`ClarabelDual` and :class:`DualCD` implement it).
 
     Attributes
     ----------
     name : str
         Reported as ``SolverResult.subproblem_solver``.
+    problem : Subproblem
+    data : SubproblemData
     n_fallback : int
         Sub-problems this solver handed to Clarabel whole.
     cd_steps : int
         SMO pair updates in all.
     """
 
-    name: ClassVar[str]
+    n_fallback: int
+    cd_steps: int
 
-    def __init__(self, problem: Subproblem, data) -> None:
-        self.problem = problem
-        self.data = data
-        self.n_fallback = 0
-        self.cd_steps = 0
+    @property
+    def name(self) -> str:
+        """Reported as ``SolverResult.subproblem_solver``."""
+        ...
 
-    @abstractmethod
+    @property
+    def problem(self) -> Subproblem:
+        """The sub-problems' shared data."""
+        ...
+
+    @property
+    def data(self) -> SubproblemData:
+        """The rows or kernel columns the sub-problems read."""
+        ...
+
     def solve(self, W, f, search) -> SubSolution:
         """Solve the sub-problem on W.
 
@@ -251,14 +296,38 @@ class SubproblemSolver(ABC):
         ValueError
             A sub-problem Clarabel cannot solve (badly scaled data).
         """
+        ...
 
     def grow(self, W, new) -> None:
         """The objects ``new`` join W (their kernel columns are already in
         ``data``); a solver that keeps state between sub-problems grows it."""
-        return None              # the default: nothing is kept between sub-problems
+        ...
 
 
-class ClarabelQP(SubproblemSolver):
+class _SolverBase:
+    """What the sub-problem solvers share: the problem, its data, the
+    counters, and no state kept between sub-problems (:meth:`grow`).
+
+    Parameters
+    ----------
+    problem : Subproblem
+    data : SubproblemData
+    """
+
+    name: ClassVar[str]
+
+    def __init__(self, problem: Subproblem, data: SubproblemData) -> None:
+        self.problem = problem
+        self.data = data
+        self.n_fallback = 0
+        self.cd_steps = 0
+
+    def grow(self, W, new) -> None:
+        """Nothing is kept between sub-problems (see :class:`SubproblemSolver`)."""
+        return None
+
+
+class ClarabelQP(_SolverBase):
     """The sub-problem as written in the paper ((H(W)), (S(W)), (H~+(W)):
     variables w or lambda_W, p and the slacks), from scratch by Clarabel."""
 
@@ -293,7 +362,7 @@ class ScreenedNewton(ClarabelQP):
         return self._qp(W, A_rows, P)
 
 
-class ClarabelDual(SubproblemSolver):
+class ClarabelDual(_SolverBase):
     """(H-bar(W)), (H~(W)), (S-bar(W)), (S~(W)) through their Lagrangian
     dual, from scratch by Clarabel (:func:`_solve_sub_dual`)."""
 
@@ -307,7 +376,7 @@ class ClarabelDual(SubproblemSolver):
         return SubSolution(coef, p, y_lo, y_up, res.lower_bound, res.solve_time_s, P)
 
 
-class DualCD(SubproblemSolver):
+class DualCD(_SolverBase):
     """The dual of (H-bar(W)), (H~(W)), (S-bar(W)), (S~(W)) by warm-started
     SMO (:func:`polyrank.ordinal._kernels.dual_cd`): K_W and the dual (a,
     b) are kept and grown with W (W only grows, so the previous multipliers
@@ -331,6 +400,8 @@ class DualCD(SubproblemSolver):
     """
 
     name = "dual_cd"
+
+    data: KernelColumns
 
     def __init__(self, problem: Subproblem, data: KernelColumns, W) -> None:
         super().__init__(problem, data)
@@ -433,7 +504,7 @@ class DualCD(SubproblemSolver):
         self.bound = c_obj[W_all] if c_obj is not None else np.full(w_new, np.inf)
 
 
-def make_subproblem_solver(choice: str, problem: Subproblem, data, W, *,
+def make_subproblem_solver(choice: str, problem: Subproblem, data: SubproblemData, W, *,
                            primal: bool, method: str) -> SubproblemSolver:
     """The strategy of ``subproblem_solver=choice`` for this problem.
 
@@ -461,6 +532,9 @@ def make_subproblem_solver(choice: str, problem: Subproblem, data, W, *,
     via_dual = not primal and not problem.nonneg
     if via_dual and method == "generation" and (
             choice == "dual_cd" or (choice == "auto" and problem.soft)):
+        if not isinstance(data, KernelColumns):      # the dual representation's data
+            raise TypeError(f"data: the dual representation reads KernelColumns, got "
+                            f"{type(data).__name__}")
         return DualCD(problem, data, W)
     if primal and problem.soft and not problem.nonneg and (
             choice == "newton"

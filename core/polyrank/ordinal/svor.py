@@ -55,6 +55,7 @@ over the sorted training scores.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
@@ -75,12 +76,13 @@ from ..result import (
 from ..tron import tron
 from ..validation import as_float_array, check_int, check_positive
 from ..validation import check_sample_weight as _check_weights
-from . import _kernels
-from .generation import _kernel_params, check_labels, check_X, predict_labels, trusted_options
+from . import _svor_kernels as _kernels
+from .generation import _kernel_params, check_labels, check_X, predict_labels
 from .subproblems import _kernel_columns
 
-__all__ = ["solve_svor", "solve_svor_trusted", "loss_thresholds", "SVOR_LOSSES",
-           "SVOR_SOLVERS", "THRESHOLD_LOSSES", "DEFAULT_TOL", "DEFAULT_MAX_ITER",
+__all__ = ["solve_svor", "solve_svor_trusted", "SvorOptions", "loss_thresholds",
+           "thresholds_trusted",
+           "SVOR_LOSSES", "SVOR_SOLVERS", "THRESHOLD_LOSSES", "DEFAULT_TOL", "DEFAULT_MAX_ITER",
            "SVOR_LINEAR_C", "PAPER_C"]
 
 #: the losses L of :func:`solve_svor`
@@ -107,6 +109,15 @@ THRESHOLD_LOSSES = {"mae": _kernels.LOSS_ABSOLUTE, "mse": _kernels.LOSS_SQUARED,
 #: (LIBLINEAR's eps: 0.1), divided by 10 whenever all pairs are active again
 #: and the duality gap is still above ``tol``
 _SHRINK_EPS = 0.1
+#: a warm TRON solve (a regularisation path, a slider) with dense X of at most
+#: this many features multiplies by its (d + l) x (d + l) Hessian, built once
+#: per Newton step in O(n d^2), instead of two products with X per CG step:
+#: on red wine (d = 11, l = 5) a CG step then costs O(256) instead of O(nd)
+_EXPLICIT_HESSIAN_MAX_D = 32
+#: the inner CG's relative residual of such a warm solve (LIBLINEAR's 0.1 for
+#: the others): with CG steps that cheap, nearly exact Newton steps converge
+#: quadratically, in fewer Newton steps (each one a pass over the data)
+_WARM_CG_TOL = 1e-3
 
 
 def _gram_bytes_ok(n: int) -> None:
@@ -116,13 +127,26 @@ def _gram_bytes_ok(n: int) -> None:
                      "generation keeps n x |W| columns)")
 
 
+def _problem_data(X, kernel: str, params: dict):
+    """What an SVOR solve reads that depends on the data and the kernel only
+    (not on c): the Gram matrix (None for the linear kernel) and the squared
+    norms of the objects in feature space."""
+    if kernel == "linear":
+        if sp.issparse(X):
+            return None, np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        return None, np.einsum("ij,ij->i", X, X)
+    _gram_bytes_ok(X.shape[0])
+    K = np.ascontiguousarray(_kernel_columns(X, np.arange(X.shape[0]), kernel, params))
+    return K, np.diag(K).copy()
+
+
 class _Problem:
     """The checked data of one SVOR solve (checked by the caller: validate
     once): X (dense or CSR) or the Gram
     matrix, labels, l, per-object U_i and D_i, the objects with a positive
     weight and the per-object penalties c_i = c v_i."""
 
-    def __init__(self, X, labels, l, c, loss, kernel, params, sample_weight):
+    def __init__(self, X, labels, l, c, loss, kernel, params, sample_weight, cache=None):
         n = X.shape[0]
         self.X, self.kernel, self.params, self.loss = X, kernel, params, loss
         self.labels, self.l = labels, l
@@ -133,16 +157,12 @@ class _Problem:
         self.diag = np.where(pos, 1.0 / np.where(pos, cw, 1.0), 0.0) \
             if self.squared else np.zeros(n)
         self.rows_all = np.flatnonzero(pos).astype(np.int64)
-        if kernel == "linear":
-            self.K = None
-            if sp.issparse(X):
-                self.sqnorm = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-            else:
-                self.sqnorm = np.einsum("ij,ij->i", X, X)
-        else:
-            _gram_bytes_ok(n)
-            self.K = np.ascontiguousarray(_kernel_columns(X, np.arange(n), kernel, params))
-            self.sqnorm = np.diag(self.K).copy()
+        cache = {} if cache is None else cache
+        key = ("svor", kernel, tuple(sorted(params.items())))
+        if key not in cache:
+            cache.clear()                # one kernel's data at a time
+            cache[key] = _problem_data(X, kernel, params)
+        self.K, self.sqnorm = cache[key]
 
     def scores(self, x):
         """f = X x (linear: x = w) or K x (kernel: x = u), exactly."""
@@ -259,7 +279,7 @@ class _SquaredHinge:
     at (``DESIGN.md``: LIBLINEAR's state between grad and Hv made explicit).
     """
 
-    def __init__(self, X, labels, cw, l):
+    def __init__(self, X, labels, cw, l, explicit_hessian: bool = False):
         self.X, self.labels, self.cw, self.l = X, labels, cw, l
         n, d = X.shape
         self.d = d
@@ -272,6 +292,8 @@ class _SquaredHinge:
         self._at = None                  # the theta of g_f, g_b, mask, _data, _s1, _gw
         self._data = self._s1 = 0.0
         self._gw = None                  # X' g_f at _at, once grad has asked
+        self.explicit_hessian = explicit_hessian
+        self._H = None                   # the (d + l) x (d + l) Hessian at _at, if built
 
     def _scores(self, theta):
         return np.asarray(self.X @ theta[:self.d], dtype=np.float64).ravel()
@@ -283,6 +305,7 @@ class _SquaredHinge:
             self._scores(theta), b, self.labels, self.cw, self.g_f, self.g_b, self.mask)
         self._at = theta.copy()
         self._gw = None
+        self._H = None
         return self._data
 
     def _ensure(self, theta):
@@ -302,8 +325,29 @@ class _SquaredHinge:
     def grad(self, theta):
         return 2.0 * theta + np.concatenate([self._grad_w(theta), self.g_b])
 
+    def _hessian(self):
+        """The generalised Hessian at ``_at`` as a (d + l) x (d + l) matrix
+        (dense X): 2 I plus 2 sum over the pairs (i, j) with r_ij > 0 of c_i
+        z_ij z_ij', z_ij = (x_i, -e_j).  O(n d^2), once per Newton step; then
+        each CG step is O((d + l)^2) instead of two products with X."""
+        cm = self.mask * self.cw[:, None]                     # c_i [r_ij > 0], (n, l)
+        X, d = self.X, self.d
+        H = np.empty((self.n_features, self.n_features))
+        H[:d, :d] = X.T @ (X * (cm @ np.ones(self.l))[:, None])
+        H[:d, d:] = X.T @ cm
+        H[:d, d:] *= -1.0
+        H[d:, :d] = H[:d, d:].T
+        H[d:, d:] = np.diag(np.ones(X.shape[0]) @ cm)      # sums by BLAS, not ufunc reduce
+        H *= 2.0
+        H.flat[::self.n_features + 1] += 2.0
+        return H
+
     def Hv(self, theta, v):
         self._ensure(theta)
+        if self.explicit_hessian:
+            if self._H is None:
+                self._H = self._hessian()
+            return self._H @ v
         q = self._scores(v)
         _kernels.svor_sq_hv(q, np.ascontiguousarray(v[self.d:]), self.cw, self.mask,
                             self.t, self.hb)
@@ -321,6 +365,54 @@ class _SquaredHinge:
         gw = self._grad_w(theta)
         return 2.0 * self._s1 - 0.25 * float(gw @ gw) - 0.25 * float(self.g_b @ self.g_b) \
             - self._data
+
+
+@dataclass(frozen=True)
+class SvorOptions:
+    """The settings of one SVOR solve, resolved ("auto" and None replaced)
+    and checked: what :func:`solve_svor_trusted` receives and does not check
+    again (validate once: :func:`solve_svor` checks them with its data, the
+    estimator with its ``_parameter_constraints``).
+
+    Attributes
+    ----------
+    c : float
+        > 0.
+    loss : {"squared_hinge", "hinge"}
+    kernel : {"linear", "rbf", "poly"}
+    params : dict
+        The kernel's checked parameters
+        (:func:`polyrank.kernels.check_kernel_params`).
+    solver : {"tron", "dual_cd"}
+    tol : float
+        > 0.
+    max_iter : int
+        >= 1.
+    random_state : int
+    """
+
+    c: float
+    loss: str
+    kernel: str
+    params: dict
+    solver: str
+    tol: float
+    max_iter: int
+    random_state: int = 0
+
+    @classmethod
+    def resolve(cls, *, c: float, loss: str, kernel: str, params: dict, solver: str = "auto",
+                tol=None, max_iter=None, random_state: int = 0) -> SvorOptions:
+        """The options of valid settings: ``solver="auto"`` is TRON for the
+        linear squared hinge, else dual CD; ``tol``/``max_iter`` None are
+        the solver's defaults (:data:`DEFAULT_TOL`, :data:`DEFAULT_MAX_ITER`).
+        Nothing is checked (the caller has)."""
+        if solver == "auto":
+            solver = "tron" if loss == "squared_hinge" and kernel == "linear" else "dual_cd"
+        return cls(float(c), loss, kernel, params, solver,
+                   DEFAULT_TOL[solver] if tol is None else float(tol),
+                   DEFAULT_MAX_ITER[solver] if max_iter is None else int(max_iter),
+                   int(random_state))
 
 
 def _check_svor(c, loss, kernel, solver, tol, max_iter):
@@ -384,7 +476,9 @@ def _svor_tron(prob, tol, max_iter, callback, callback_every, theta0=None):
     given, stopped by the relative duality gap; returns what
     :func:`_svor_dcd` returns."""
     CallbackRunner(callback, callback_every)            # validates both arguments
-    obj = _SquaredHinge(prob.X, prob.labels, prob.cw, prob.l)
+    warm = theta0 is not None
+    explicit = warm and not sp.issparse(prob.X) and prob.X.shape[1] <= _EXPLICIT_HESSIAN_MAX_D
+    obj = _SquaredHinge(prob.X, prob.labels, prob.cw, prob.l, explicit_hessian=explicit)
     met = []
 
     def check(info):
@@ -395,7 +489,8 @@ def _svor_tron(prob, tol, max_iter, callback, callback_every, theta0=None):
             raise StopIteration
 
     # TRON's own gradient rule is off (tol at rounding); the gap decides
-    res = tron(obj, theta0, tol=1e-300, max_iter=max_iter, callback=check, solver="svor-tron")
+    res = tron(obj, theta0, tol=1e-300, max_iter=max_iter, callback=check, solver="svor-tron",
+               cg_tol=_WARM_CG_TOL if explicit else 0.1)
     status = STATUS_CONVERGED if met else res.status
     if numerical_failure(res.primal_objective, res.dual_objective):
         status = STATUS_NUMERICAL
@@ -512,12 +607,14 @@ def solve_svor(X, labels, *, c: float = 10.0, loss: str = "squared_hinge",
     params = _kernel_params(kernel, gamma, degree, coef0, X.shape[1])
     labels, l = check_labels(labels, X.shape[0])
     sample_weight = _check_weights(sample_weight, X.shape[0])
+    opts = SvorOptions(c, loss, kernel, params, solver, tol, max_iter, int(random_state))
     return _svor_checked(_Problem(X, labels, l, c, loss, kernel, params, sample_weight),
-                         solver, tol, max_iter, int(random_state), callback, callback_every)
+                         opts, callback, callback_every)
 
 
-def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
-                       callback_every: int = 1, init=None, **options) -> SolverResult:
+def solve_svor_trusted(X, labels, options: SvorOptions, *, sample_weight=None,
+                       callback=None, callback_every: int = 1, init=None,
+                       cache=None) -> SolverResult:
     """:func:`solve_svor` on data a caller has validated already: the
     trusted path of the estimators (validate once, ``CONTRIBUTING.md``).
 
@@ -528,6 +625,8 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
         sparse only with the linear kernel.
     labels : ndarray of int64, shape (n,)
         0..l with every label used.
+    options : SvorOptions
+        The resolved, checked settings (not checked again).
     sample_weight : ndarray of float64 (n,) or None
         Finite and >= 0.
     callback, callback_every :
@@ -537,9 +636,11 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
         feasible dual point, e.g. an earlier solution at c' scaled by
         c / c'; clipped to the box [0, c_i / 2] of the hinge), ``{"theta":
         (d + l,)}`` = (w, b) for TRON.  None: a cold start from 0.
-    **options
-        The other keyword arguments of :func:`solve_svor` (``c``, ``loss``,
-        ``kernel`` ...), checked as there (no pass over the data).
+    cache : dict, optional
+        Kept by the caller across solves on the same X (a regularisation
+        path, :func:`polyrank._warm.prepared`): what depends on X and the
+        kernel only (the Gram matrix, the squared norms) is built into it
+        once and read from it afterwards.  None: built for this solve.
 
     Returns
     -------
@@ -548,26 +649,23 @@ def solve_svor_trusted(X, labels, *, sample_weight=None, callback=None,
 
     Raises
     ------
-    ValueError, TypeError
-        Bad settings, as :func:`solve_svor`; the data is not checked.
     MemoryError
-        As :func:`solve_svor`.
+        As :func:`solve_svor`.  Nothing else is checked: neither the data
+        nor the settings.
     """
-    kw = trusted_options(solve_svor, options)
-    c, solver, tol, max_iter = _check_svor(kw["c"], kw["loss"], kw["kernel"], kw["solver"],
-                                           kw["tol"], kw["max_iter"])
-    params = _kernel_params(kw["kernel"], kw["gamma"], kw["degree"], kw["coef0"], X.shape[1])
-    prob = _Problem(X, labels, int(labels.max()), c, kw["loss"], kw["kernel"], params,
-                    sample_weight)
-    return _svor_checked(prob, solver, tol, max_iter, int(kw["random_state"]), callback,
-                         callback_every, init or {})
+    o = options
+    prob = _Problem(X, labels, int(labels.max()), o.c, o.loss, o.kernel, o.params,
+                    sample_weight, cache)
+    return _svor_checked(prob, o, callback, callback_every, init or {})
 
 
-def _svor_checked(prob: _Problem, solver, tol, max_iter, seed, callback,
-                  callback_every, init=None) -> SolverResult:
+def _svor_checked(prob: _Problem, options: SvorOptions, callback, callback_every,
+                  init=None) -> SolverResult:
     """:func:`solve_svor` after its checks (``init``: see
     :func:`solve_svor_trusted`)."""
     init = init or {}
+    solver, tol, max_iter = options.solver, options.tol, options.max_iter
+    seed = options.random_state
     with np.errstate(over="ignore", invalid="ignore"):   # reported as the status
         if solver == "tron":
             out = _svor_tron(prob, tol, max_iter, callback, callback_every,
@@ -601,7 +699,7 @@ def loss_thresholds(scores, labels, *, levels=None, loss: str = "mae", sample_we
     Every monotone choice of thresholds assigns nondecreasing grades to the
     sorted scores, equal scores alike; the recursion V_t(k) = cost_t(k) +
     min_{k' <= k} V_{t-1}(k') over the blocks of equal scores finds the best
-    (:func:`polyrank.ordinal._kernels.dp_thresholds`).  The threshold between
+    (:func:`polyrank.ordinal._svor_kernels.dp_thresholds`).  The threshold between
     two grades is the midpoint of the neighbouring scores; a grade that no
     training object gets sits ``margin`` beyond the range of the scores.
     Among threshold choices of equal loss (the loss takes few values: ties
@@ -651,19 +749,53 @@ def loss_thresholds(scores, labels, *, levels=None, loss: str = "mae", sample_we
     labels, l = check_labels(labels, f.size)
     lev = (np.arange(l + 1, dtype=np.float64) if levels is None
            else as_float_array(levels, "levels", ndim=1, shape=(l + 1,)))
-    w = (np.ones(f.size) if sample_weight is None
+    w = (None if sample_weight is None
          else as_float_array(sample_weight, "sample_weight", ndim=1, shape=(f.size,)))
-    if np.any(w < 0):
+    if w is not None and np.any(w < 0):
         raise ValueError("sample_weight: weights must be >= 0")
     margin = check_positive(margin, "margin")
-    ref = (np.zeros(f.size, dtype=np.int64) if reference is None else predict_labels(
-        f, as_float_array(reference, "reference", ndim=1, shape=(l,))))
+    ref = (None if reference is None
+           else as_float_array(reference, "reference", ndim=1, shape=(l,)))
+    return thresholds_trusted(f, labels, lev, THRESHOLD_LOSSES[loss], w, ref, margin)
+
+
+def thresholds_trusted(f, labels, levels, kind: int, sample_weight, reference,
+                       margin: float = 1.0) -> np.ndarray:
+    """:func:`loss_thresholds` on checked input (the estimators' trusted
+    path: ``fit`` validated the data, the solver's scores are finite).
+
+    Parameters
+    ----------
+    f : ndarray of float64, shape (n,)
+    labels : ndarray of int64, shape (n,)
+        0..l, every label used.
+    levels : ndarray of float64, shape (l + 1,)
+    kind : int
+        A value of :data:`THRESHOLD_LOSSES`.
+    sample_weight : ndarray of float64 (n,) >= 0, or None
+    reference : ndarray of float64 (l,), or None
+    margin : float
+        > 0.
+
+    Returns
+    -------
+    ndarray, shape (l,)
+        As :func:`loss_thresholds`.
+
+    Raises
+    ------
+    ValueError
+        If every weight is 0.
+    """
+    w = np.ones(f.size) if sample_weight is None else sample_weight
+    ref = (np.zeros(f.size, dtype=np.int64) if reference is None
+           else predict_labels(f, reference))
     # objects of weight 0 are not there (a weight is a count of copies)
     order = np.flatnonzero(w > 0)
     order = order[np.argsort(f[order], kind="stable")]
     if order.size == 0:
         raise ValueError("sample_weight: every weight is 0")
-    out = np.empty(l)
-    _kernels.dp_thresholds(f[order], labels[order], w[order], lev, THRESHOLD_LOSSES[loss],
-                           ref[order], margin, out)
+    out = np.empty(levels.size - 1)
+    _kernels.dp_thresholds(f[order], labels[order], w[order], levels, kind, ref[order],
+                           margin, out)
     return out
