@@ -22,9 +22,9 @@ ALLOWED = {
     # the hot loop of every shrinking SOPOPO pass: one piece's violation, label
     # shrinking and soft projection (Eq. 31) in one body, whose locals stay in
     # registers across the three steps
-    "polyrank/sopopo/_kernels.py::_example_sweep": _NUMBA,
+    "polyrank/sopopo/_shrink_kernels.py::_example_sweep": _NUMBA,
     "polyrank/sopopo/_kernels.py::pass_pairs_shrink": _NUMBA,
-    "polyrank/sopopo/_kernels.py::pass_kernel_shrink": _NUMBA,
+    "polyrank/sopopo/_shrink_kernels.py::pass_kernel_shrink": _NUMBA,
     "polyrank/_ranking_kernels.py::pairwise_counts": _NUMBA,
     "polyrank/m3l/_kernels.py::cd_epoch": _NUMBA,
     "polyrank/m3l/_kernels.py::dca_run": _NUMBA,
