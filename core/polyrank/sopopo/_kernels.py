@@ -53,6 +53,8 @@ from ._shrink_kernels import (
     _active_labels,
     _active_side,
     _example_sweep,
+    _kernel_axpys,
+    _kernel_scores,
     _zero_norm_piece,
     pass_kernel_shrink,
     pass_linear_shrink,
@@ -70,7 +72,7 @@ __all__ = [
     "_apply_linear_update", "_apply_kernel_update", "pass_kernel", "greedy_kernel",
     "objectives",
     "_example_sweep", "_zero_norm_piece", "_active_labels", "_active_side",
-    "pass_linear_shrink", "pass_kernel_shrink",
+    "pass_linear_shrink", "_kernel_scores", "_kernel_axpys", "pass_kernel_shrink",
     "shuffle_blocks", "shuffle_segments", "pass_pairs_shrink",
 ]
 

@@ -327,15 +327,41 @@ def pass_linear_shrink(rows, Y, W, active, n_active, pieces, act, kmax, skip, sh
     return total, best, changed, vmax, n_active
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _kernel_scores(F, i, lab, nl, f):
+    """f_r = F[i, r] for the ``nl`` labels r of ``lab`` (the kernel form's
+    :func:`~polyrank._csr.rows_dot`)."""
+    for j in range(nl):
+        r = lab[j]
+        f[r] = F[i, r]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _kernel_axpys(K, F, coef, i, lab, nl, dc):
+    """For the ``nl`` labels r of ``lab`` whose coefficient changed by
+    d = dc[r] != 0: coef[i, r] += d and F[:, r] += d K[:, i] (the kernel
+    form's :func:`~polyrank._csr.rows_axpy`)."""
+    m = F.shape[0]
+    for j in range(nl):
+        r = lab[j]
+        d = dc[r]
+        if d != 0.0:
+            coef[i, r] += d
+            for t in range(m):
+                F[t, r] += d * K[t, i]
+
+
 @njit(cache=True, nogil=True)
 def pass_kernel_shrink(K, Y, F, coef, active, n_active, pieces, act, kmax, skip, shrink):
     """:func:`pass_linear_shrink` in the kernel form (see :func:`pass_kernel`):
-    f = F[i], and a change d of a label's coefficient updates coef[i, r] += d
-    and F[:, r] += d K[:, i]."""
+    f = F[i] (:func:`_kernel_scores`), and a change d of a label's
+    coefficient updates coef[i, r] += d and F[:, r] += d K[:, i]
+    (:func:`_kernel_axpys`)."""
     piece_ex, piece_C, A_ptr, A_idx = pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx
     B_ptr, B_idx, alpha, beta = pieces.B_ptr, pieces.B_idx, pieces.alpha, pieces.beta
     A_pos, B_pos, A_act, B_act = act.A_pos, act.B_pos, act.A_act, act.B_act
-    m, k = F.shape
+    k = F.shape[1]
+    lab = np.empty(2 * kmax, dtype=np.int64)
     buf = SweepBuffers(np.zeros(k), np.zeros(k), np.empty(kmax), np.empty(kmax),
                        np.empty(kmax), np.empty(kmax))
     f, dc = buf.f, buf.dc
@@ -350,16 +376,9 @@ def pass_kernel_shrink(K, Y, F, coef, active, n_active, pieces, act, kmax, skip,
         sqn = K[i, i]
         n_act = 1
         if sqn > 0.0:
-            a0 = A_ptr[pc]
-            b0 = B_ptr[pc]
-            for j in range(A_act[pc]):
-                a = A_idx[A_pos[a0 + j]]
-                f[a] = F[i, a]
-                dc[a] = 0.0
-            for j in range(B_act[pc]):
-                b = B_idx[B_pos[b0 + j]]
-                f[b] = F[i, b]
-                dc[b] = 0.0
+            nl = _active_labels(pc, A_ptr, A_idx, B_ptr, B_idx, A_pos, B_pos, A_act, B_act,
+                                lab, dc)
+            _kernel_scores(F, i, lab, nl, f)
             tot, bst, ch, viol, n_act = _example_sweep(buf, Y, i, sqn, o, 1, active, pieces,
                                                        act, skip, shrink)
             total += tot
@@ -369,14 +388,8 @@ def pass_kernel_shrink(K, Y, F, coef, active, n_active, pieces, act, kmax, skip,
             if viol > vmax:
                 vmax = viol
             if ch:
-                for j in range(A_act[pc] + B_act[pc]):
-                    r = (A_idx[A_pos[a0 + j]] if j < A_act[pc]
-                         else B_idx[B_pos[b0 + j - A_act[pc]]])
-                    d = dc[r]
-                    if d != 0.0:
-                        coef[i, r] += d
-                        for t in range(m):
-                            F[t, r] += d * K[t, i]
+                # as in pass_linear_shrink: the labels dropped have dc = 0
+                _kernel_axpys(K, F, coef, i, lab, nl, dc)
         else:
             # phi(x_i) = 0: K[:, i] = 0, so F does not change
             for r in range(k):
