@@ -243,10 +243,35 @@ def _step_status(converged: bool, stop: bool, f: float, delta: float,
     return None
 
 
+def _first_point(obj: TronObjective, w: np.ndarray, dual_of):
+    """f, grad f, ||grad f|| and the dual bound (NaN without ``dual_of``) at
+    the start ``w``, and ||grad f(0)|| (Eq. 4.4's reference, LIBLINEAR's)."""
+    gnorm0 = float(np.linalg.norm(obj.grad(np.zeros_like(w))))
+    f = float(obj.fun(w))
+    g = obj.grad(w)
+    dual = float(dual_of(w)) if dual_of is not None else math.nan
+    return f, g, float(np.linalg.norm(g)), gnorm0, dual
+
+
+def _start_status(small_grad: bool, min_iter: int, f: float, dual: float,
+                  start_gap: float | None):
+    """STATUS_CONVERGED if the start point ends the solve, else None: Eq.
+    4.4 holds there and either no step is required (``min_iter`` 0) or the
+    duality gap certifies it, f - dual <= ``start_gap`` |f| (then f(w0) -
+    min f <= start_gap |f| too, since dual <= min f)."""
+    if not small_grad:
+        return None
+    if min_iter == 0:
+        return STATUS_CONVERGED
+    if start_gap is not None and math.isfinite(dual) and f - dual <= start_gap * abs(f):
+        return STATUS_CONVERGED
+    return None
+
+
 def tron(obj: TronObjective, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
          cg_tol: float = 0.1, callback=None, callback_every: int = 1,
          keep_iterates: bool = False, solver: str = "tron",
-         min_iter: int = 0) -> SolverResult:
+         min_iter: int = 0, start_gap: float | None = None) -> SolverResult:
     """Minimise a twice (generalised-)differentiable convex function by TRON.
 
     Alg. 1 of ``large-scale-linear-ranksvm.txt`` with the trust-region
@@ -289,6 +314,12 @@ def tron(obj: TronObjective, w0=None, *, tol: float = 1e-3, max_iter: int = 1000
         w0 may already meet ||grad f(w0)|| <= tol ||grad f(0)|| while its
         f is further from the new minimum than one step leaves it (on a
         regularisation path it would otherwise never move).
+    start_gap : float, optional
+        With ``min_iter`` >= 1 and a :class:`TronDualObjective`: a start
+        point that meets Eq. 4.4 *and* whose duality gap certifies
+        f(w0) - dual(w0) <= start_gap |f(w0)| ends the solve without a step
+        (``nit`` 0): it is then within that relative distance of min f,
+        certified, which one more Newton step need not improve on.
 
     Returns
     -------
@@ -330,18 +361,13 @@ def tron(obj: TronObjective, w0=None, *, tol: float = 1e-3, max_iter: int = 1000
     dual_of = getattr(obj, "dual", None)       # a TronDualObjective's bound
     dual_of = dual_of if callable(dual_of) else None
     has_dual = dual_of is not None
-
-    gnorm0 = float(np.linalg.norm(obj.grad(np.zeros_like(w))))
-    f = float(obj.fun(w))
-    g = obj.grad(w)
-    gnorm = float(np.linalg.norm(g))
+    f, g, gnorm, gnorm0, dual = _first_point(obj, w, dual_of)
     f0 = f
     delta = gnorm
     it = 1
     trial = 0
     n_hv = 0
-    status = STATUS_CONVERGED if gnorm <= tol * gnorm0 and min_iter == 0 else None
-    dual = float(dual_of(w)) if dual_of is not None else math.nan
+    status = _start_status(gnorm <= tol * gnorm0, min_iter, f, dual, start_gap)
     iterates = []
     while status is None:
         if it > max_iter:

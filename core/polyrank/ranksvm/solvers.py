@@ -140,15 +140,16 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
 
 
 def _tron(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, w0=None, callback=None,
-          callback_every=1, keep_iterates=False, min_iter=0) -> SolverResult:
+          callback_every=1, keep_iterates=False, min_iter=0,
+          start_gap=None) -> SolverResult:
     """:func:`ranksvm_tron` on a built objective (the estimator's entry:
-    its input is validated once, by ``validate_data``; ``min_iter``: see
-    :func:`polyrank.tron.tron`)."""
+    its input is validated once, by ``validate_data``; ``min_iter`` and
+    ``start_gap``: see :func:`polyrank.tron.tron`)."""
     _check_pairs(obj)
     solver = "partial-pairs-tron" if obj.partial_pairs else _SOLVER_NAMES[obj.method]
     res = tron(obj, w0, tol=tol, max_iter=max_iter, callback=callback,
                callback_every=callback_every, keep_iterates=keep_iterates, solver=solver,
-               min_iter=min_iter)
+               min_iter=min_iter, start_gap=start_gap)
     # (the dual and the gap are NaN, not infinite, where the dual says nothing)
     for key in ("primal_objective", "grad_norm", "grad_norm0"):
         if not math.isfinite(res[key]):
