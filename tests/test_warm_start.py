@@ -262,3 +262,22 @@ def test_label_ranker_carries_its_shrinking_threshold_only_on_the_same_data():
         est.fit(X2, D["Y"])
     assert est.result_.warm_start.startswith("cold: the data changed")
     assert float(est.result_.trace.to_dict()["eps_shrink"][0]) == scale
+
+
+def test_label_ranker_reuses_W_only_for_the_same_bias():
+    """The explicit form's W is carried over (scaled by C_new / C_old) only
+    when X's bias column is the same: after set_params(bias=...) the warm
+    fit rebuilds W = X'c from its duals and reaches the cold objective."""
+    from polyrank.sopopo.estimator import _warm_init
+
+    est = _fit(LabelRanker(random_state=0, warm_start=True, C=0.5), "Y", {})
+    from polyrank._warm import state_of
+
+    state, pieces = state_of(est), est.result_.dual["pieces"]
+    assert len(_warm_init(state, pieces, USED, 1.0)[0]) == 3      # W scaled along
+    assert len(_warm_init(state, pieces, USED, 2.0)[0]) == 2      # rebuilt from duals
+    _fit(est.set_params(C=0.63, bias=2.0), "Y", {})
+    cold = _fit(LabelRanker(random_state=0, C=0.63, bias=2.0), "Y", {})
+    assert est.result_.warm_start == USED and est.result_.success
+    assert est.result_.primal_objective == pytest.approx(cold.result_.primal_objective,
+                                                         rel=2e-3)

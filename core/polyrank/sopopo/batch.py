@@ -311,11 +311,14 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         As :func:`sopopo_batch` (already checked).
     shrinking : bool, default=False
         As :func:`sopopo_batch` (whose default is True).
-    init : tuple (alpha, beta) of ndarrays, optional
+    init : tuple (alpha, beta) or (alpha, beta, W) of ndarrays, optional
         A feasible initial dual point (a warm start): ``alpha`` of the size
         of ``pieces.A_idx``, ``beta`` of ``pieces.B_idx``, with
         ``sum(alpha^p) = sum(beta^p) <= C_p`` for every piece (e.g. a
-        previous solution at C' scaled by C / C').  None: 0.
+        previous solution at C' scaled by C / C'); ``W`` (k, n), the
+        explicit form's W = X'c of that point (the previous W scaled
+        likewise), used instead of computing it (ignored by the kernel
+        form).  None: 0.
     shrink_eps : float, optional
         The shrinking threshold to start from (a warm start: the previous
         solve's final ``result.eps_shrink``, the shrinking state carried
@@ -335,14 +338,16 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     if init is None:
         alpha, beta = np.zeros(pieces.A_idx.size), np.zeros(pieces.B_idx.size)
         coef = np.zeros((m, k))
-    else:
-        alpha, beta = (np.array(a, dtype=np.float64) for a in init)
-        coef = dual_coefficients(pieces, alpha, beta, m, k)
     explicit = kernel == "linear" and order != "greedy"
+    W0 = init[2] if init is not None and len(init) > 2 and explicit else None
+    if init is not None:
+        alpha, beta = (np.array(a, dtype=np.float64) for a in init[:2])
+        coef = None if W0 is not None else dual_coefficients(pieces, alpha, beta, m, k)
     parr = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
                                 pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
         W = (np.zeros((k, X.shape[1])) if init is None
+             else np.array(W0, dtype=np.float64, order="C") if W0 is not None
              else np.ascontiguousarray(np.asarray(X.T @ coef).T))
         form = _Form(X, W=W, rows=_instances(X))
     else:

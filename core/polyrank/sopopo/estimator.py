@@ -64,6 +64,30 @@ STANDARD_SD = 1e-3
 WARM_SHRINK_UP = 2.0
 
 
+def _warm_init(state, pieces, how: str, bias: float):
+    """(init, shrinking threshold, ``result_.warm_start``) of a warm solve
+    from the previous fit's ``state``: its dual variables scaled piece by
+    piece by C_p,new / C_p,old (feasible again for the new C), with the
+    explicit form's W scaled likewise when that ratio is one number (no
+    recomputation of W = X'c from the duals; only for the same ``bias``, the
+    value of X's added column), and its shrinking threshold
+    times :data:`WARM_SHRINK_UP`; None and a cold reason when the pieces
+    changed."""
+    old = state.point["pieces"]
+    if not all(np.array_equal(getattr(old, a), getattr(pieces, a)) for a in
+               ("example", "A_ptr", "A_idx", "B_ptr", "B_idx")):
+        return None, None, "cold: the pieces changed (decomposition or normalize)"
+    ratio = np.divide(pieces.C, old.C, out=np.zeros_like(pieces.C), where=old.C > 0)
+    init: tuple = (state.point["alpha"] * np.repeat(ratio, np.diff(pieces.A_ptr)),
+                   state.point["beta"] * np.repeat(ratio, np.diff(pieces.B_ptr)))
+    W, pos = state.point.get("W"), ratio[old.C > 0]
+    same = W is not None and state.point.get("bias") == bias and pos.size > 0
+    if same and np.allclose(pos, pos[0], rtol=1e-12, atol=0.0):
+        init += (W * pos[0],)
+    eps = state.point.get("eps_shrink")
+    return init, None if eps is None else eps * WARM_SHRINK_UP, how
+
+
 def _looks_standardised(X) -> bool:
     """Whether every non-constant column of X has standard deviation 1 (and,
     dense X, mean 0): the output of a StandardScaler (``with_mean=False``
@@ -556,17 +580,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
         state, how = previous(self, key)
         init = eps = None
         if state is not None:
-            old = state.point["pieces"]
-            if all(np.array_equal(getattr(old, a), getattr(pieces, a)) for a in
-                   ("example", "A_ptr", "A_idx", "B_ptr", "B_idx")):
-                ratio = np.divide(pieces.C, old.C, out=np.zeros_like(pieces.C),
-                                  where=old.C > 0)
-                init = (state.point["alpha"] * np.repeat(ratio, np.diff(pieces.A_ptr)),
-                        state.point["beta"] * np.repeat(ratio, np.diff(pieces.B_ptr)))
-                eps = state.point.get("eps_shrink")
-                eps = None if eps is None else eps * WARM_SHRINK_UP
-            else:
-                how = "cold: the pieces changed (decomposition or normalize)"
+            init, eps, how = _warm_init(state, pieces, how, self._bias())
         res = solve(Xa, Y, pieces, kernel=self.kernel, kernel_params=params,
                     order=self.order, tol=float(self.tol), atol=0.0,
                     max_iter=int(self.max_iter),
@@ -574,7 +588,8 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
                     callback_every=callback_every, random_state=solver_seed(self.random_state),
                     shrinking=bool(self.shrinking), init=init, shrink_eps=eps)
         res.warm_start = how
-        keep(self, key, self._C(), eps_shrink=res.get("eps_shrink"), **res.dual)
+        keep(self, key, self._C(), eps_shrink=res.get("eps_shrink"),
+             W=res.x if res.coef_form == "primal" else None, bias=self._bias(), **res.dual)
         return res
 
     def _warn_if_trivial(self, X, y, sample_weight) -> None:
