@@ -29,6 +29,9 @@ NOGIL_MODULES = [
     "polyrank.ranksvm._kernels",
     "polyrank.sign._kernels",
     "polyrank.sopopo._kernels",
+    "polyrank.sopopo._pass_kernels",
+    "polyrank.sopopo._projection_kernels",
+    "polyrank.sopopo._shrink_kernels",
 ]
 
 

@@ -30,8 +30,13 @@ def _data():
 D = _data()
 
 
-def _passes(est) -> int:
-    """The solver's work in its own unit, continuation stages included."""
+def _passes(est) -> float:
+    """The solver's work in its own unit, continuation stages included; a
+    shrinking solver's (LabelRanker) in full passes over all its pieces
+    (``result_.full_passes``: a pass over the active twentieth of the pieces
+    counts a twentieth)."""
+    if "full_passes" in est.result_:
+        return float(est.result_.full_passes)
     return int(est.n_iter_) + int(est.result_.get("continuation_passes", 0))
 
 
@@ -205,3 +210,74 @@ def test_prepared_is_kept_only_while_warm_start_and_the_key_match():
     assert prepared(est, key + ("other setting",), build) == (3, False)
     est.warm_start = True
     assert prepared(est, key + ("other setting",), build) == (4, False)
+
+
+def test_ranksvm_warm_fits_without_a_newton_step_are_certified():
+    """A warm TRON fit may end at its (extrapolated) start point only when the
+    gradient rule holds there and the duality gap certifies it within
+    WARM_START_GAP * tol of the minimum; the path still moves (every
+    objective within the tolerance of the cold fit's)."""
+    from polyrank.ranksvm import ranksvm_path
+    from polyrank.ranksvm.estimator import WARM_START_GAP
+
+    grid = np.logspace(-1, 1, 8)
+    warm = ranksvm_path(D["X"], D["grades"], qid=D["qid"], Cs=grid)
+    cold = ranksvm_path(D["X"], D["grades"], qid=D["qid"], Cs=grid, warm=False)
+    assert warm.warm_start[1:] == [USED] * (grid.size - 1)
+    for k in np.flatnonzero(warm.n_iter == 0):
+        assert warm.gaps[k] <= WARM_START_GAP * 1e-3 * warm.objectives[k]
+    # never worse than the cold fit beyond the tolerance (often better: the
+    # gradient rule leaves the cold fits up to 3e-3 above the minimum here)
+    assert np.all(warm.objectives <= cold.objectives * (1 + 1e-3))
+
+
+def test_ranksvm_extrapolates_only_when_C_goes_on_in_the_same_direction():
+    from polyrank._warm import WarmState
+    from polyrank.ranksvm.estimator import _extrapolated
+
+    w1, w0 = np.array([2.0, 1.0]), np.array([1.0, 1.0])
+    state = WarmState(("k",), 1.0, {"w": w1, "w_before": w0, "C_before": 0.1})
+    assert np.allclose(_extrapolated(state, 10.0), [3.0, 1.0])    # one more decade
+    assert _extrapolated(state, 0.5) is w1                        # turned back
+    assert _extrapolated(state, 1e4) is w1                        # too far ahead
+    assert _extrapolated(WarmState(("k",), 1.0, {"w": w1}), 10.0) is w1
+
+
+def test_label_ranker_carries_its_shrinking_threshold_only_on_the_same_data():
+    from polyrank.sopopo.estimator import WARM_SHRINK_UP
+
+    est = LabelRanker(random_state=0, warm_start=True, C=0.5)
+    _fit(est, "Y", {})
+    first = est.result_
+    scale = float(first.trace.to_dict()["eps_shrink"][0])       # the cold start's
+    _fit(est.set_params(C=0.63), "Y", {})
+    assert est.result_.warm_start == USED
+    start = float(est.result_.trace.to_dict()["eps_shrink"][0])
+    assert start <= min(WARM_SHRINK_UP * first.eps_shrink, scale) + 1e-15
+    assert start < scale
+    X2 = D["X"].copy()
+    X2[0, 0] += 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X2, D["Y"])
+    assert est.result_.warm_start.startswith("cold: the data changed")
+    assert float(est.result_.trace.to_dict()["eps_shrink"][0]) == scale
+
+
+def test_label_ranker_reuses_W_only_for_the_same_bias():
+    """The explicit form's W is carried over (scaled by C_new / C_old) only
+    when X's bias column is the same: after set_params(bias=...) the warm
+    fit rebuilds W = X'c from its duals and reaches the cold objective."""
+    from polyrank.sopopo.estimator import _warm_init
+
+    est = _fit(LabelRanker(random_state=0, warm_start=True, C=0.5), "Y", {})
+    from polyrank._warm import state_of
+
+    state, pieces = state_of(est), est.result_.dual["pieces"]
+    assert len(_warm_init(state, pieces, USED, 1.0)[0]) == 3      # W scaled along
+    assert len(_warm_init(state, pieces, USED, 2.0)[0]) == 2      # rebuilt from duals
+    _fit(est.set_params(C=0.63, bias=2.0), "Y", {})
+    cold = _fit(LabelRanker(random_state=0, C=0.63, bias=2.0), "Y", {})
+    assert est.result_.warm_start == USED and est.result_.success
+    assert est.result_.primal_objective == pytest.approx(cold.result_.primal_objective,
+                                                         rel=2e-3)

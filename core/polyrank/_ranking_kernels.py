@@ -20,6 +20,38 @@ __all__ = ["pairwise_counts", "ndcg_kernel"]
 
 
 @numba.njit(cache=True, nogil=True)
+def _sum_run_squares(v, n):
+    """sum_c count_c^2 over the runs of equal values of the sorted v[:n]."""
+    tot = 0
+    run = 1
+    for t in range(1, n + 1):
+        if t < n and v[t] == v[t - 1]:
+            run += 1
+        else:
+            tot += run * run
+            run = 1
+    return tot
+
+
+@numba.njit(cache=True, nogil=True)
+def _levels_and_pairs(ys, lev):
+    """The dense levels 0 .. k-1 of the values ``ys`` of one query into
+    ``lev`` (ties share a level), and (k, the preference pairs (m^2 - sum_c
+    count_c^2) / 2 among its m documents)."""
+    m = ys.size
+    yo = argsort_stable(ys)
+    cur = 0
+    for t in range(m):
+        if t > 0 and ys[yo[t]] != ys[yo[t - 1]]:
+            cur += 1
+        lev[yo[t]] = cur
+    srt = np.empty(m, dtype=np.int64)
+    for t in range(m):
+        srt[t] = lev[yo[t]]
+    return cur + 1, (m * m - _sum_run_squares(srt, m)) // 2
+
+
+@numba.njit(cache=True, nogil=True)
 def pairwise_counts(y, s, perm, start):
     """Christensen's O(l log l) count (Sec. 4.4) with a selection tree.
 
@@ -47,26 +79,8 @@ def pairwise_counts(y, s, perm, start):
         if m < 2:
             continue
         seg = perm[b:e]
-        # dense levels of y inside the query
-        ys = y[seg]
-        yo = argsort_stable(ys)
         lev = np.empty(m, dtype=np.int64)
-        cur = 0
-        for t in range(m):
-            if t > 0 and ys[yo[t]] != ys[yo[t - 1]]:
-                cur += 1
-            lev[yo[t]] = cur
-        k = cur + 1
-        # pairs = (m^2 - sum_c count_c^2) / 2
-        tot = 0
-        run = 1
-        for t in range(1, m + 1):
-            if t < m and lev[yo[t]] == lev[yo[t - 1]]:
-                run += 1
-            else:
-                tot += run * run
-                run = 1
-        pairs[q] = (m * m - tot) // 2
+        k, pairs[q] = _levels_and_pairs(y[seg], lev)
         if k < 2:
             continue
         Lq = 1
@@ -97,16 +111,7 @@ def pairwise_counts(y, s, perm, start):
                 for a in range(g):
                     grp[a] = lev[so[t + a]]
                 heapsort_prefix(grp, g)        # the levels of the group, sorted
-                gs = grp
-                same = 0
-                run = 1
-                for a in range(1, g + 1):
-                    if a < g and gs[a] == gs[a - 1]:
-                        run += 1
-                    else:
-                        same += run * run
-                        run = 1
-                c_tie += (g * g - same) // 2
+                c_tie += (g * g - _sum_run_squares(grp, g)) // 2
             for a in range(t, t2):
                 node = Lq + lev[so[a]]
                 while node >= 1:

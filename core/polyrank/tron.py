@@ -16,7 +16,11 @@ The optimiser knows nothing about the objective: an object with
 * ``grad(w) -> ndarray (n,)``,
 * ``Hv(w, v) -> ndarray (n,)`` (the (generalised) Hessian at w times v),
 * optionally ``dual(w) -> float`` (a lower bound on min f, recorded as the
-  trace's ``dual`` column; NaN otherwise).
+  trace's ``dual`` column; NaN otherwise),
+
+declared as the protocols :class:`TronObjective` and :class:`TronDualObjective`
+(LIBLINEAR's ``function`` class of ``tron.h``; checked by mypy, e.g. for
+:class:`polyrank.ranksvm.RankSVMObjective`).
 
 Each CG iteration is one ``Hv`` call; one TRON iteration is one trust-region
 subproblem (Eq. 4.1).
@@ -25,6 +29,7 @@ subproblem (Eq. 4.1).
 from __future__ import annotations
 
 import math
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -40,7 +45,8 @@ from .result import (
 )
 from .validation import as_float_array, check_int, check_positive
 
-__all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS"]
+__all__ = ["tron", "trcg", "TRON_CONSTANTS", "STATUS_NO_PROGRESS", "TronObjective",
+           "TronDualObjective"]
 
 #: Eq. 4.3: trust-region constants of LIBLINEAR's TRON.
 TRON_CONSTANTS = {"eta0": 1e-4, "eta1": 0.25, "eta2": 0.75,
@@ -49,6 +55,46 @@ TRON_CONSTANTS = {"eta0": 1e-4, "eta1": 0.25, "eta2": 0.75,
 # STATUS_NO_PROGRESS (defined in polyrank.result, exported here too): the
 # actual and predicted reductions fall below rounding (LIBLINEAR's "actred
 # and prered too small") before Eq. 4.4 holds.
+
+
+class TronObjective(Protocol):
+    """What :func:`tron` minimises: a convex f with its gradient and
+    (generalised) Hessian-vector products (``large-scale-linear-ranksvm.txt``,
+    Sec. 2.1 and 4.1; LIBLINEAR's ``function`` of ``tron.h``).
+
+    The three methods take w of shape (n,) as a float64 ndarray that the
+    caller will not modify while it uses the results; an implementation may
+    remember what it computed at the last w (as
+    :class:`polyrank.ranksvm.RankSVMObjective` keeps its ``Workspace``) and
+    must then return the same numbers for an equal w.  :func:`tron` reads an
+    optional attribute ``n_features`` (int, n) when it is given no ``w0``.
+    Errors an implementation raises (e.g. ValueError for a non-finite value)
+    end the solve and reach :func:`tron`'s caller unchanged.
+    """
+
+    def fun(self, w: np.ndarray, /) -> float:
+        """f(w), a float."""
+        ...
+
+    def grad(self, w: np.ndarray, /) -> np.ndarray:
+        """grad f(w), shape (n,); the caller may modify the array returned."""
+        ...
+
+    def Hv(self, w: np.ndarray, v: np.ndarray, /) -> np.ndarray:
+        """The (generalised) Hessian of f at ``w`` times ``v`` (both shape
+        (n,)), shape (n,): one conjugate-gradient step of :func:`trcg`."""
+        ...
+
+
+class TronDualObjective(TronObjective, Protocol):
+    """A :class:`TronObjective` that also certifies its iterates: ``dual(w)``
+    is a lower bound on min f (e.g. the L2-SVM dual at alpha(w), appendix of
+    ``large-scale-linear-ranksvm.txt``), recorded by :func:`tron` as the
+    trace's ``dual`` column and the result's ``dual_objective`` and ``gap``."""
+
+    def dual(self, w: np.ndarray, /) -> float:
+        """A lower bound on min f computed at ``w`` (NaN: no bound there)."""
+        ...
 
 
 def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
@@ -127,14 +173,14 @@ def trcg(Hv, g: np.ndarray, delta: float, cg_tol: float = 0.1):
     return s, r, cg_iter, False
 
 
-def _check_objective(obj) -> None:
+def _check_objective(obj: object) -> None:
     """Raise TypeError unless ``obj`` has callable fun, grad and Hv."""
     for name in ("fun", "grad", "Hv"):
         if not callable(getattr(obj, name, None)):
             raise TypeError(f"obj: expected an object with fun, grad and Hv; no {name}")
 
 
-def _start_point(obj, w0) -> np.ndarray:
+def _start_point(obj: TronObjective, w0) -> np.ndarray:
     """The starting w: a copy of ``w0`` (checked against ``obj.n_features``),
     or zeros of length ``obj.n_features``; ValueError if neither gives n."""
     n = getattr(obj, "n_features", None)
@@ -146,7 +192,7 @@ def _start_point(obj, w0) -> np.ndarray:
                           shape=None if n is None else (int(n),)).copy()
 
 
-def _cg_step(obj, w: np.ndarray, g: np.ndarray, delta: float, cg_tol: float):
+def _cg_step(obj: TronObjective, w: np.ndarray, g: np.ndarray, delta: float, cg_tol: float):
     """The trial step s of Eq. 4.1 at w by :func:`trcg`, with g's, the predicted
     reduction prered = -(g's + 1/2 s'Hs), the CG iterations and whether s
     ends on the trust-region boundary."""
@@ -197,10 +243,35 @@ def _step_status(converged: bool, stop: bool, f: float, delta: float,
     return None
 
 
-def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
+def _first_point(obj: TronObjective, w: np.ndarray, dual_of):
+    """f, grad f, ||grad f|| and the dual bound (NaN without ``dual_of``) at
+    the start ``w``, and ||grad f(0)|| (Eq. 4.4's reference, LIBLINEAR's)."""
+    gnorm0 = float(np.linalg.norm(obj.grad(np.zeros_like(w))))
+    f = float(obj.fun(w))
+    g = obj.grad(w)
+    dual = float(dual_of(w)) if dual_of is not None else math.nan
+    return f, g, float(np.linalg.norm(g)), gnorm0, dual
+
+
+def _start_status(small_grad: bool, min_iter: int, f: float, dual: float,
+                  start_gap: float | None):
+    """STATUS_CONVERGED if the start point ends the solve, else None: Eq.
+    4.4 holds there and either no step is required (``min_iter`` 0) or the
+    duality gap certifies it, f - dual <= ``start_gap`` |f| (then f(w0) -
+    min f <= start_gap |f| too, since dual <= min f)."""
+    if not small_grad:
+        return None
+    if min_iter == 0:
+        return STATUS_CONVERGED
+    if start_gap is not None and math.isfinite(dual) and f - dual <= start_gap * abs(f):
+        return STATUS_CONVERGED
+    return None
+
+
+def tron(obj: TronObjective, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
          cg_tol: float = 0.1, callback=None, callback_every: int = 1,
          keep_iterates: bool = False, solver: str = "tron",
-         min_iter: int = 0) -> SolverResult:
+         min_iter: int = 0, start_gap: float | None = None) -> SolverResult:
     """Minimise a twice (generalised-)differentiable convex function by TRON.
 
     Alg. 1 of ``large-scale-linear-ranksvm.txt`` with the trust-region
@@ -211,9 +282,9 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
 
     Parameters
     ----------
-    obj : object
+    obj : TronObjective
         With ``fun(w)``, ``grad(w)``, ``Hv(w, v)`` and optionally
-        ``dual(w)`` (see the module docstring).
+        ``dual(w)`` (a :class:`TronDualObjective`; see the module docstring).
     w0 : array_like, shape (n,), optional
         Starting point (default: zeros; ``obj.n_features`` gives n).
     tol : float, default 1e-3
@@ -243,6 +314,12 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
         w0 may already meet ||grad f(w0)|| <= tol ||grad f(0)|| while its
         f is further from the new minimum than one step leaves it (on a
         regularisation path it would otherwise never move).
+    start_gap : float, optional
+        With ``min_iter`` >= 1 and a :class:`TronDualObjective`: a start
+        point that meets Eq. 4.4 *and* whose duality gap certifies
+        f(w0) - dual(w0) <= start_gap |f(w0)| ends the solve without a step
+        (``nit`` 0): it is then within that relative distance of min f,
+        certified, which one more Newton step need not improve on.
 
     Returns
     -------
@@ -281,19 +358,16 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     runner = CallbackRunner(callback, callback_every)
     w = _start_point(obj, w0)
-    has_dual = callable(getattr(obj, "dual", None))
-
-    gnorm0 = float(np.linalg.norm(obj.grad(np.zeros_like(w))))
-    f = float(obj.fun(w))
-    g = obj.grad(w)
-    gnorm = float(np.linalg.norm(g))
+    dual_of = getattr(obj, "dual", None)       # a TronDualObjective's bound
+    dual_of = dual_of if callable(dual_of) else None
+    has_dual = dual_of is not None
+    f, g, gnorm, gnorm0, dual = _first_point(obj, w, dual_of)
     f0 = f
     delta = gnorm
     it = 1
     trial = 0
     n_hv = 0
-    status = STATUS_CONVERGED if gnorm <= tol * gnorm0 and min_iter == 0 else None
-    dual = float(obj.dual(w)) if has_dual else math.nan
+    status = _start_status(gnorm <= tol * gnorm0, min_iter, f, dual, start_gap)
     iterates = []
     while status is None:
         if it > max_iter:
@@ -316,8 +390,8 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
             f = fnew
             g = obj.grad(w)
             gnorm = float(np.linalg.norm(g))
-            if has_dual:
-                dual = float(obj.dual(w))
+            if dual_of is not None:
+                dual = float(dual_of(w))
         stop = runner.record(trial, f, dual, grad_norm=gnorm, delta=delta,
                              cg_iter=float(cg_iter), cg_total=float(n_hv),
                              accepted=float(accepted), actred=actred, prered=prered)
@@ -327,6 +401,7 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
                               f, delta,
                               actred, prered)
     nit = it - 1
+    kept: dict[str, Any] = {"iterates": iterates} if keep_iterates else {}
     return finish(
         runner, status, solver=solver, x=w, dual=None, primal=f, dual_objective=dual,
         gap=f - dual if has_dual else math.nan, nit=nit, unit="Newton steps",
@@ -334,4 +409,4 @@ def tron(obj, w0=None, *, tol: float = 1e-3, max_iter: int = 1000,
         progress=(f"||grad f|| = {gnorm:.3g} > tol ||grad f(0)|| = {tol * gnorm0:.3g} "
                   f"({trial} trust-region steps)"),
         limit=f"max_iter={max_iter}", grad_norm=gnorm, grad_norm0=gnorm0, f0=f0,
-        n_hv=n_hv, **({"iterates": iterates} if keep_iterates else {}))
+        n_hv=n_hv, **kept)

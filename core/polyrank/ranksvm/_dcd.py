@@ -26,7 +26,7 @@ import numpy as np
 from .._csr import row_axpy, row_dot
 
 __all__ = ["PairArrays", "DcdIterate", "enumerate_pairs", "pair_sqnorms", "pair_coef",
-           "dcd_epoch"]
+           "shuffle_active", "dcd_epoch"]
 
 
 class PairArrays(NamedTuple):
@@ -132,6 +132,18 @@ def pair_coef(I, J, alpha, n_docs):
 
 
 @numba.njit(cache=True, nogil=True)
+def shuffle_active(active, n_active, seed):
+    """Permute ``active[:n_active]`` in place by Fisher-Yates with numba's
+    generator seeded by ``seed`` (the pass order of :func:`dcd_epoch`)."""
+    np.random.seed(seed)
+    for t in range(n_active - 1, 0, -1):
+        r = np.random.randint(0, t + 1)
+        tmp = active[t]
+        active[t] = active[r]
+        active[r] = tmp
+
+
+@numba.njit(cache=True, nogil=True)
 def dcd_epoch(X, Xdata, Xind, Xptr, pairs, it, n_active, pg_max_old, pg_min_old, shrinking,
               seed):
     """One pass of dual coordinate descent over the active pairs, in a fresh
@@ -173,12 +185,7 @@ def dcd_epoch(X, Xdata, Xind, Xptr, pairs, it, n_active, pg_max_old, pg_min_old,
     """
     I, J, U, Qd, D = pairs.I, pairs.J, pairs.U, pairs.Qd, pairs.D
     alpha, w, active = it.alpha, it.w, it.active
-    np.random.seed(seed)
-    for t in range(n_active - 1, 0, -1):
-        r = np.random.randint(0, t + 1)
-        tmp = active[t]
-        active[t] = active[r]
-        active[r] = tmp
+    shuffle_active(active, n_active, seed)
     pg_max = -np.inf
     pg_min = np.inf
     n_changed = 0

@@ -38,6 +38,26 @@ __all__ = ["RankSVM", "ranksvm_path"]
 ONE_QUERY_ROWS = 1000
 
 
+#: a warm TRON fit ends at its start point, without a Newton step, when that
+#: point meets the gradient rule and the duality gap certifies it within this
+#: fraction of ``tol`` (relative to f) of the minimum
+WARM_START_GAP = 0.1
+
+
+def _extrapolated(state, C: float) -> np.ndarray:
+    """TRON's warm start at ``C``: the last solution w(C1), moved along the
+    line through the one before, w(C0), linear in log C (the path w(C) is
+    smooth; glmnet and LIBLINEAR start from w(C1) alone).  Only when C
+    continues in the same direction by at most twice the last step; else
+    w(C1)."""
+    w1, C1 = state.point["w"], state.penalty
+    w0, C0 = state.point.get("w_before"), state.point.get("C_before")
+    if w0 is None or C0 is None or C0 <= 0 or C0 == C1 or w0.shape != w1.shape:
+        return w1
+    t = (np.log(C) - np.log(C1)) / (np.log(C1) - np.log(C0))
+    return w1 + t * (w1 - w0) if 0.0 < t <= 2.0 else w1
+
+
 class RankSVM(FitReprMixin, BaseEstimator):
     """Linear RankSVM: w minimising a pairwise hinge loss inside each query.
 
@@ -110,11 +130,15 @@ class RankSVM(FitReprMixin, BaseEstimator):
         and cutting-plane evaluations), not in the dual coordinate steps.
     warm_start : bool, default=False
         If True, a ``fit`` on the same data (same X, y, qid, weights and
-        solver) starts from the previous fit's solution: TRON and the
-        cutting planes from its w, dual coordinate descent from its pair
-        multipliers scaled by C_new / C_old (which keeps them in the new box
-        [0, C c_ij]; LIBLINEAR's warm start across C, Chu, Lin et al., KDD
-        2015).  On other data the fit starts cold; ``result_.warm_start``
+        solver) starts from the previous fit's solution: TRON from its w
+        moved along the line through the fit before it, linear in log C
+        (when C goes on in the same direction), and it ends without a
+        Newton step only when that point meets the gradient rule and its
+        duality gap certifies it within ``0.1 tol`` (relative) of the
+        minimum; the cutting planes from its w; dual coordinate descent
+        from its pair multipliers scaled by C_new / C_old (which keeps them
+        in the new box [0, C c_ij]; LIBLINEAR's warm start across C, Chu,
+        Lin et al., KDD 2015).  On other data the fit starts cold; ``result_.warm_start``
         says which ("used" or "cold: <reason>").  See
         :func:`polyrank.ranksvm.ranksvm_path`.
 
@@ -319,13 +343,13 @@ class RankSVM(FitReprMixin, BaseEstimator):
             kwargs["random_state"] = check_random_state(self.random_state).randint(2**31 - 1)
         key = fingerprint(X, y, qid, sample_weight) + (solver, self.method,
                                                        bool(self.partial_pairs))
-        warm, how = self._warm_point(key, solver, obj)
+        warm, how, before = self._warm_point(key, solver, obj)
         solve = {"tron": _tron, "dcd": _dcd, "cutting_plane": _cutting_plane}[solver]
         res = solve(obj, tol=self.tol, max_iter=self.max_iter,
                     callback=log_callback(callback, self.verbose, type(self).__name__),
                     callback_every=callback_every, **kwargs, **warm)
         res.warm_start = how
-        keep(self, key, self.C, w=res.x, alpha=res.dual)
+        keep(self, key, self.C, w=res.x, alpha=res.dual, **before)
         warn_if_not_converged(self, res, f"increase {param('max_iter')}, or "
                                          f"{scale_advice('RankSVM', sp.issparse(X))}")
         self.result_ = res
@@ -341,19 +365,27 @@ class RankSVM(FitReprMixin, BaseEstimator):
                                    f"{scale_advice('RankSVM', sp.issparse(X))}")
         return self
 
-    def _warm_point(self, key, solver, obj) -> tuple[dict, str]:
-        """The solver's initial point of a warm start (``w0`` for TRON and the
-        cutting planes; ``alpha0`` scaled by C_new / C_old, so that it stays in
-        the box [0, C c_ij], for dual coordinate descent) and
-        ``result_.warm_start``."""
+    def _warm_point(self, key, solver, obj) -> tuple[dict, str, dict]:
+        """The solver's initial point of a warm start, ``result_.warm_start``
+        and what to keep of the previous fit for the next one.
+
+        TRON starts from the last two solutions' line in log C
+        (:func:`_extrapolated`) and ends without a Newton step only if that
+        point meets its gradient rule and its duality gap certifies it
+        within :data:`WARM_START_GAP` ``* tol`` of the minimum (else at least
+        one step, see :func:`polyrank.tron.tron`); the cutting planes start
+        from the last w; dual coordinate descent from its ``alpha`` scaled by
+        C_new / C_old, so that it stays in the box [0, C c_ij]."""
         state, how = previous(self, key)
         if state is None:
-            return {}, how
-        if solver == "tron":    # one Newton step at least (see polyrank.tron.tron)
-            return {"w0": state.point["w"], "min_iter": 1}, how
+            return {}, how, {}
+        before = {"w_before": state.point["w"], "C_before": state.penalty}
+        if solver == "tron":
+            return {"w0": _extrapolated(state, obj.C), "min_iter": 1,
+                    "start_gap": WARM_START_GAP * float(self.tol)}, how, before
         if solver != "dcd":
-            return {"w0": state.point["w"]}, how
-        return {"alpha0": state.point["alpha"] * dual_scale(obj.C, state.penalty)}, how
+            return {"w0": state.point["w"]}, how, {}
+        return {"alpha0": state.point["alpha"] * dual_scale(obj.C, state.penalty)}, how, {}
 
     def predict(self, X) -> np.ndarray:
         """Ranking scores w'x (larger = ranked higher; compare them inside

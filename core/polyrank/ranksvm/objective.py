@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._threads import resolve_n_jobs
+from ..tron import TronDualObjective
 from ..validation import (
     as_float_array,
     check_design,
@@ -303,14 +304,14 @@ class Workspace:
     gminus: np.ndarray
     r: np.ndarray
     f: float
-    p_w: int
+    p_w: int | float
     hinge: float
     loss: float
     grad: np.ndarray | None = None
     xr: np.ndarray | None = None
 
 
-class RankSVMObjective:
+class RankSVMObjective(TronDualObjective):
     """f(w) = 1/2 w'w + C sum_{(i,j) in P} c_ij max(0, 1 - w'(x_i - x_j))^2
     (Eq. 1.3; c_ij = s_i s_j with document weights s, else 1) with fun,
     grad and generalised Hessian-vector products computed through l_i^+,
@@ -373,6 +374,9 @@ class RankSVMObjective:
 
     Notes
     -----
+    A :class:`polyrank.tron.TronDualObjective` (fun, grad, Hv and dual; the
+    protocol :func:`polyrank.tron.tron` minimises, checked by mypy).
+
     The sorted order and the counts at ``w`` are kept in an explicit
     :class:`Workspace` (see :meth:`workspace`); the object remembers the
     last one and reuses it only for a ``w`` equal to the one it was built

@@ -11,6 +11,7 @@ SVM", ICML 2008 (LIBLINEAR's L1-loss SVM solver) on the pair differences.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +35,11 @@ __all__ = ["ranksvm_tron", "ranksvm_dcd", "ranksvm_cutting_plane"]
 
 _SOLVER_NAMES = {"selection_tree": "tree-tron", "y_tree": "y-tree-tron",
                  "direct": "direct-count-tron", "prsvm_plus": "prsvm+"}
+
+
+def _kept(iterates: list | None) -> dict[str, Any]:
+    """The ``iterates`` entry of a result (none when they were not kept)."""
+    return {} if iterates is None else {"iterates": iterates}
 
 
 def _check_pairs(obj: RankSVMObjective) -> None:
@@ -134,15 +140,16 @@ def ranksvm_tron(X, y, qid, C: float = 1.0, *, method: str = "selection_tree",
 
 
 def _tron(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, w0=None, callback=None,
-          callback_every=1, keep_iterates=False, min_iter=0) -> SolverResult:
+          callback_every=1, keep_iterates=False, min_iter=0,
+          start_gap=None) -> SolverResult:
     """:func:`ranksvm_tron` on a built objective (the estimator's entry:
-    its input is validated once, by ``validate_data``; ``min_iter``: see
-    :func:`polyrank.tron.tron`)."""
+    its input is validated once, by ``validate_data``; ``min_iter`` and
+    ``start_gap``: see :func:`polyrank.tron.tron`)."""
     _check_pairs(obj)
     solver = "partial-pairs-tron" if obj.partial_pairs else _SOLVER_NAMES[obj.method]
     res = tron(obj, w0, tol=tol, max_iter=max_iter, callback=callback,
                callback_every=callback_every, keep_iterates=keep_iterates, solver=solver,
-               min_iter=min_iter)
+               min_iter=min_iter, start_gap=start_gap)
     # (the dual and the gap are NaN, not infinite, where the dual says nothing)
     for key in ("primal_objective", "grad_norm", "grad_norm0"):
         if not math.isfinite(res[key]):
@@ -319,7 +326,7 @@ def _cutting_plane(obj: RankSVMObjective, *, tol=1e-3, max_iter=500, w0=None, ca
         dual_objective=lower, nit=it, unit="cutting planes",
         rule=f"gap {best_f - lower:.3g} <= tol * f", progress=f"gap {best_f - lower:.3g}",
         limit=f"max_iter={max_iter}", n_pairs=obj.n_pairs, method=obj.method, C=obj.C,
-        **({"iterates": iterates} if keep_iterates else {}))
+        **_kept(iterates if keep_iterates else None))
 
 
 def ranksvm_dcd(X, y, qid, C: float = 1.0, *, tol: float = 1e-3, max_iter: int = 1000,
@@ -639,7 +646,7 @@ def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alph
     I, J, c = dcd_kernels.enumerate_pairs(g.perm, g.start, g.level, sw)
     U = obj.C * c
     rows = row_arrays(obj.X)
-    Qd = dcd_kernels.pair_sqnorms(*rows, obj.n_features, I, J)
+    Qd = dcd_kernels.pair_sqnorms(*rows, obj.n_features, I, J)  # type: ignore[call-arg]
     # dense X: the pair differences stored row by row when they fit in
     # _PAIR_CACHE_MB (LIBLINEAR's layout on explicit pairs)
     D = _NO_PAIRS
@@ -680,7 +687,7 @@ def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alph
         passes += used
     if n_stages:
         alpha *= 2.0
-    iterates = [] if keep_iterates else None
+    iterates: list | None = [] if keep_iterates else None
     w, primal, dual, it, status = _dcd_passes(
         obj, rows, pairs, alpha, C=obj.C, tol=tol, max_iter=max_iter,
         shrinking=shrinking, rng=rng, runner=runner, iterates=iterates)
@@ -690,4 +697,4 @@ def _dcd(obj: RankSVMObjective, *, tol=1e-3, max_iter=1000, shrinking=True, alph
         rule=f"duality gap {primal - dual:.3g} <= tol * f",
         progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
         n_pairs=obj.n_pairs, method="dcd", C=obj.C, n_sv=int(np.count_nonzero(alpha)),
-        continuation_passes=passes, **({"iterates": iterates} if keep_iterates else {}))
+        continuation_passes=passes, **_kept(iterates))

@@ -115,7 +115,7 @@ _LAZY_KERNELS = (
     "rows_axpy", "rows_dot", "_piece_update", "_piece_update_general", "_piece_buffers",
     "pass_linear", "_apply_linear_update", "_apply_kernel_update", "pass_kernel",
     "greedy_kernel", "_example_sweep", "_zero_norm_piece", "_active_labels", "_active_side",
-    "pass_linear_shrink", "pass_kernel_shrink",
+    "pass_linear_shrink", "_kernel_scores", "_kernel_axpys", "pass_kernel_shrink",
 )
 
 

@@ -246,7 +246,8 @@ def sopopo_batch(X, Y, C: float = 1.0, *, decomposition="all_pairs",
 
 def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: float,
           atol: float, max_iter: int, callback=None, callback_every: int = 1,
-          random_state=None, shrinking: bool = False, init=None) -> SolverResult:
+          random_state=None, shrinking: bool = False, init=None,
+          shrink_eps=None) -> SolverResult:
     """The solve of :func:`sopopo_batch` on input it trusts.
 
     Parameters
@@ -264,11 +265,20 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
         As :func:`sopopo_batch` (already checked).
     shrinking : bool, default=False
         As :func:`sopopo_batch` (whose default is True).
-    init : tuple (alpha, beta) of ndarrays, optional
+    init : tuple (alpha, beta) or (alpha, beta, W) of ndarrays, optional
         A feasible initial dual point (a warm start): ``alpha`` of the size
         of ``pieces.A_idx``, ``beta`` of ``pieces.B_idx``, with
         ``sum(alpha^p) = sum(beta^p) <= C_p`` for every piece (e.g. a
-        previous solution at C' scaled by C / C').  None: 0.
+        previous solution at C' scaled by C / C'); ``W`` (k, n), the
+        explicit form's W = X'c of that point (the previous W scaled
+        likewise), used instead of computing it (ignored by the kernel
+        form).  None: 0.
+    shrink_eps : float, optional
+        The shrinking threshold to start from (a warm start: the previous
+        solve's final ``result.eps_shrink``, the shrinking state carried
+        over); None: the largest preference gap, as a cold solve.  It
+        decides only which pieces a pass skips, never when the solve stops
+        (the duality gap of the full problem does).
 
     Returns
     -------
@@ -282,27 +292,31 @@ def solve(X, Y, pieces, *, kernel: str, kernel_params: dict, order: str, tol: fl
     if init is None:
         alpha, beta = np.zeros(pieces.A_idx.size), np.zeros(pieces.B_idx.size)
         coef = np.zeros((m, k))
-    else:
-        alpha, beta = (np.array(a, dtype=np.float64) for a in init)
-        coef = dual_coefficients(pieces, alpha, beta, m, k)
     explicit = kernel == "linear" and order != "greedy"
+    W0 = init[2] if init is not None and len(init) > 2 and explicit else None
+    if init is not None:
+        alpha, beta = (np.array(a, dtype=np.float64) for a in init[:2])
+        coef = None if W0 is not None else dual_coefficients(pieces, alpha, beta, m, k)
     parr = _kernels.PieceArrays(pieces.example, pieces.C, pieces.A_ptr, pieces.A_idx,
                                 pieces.B_ptr, pieces.B_idx, alpha, beta)
     if explicit:
         W = (np.zeros((k, X.shape[1])) if init is None
+             else np.array(W0, dtype=np.float64, order="C") if W0 is not None
              else np.ascontiguousarray(np.asarray(X.T @ coef).T))
         form = _Form(X, W=W, rows=_instances(X))
     else:
         K = _gram(X, kernel, kernel_params)
         form = _Form(X, K=K, coef=coef, F=np.zeros((m, k)) if init is None else K @ coef)
     if shrinking and order != "greedy":
-        status, it, primal, dual, work = _shrinking_solve(
-            form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, max_iter, runner)
+        status, it, primal, dual, work, eps = _shrinking_solve(
+            form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, max_iter, runner,
+            shrink_eps)
     else:
         status, it, primal, dual, work = _plain_solve(
             form, Y, pieces.n_pieces, parr, rng, order, tol, atol, max_iter, runner)
+        eps = None
     return _result(status, it, primal, dual, max_iter, form.W if explicit else form.coef,
-                   "primal" if explicit else "dual", alpha, beta, pieces, runner, work)
+                   "primal" if explicit else "dual", alpha, beta, pieces, runner, work, eps)
 
 
 def dual_coefficients(pieces, alpha, beta, m: int, k: int) -> np.ndarray:
@@ -358,11 +372,13 @@ def _gram(X, kernel: str, kernel_params: dict) -> np.ndarray:
 
 
 def _shrinking_solve(form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, max_iter,
-                     runner):
+                     runner, eps0=None):
     """The passes of ``shrinking=True`` (not greedy): build the active set
     (:class:`_PairActiveSet` when every piece is one edge, else
     :class:`_PieceActiveSet`) and run :func:`_shrinking_loop` on ``form``.
-    Returns (status, passes, primal, dual, work in full passes)."""
+    Returns (status, passes, primal, dual, work in full passes, the final
+    shrinking threshold); ``eps0``: the threshold to start from (None: the
+    largest preference gap)."""
     m, k = Y.shape
     # violations are in units of Y: start at the largest preference gap
     scale = float(np.max(Y.max(axis=1) - Y.min(axis=1)))
@@ -390,7 +406,7 @@ def _shrinking_solve(form, Y, pieces, alpha, beta, parr, rng, order, tol, atol, 
         def sweep():
             return acts.sweep_kernel(K, Y, F, coef)
     return _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_iter,
-                           runner)
+                           runner, eps0)
 
 
 def _plain_solve(form, Y, P, parr, rng, order, tol, atol, max_iter, runner):
@@ -454,7 +470,7 @@ def _ending(primal: float, dual: float, tol: float, atol: float, stop: bool,
 
 
 def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, pieces,
-            runner, work) -> SolverResult:
+            runner, work, eps_shrink=None) -> SolverResult:
     return finish(
         runner, status, solver="sopopo-batch", x=x,
         dual={"alpha": alpha, "beta": beta, "pieces": pieces}, primal=primal,
@@ -462,7 +478,7 @@ def _result(status, it, primal, dual, max_iter, x, coef_form, alpha, beta, piece
         rule=f"duality gap {primal - dual:.3g} <= max(atol, tol * P)",
         progress=f"duality gap {primal - dual:.3g}", limit=f"max_iter={max_iter}",
         advice="scale X (e.g. StandardScaler) or lower C", coef_form=coef_form,
-        full_passes=work)
+        full_passes=work, eps_shrink=eps_shrink)
 
 
 #: passes of the shrinking variant between two full-gap checks, at most, early
@@ -651,7 +667,8 @@ class _PairActiveSet:
         return self._pairs(False, _NO_ROWS, _NO_2D, K, F, coef, Y)
 
 
-def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_iter, runner):
+def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_iter, runner,
+                    eps0=None):
     """The passes of ``sopopo_batch(..., shrinking=True)`` (see its Notes).
 
     ``sweep()`` runs one pass over the active set ``acts``
@@ -661,9 +678,10 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
     full problem (``sync``: also reset the kernel form's running predictions
     to K coef).  ``scale`` is the largest preference gap (the unit of the
     violations).  Returns (status, passes, primal, dual, work in full
-    passes)."""
+    passes, the final shrinking threshold); ``eps0``: the threshold to start
+    from (None: ``scale``; a warm start's previous final one)."""
     skip = 1e-12 * scale
-    eps_shrink = scale
+    eps_shrink = scale if eps0 is None else min(max(float(eps0), skip), scale)
     watched = runner.callback is not None
     from_all = True         # no label, piece or example was inactive at the pass start
     since = 0
@@ -724,4 +742,4 @@ def _shrinking_loop(sweep, evaluate, acts, scale, rng, order, tol, atol, max_ite
             from_all = True
         else:
             from_all = False
-    return status, it, primal, dual, work
+    return status, it, primal, dual, work, eps_shrink
