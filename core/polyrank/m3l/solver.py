@@ -600,6 +600,24 @@ def gram(X, kind, gamma, coef0, degree, dtype=np.float64, offset=0.0) -> np.ndar
     return K
 
 
+def stored_gram(store, X, kind, gamma, coef0, degree, dtype=np.float64,
+                offset=0.0) -> np.ndarray:
+    """:func:`gram`, or the matrix ``store`` (a dict, or None: no store)
+    holds for the same kernel, precision and offset.  ``store`` keeps one
+    Gram matrix of the rows X (the caller keys it by the data: a path of
+    :class:`M3LClassifier` with ``warm_start=True`` computes it once for
+    every C); a new kernel replaces the old one (freed first)."""
+    if store is None:
+        return gram(X, kind, gamma, coef0, degree, dtype, offset)
+    key = (int(kind), float(gamma), float(coef0), int(degree), np.dtype(dtype).str,
+           float(offset))
+    if store.get("key") != key:
+        store.clear()
+        store["K"] = gram(X, kind, gamma, coef0, degree, dtype, offset)
+        store["key"] = key
+    return store["K"]
+
+
 def gradient_by_rows(X, kernel: str, params: dict, Y, R, alpha,
                      offset: float = 0.0) -> np.ndarray:
     """The exact dual gradient G = 2 - 2 Y * F, F = 2 K (Y alpha) R (Eq. 29),
@@ -662,7 +680,7 @@ def _kernel_diagonal(X, kind, g, c0, deg, offset) -> np.ndarray:
     return Kdiag + offset
 
 
-def _lru_cache(X, kind, g, c0, deg, offset, n_slots) -> _kernels.KernelCache:
+def _lru_cache(X, kind, g, c0, deg, offset, n_slots, grams=None) -> _kernels.KernelCache:
     """The kernel-row cache of the SMO: a :class:`_kernels.KernelCache`
     (rows (n_slots, N), slot_of, owner, stamp, state, part) for
     :func:`_kernels.cache_get` (``part`` flags the rows computed at the
@@ -670,11 +688,12 @@ def _lru_cache(X, kind, g, c0, deg, offset, n_slots) -> _kernels.KernelCache:
     the whole Gram matrix is computed up front by blocks of BLAS products
     (every row is needed once every example has been a working variable),
     with the bookkeeping the LRU cache would have after fetching rows
-    0..N-1; otherwise it starts empty."""
+    0..N-1 (from ``grams``, see :func:`stored_gram`, if it holds it: every
+    row present, the SMO never writes one); otherwise it starts empty."""
     N = X.shape[0]
     part = np.zeros(n_slots, dtype=np.bool_)
     if n_slots == N:
-        rows = gram(X, kind, g, c0, deg, offset=offset)
+        rows = stored_gram(grams, X, kind, g, c0, deg, offset=offset)
         slot_of = np.arange(N, dtype=np.int64)
         owner = np.arange(N, dtype=np.int64)
         stamp = np.arange(1, N + 1, dtype=np.int64)
@@ -691,13 +710,16 @@ def _lru_cache(X, kind, g, c0, deg, offset, n_slots) -> _kernels.KernelCache:
 def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
         cache_mb: float | str, max_iter: int, alpha0=None, callback=None,
         callback_every: int = 1, method: str = "auto", shrinking: bool = True,
-        random_state=None, gram_dtype: str = "auto", offset: float = 0.0) -> SolverResult:
+        random_state=None, gram_dtype: str = "auto", offset: float = 0.0,
+        grams=None) -> SolverResult:
     """The solve of :func:`m3l_smo` on input it trusts: dense float64 X (N, D),
     Y (N, L) in {-1, +1}, R symmetric positive definite (L, L), per-example
     bounds Cv (N,) >= 0, kernel parameters from
     :func:`~polyrank.kernels.check_kernel_params`, ``alpha0`` None or in
     [0, Cv], ``cache_mb`` > 0 or ``"auto"`` (:func:`cache_megabytes`),
-    ``offset`` >= 0.  Returns the :class:`SolverResult` of :func:`m3l_smo`."""
+    ``offset`` >= 0; ``grams`` a dict keeping the whole Gram matrix of X
+    for later solves on the same X (:func:`stored_gram`) or None.  Returns
+    the :class:`SolverResult` of :func:`m3l_smo`."""
     params = kernel_params
     N, L = Y.shape
     kind = _KIND[kernel]
@@ -717,7 +739,8 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
                              f"cache_mb={cache_mb:g}; raise cache_mb or use method='smo'")
         note(f"M3L: coordinate ascent on the whole Gram matrix ({format_bytes(gram_mb * 1e6)}"
              f" of a {cache_mb:,.0f} MB cache)")
-        return _cd(gram(X, kind, g, c0, deg, dtype, offset), Kdiag, Y, R, Cv, tol=tol,
+        return _cd(stored_gram(grams, X, kind, g, c0, deg, dtype, offset), Kdiag, Y, R, Cv,
+                   tol=tol,
                    max_iter=max_iter, alpha0=alpha0, callback=callback,
                    callback_every=callback_every, shrinking=shrinking,
                    random_state=random_state)
@@ -725,10 +748,12 @@ def smo(X, Y, R, Cv, *, kernel: str, kernel_params: dict, tol: float,
     note(f"M3L: SMO (Alg. 1) with an LRU cache of {n_slots:,} kernel rows of {N:,} "
          f"({format_bytes(8.0 * n_slots * N)}; cache_mb {cache_mb:,.0f})"
          + ("" if shrinking else ", no shrinking"))
-    cache = _lru_cache(X, kind, g, c0, deg, offset, n_slots)
+    cache = _lru_cache(X, kind, g, c0, deg, offset, n_slots, grams)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     if alpha0 is None:
         G = np.full((N, L), 2.0)          # Delta^- - Delta^+ at alpha = 0 (Hamming)
+    elif grams is not None and n_slots == N:
+        G = dual_gradient(cache.rows, Y, R, alpha)     # the kept Gram matrix: BLAS
     else:
         G = gradient_by_rows(X, kernel, params, Y, R, alpha, offset)
     # label-major copies for the kernel (contiguous scans along one label)
@@ -1260,21 +1285,20 @@ def m3l_dca(X, Y, R=None, C: float = 1.0, *, tol: float = 1e-3, switch_tol: floa
 
 def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter: int,
         check_every: float = 10.0, alpha0=None, callback=None, callback_every: int = 1,
-        random_state=None, method: str = "auto", stopping: str = "pg") -> SolverResult:
+        random_state=None, method: str = "auto", stopping: str = "pg",
+        xr=None) -> SolverResult:
     """The solve of :func:`m3l_dca` on input it trusts: float64 X (N, D),
     dense or CSR, Y (N, L) in {-1, +1}, R symmetric positive definite,
     per-example bounds Cv (N,) >= 0, ``alpha0`` None or in [0, Cv],
     ``check_every`` > 0, ``method`` one of :data:`DCA_METHODS`, ``stopping``
-    one of :data:`STOPPING_RULES`. Returns the :class:`SolverResult` of
-    :func:`m3l_dca`."""
+    one of :data:`STOPPING_RULES`; ``xr`` the :func:`linear_rows` of X if
+    built before (kept along a path), else None. Returns the
+    :class:`SolverResult` of :func:`m3l_dca`."""
     rng = np.random.default_rng(random_state)
     N, L = Y.shape
-    if not sp.issparse(X):
-        X = np.ascontiguousarray(X)       # rows contiguous: vectorised row loops
-    rows = row_arrays(X)
-    sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
-              else np.einsum("ij,ij->i", X, X))
-    xr = _kernels.LinearRows(*rows, sqnorm)
+    if xr is None:
+        xr = linear_rows(X)
+    rows = (xr.X, xr.Xdata, xr.Xind, xr.Xptr)
     alpha = np.zeros((N, L)) if alpha0 is None else alpha0.copy()
     Zt = np.zeros((L, X.shape[1]))
     G = np.full((N, L), 2.0)
@@ -1334,6 +1358,18 @@ def dca(X, Y, R, Cv, *, tol: float, switch_tol: float, shrinking: bool, max_iter
     return _finish(runner, status, it, alpha, G, Cv, max_pg, tol, "m3l-dca",
                    {"x": Zt.T.copy(), "R": R, "epochs": epochs, "visits": visits,
                     "method": "joint", "stopping": stopping}, stopping)
+
+
+def linear_rows(X) -> _kernels.LinearRows:
+    """The rows of X as the linear kernels read them
+    (:class:`_kernels.LinearRows`: a C-ordered dense X, or CSR arrays, and
+    the squared norms x_i'x_i); what :func:`dca` builds from X, kept by
+    :class:`M3LClassifier` along a path (``warm_start=True``)."""
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X)       # rows contiguous: vectorised row loops
+    sqnorm = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+              else np.einsum("ij,ij->i", X, X))
+    return _kernels.LinearRows(*row_arrays(X), sqnorm)
 
 
 def _groups_ok(alpha, G, Cv, tol, stopping, group, n_groups):
