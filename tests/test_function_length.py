@@ -26,10 +26,6 @@ ALLOWED = {
     "polyrank/sopopo/_kernels.py::pass_pairs_shrink": _NUMBA,
     "polyrank/sopopo/_kernels.py::pass_kernel_shrink": _NUMBA,
     "polyrank/_ranking_kernels.py::pairwise_counts": _NUMBA,
-    "polyrank/m3l/_kernels.py::cd_epoch": _NUMBA,
-    "polyrank/m3l/_kernels.py::dca_run": _NUMBA,
-    "polyrank/m3l/_kernels.py::ovr_run": _NUMBA,
-    "polyrank/m3l/_kernels.py::smo_pass": _NUMBA,
     "polyrank/ordinal/_kernels.py::dual_cd": _NUMBA,
     "polyrank/ranksvm/_dcd.py::dcd_epoch": _NUMBA,
 }

@@ -33,7 +33,16 @@ from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .priors import check_R
-from .solver import GRAM_DTYPES, SMO_KERNELS, STOPPING_RULES, dca, linear_rows, smo
+from .solver import (
+    GRAM_DTYPES,
+    SMO_KERNELS,
+    STOPPING_RULES,
+    DcaOptions,
+    SmoOptions,
+    dca,
+    linear_rows,
+    smo,
+)
 
 __all__ = ["DEFAULT_C", "M3LClassifier", "SOLVERS", "STOPPINGS", "m3l_path"]
 
@@ -500,7 +509,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
         alpha0, how = self._alpha0(key, C, Cv)
         prep, _ = prepared(self, key + (solver, self.kernel, self._bias()),
                            lambda: self._prepare(X, solver))
-        common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
+        common = dict(alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
         forget_fitted(self, ("coef_", "intercept_", "dual_coef_", "X_fit_"))
@@ -556,16 +565,17 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
         seed = solver_seed(self.random_state)
         Xa = prep.Xa
         if solver == "dca":
-            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol),
-                      shrinking=bool(self.shrinking), random_state=seed,
-                      stopping=stopping, xr=prep.rows, **common)
+            options = DcaOptions(float(self.tol), float(self.switch_tol), bool(self.shrinking),
+                                 int(self.max_iter), random_state=seed, stopping=stopping)
+            res = dca(Xa, Ypm, R, Cv, options, xr=prep.rows, **common)
             return res, res.x
         params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                      Xa.shape[1])
-        res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
-                  cache_mb=self.cache_mb, random_state=seed, offset=self._offset(),
-                  gram_dtype=self.gram_dtype, shrinking=bool(self.shrinking),
-                  grams=prep.grams, **common)
+        options = SmoOptions(self.kernel, params, float(self.tol), self.cache_mb,
+                             int(self.max_iter), shrinking=bool(self.shrinking),
+                             random_state=seed, gram_dtype=self.gram_dtype,
+                             offset=self._offset())
+        res = smo(Xa, Ypm, R, Cv, options, grams=prep.grams, **common)
         self.dual_coef_ = res.x
         if self.kernel != "linear":
             # an array of its own (X itself may be the caller's, a view)
