@@ -231,10 +231,27 @@ def dca_run(xr, Y, R, Cv, group, st, seed, shrink, switch_tol, tau, max_visits):
     alpha, Zt, active, lb, ub, flags = st.alpha, st.Zt, st.active, st.lb, st.ub, st.flags
     np.random.seed(seed)
     N, L = Y.shape
+    D = Zt.shape[1]
     dense = X.shape[0] > 0
-    w = _dca_work(R, N, st.finished.shape[0])
-    pg_ext, n_vis, pos, nzk, n_nz = w.pg_ext, w.n_vis, w.pos, w.nzk, w.n_nz
-    v = np.zeros((1, Zt.shape[1]))
+    n_groups = st.finished.shape[0]
+    keep = np.ones((L, N), dtype=np.bool_)
+    seq = np.empty(N * L, dtype=np.int64)
+    pg_ext = np.zeros((L, 2))
+    n_vis = np.zeros(L, dtype=np.int64)
+    pos = np.zeros(L, dtype=np.int64)
+    v = np.zeros((1, D))
+    label_pg = np.zeros(L)
+    full = np.zeros(n_groups, dtype=np.bool_)
+    gdone = np.zeros(n_groups, dtype=np.bool_)
+    # labels k with R_kl != 0, per label l
+    nzk = np.zeros((L, L), dtype=np.int64)
+    n_nz = np.zeros(L, dtype=np.int64)
+    for l in range(L):
+        for k in range(L):
+            if R[k, l] != 0.0:
+                nzk[l, n_nz[l]] = k
+                n_nz[l] += 1
+    w = DcaWork(keep, seq, pg_ext, n_vis, pos, label_pg, full, gdone, nzk, n_nz)
     visits = 0
     epochs = 0
     while True:
@@ -249,11 +266,23 @@ def dca_run(xr, Y, R, Cv, group, st, seed, shrink, switch_tol, tau, max_visits):
                     if m > 0:
                         _flush(Zt, R, nzk, n_nz, l, v)
                     # a new batch along a label chosen uniformly among those left
-                    l = _new_batch(pos, n_vis, l, v)
+                    cnt = 0
+                    for k in range(L):
+                        if pos[k] < n_vis[k]:
+                            cnt += 1
+                    r = np.random.randint(0, cnt)
+                    for k in range(L):
+                        if pos[k] < n_vis[k]:
+                            if r == 0:
+                                l = k
+                                break
+                            r -= 1
+                    for d in range(D):
+                        v[0, d] = 0.0
                     b = 0
                 b += 1
             else:
-                l = w.seq[m]
+                l = seq[m]
             t = pos[l]
             pos[l] = t + 1
             # ---- visit alpha_pl (Eq. 37-40) ----
@@ -264,7 +293,7 @@ def dca_run(xr, Y, R, Cv, group, st, seed, shrink, switch_tol, tau, max_visits):
             C = Cv[p]
             if shrink:
                 if (a <= 0.0 and g < lb[l]) or (a >= C and g > ub[l]):
-                    w.keep[l, t] = False
+                    keep[l, t] = False
                     continue
             pg = projected(g, a, C)
             if pg < pg_ext[l, 0]:
@@ -279,7 +308,22 @@ def dca_run(xr, Y, R, Cv, group, st, seed, shrink, switch_tol, tau, max_visits):
             if delta == 0.0:
                 continue
             alpha[p, l] = a_new
-            _dca_push(xr, Zt, v, R, nzk, n_nz, l, Y[p, l] * delta, p, labelwise)
+            c = Y[p, l] * delta
+            if labelwise:
+                # z_l now, the other columns at the end of the batch (Eq. 41-43)
+                if dense:
+                    _daxpy(Zt, l, 2.0 * R[l, l] * c, X, p)
+                    _daxpy(v, np.int64(0), c, X, p)
+                else:
+                    _saxpy(Zt, l, 2.0 * R[l, l] * c, Xdata, Xind, Xptr, p)
+                    _saxpy(v, np.int64(0), c, Xdata, Xind, Xptr, p)
+            else:
+                for j in range(n_nz[l]):
+                    k = nzk[l, j]
+                    if dense:
+                        _daxpy(Zt, k, 2.0 * R[k, l] * c, X, p)
+                    else:
+                        _saxpy(Zt, k, 2.0 * R[k, l] * c, Xdata, Xind, Xptr, p)
         if labelwise and total > 0:
             _flush(Zt, R, nzk, n_nz, l, v)
         epochs += 1
@@ -289,65 +333,3 @@ def dca_run(xr, Y, R, Cv, group, st, seed, shrink, switch_tol, tau, max_visits):
             return DCA_SOLVED, visits, epochs
         if visits >= max_visits:
             return DCA_BUDGET, visits, epochs
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
-def _dca_work(R, N, n_groups):
-    """The work arrays of one call of :func:`dca_run` (:class:`DcaWork`),
-    with the labels k of R_kl != 0 of every label l (nzk[l, :n_nz[l]])."""
-    L = R.shape[0]
-    nzk = np.zeros((L, L), dtype=np.int64)
-    n_nz = np.zeros(L, dtype=np.int64)
-    for l in range(L):
-        for k in range(L):
-            if R[k, l] != 0.0:
-                nzk[l, n_nz[l]] = k
-                n_nz[l] += 1
-    return DcaWork(np.ones((L, N), dtype=np.bool_), np.empty(N * L, dtype=np.int64),
-                   np.zeros((L, 2)), np.zeros(L, dtype=np.int64), np.zeros(L, dtype=np.int64),
-                   np.zeros(L), np.zeros(n_groups, dtype=np.bool_),
-                   np.zeros(n_groups, dtype=np.bool_), nzk, n_nz)
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
-def _new_batch(pos, n_vis, l, v):
-    """A new label-wise batch of :func:`dca_run`: ``v`` (1, D), its delayed
-    update, set to 0, and its label drawn uniformly among those with
-    variables left in the epoch (pos[k] < n_vis[k]; ``l`` if none is left)."""
-    for d in range(v.shape[1]):
-        v[0, d] = 0.0
-    L = pos.shape[0]
-    cnt = 0
-    for k in range(L):
-        if pos[k] < n_vis[k]:
-            cnt += 1
-    r = np.random.randint(0, cnt)
-    for k in range(L):
-        if pos[k] < n_vis[k]:
-            if r == 0:
-                return k
-            r -= 1
-    return l
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
-def _dca_push(xr, Zt, v, R, nzk, n_nz, l, c, p, labelwise):
-    """Z after the step c = y_pl (delta alpha_pl) of :func:`dca_run` (Eq.
-    40): every column k with R_kl != 0 now, or in a label-wise batch z_l
-    now and the others at the batch's end through ``v`` (Eq. 41-43)."""
-    X, Xdata, Xind, Xptr = xr.X, xr.Xdata, xr.Xind, xr.Xptr
-    dense = X.shape[0] > 0
-    if labelwise:
-        if dense:
-            _daxpy(Zt, l, 2.0 * R[l, l] * c, X, p)
-            _daxpy(v, np.int64(0), c, X, p)
-        else:
-            _saxpy(Zt, l, 2.0 * R[l, l] * c, Xdata, Xind, Xptr, p)
-            _saxpy(v, np.int64(0), c, Xdata, Xind, Xptr, p)
-    else:
-        for j in range(n_nz[l]):
-            k = nzk[l, j]
-            if dense:
-                _daxpy(Zt, k, 2.0 * R[k, l] * c, X, p)
-            else:
-                _saxpy(Zt, k, 2.0 * R[k, l] * c, Xdata, Xind, Xptr, p)
