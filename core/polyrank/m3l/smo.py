@@ -147,7 +147,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         "smo" also ``n_active``, ``n_shrunk`` and ``n_unshrink`` (see
         Returns; ``max_pg`` is then over the active examples, and while
         examples are shrunk the primal and dual are those described in
-        :class:`~polyrank.m3l.solver._SmoShrinking`).
+        :class:`~polyrank.m3l.smo._SmoShrinking`).
         Raising StopIteration stops.
     callback_every : int
     sample_weight : array_like, shape (N,), optional
@@ -166,7 +166,7 @@ def m3l_smo(X, Y, R=None, C: float = 1.0, *, kernel: str = "rbf", gamma=None,
         gradients of the others are rebuilt (``reconstruct_gradient``)
         once the largest active projected gradient falls below 10 tol and
         whenever the shrunk problem is solved (see
-        :class:`~polyrank.m3l.solver._SmoShrinking`). False is the paper's
+        :class:`~polyrank.m3l.smo._SmoShrinking`). False is the paper's
         plain Alg. 1. Either way the final check is on all variables: the
         stopping rule and the result's meaning do not change.
     random_state : int, Generator or None
