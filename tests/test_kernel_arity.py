@@ -66,7 +66,7 @@ def test_the_scan_finds_the_kernels():
                 "ordinal/_kernels.py::prank_epoch",
                 "ordinal/_kernels.py::prank_epoch_csr",
                 "sopopo/_shrink_kernels.py::_example_sweep",
-                "m3l/_kernels.py::smo_pass",
+                "m3l/_kernels_smo.py::smo_pass",
                 "_csr.py::row_dot"):
         assert key in kernels, key
     assert len(kernels) > 100

@@ -360,6 +360,7 @@ def test_estimator_gram_dtype():
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 def test_gradient_by_rows_is_the_exact_gradient(kernel, monkeypatch):
+    from polyrank.m3l import gram as gram_module
     from polyrank.m3l import solver
     X, Y, priors, rng = _problem(15, N=70, L=4)
     K, params = _K(X, kernel)
@@ -368,6 +369,6 @@ def test_gradient_by_rows_is_the_exact_gradient(kernel, monkeypatch):
     args = (X, kernel, params, Y, R, alpha)
     np.testing.assert_allclose(solver.gradient_by_rows(*args), dual_gradient(K, Y, R, alpha),
                                rtol=1e-12, atol=1e-12)
-    monkeypatch.setattr(solver, "_GRAM_BLOCK", 16)           # several blocks, a ragged last one
+    monkeypatch.setattr(gram_module, "_GRAM_BLOCK", 16)     # several blocks, a ragged last one
     np.testing.assert_allclose(solver.gradient_by_rows(*args), dual_gradient(K, Y, R, alpha),
                                rtol=1e-12, atol=1e-12)

@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 import polyrank._progress as progress_mod
 from polyrank import M3LClassifier
 from polyrank.kernels import kernel_matrix
-from polyrank.m3l import dual_qp, m3l_smo, solver
+from polyrank.m3l import dual_qp, gram, m3l_smo, smo, solver
 from polyrank.result import IterInfo
 from polyrank_paper.bench.m3l_labels import bench_m3l_rows, yeast_rows
 
@@ -75,10 +75,10 @@ def test_a_large_bias_approaches_svc_with_its_free_intercept():
 
 def test_auto_cache_follows_the_available_memory(monkeypatch):
     mb = 1e6
-    monkeypatch.setattr(solver, "memory_budget",
+    monkeypatch.setattr(gram, "memory_budget",
                         lambda fraction, floor, cap: min(cap, max(floor, fraction * 3000 * mb)))
     assert solver.cache_megabytes("auto") == pytest.approx(1500.0)
-    monkeypatch.setattr(solver, "memory_budget",
+    monkeypatch.setattr(gram, "memory_budget",
                         lambda fraction, floor, cap: min(cap, max(floor, fraction * 100 * mb)))
     assert solver.cache_megabytes("auto") == pytest.approx(solver.AUTO_CACHE_MIN_MB)
     assert solver.cache_megabytes(12) == 12.0
@@ -102,7 +102,7 @@ def test_memory_budget_bounds(monkeypatch):
 
 def test_auto_cache_picks_the_whole_gram_matrix_when_memory_allows(monkeypatch):
     X, Y = _problem(3)
-    monkeypatch.setattr(solver, "cache_megabytes", lambda c: 1e-3 if c == "auto" else c)
+    monkeypatch.setattr(smo, "cache_megabytes", lambda c: 1e-3 if c == "auto" else c)
     assert m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5).solver == "m3l-smo"
     monkeypatch.undo()
     assert m3l_smo(X, Y, None, 1.0, kernel="rbf", gamma=0.5).solver == "m3l-cd"

@@ -113,13 +113,14 @@ def test_cache_mb_and_other_parameters_are_constrained():
 
 
 def test_never_converged_on_a_negative_or_non_finite_gap(monkeypatch):
-    from polyrank.m3l import solver
+    from polyrank.m3l import _kernels, common, dca, smo
 
     X, Y = _toy(8)
     for fake in ((1.0, 2.0), (np.nan, 0.0)):
-        monkeypatch.setattr(solver, "m3l_objectives", lambda *a, fake=fake: fake)
+        for module in (common, dca, smo):         # every driver module's own name
+            monkeypatch.setattr(module, "m3l_objectives", lambda *a, fake=fake: fake)
         # the kernel coordinate ascent forms its objectives in its compiled pass
-        monkeypatch.setattr(solver._kernels, "cd_state", lambda *a, fake=fake: (*fake, 2.0))
+        monkeypatch.setattr(_kernels, "cd_state", lambda *a, fake=fake: (*fake, 2.0))
         for fit in (lambda: m3l_dca(X, Y), lambda: m3l_smo(X, Y, method="smo"),
                     lambda: m3l_smo(X, Y, method="cd")):
             res = fit()

@@ -23,7 +23,11 @@ from polyrank import LabelRanker, M3LClassifier, PRank, RankSVM, SignConstrained
 NOGIL_MODULES = [
     "polyrank._csr",
     "polyrank._ranking_kernels",
-    "polyrank.m3l._kernels",
+    "polyrank.m3l._kernels_base",
+    "polyrank.m3l._kernels_cd",
+    "polyrank.m3l._kernels_dca",
+    "polyrank.m3l._kernels_ovr",
+    "polyrank.m3l._kernels_smo",
     "polyrank.ordinal._kernels",
     "polyrank.ordinal._svor_kernels",
     "polyrank.ranksvm._kernels",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,13 +27,22 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import param, scale_advice
-from .._warm import dual_scale, fingerprint, keep, previous
+from .._warm import dual_scale, fingerprint, keep, prepared, previous
 from ..kernels import check_kernel_params, kernel_matrix
 from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..result import STATUS_MAX_ITER
 from ..validation import check_sample_weight, validate_X
 from .priors import check_R
-from .solver import GRAM_DTYPES, SMO_KERNELS, STOPPING_RULES, dca, smo
+from .solver import (
+    GRAM_DTYPES,
+    SMO_KERNELS,
+    STOPPING_RULES,
+    DcaOptions,
+    SmoOptions,
+    dca,
+    linear_rows,
+    smo,
+)
 
 __all__ = ["DEFAULT_C", "M3LClassifier", "SOLVERS", "STOPPINGS", "m3l_path"]
 
@@ -48,7 +58,15 @@ STOPPINGS = ("auto",) + STOPPING_RULES
 #: R = I M3L is L hinge-loss SVMs of penalty 2C, Sec. 3.1)
 DEFAULT_C = {"linear": 0.1, "rbf": 0.5, "poly": 0.5}
 
-#: the fix every warning about unscaled features names
+
+
+class _Prepared(NamedTuple):
+    """What :meth:`M3LClassifier.fit` builds from X alone, once per data set
+    along a path (``warm_start=True``, :func:`polyrank._warm.prepared`)."""
+
+    Xa: np.ndarray                  # X as the solver reads it (bias feature appended)
+    rows: Any                       # solver "dca": linear_rows(Xa), else None
+    grams: dict | None              # solver "smo": the Gram matrix kept (stored_gram)
 
 
 class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstimator):
@@ -487,17 +505,18 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
         R = ((1.0 + self.ridge) * np.eye(L) if self.R is None
              else check_R(self.R, L, self.ridge))
         warn_if_unscaled(self, X, self.kernel)
-        Xa = writeable(self._augment(X))
         key = fingerprint(X, Ypm, Cv / C)
         alpha0, how = self._alpha0(key, C, Cv)
-        common = dict(tol=float(self.tol), max_iter=int(self.max_iter), alpha0=alpha0,
+        prep, _ = prepared(self, key + (solver, self.kernel, self._bias()),
+                           lambda: self._prepare(X, solver))
+        common = dict(alpha0=alpha0,
                       callback=log_callback(callback, self.verbose, "M3LClassifier"),
                       callback_every=callback_every)
         forget_fitted(self, ("coef_", "intercept_", "dual_coef_", "X_fit_"))
         common["callback"], bar = fit_bar(common["callback"],
                                           f"M3LClassifier ({N:,} x {L} labels)", self.tol)
         try:
-            res, Z = self._solve(solver, Xa, Ypm, R, Cv, common, stopping)
+            res, Z = self._solve(solver, prep, Ypm, R, Cv, common, stopping)
         finally:
             if bar is not None:
                 bar.close()
@@ -531,20 +550,32 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
         return np.clip(state.point["alpha"] * dual_scale(C, state.penalty), 0.0,
                        Cv[:, None]), how
 
-    def _solve(self, solver, Xa, Ypm, R, Cv, common, stopping="pg"):
-        """(result, Z or None): the driver's solve; sets ``dual_coef_`` and
-        ``X_fit_`` of the kernel solver."""
-        seed = solver_seed(self.random_state)
+    def _prepare(self, X, solver) -> _Prepared:
+        """What the solve reads and only X decides (:class:`_Prepared`),
+        kept along a path by :func:`polyrank._warm.prepared`."""
+        Xa = writeable(self._augment(X))
         if solver == "dca":
-            res = dca(Xa, Ypm, R, Cv, switch_tol=float(self.switch_tol),
-                      shrinking=bool(self.shrinking), random_state=seed,
-                      stopping=stopping, **common)
+            return _Prepared(Xa, linear_rows(Xa), None)
+        return _Prepared(Xa, None, {})
+
+    def _solve(self, solver, prep, Ypm, R, Cv, common, stopping="pg"):
+        """(result, Z or None): the driver's solve on ``prep``
+        (:class:`_Prepared`); sets ``dual_coef_`` and ``X_fit_`` of the
+        kernel solver."""
+        seed = solver_seed(self.random_state)
+        Xa = prep.Xa
+        if solver == "dca":
+            options = DcaOptions(float(self.tol), float(self.switch_tol), bool(self.shrinking),
+                                 int(self.max_iter), random_state=seed, stopping=stopping)
+            res = dca(Xa, Ypm, R, Cv, options, xr=prep.rows, **common)
             return res, res.x
         params = check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                      Xa.shape[1])
-        res = smo(Xa, Ypm, R, Cv, kernel=self.kernel, kernel_params=params,
-                  cache_mb=self.cache_mb, random_state=seed, offset=self._offset(),
-                  gram_dtype=self.gram_dtype, shrinking=bool(self.shrinking), **common)
+        options = SmoOptions(self.kernel, params, float(self.tol), self.cache_mb,
+                             int(self.max_iter), shrinking=bool(self.shrinking),
+                             random_state=seed, gram_dtype=self.gram_dtype,
+                             offset=self._offset())
+        res = smo(Xa, Ypm, R, Cv, options, grams=prep.grams, **common)
         self.dual_coef_ = res.x
         if self.kernel != "linear":
             # an array of its own (X itself may be the caller's, a view)
