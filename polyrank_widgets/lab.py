@@ -10,6 +10,14 @@ it refits the estimator in a background thread while a :class:`GapMonitor`
 draws the running fit; a newer change cancels the running fit through the
 callback contract (``StopIteration``, ``DESIGN.md``).
 
+Along the regularisation slider the lab answers at once (issue 45, item 3;
+:mod:`polyrank_widgets.lab_cache`): a move to a value it holds redraws from
+its cache, any other move fits warm-started from the nearest solution it
+holds, and while the person reads a background thread precomputes the
+slider's positions around the current value; a path panel
+(:class:`~polyrank_widgets.path_display.LabPathView`) draws the coefficients
+and the test metric of those fits along the penalty, the current value marked.
+
 The paper views attached per estimator:
 
 - ``LabelRanker`` (linear): pick an example; its preference graph and pieces
@@ -31,7 +39,7 @@ The paper views attached per estimator:
 
 Every view has a size guard (:func:`polyrank_widgets._layout.too_many`): more
 than :data:`~polyrank_widgets._layout.MAX_DRAWN` labels of R, features,
-graph edges (or :data:`MAX_CURVES` threshold curves) and the view shows a
+graph edges (or :data:`~polyrank_widgets.lab_views.MAX_CURVES` threshold curves) and the view shows a
 summary with the reason instead of the figure; the ordinal scatter draws
 at most ``MAX_DRAWN`` objects. Whatever a fit, its scoring or its drawing
 raises ends in the readout: "fit failed", "scoring failed" or "drawing
@@ -282,6 +290,23 @@ class SolverLab(WidgetDisplay):
         Attach the estimator's paper view (default True).
     fit : bool, optional
         Start the first fit at once (default True).
+    precompute : bool, optional
+        Along a penalty slider (``C``, ``c`` or ``lam`` of an estimator with
+        ``warm_start``), fit the slider's positions around the current value
+        in a background thread while nobody moves a control, nearest first
+        (default True; see :mod:`polyrank_widgets.lab_cache`).
+
+    Notes
+    -----
+    Along a penalty slider every fit keeps its model in :attr:`cache`: a move
+    to a value the lab holds redraws from it with no fit ("start: from the
+    cache" in the readout, ``last_move_["fits"] == 0``); any other move fits
+    warm-started from the nearest solution the lab holds
+    (``warm_start=True``, issue 45).  X and the test split are converted
+    once, and a pipeline's leading steps fitted and applied once (when no
+    fit parameter goes to them): every refit reads the same arrays
+    (issue 46, item 4).  Given a DataFrame, the models are fitted on its
+    values (no ``feature_names_in_``).
 
     Attributes
     ----------
@@ -316,11 +341,29 @@ class SolverLab(WidgetDisplay):
     traceback_ : str
         The traceback of the last failure (fit, scoring or drawing).
     n_fits_ : int
-        Fits that ran to their end.
+        Foreground fits that ran to their end (a move redrawn from the cache
+        adds none).
+    n_cached_ : int
+        Moves redrawn from the cache, with no fit.
+    fits_run_ : int
+        Fits started, in the foreground and the background.
+    last_move_ : dict or None
+        The last move along the penalty: ``value``, ``source`` (``"cache"``,
+        ``"warm"`` or ``"cold"``), ``fits`` (0 or 1) and ``seconds`` from the
+        move to the model stored (a fit) or drawn (the cache).
+    penalty_ : str or None
+        The penalty the lab caches and warm-starts along (None: every fit
+        cold, as for ``PRank``'s ``max_iter``).
+    cache : SolutionCache
+        The fits the lab holds, by setting and penalty value.
+    path_view : LabPathView or None
+        The path panel: the leading coefficients and the test metric of the
+        cached fits along the penalty, the current value marked.
     readout : ipywidgets.HTML
         Status, iterations, time, training objective, test metric.
     stop_button : ipywidgets.Button
-        Stops the running fit (its result is kept as a stopped fit).
+        Stops the running fit (its result is kept as a stopped fit); disabled
+        while no fit runs.
     widget : ipywidgets.VBox
         What Jupyter shows.
 
@@ -329,7 +372,8 @@ class SolverLab(WidgetDisplay):
     TypeError
         If ``params`` is not a dict or a spec has the wrong type, or
         ``fit_params`` is not a dict, or ``test`` is not a tuple, ``X`` or
-        ``y`` is not an array, ``views`` or ``fit`` not a bool.
+        ``y`` is not an array, ``views``, ``fit`` or ``precompute`` not a
+        bool.
     ValueError
         If ``X`` is not 2-d or ``y`` has another number of rows, a name in
         ``params`` is not a parameter of ``estimator`` (of a pipeline's
