@@ -295,6 +295,10 @@ class SolverLab(WidgetDisplay):
         ``warm_start``), fit the slider's positions around the current value
         in a background thread while nobody moves a control, nearest first
         (default True; see :mod:`polyrank_widgets.lab_cache`).
+    warm : bool, optional
+        Cache and warm-start along the penalty (default True); False: every
+        move a cold fit, no cache, no precompute, no path panel (the lab
+        before issue 45, which ``polyrank bench slider`` compares with).
 
     Notes
     -----
@@ -372,8 +376,8 @@ class SolverLab(WidgetDisplay):
     TypeError
         If ``params`` is not a dict or a spec has the wrong type, or
         ``fit_params`` is not a dict, or ``test`` is not a tuple, ``X`` or
-        ``y`` is not an array, ``views``, ``fit`` or ``precompute`` not a
-        bool.
+        ``y`` is not an array, ``views``, ``fit``, ``precompute`` or
+        ``warm`` not a bool.
     ValueError
         If ``X`` is not 2-d or ``y`` has another number of rows, a name in
         ``params`` is not a parameter of ``estimator`` (of a pipeline's
@@ -407,11 +411,11 @@ class SolverLab(WidgetDisplay):
 
     def __init__(self, estimator, X, y, *, params=None, fit_params=None, test=None,
                  scoring=None, views: bool = True, fit: bool = True,
-                 precompute: bool = True) -> None:
+                 precompute: bool = True, warm: bool = True) -> None:
         if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
             raise TypeError(f"estimator: expected a scikit-learn estimator, got "
                             f"{type(estimator).__name__}")
-        _check_inputs(X, y, views=views, fit=fit, precompute=precompute)
+        _check_inputs(X, y, views=views, fit=fit, precompute=precompute, warm=warm)
         self._prefix, self.final = last_step(estimator)
         own = self.final.get_params(deep=False)
         params = _check_params(params, own, self.final)
@@ -426,7 +430,7 @@ class SolverLab(WidgetDisplay):
                          for name, spec in params.items()}
         self._setup_state()
         self._setup_data()
-        self._setup_warm(precompute)
+        self._setup_warm(precompute and warm, warm)
         self._setup_widgets(views)
         self._set_readout("not fitted yet")
         if fit:
@@ -463,11 +467,12 @@ class SolverLab(WidgetDisplay):
                             else {k[len(self._prefix):]: v for k, v in
                                   self.fit_params.items()})
 
-    def _setup_warm(self, precompute: bool) -> None:
+    def _setup_warm(self, precompute: bool, warm: bool) -> None:
         """The penalty control (a log slider of C, c or lam) along which the
         lab caches, warm-starts and precomputes; none: every fit cold."""
         name = penalty_name(self.estimator)
-        ok = name in self.controls and isinstance(self.controls[name], ipw.FloatLogSlider)
+        ok = warm and name in self.controls \
+            and isinstance(self.controls[name], ipw.FloatLogSlider)
         self.penalty_ = name if ok else None
         self.cache = SolutionCache()
         self._pool = WarmPool(self._new_fitter)

@@ -362,12 +362,20 @@ class _ProjectionView:
             self.box.children = [ipw.HTML("this example has no preference (one relevance "
                                           "level): no pieces")]
             return
-        self.viewer = DecompositionViewer(y, self.est.decomposition, scores=U @ x,
-                                          normalize=self.est.normalize,
-                                          max_labels=max(30, y.size))
-        self.viewer.piece_slider.observe(lambda _: self._redraw_knots(), names="value")
-        self.knots_box = ipw.VBox([])
-        self.box.children = [self.viewer.widget, self.knots_box]
+        same = (self.viewer is not None and getattr(self, "_y", None) is not None
+                and np.array_equal(self._y, y) and self._shown_for == (
+                    int(self.example.value), self.est.decomposition, self.est.normalize))
+        if same:        # a refit (or a cached model): the example's scores change only
+            self.viewer.set_scores(U @ x)
+        else:
+            self.viewer = DecompositionViewer(y, self.est.decomposition, scores=U @ x,
+                                              normalize=self.est.normalize,
+                                              max_labels=max(30, y.size))
+            self.viewer.piece_slider.observe(lambda _: self._redraw_knots(), names="value")
+            self.knots_box = ipw.VBox([])
+            self.box.children = [self.viewer.widget, self.knots_box]
+            self._shown_for = (int(self.example.value), self.est.decomposition,
+                               self.est.normalize)
         self._y, self._U, self._x = y, U, x
         self._redraw_knots()
 

@@ -37,7 +37,7 @@ from ._layout import fluid
 from ._plotly import FigureWidget
 from ._text import escape
 
-__all__ = ["PathDisplay", "LabPathView", "path_figure", "leading_lines", "model_of", "MAX_LINES"]
+__all__ = ["PathDisplay", "LabPathView", "path_figure", "path_traces", "leading_lines", "model_of", "MAX_LINES"]
 
 #: the most coefficient (or dual variable) lines drawn: those largest in
 #: magnitude somewhere along the path
@@ -104,10 +104,31 @@ def _current_trace(x: float, y: np.ndarray, param: str, axes: str) -> go.Scatter
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return go.Scatter(x=[x, x], y=[lo, hi], mode="lines", name=_CURRENT + param,
+    name = _CURRENT + param + ("" if axes == "x" else " (metric panel)")
+    return go.Scatter(x=[x, x], y=[lo, hi], mode="lines", name=name,
                       line=dict(color="#d62728", dash="dash", width=1.5),
                       showlegend=axes == "x", xaxis=axes, yaxis=axes.replace("x", "y"),
                       hovertemplate=f"{escape(param)} = %{{x:.4g}}<extra></extra>")
+
+
+def path_traces(Cs, values, labels, metric=None, *, param: str = "C", current=None,
+                metric_name: str = "test metric") -> list:
+    """The traces of :func:`path_figure` (same parameters): one line per
+    column of ``values`` on the axes ``x``/``y``, the metric on ``x2``/``y2``,
+    then the two "current" lines (if ``current`` is given)."""
+    Cs = np.asarray(Cs, dtype=float)
+    values = np.asarray(values, dtype=float).reshape(Cs.size, len(labels))
+    out = [go.Scatter(x=Cs, y=values[:, j], mode="lines+markers", name=label,
+                      marker=dict(size=4), line=dict(width=1.5), legendgroup="coef",
+                      xaxis="x", yaxis="y") for j, label in enumerate(labels)]
+    m = np.full(Cs.size, np.nan) if metric is None else np.asarray(metric, dtype=float)
+    out.append(go.Scatter(x=Cs, y=m, mode="lines+markers", name=escape(metric_name),
+                          line=dict(color="#111", width=2), marker=dict(size=6),
+                          showlegend=False, xaxis="x2", yaxis="y2"))
+    if current is not None and current > 0:
+        out.append(_current_trace(float(current), values.ravel(), param, "x"))
+        out.append(_current_trace(float(current), m, param, "x2"))
+    return out
 
 
 def path_figure(Cs, values, labels, metric=None, *, param: str = "C", current=None,
@@ -128,7 +149,8 @@ def path_figure(Cs, values, labels, metric=None, *, param: str = "C", current=No
     param : str
         The penalty's name (the x axes' title).
     current : float, optional
-        The penalty marked (a dashed line named ``"current <param>"``).
+        The penalty marked: a dashed line in each panel, named ``"current
+        <param>"`` and ``"current <param> (metric panel)"``.
     metric_name, title : str
         The right panel's y title and the figure's title.
     dual : bool
@@ -138,22 +160,11 @@ def path_figure(Cs, values, labels, metric=None, *, param: str = "C", current=No
     -------
     plotly.graph_objects.Figure
     """
-    Cs = np.asarray(Cs, dtype=float)
-    values = np.asarray(values, dtype=float).reshape(Cs.size, len(labels))
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, subplot_titles=(
         "leading dual variables" if dual else "leading coefficients",
         escape(metric_name)))
-    for j, label in enumerate(labels):
-        fig.add_trace(go.Scatter(x=Cs, y=values[:, j], mode="lines+markers", name=label,
-                                 marker=dict(size=4), line=dict(width=1.5),
-                                 legendgroup="coef"), row=1, col=1)
-    m = np.full(Cs.size, np.nan) if metric is None else np.asarray(metric, dtype=float)
-    fig.add_trace(go.Scatter(x=Cs, y=m, mode="lines+markers", name=escape(metric_name),
-                             line=dict(color="#111", width=2), marker=dict(size=6),
-                             showlegend=False), row=1, col=2)
-    if current is not None and current > 0:
-        fig.add_trace(_current_trace(float(current), values.ravel(), param, "x"))
-        fig.add_trace(_current_trace(float(current), m, param, "x2"))
+    fig.add_traces(path_traces(Cs, values, labels, metric, param=param, current=current,
+                               metric_name=metric_name))
     fig.update_xaxes(type="log", title_text=escape(param), exponentformat="power")
     fig.update_layout(template="plotly_white", width=980, height=420,
                       title=dict(text=title, x=0.0, xanchor="left", xref="paper"),
@@ -417,26 +428,41 @@ class LabPathView:
                 f"precomputed around the slider){at}")
 
     @staticmethod
-    def display(solutions, param: str, metric_name: str, sign: float, current) -> PathDisplay:
-        """A :class:`PathDisplay` of ``solutions`` (the lab's :class:`Solution`
-        list, by increasing penalty), plotted."""
+    def numbers(solutions, sign: float):
+        """(Cs, values, labels, metric, dual) of ``solutions`` (the lab's
+        :class:`~polyrank_widgets.lab_cache.Solution` list, by increasing
+        penalty): what :class:`PathDisplay` takes."""
         Cs = np.array([s.value for s in solutions], dtype=float)
         coefs = [model_of(s.estimator) for s in solutions]
         dual = bool(solutions) and getattr(last_step(solutions[0].estimator)[1], "coef_",
                                            None) is None
         values, labels = leading_lines(coefs, dual=dual)
         metric = np.array([np.nan if s.score is None else sign * s.score for s in solutions])
-        return PathDisplay(Cs=Cs, coefs=values, labels=labels,
-                           metric=metric, param=param, current=current,
-                           metric_name=f"test {metric_name}", dual=dual).plot()
+        return Cs, values, labels, metric, dual
+
+    @classmethod
+    def display(cls, solutions, param: str, metric_name: str, sign: float,
+                current) -> PathDisplay:
+        """A :class:`PathDisplay` of ``solutions``, plotted."""
+        Cs, values, labels, metric, dual = cls.numbers(solutions, sign)
+        return PathDisplay(Cs=Cs, coefs=values, labels=labels, metric=metric, param=param,
+                           current=current, metric_name=f"test {metric_name}",
+                           dual=dual).plot()
 
     def update(self, solutions, current, sign: float, metric_name: str) -> None:
-        """Redraw from ``solutions`` with ``current`` marked."""
-        disp = self.display(solutions, self.param, metric_name, sign, current)
+        """Redraw from ``solutions`` with ``current`` marked: the traces'
+        data in place while the drawn lines stay the same, else new traces."""
+        Cs, values, labels, metric, _ = self.numbers(solutions, sign)
+        traces = path_traces(Cs, values, labels, metric, param=self.param, current=current,
+                             metric_name=f"test {metric_name}")
         with self._lock, self.fig.batch_update():
-            self.fig.data = ()
-            self.fig.add_traces(list(disp.figure_.data))
+            if [t.name for t in self.fig.data] == [t.name for t in traces]:
+                for old, new in zip(self.fig.data, traces):
+                    old.update(x=new.x, y=new.y)
+            else:
+                self.fig.data = ()
+                self.fig.add_traces(traces)
             self.fig.layout.title.text = self._title(len(solutions), current)
-            for ann, new in zip(self.fig.layout.annotations, disp.figure_.layout.annotations):
-                ann.text = new.text
+            if len(self.fig.layout.annotations) == 2:
+                self.fig.layout.annotations[1].text = escape(f"test {metric_name}")
         self.n_points = len(solutions)

@@ -265,7 +265,7 @@ def test_the_path_view_follows_the_cache_and_marks_the_current_value():
     for x, v in zip(metric.x, metric.y):
         assert v == pytest.approx(cached[round(x, 12)].score)          # accuracy
     assert len(metric.x) >= 3
-    current = [t for t in fig.data if t.name == "current lam"]
+    current = [t for t in fig.data if t.name.startswith("current lam")]
     assert len(current) == 2 and all(t.x[0] == pytest.approx(lam.value) for t in current)
     coef = [t for t in fig.data if t.name == "w[0, 0]"][0]
     for x, w in zip(coef.x, coef.y):

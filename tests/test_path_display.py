@@ -50,7 +50,7 @@ def test_from_estimator_draws_the_path_functions_numbers():
         assert m == pytest.approx(pr.RankSVM(C=C).fit(X, y, qid=qid).score(X, y, qid),
                                   abs=1e-6)
     assert "mean NDCG" in disp.metric_name and "higher is better" in disp.metric_name
-    current = [t for t in disp.figure_.data if t.name == "current C"]
+    current = [t for t in disp.figure_.data if t.name.startswith("current C")]
     assert len(current) == 2 and all(list(t.x) == [1.0, 1.0] for t in current)
     assert disp.figure_.layout.xaxis.type == "log" and disp.figure_.layout.xaxis2.type == "log"
 
