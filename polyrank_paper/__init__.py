@@ -100,9 +100,9 @@ if TYPE_CHECKING:       # the same names, for mypy and IDEs (loaded on first use
     from .bench.m3l_smo import bench_m3l_rows_smo
     from .bench.many_labels import bench_sopopo_many_labels, many_labels_problem
     from .bench.paths import bench_paths
-    from .bench.slider import bench_slider
     from .bench.ranksvm_dask import bench_ranksvm_dask
     from .bench.ranksvm_liblinear import bench_ranksvm_liblinear
+    from .bench.slider import bench_slider
     from .bench.sopopo import bench_sopopo, format_table
     from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
     from .ordinal import (

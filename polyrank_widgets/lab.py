@@ -39,9 +39,9 @@ The paper views attached per estimator:
 
 Every view has a size guard (:func:`polyrank_widgets._layout.too_many`): more
 than :data:`~polyrank_widgets._layout.MAX_DRAWN` labels of R, features,
-graph edges (or :data:`~polyrank_widgets.lab_views.MAX_CURVES` threshold curves) and the view shows a
-summary with the reason instead of the figure; the ordinal scatter draws
-at most ``MAX_DRAWN`` objects. Whatever a fit, its scoring or its drawing
+graph edges (or :data:`~polyrank_widgets.lab_views.MAX_CURVES` threshold
+curves) and the view shows a summary with the reason instead of the figure;
+the ordinal scatter draws at most ``MAX_DRAWN`` objects. Whatever a fit, its scoring or its drawing
 raises ends in the readout: "fit failed", "scoring failed" or "drawing
 failed", the message and the traceback folded (issue 44, item 5).
 """

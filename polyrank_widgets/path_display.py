@@ -37,7 +37,8 @@ from ._layout import fluid
 from ._plotly import FigureWidget
 from ._text import escape
 
-__all__ = ["PathDisplay", "LabPathView", "path_figure", "path_traces", "leading_lines", "model_of", "MAX_LINES"]
+__all__ = ["PathDisplay", "LabPathView", "path_figure", "path_traces", "leading_lines",
+           "model_of", "MAX_LINES"]
 
 #: the most coefficient (or dual variable) lines drawn: those largest in
 #: magnitude somewhere along the path
