@@ -22,7 +22,8 @@ with a warm numba cache.  The test metric of the warm and of the cold fit at
 the far value are printed (the same model to the solver's tolerance), and the
 most the main thread waited for the GIL while the background precompute ran
 (a ``time.sleep(0.005)`` loop's largest overshoot): the numba kernels release
-the GIL, so this stays in milliseconds.
+the GIL, so this stays near the same loop's overshoot with nothing running
+beside it (the machine's own scheduling delay), printed beside it.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ class SliderRow:
     gil_ms : float
         The largest delay of the main thread (ms) while the background
         precompute fitted.
+    idle_ms : float
+        The same with no background fit (the machine's scheduling delay).
     """
 
     estimator: str = column("estimator, data")
@@ -96,6 +99,7 @@ class SliderRow:
     metric_warm: float = column("metric warm", fmt_spec(".4g"))
     metric_cold: float = column("metric cold", fmt_spec(".4g"))
     gil_ms: float = column("GIL wait ms", fmt_spec(".1f"))
+    idle_ms: float = column("idle wait ms", fmt_spec(".1f"))
 
 
 @record
@@ -198,6 +202,18 @@ def _gil_wait(lab, value: float) -> float:
     return worst
 
 
+def _idle_wait(seconds: float = 1.0) -> float:
+    """The largest overshoot (ms) of a 5 ms sleep over ``seconds`` with no
+    background fit: the machine's own scheduling delay, beside
+    :func:`_gil_wait`'s."""
+    worst, end = 0.0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        t0 = time.perf_counter()
+        time.sleep(0.005)
+        worst = max(worst, (time.perf_counter() - t0 - 0.005) * 1e3)
+    return worst
+
+
 def _one_repeat(case, times: dict, out: dict) -> None:
     """One interleaved repeat of the six timings of ``case``."""
     for move in ("near", "far"):
@@ -215,6 +231,7 @@ def _one_repeat(case, times: dict, out: dict) -> None:
         times[f"{move}_cold"].append(_settle(lab, name, value))
         out["metric_cold"] = lab.metric_value_
         lab.close()
+        out["idle"] = max(out.get("idle", 0.0), _idle_wait())
 
 
 def _row(case, repeats: int) -> SliderRow:
@@ -233,7 +250,8 @@ def _row(case, repeats: int) -> SliderRow:
                      near_cold_s=med["near_cold"], far_cached_s=med["far_cached"],
                      far_warm_s=med["far_warm"], far_cold_s=med["far_cold"],
                      metric_warm=float(out["metric_warm"]),
-                     metric_cold=float(out["metric_cold"]), gil_ms=out["gil"])
+                     metric_cold=float(out["metric_cold"]), gil_ms=out["gil"],
+                     idle_ms=out["idle"])
 
 
 def _note(r: SliderRow) -> str:
@@ -245,7 +263,8 @@ def _note(r: SliderRow) -> str:
             f"{r.near_cold_s:.2f} s); far move warm {met(r.far_warm_s, FAR_TARGET_S)}, "
             f"cached {r.far_cached_s:.2f} s (target <= {FAR_TARGET_S:g} s; cold "
             f"{r.far_cold_s:.2f} s); metric warm {r.metric_warm:.4g} vs cold "
-            f"{r.metric_cold:.4g}")
+            f"{r.metric_cold:.4g}; main thread waited <= {r.gil_ms:.0f} ms beside the "
+            f"precompute ({r.idle_ms:.0f} ms with nothing beside it)")
 
 
 @register_bench("slider")
