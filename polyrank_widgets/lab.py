@@ -942,6 +942,8 @@ class SolverLab(WidgetDisplay):
 
     def _figures(self) -> list:
         figs = [self.monitor.fig]
+        if self.path_view is not None:
+            figs.append(self.path_view.fig)
         if self.view is not None:
             figs += self.view.figures()
         return figs

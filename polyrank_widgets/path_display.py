@@ -166,7 +166,8 @@ def path_figure(Cs, values, labels, metric=None, *, param: str = "C", current=No
         escape(metric_name)))
     fig.add_traces(path_traces(Cs, values, labels, metric, param=param, current=current,
                                metric_name=metric_name))
-    fig.update_xaxes(type="log", title_text=escape(param), exponentformat="power")
+    fig.update_xaxes(type="log", title_text=escape(param), exponentformat="none",
+                     minorloglabels="complete")
     fig.update_layout(template="plotly_white", width=980, height=420,
                       title=dict(text=title, x=0.0, xanchor="left", xref="paper"),
                       margin=dict(l=60, r=20, t=90, b=60),

@@ -356,7 +356,7 @@ def test_snapshot_leaves_one_png_per_figure():
     lab = SolverLab(est, X, y, params=params, test=test)
     assert lab.wait(T)
     snap = lab.snapshot()
-    assert len(snap) == 2                              # gap monitor, coefficient bars
+    assert len(snap) == 3                  # gap monitor, path panel, coefficient bars
     assert all(p.startswith(b"\x89PNG\r\n\x1a\n") and len(p) > 5000 for p in snap.png)
     from IPython.core.formatters import DisplayFormatter
     from IPython.display import Image
