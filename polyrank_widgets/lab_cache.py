@@ -276,28 +276,33 @@ class SolutionCache:
 
     max_keys: int = 4
     entries: dict = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def get(self, key: tuple, value: float) -> Solution | None:
         """The solution at ``value`` (to :data:`SAME_DECADES`), or None."""
-        for sol in self.entries.get(key, ()):
-            if log_distance(sol.value, value) <= SAME_DECADES:
-                return sol
+        with self._lock:
+            for sol in self.entries.get(key, ()):
+                if log_distance(sol.value, value) <= SAME_DECADES:
+                    return sol
         return None
 
     def put(self, key: tuple, sol: Solution) -> None:
         """Keep ``sol`` (replacing one at the same value)."""
-        rows = [s for s in self.entries.pop(key, [])
-                if log_distance(s.value, sol.value) > SAME_DECADES]
-        self.entries[key] = rows + [sol]          # most recent key last
-        while len(self.entries) > self.max_keys:
-            self.entries.pop(next(iter(self.entries)))
+        with self._lock:
+            rows = [s for s in self.entries.pop(key, [])
+                    if log_distance(s.value, sol.value) > SAME_DECADES]
+            self.entries[key] = rows + [sol]          # most recent key last
+            while len(self.entries) > self.max_keys:
+                self.entries.pop(next(iter(self.entries)))
 
     def solutions(self, key: tuple) -> list[Solution]:
         """The solutions of one setting, by increasing value."""
-        return sorted(self.entries.get(key, ()), key=lambda s: s.value)
+        with self._lock:
+            return sorted(self.entries.get(key, ()), key=lambda s: s.value)
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self.entries.values())
+        with self._lock:
+            return sum(len(v) for v in self.entries.values())
 
 
 class WarmPool:
@@ -329,9 +334,10 @@ class WarmPool:
             if key != self.key:
                 self.key, self.heads = key, []
             deadline = time.monotonic() + wait_s
+            # every head busy (a cancelled fit stops at its next pass): wait for one
             while self.heads and all(h[2] for h in self.heads) \
-                    and len(self.heads) >= self.size and time.monotonic() < deadline:
-                self._cond.wait(deadline - time.monotonic())
+                    and time.monotonic() < deadline:
+                self._cond.wait(max(deadline - time.monotonic(), 0.0))
             free = [h for h in self.heads if not h[2]]
             if free:
                 head = min(free, key=lambda h: log_distance(h[0], value))
@@ -384,6 +390,9 @@ class Precomputer:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._idle_since = 0.0
+        self._running = False
+        #: the message of the last background fit that raised (None: none did)
+        self.error: str | None = None
 
     def restart(self, plan: list[float]) -> None:
         """Cancel the running plan and start ``plan`` (after :data:`IDLE_S`)."""
@@ -413,7 +422,7 @@ class Precomputer:
     def idle(self) -> bool:
         """True when nothing is planned and no fit runs."""
         with self._cond:
-            return not self.plan and not getattr(self, "_running", False)
+            return not self.plan and not self._running
 
     def _next(self):
         """(generation, value) of the next fit, or None once closed."""
@@ -436,8 +445,8 @@ class Precomputer:
             try:
                 if self.fit_one(value, lambda g=gen: self.generation != g or self.closed):
                     self.n_done += 1
-            except Exception:       # a failing background fit: the foreground reports
-                pass
+            except Exception as exc:   # kept; a foreground fit at that value reports it
+                self.error = f"{type(exc).__name__}: {exc}"
             finally:
                 with self._cond:
                     self._running = False

@@ -114,6 +114,18 @@ def test_the_pool_lends_the_nearest_free_head():
     pool.give(key, 1.2, got)
     got, start = pool.take(("other",), 1.2)               # another setting: cold
     assert start is None and len(made) == 3
+    pool.give(("other",), 1.2, got)
+
+
+def test_a_fit_waits_for_the_head_a_cancelled_background_fit_returns():
+    pool = WarmPool(object, size=2)
+    key = ("k",)
+    head, _ = pool.take(key, 1.0)
+    pool.give(key, 1.0, head)
+    busy, _ = pool.take(key, 1.1)                         # the background's fit
+    threading.Timer(0.3, pool.give, (key, 1.1, busy)).start()
+    got, start = pool.take(key, 1.2, wait_s=30)           # the foreground's: warm
+    assert got is head and start == 1.1
 
 
 def test_precompute_is_cancelled_at_the_next_pass_and_waits_for_the_foreground():

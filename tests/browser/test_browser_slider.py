@@ -16,7 +16,6 @@ Screenshots of the lab and its path panel go to ``test-artifacts/browser/``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -46,19 +45,15 @@ CELLS = [
 
 
 def _write_notebook(path: Path) -> None:
-    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-              "source": s} for s in CELLS]
-    nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3",
-                                                      "display_name": "Python 3",
-                                                      "language": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    """The test's notebook of :data:`CELLS`, written atomically."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    nbformat.write(nb, str(tmp))
     os.replace(tmp, path)
-
-
-def _current_c(path_fig) -> float:
-    return float(path_fig.trace("current C")["x"][0])
 
 
 def test_a_slider_move_to_a_precomputed_value_redraws_from_the_cache(lab, page, artifacts):
