@@ -26,6 +26,20 @@ __all__ = ["make_view", "MAX_CURVES"]
 MAX_CURVES = 50
 
 def make_view(lab):
+    """The paper view of ``lab.final`` (see the module docstring), or None.
+
+    Parameters
+    ----------
+    lab : SolverLab
+        Its ``final`` estimator picks the view; ``X`` and ``y`` size it.
+
+    Returns
+    -------
+    object or None
+        A view with ``widget``, ``figures()`` and ``update(estimator)``; None
+        for an estimator without one (a kernel LabelRanker, an ordinal model
+        on more than two features).
+    """
     from polyrank import (
         LabelRanker,
         M3LClassifier,
