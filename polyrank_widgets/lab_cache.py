@@ -20,8 +20,9 @@ current value.
   time, nearest first, the positions around the current value while the
   person reads; a generation counter (checked between fits and by the solver's
   callback, which raises ``StopIteration``: ``DESIGN.md``'s callback
-  contract) cancels it at once when a control moves; it never touches a
-  widget (its results reach the lab through ``on_solution``).
+  contract) cancels it at once when a control moves; it runs at a lower
+  priority (:data:`NICE`, Linux); it never touches a widget (the lab hands
+  its results to the kernel's own thread).
 
 The numba kernels release the GIL (``nogil=True``, tests/test_nogil.py), so a
 background fit leaves the kernel free to handle the next slider message; only
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -62,6 +64,21 @@ RING = (1, 2, 3, 4, 6, 8, 12, 16, 20)
 #: seconds the background waits after a settled move before its first fit
 #: (the front end draws the new figure first; a quick second move cancels nothing)
 IDLE_S = 0.3
+
+
+#: the background thread's niceness (Linux: per thread), so that the browser
+#: drawing the figures and the kernel's next cells go first on a busy machine
+NICE = 10
+
+
+def _lower_priority() -> None:
+    """Raise the calling thread's niceness by :data:`NICE` where the platform
+    allows it per thread (Linux); elsewhere nothing."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                       min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE))
+    except (AttributeError, OSError):
+        pass
 
 
 def log_distance(a: float, b: float) -> float:
@@ -437,6 +454,7 @@ class Precomputer:
                 self._cond.wait(max(wait, 0.05) if self.plan else None)
 
     def _loop(self) -> None:
+        _lower_priority()
         while True:
             got = self._next()
             if got is None:
