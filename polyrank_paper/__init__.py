@@ -102,6 +102,7 @@ if TYPE_CHECKING:       # the same names, for mypy and IDEs (loaded on first use
     from .bench.paths import bench_paths
     from .bench.ranksvm_dask import bench_ranksvm_dask
     from .bench.ranksvm_liblinear import bench_ranksvm_liblinear
+    from .bench.slider import bench_slider
     from .bench.sopopo import bench_sopopo, format_table
     from .m3l import bench_m3l, m3l_awa_prior, m3l_fig2, m3l_fig5, m3l_table1, m3l_table3
     from .ordinal import (
@@ -142,7 +143,7 @@ __all__ = ["load_all", "BENCH_CATALOG",
            "bench_m3l_labels", "bench_m3l_labels_wide", "bench_m3l_rows", "bench_m3l_linear",
            "bench_m3l_rows_smo",
            "bench_first_fit", "bench_first_run", "bench_sopopo_vs_liblinear", "bench_input_check",
-           "bench_paths",
+           "bench_paths", "bench_slider",
            "bench_sopopo_many_labels", "many_labels_problem", "bench_label_ranker_defaults",
            "crammer_singer_primal", "bench_ranksvm_dask", "bench_ranksvm_liblinear",
            "StoredResult", "load_or_run", "load_result", "save_result"]
@@ -168,6 +169,7 @@ _REGISTERING = (
     ".bench.many_labels",
     ".bench.input_check",
     ".bench.paths",
+    ".bench.slider",
     ".stored",
 )
 #: the lazily loaded public names: name -> the module (relative) that defines it
@@ -220,6 +222,7 @@ _OBJECTS = {
     "many_labels_problem": ".bench.many_labels",
     "bench_input_check": ".bench.input_check",
     "bench_paths": ".bench.paths",
+    "bench_slider": ".bench.slider",
     "StoredResult": ".stored",
     "load_or_run": ".stored",
     "load_result": ".stored",

@@ -867,6 +867,11 @@ BENCH_CATALOG: dict[str, str] = {
         "scikit-learn's validate_data and the whole fit, on sparse MQ2008 (RankSVM) "
         "and W8a (SignConstrainedClassifier)"
     ),
+    "slider": (
+        "SolverLab slider moves (issue 45): a neighbouring and a far penalty, from the "
+        "cache vs warm-started vs cold, for each estimator on its bundled data set; "
+        "targets: near <= 1 s, any move <= 3 s"
+    ),
 }
 
 #: The registered benchmarks of ``polyrank bench NAME`` (other than

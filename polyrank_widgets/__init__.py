@@ -21,6 +21,10 @@
   and :class:`GapDisplay` (:mod:`polyrank_widgets.display`) draw a fitted model's
   results as scikit-learn's ``*Display`` classes do (``from_estimator``,
   ``from_predictions``, ``plot()``, ``figure_``), in plotly.
+- :class:`PathDisplay` (:mod:`polyrank_widgets.path_display`) draws a regularisation
+  path: the leading coefficients and the test metric along C, the current C marked
+  (``from_estimator``, ``from_path``); SolverLab shows the same figure of the fits
+  it holds.
 
 Each widget is a Python object that owns its state (the model) and a
 ``.fig`` / ``.widget`` that only show it; both display themselves in Jupyter.
@@ -58,11 +62,12 @@ from .display import GapDisplay, LabelRankingDisplay, OrdinalDisplay, RankingDis
 from .gap import GapMonitor
 from .knots import KnotExplorer
 from .lab import SolverLab
+from .path_display import PathDisplay
 from .tron import TronMonitor
 
 __all__ = ["Snapshot", "static_images", "CorrelationSlider", "DecompositionViewer", "GapMonitor",
            "KnotExplorer", "SolverLab", "TronMonitor", "RankingDisplay", "OrdinalDisplay",
-           "LabelRankingDisplay", "GapDisplay"]
+           "LabelRankingDisplay", "GapDisplay", "PathDisplay"]
 
 # POLYRANK_STATIC_IMAGES=1 (tools/execute_notebooks.py sets it for the kernels
 # whose notebooks it stores): every figure and widget carries its PNG

@@ -44,9 +44,9 @@ from polyrank.metrics import ndcg_at, ndcg_per_query, pairwise_accuracy
 from polyrank.result import SolverResult, Trace
 from polyrank.validation import check_int
 
+from ._estimators import last_step
 from ._text import escape
 from .gap import GapMonitor
-from .lab import last_step
 
 __all__ = ["RankingDisplay", "OrdinalDisplay", "LabelRankingDisplay", "GapDisplay"]
 

@@ -310,6 +310,10 @@ class GapMonitor(TraceMonitor):
             self.fig.layout.annotations = note
             if self.log_y:
                 self.fig.layout.yaxis2.dtick = _log_dtick(drawn)
+            # iterations are whole numbers: no 1.5, 2.5 ticks on a short fit
+            dtick = 1 if it.size and it[-1] - it[0] < 10 else None
+            for axis in (self.fig.layout.xaxis, self.fig.layout.xaxis2):
+                axis.update(dtick=dtick, tickformat=",d")
             self.fig.layout.title = dict(text=title, x=0.0, xanchor="left",
                                          xref="paper")
 

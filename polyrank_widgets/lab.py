@@ -10,6 +10,14 @@ it refits the estimator in a background thread while a :class:`GapMonitor`
 draws the running fit; a newer change cancels the running fit through the
 callback contract (``StopIteration``, ``DESIGN.md``).
 
+Along the regularisation slider the lab answers at once (issue 45, item 3;
+:mod:`polyrank_widgets.lab_cache`): a move to a value it holds redraws from
+its cache, any other move fits warm-started from the nearest solution it
+holds, and while the person reads a background thread precomputes the
+slider's positions around the current value; a path panel
+(:class:`~polyrank_widgets.path_display.LabPathView`) draws the coefficients
+and the test metric of those fits along the penalty, the current value marked.
+
 The paper views attached per estimator:
 
 - ``LabelRanker`` (linear): pick an example; its preference graph and pieces
@@ -31,9 +39,9 @@ The paper views attached per estimator:
 
 Every view has a size guard (:func:`polyrank_widgets._layout.too_many`): more
 than :data:`~polyrank_widgets._layout.MAX_DRAWN` labels of R, features,
-graph edges (or :data:`MAX_CURVES` threshold curves) and the view shows a
-summary with the reason instead of the figure; the ordinal scatter draws
-at most ``MAX_DRAWN`` objects. Whatever a fit, its scoring or its drawing
+graph edges (or :data:`~polyrank_widgets.lab_views.MAX_CURVES` threshold
+curves) and the view shows a summary with the reason instead of the figure;
+the ordinal scatter draws at most ``MAX_DRAWN`` objects. Whatever a fit, its scoring or its drawing
 raises ends in the readout: "fit failed", "scoring failed" or "drawing
 failed", the message and the traceback folded (issue 44, item 5).
 """
@@ -47,113 +55,55 @@ import traceback
 
 import ipywidgets as ipw
 import numpy as np
-import plotly.graph_objects as go
-from sklearn.base import clone, is_classifier, is_regressor
+from IPython import get_ipython
+from sklearn.base import clone
 from sklearn.metrics import get_scorer
 from sklearn.pipeline import Pipeline
 
 from polyrank.compiling import CompileNotice, package_of
 
 from ._display import WidgetDisplay
-from ._layout import MAX_DRAWN, fluid, too_many, wrap_row
-from ._plotly import FigureWidget
+from ._estimators import (
+    _describe,
+    _metric_text,
+    _start_value,
+    last_step,
+    penalty_name,
+    score_on_test,
+)
+from ._layout import wrap_row
 from ._text import escape, traceback_html
-from .decomposition import DecompositionViewer
 from .gap import GapMonitor
-from .knots import KnotExplorer
-from .tron import TronMonitor
+from .lab_cache import (
+    SPAWN_DECADES,
+    Precomputer,
+    Solution,
+    SolutionCache,
+    WarmPool,
+    canonical_data,
+    settings_key,
+    slider_positions,
+    snapshot,
+)
+from .lab_views import make_view
+from .path_display import LabPathView as _PathView
 
-__all__ = ["SolverLab"]
+__all__ = ["SolverLab", "last_step"]
 
-#: regularisation parameters offered when ``params`` is not given, by name
-#: the most threshold curves f(x) = p_k the ordinal view draws (one contour
-#: trace on a 120 x 120 grid each); more ordered labels: a summary
-MAX_CURVES = 50
 
 _DEFAULT_RANGES = {"C": (1e-3, 1e2), "c": (1e-2, 1e3), "lam": (1e-6, 1e-1)}
 
-#: the estimators' own methods that resolve a parameter left None (``C=None``:
-#: the kernel's default) to the value the fit uses (the fitted ``C_`` / ``c_``)
-_RESOLVERS = {"C": "_C", "c": "_penalty"}
 
-
-def last_step(estimator) -> tuple[str, object]:
-    """The routing prefix and the estimator the controls drive: for a
-    :class:`~sklearn.pipeline.Pipeline` its last step's ``"name__"`` and that
-    step (scikit-learn's own parameter routing: ``set_params(name__C=...)``,
-    ``fit(X, y, name__callback=...)``), else ``""`` and the estimator itself.
-
-    Parameters
-    ----------
-    estimator : estimator or Pipeline
-
-    Returns
-    -------
-    (str, estimator)
-    """
-    if isinstance(estimator, Pipeline):
-        name, step = estimator.steps[-1]
-        return f"{name}__", step
-    return "", estimator
-
-
-def _describe(estimator) -> str:
-    """``"LabelRanker"`` or ``"StandardScaler → LabelRanker"`` for a pipeline."""
-    if isinstance(estimator, Pipeline):
-        return " → ".join(type(step).__name__ for _, step in estimator.steps)
-    return type(estimator).__name__
-
-
-def _start_value(estimator, name: str, value):
-    """The value the estimator uses for ``name``: ``value``, or for None the
-    default its fit resolves it to (``C=None`` -> the kernel's default C)."""
-    method = getattr(estimator, _RESOLVERS.get(name, ""), None) if value is None else None
-    if callable(method):
-        try:
-            return float(method())
-        except (TypeError, ValueError, KeyError, AttributeError):
-            return value
-    return value
-
-
-def _metric_text(final, scoring) -> tuple[str, float]:
-    """The readout's "NAME (higher is better)" and the sign of the shown value."""
-    name, higher, sign = _metric(final, scoring)
-    return f"{name} ({'higher' if higher else 'lower'} is better)", sign
-
-
-def _metric(final, scoring) -> tuple[str, bool, float]:
-    """(name, higher is better, sign) of the readout's test metric: the
-    scorer's name (scikit-learn's convention: higher is better), else what
-    the estimator's ``score`` computes, shown as the metric itself (sign -1
-    turns a ``score`` of minus the MAE into the MAE, lower is better)."""
-    from polyrank import (
-        LabelRanker,
-        M3LClassifier,
-        OrdinalMarginRanker,
-        PRank,
-        RankSVM,
-        SignConstrainedRegressor,
-    )
-
-    if scoring is not None:
-        name = scoring if isinstance(scoring, str) else getattr(
-            scoring, "__name__", type(scoring).__name__)
-        return str(name), True, 1.0
-    labels = getattr(final, "target_type_", None) in ("binary", "multiclass")
-    if isinstance(final, RankSVM):
-        return "mean NDCG over queries (LETOR)", True, 1.0
-    if isinstance(final, (OrdinalMarginRanker, PRank)):
-        return "mean absolute error", False, -1.0
-    if isinstance(final, M3LClassifier) and not labels:
-        return "1 − Hamming loss", True, 1.0
-    if isinstance(final, LabelRanker) and not labels:
-        return "label ranking average precision", True, 1.0
-    if isinstance(final, SignConstrainedRegressor) or is_regressor(final):
-        return "R²", True, 1.0
-    if is_classifier(final):
-        return "accuracy", True, 1.0
-    return "score", True, 1.0
+def _handoff(fn) -> None:
+    """Run ``fn`` on the kernel's own thread (its IOLoop's ``add_callback``
+    is thread-safe): how the background precompute hands its results to the
+    widgets; outside a kernel (a script, the tests), at once."""
+    kernel = getattr(get_ipython(), "kernel", None)
+    loop = getattr(kernel, "io_loop", None)
+    if loop is None:
+        fn()
+    else:
+        loop.add_callback(fn)
 
 
 #: seconds between two progress lines of the readout while a fit runs
@@ -340,6 +290,27 @@ class SolverLab(WidgetDisplay):
         Attach the estimator's paper view (default True).
     fit : bool, optional
         Start the first fit at once (default True).
+    precompute : bool, optional
+        Along a penalty slider (``C``, ``c`` or ``lam`` of an estimator with
+        ``warm_start``), fit the slider's positions around the current value
+        in a background thread while nobody moves a control, nearest first
+        (default True; see :mod:`polyrank_widgets.lab_cache`).
+    warm : bool, optional
+        Cache and warm-start along the penalty (default True); False: every
+        move a cold fit, no cache, no precompute, no path panel (the lab
+        before issue 45, which ``polyrank bench slider`` compares with).
+
+    Notes
+    -----
+    Along a penalty slider every fit keeps its model in :attr:`cache`: a move
+    to a value the lab holds redraws from it with no fit ("start: from the
+    cache" in the readout, ``last_move_["fits"] == 0``); any other move fits
+    warm-started from the nearest solution the lab holds
+    (``warm_start=True``, issue 45).  X and the test split are converted
+    once, and a pipeline's leading steps fitted and applied once (when no
+    fit parameter goes to them): every refit reads the same arrays
+    (issue 46, item 4).  Given a DataFrame, the models are fitted on its
+    values (no ``feature_names_in_``).
 
     Attributes
     ----------
@@ -374,11 +345,29 @@ class SolverLab(WidgetDisplay):
     traceback_ : str
         The traceback of the last failure (fit, scoring or drawing).
     n_fits_ : int
-        Fits that ran to their end.
+        Foreground fits that ran to their end (a move redrawn from the cache
+        adds none).
+    n_cached_ : int
+        Moves redrawn from the cache, with no fit.
+    fits_run_ : int
+        Fits started, in the foreground and the background.
+    last_move_ : dict or None
+        The last move along the penalty: ``value``, ``source`` (``"cache"``,
+        ``"warm"`` or ``"cold"``), ``fits`` (0 or 1) and ``seconds`` from the
+        move to the model stored (a fit) or drawn (the cache).
+    penalty_ : str or None
+        The penalty the lab caches and warm-starts along (None: every fit
+        cold, as for ``PRank``'s ``max_iter``).
+    cache : SolutionCache
+        The fits the lab holds, by setting and penalty value.
+    path_view : LabPathView or None
+        The path panel: the leading coefficients and the test metric of the
+        cached fits along the penalty, the current value marked.
     readout : ipywidgets.HTML
         Status, iterations, time, training objective, test metric.
     stop_button : ipywidgets.Button
-        Stops the running fit (its result is kept as a stopped fit).
+        Stops the running fit (its result is kept as a stopped fit); disabled
+        while no fit runs.
     widget : ipywidgets.VBox
         What Jupyter shows.
 
@@ -387,7 +376,8 @@ class SolverLab(WidgetDisplay):
     TypeError
         If ``params`` is not a dict or a spec has the wrong type, or
         ``fit_params`` is not a dict, or ``test`` is not a tuple, ``X`` or
-        ``y`` is not an array, ``views`` or ``fit`` not a bool.
+        ``y`` is not an array, ``views``, ``fit``, ``precompute`` or
+        ``warm`` not a bool.
     ValueError
         If ``X`` is not 2-d or ``y`` has another number of rows, a name in
         ``params`` is not a parameter of ``estimator`` (of a pipeline's
@@ -420,11 +410,12 @@ class SolverLab(WidgetDisplay):
     """
 
     def __init__(self, estimator, X, y, *, params=None, fit_params=None, test=None,
-                 scoring=None, views: bool = True, fit: bool = True) -> None:
+                 scoring=None, views: bool = True, fit: bool = True,
+                 precompute: bool = True, warm: bool = True) -> None:
         if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
             raise TypeError(f"estimator: expected a scikit-learn estimator, got "
                             f"{type(estimator).__name__}")
-        _check_inputs(X, y, views=views, fit=fit)
+        _check_inputs(X, y, views=views, fit=fit, precompute=precompute, warm=warm)
         self._prefix, self.final = last_step(estimator)
         own = self.final.get_params(deep=False)
         params = _check_params(params, own, self.final)
@@ -437,7 +428,16 @@ class SolverLab(WidgetDisplay):
         self.X, self.y = X, y
         self.controls = {name: _control(name, spec, _start_value(self.final, name, own[name]))
                          for name, spec in params.items()}
-        self.monitor = GapMonitor(title=f"{_describe(estimator)}: duality gap",
+        self._setup_state()
+        self._setup_data()
+        self._setup_warm(precompute and warm, warm)
+        self._setup_widgets(views)
+        self._set_readout("not fitted yet")
+        if fit:
+            self.refit()
+
+    def _setup_state(self) -> None:
+        self.monitor = GapMonitor(title=f"{_describe(self.estimator)}: duality gap",
                                   max_points=2000, min_redraw_s=0.25)
         self.estimator_ = None
         self.score_ = None
@@ -445,26 +445,58 @@ class SolverLab(WidgetDisplay):
         self.view_error_: str | None = None
         self.traceback_: str | None = None
         self.n_fits_ = 0
+        self.n_cached_ = 0
+        self.fits_run_ = 0
+        self.last_move_: dict | None = None
         self._extra_params: dict = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._flag: _Cancelled | None = None
+
+    def _setup_data(self) -> None:
+        """X and the test split validated and converted once (a pipeline's
+        leading steps fitted and applied once): every refit reads the same
+        arrays (issue 46, item 4).  A leading step that fails here is left
+        to the fits, whose readout reports it."""
+        try:
+            self._head, self._X, self._test = canonical_data(
+                self.estimator, self.X, self.test, self.fit_params, self._prefix)
+        except Exception:  # the first fit shows the error in the readout
+            self._head, self._X, self._test = None, self.X, self.test
+        self._fit_kwargs = (self.fit_params if self._head is None and self._prefix
+                            else {k[len(self._prefix):]: v for k, v in
+                                  self.fit_params.items()})
+
+    def _setup_warm(self, precompute: bool, warm: bool) -> None:
+        """The penalty control (a log slider of C, c or lam) along which the
+        lab caches, warm-starts and precomputes; none: every fit cold."""
+        name = penalty_name(self.estimator)
+        ok = warm and name in self.controls \
+            and isinstance(self.controls[name], ipw.FloatLogSlider)
+        self.penalty_ = name if ok else None
+        self.cache = SolutionCache()
+        self._pool = WarmPool(self._new_fitter)
+        self._pre = (Precomputer(self._fit_background, self._busy)
+                     if self.penalty_ is not None and precompute else None)
+
+    def _setup_widgets(self, views: bool) -> None:
         self.readout = ipw.HTML("")
-        self.stop_button = ipw.Button(description="Stop", icon="stop",
+        self.stop_button = ipw.Button(description="Stop", icon="stop", disabled=True,
                                       tooltip="stop the running fit")
         self.stop_button.on_click(lambda _: self.stop())
         for c in self.controls.values():
             c.observe(self._on_control, names="value")
-        self.view = _make_view(self) if views else None
+        self.view = make_view(self) if views else None
+        self.path_view = (_PathView(self.penalty_, self.metric_) if self.penalty_ is not None
+                          else None)
         top = wrap_row(ipw.VBox(list(self.controls.values()) + [self.stop_button]),
                        self.readout)
         parts = [top, self.monitor.widget]
+        if self.path_view is not None:
+            parts.append(self.path_view.widget)
         if self.view is not None:
             parts.append(self.view.widget)
         self.widget = ipw.VBox(parts)
-        self._set_readout("not fitted yet")
-        if fit:
-            self.refit()
 
     # ------------------------------------------------------------ public
     def values(self) -> dict:
@@ -492,20 +524,35 @@ class SolverLab(WidgetDisplay):
         self.refit()
 
     def refit(self) -> None:
-        """Cancel the running fit (if any) and start a new one in a
-        background thread with the current :meth:`values`."""
+        """Cancel the running fit (if any) and show the model at the current
+        :meth:`values`: from the cache if the lab holds it (no fit), else
+        fitted in a background thread, warm-started from the nearest
+        solution the lab holds."""
+        values = self.values()
+        key = settings_key(values, self.penalty_)
+        t0 = time.perf_counter()
         with self._lock:
             if self._flag is not None:
                 self._flag.event.set()
-            flag = self._flag = _Cancelled()
-            # the readout first: the browser applies messages in order, and
-            # redrawing the monitors' figures takes it a while
-            self._set_readout("fitting …")
-            self.monitor.reset()
-            if self.view is not None and hasattr(self.view, "start"):
-                self.view.start()
-        est = clone(self.estimator).set_params(**_route(self.values(), self._prefix))
-        thread = threading.Thread(target=self._run, args=(est, flag), daemon=True)
+            if self._pre is not None:
+                self._pre.cancel()
+            sol = (self.cache.get(key, values[self.penalty_]) if self.penalty_ is not None
+                   else None)
+            if sol is None:
+                flag = self._flag = _Cancelled()
+                # the readout first: the browser applies messages in order, and
+                # redrawing the monitors' figures takes it a while
+                self._set_readout("fitting …")
+                self.stop_button.disabled = False
+                self.monitor.reset()
+                if self.view is not None and hasattr(self.view, "start"):
+                    self.view.start()
+            else:
+                self._flag = None
+        if sol is not None:
+            self._show_cached(sol, key, t0)
+            return
+        thread = threading.Thread(target=self._run, args=(values, key, flag), daemon=True)
         self._thread = thread
         thread.start()
 
@@ -516,6 +563,13 @@ class SolverLab(WidgetDisplay):
             if self._flag is not None:
                 self._flag.stopped_by_user = True
                 self._flag.event.set()
+
+    def close(self) -> None:
+        """Stop the running fit and the background precompute, close the widget."""
+        self.stop()
+        if self._pre is not None:
+            self._pre.close()
+        self.widget.close()
 
     @property
     def metric_value_(self) -> float | None:
@@ -541,9 +595,93 @@ class SolverLab(WidgetDisplay):
         thread.join(timeout)
         return not thread.is_alive()
 
+    def wait_cached(self, value: float, timeout: float = 60.0) -> bool:
+        """Block until the lab holds a solution at penalty ``value`` (the
+        background precompute's or a fit's), for the current settings.
+
+        Parameters
+        ----------
+        value : float
+            A penalty (compared to 1e-6 in log10).
+        timeout : float
+            Seconds to wait at most.
+
+        Returns
+        -------
+        bool
+            True if the solution is there.
+        """
+        if self.penalty_ is None:
+            return False
+        deadline = time.monotonic() + float(timeout)
+        key = settings_key(self.values(), self.penalty_)
+        while self.cache.get(key, float(value)) is None:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def path(self):
+        """The fits the lab holds for the current settings as a
+        :class:`PathDisplay` (their coefficients and test metric along the
+        penalty, the current value marked), or None without a penalty
+        control."""
+        if self.penalty_ is None:
+            return None
+        sols = self.cache.solutions(settings_key(self.values(), self.penalty_))
+        return _PathView.display(sols, self.penalty_, self.metric_, self._sign,
+                                 self.controls[self.penalty_].value)
+
     # ------------------------------------------------------------ internals
     def _on_control(self, change) -> None:
         self.refit()
+
+    def _busy(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def _new_fitter(self):
+        """A cold estimator to fit: the last step alone when the pipeline's
+        leading steps were applied once (or there is no pipeline), else a
+        clone of the whole pipeline; ``warm_start=True`` along a penalty."""
+        fitter = clone(self.final if (self._head is not None or not self._prefix)
+                       else self.estimator)
+        if self.penalty_ is not None:
+            fitter.set_params(**{self._route_of(fitter) + "warm_start": True})
+        return fitter
+
+    def _route_of(self, fitter) -> str:
+        return self._prefix if isinstance(fitter, Pipeline) else ""
+
+    def _take(self, values: dict, key: tuple, background: bool = False):
+        """(estimator, its warm start's value or None) for a fit at ``values``."""
+        if self.penalty_ is None:
+            fitter, start = self._new_fitter(), None
+        else:
+            fitter, start = self._pool.take(
+                key, values[self.penalty_],
+                spawn_beyond=SPAWN_DECADES if background else math.inf)
+        return fitter.set_params(**_route(values, self._route_of(fitter))), start
+
+    def _give(self, values: dict, key: tuple, fitter, start, fitted: bool) -> None:
+        if self.penalty_ is not None and (fitted or start is not None):
+            self._pool.give(key, values[self.penalty_] if fitted else start, fitter)
+
+    def _shown(self, fitter):
+        """The fitted model the lab shows and caches: a snapshot that later
+        fits of ``fitter`` leave as it is (a pipeline: the leading steps
+        fitted once, the last step's snapshot)."""
+        if self._head is not None:
+            return Pipeline(self._head.steps + [(self.estimator.steps[-1][0],
+                                                 snapshot(fitter, self._X))])
+        if isinstance(fitter, Pipeline):
+            return Pipeline([(n, snapshot(s)) for n, s in fitter.steps])
+        return snapshot(fitter, self._X)
+
+    def _fit(self, fitter, callback) -> None:
+        """``fitter.fit`` on the canonical data with ``callback``."""
+        fitter.fit(self._X, self.y, **{self._route_of(fitter) + "callback": callback},
+                   **self._fit_kwargs)
 
     def _callback(self, flag: _Cancelled):
         view_cb = getattr(self.view, "callback", None) if self.view is not None else None
@@ -564,7 +702,7 @@ class SolverLab(WidgetDisplay):
 
         return callback
 
-    def _run(self, est, flag: _Cancelled) -> None:
+    def _run(self, values: dict, key: tuple, flag: _Cancelled) -> None:
         """The background fit of :meth:`refit`: fit, score, draw.  Any
         exception of the three ends in the readout ("fit failed", "scoring
         failed" or "drawing failed", the message, the traceback in a
@@ -572,48 +710,150 @@ class SolverLab(WidgetDisplay):
         a newer one stays silent."""
         stage: dict = {"name": "fit"}
         try:
-            self._fit_score_draw(est, flag, stage)
+            self._fit_score_draw(values, key, flag, stage)
         except Exception as exc:  # shown in the readout, kept in error_ / view_error_
             if flag.event.is_set() and not flag.stopped_by_user:
                 return
             self._show_failure(stage, exc)
+        finally:
+            if self._flag is flag or self._flag is None:
+                self.stop_button.disabled = True
 
-    def _fit_score_draw(self, est, flag: _Cancelled, stage: dict) -> None:
+    def _fit_score_draw(self, values: dict, key: tuple, flag: _Cancelled,
+                        stage: dict) -> None:
         """:meth:`_run`'s work; ``stage["name"]`` says which step runs (and,
         once fitted, ``stage["shown"]`` what the readout shows of the fit)."""
+        fitter, start = self._take(values, key)
+        self.fits_run_ += 1
         t0 = time.perf_counter()
-        # a cold numba cache: say "compiling ... (first use only)" with progress
-        # a superseded fit stays silent: its notices must not cover the
-        # readout of the newer fit (or its "fit failed")
-        with CompileNotice(package_of(last_step(est)[1]),
-                           lambda msg: None if flag.event.is_set()
-                           else self._set_readout(msg)) as notice:
-            # a pipeline routes the callback to its last step (scikit-learn's
-            # step__param fit parameters); the earlier steps transform X
-            est.fit(self.X, self.y, **{self._prefix + "callback": self._callback(flag)},
-                    **self.fit_params)
+        fitted = False
+        try:
+            # a cold numba cache: say "compiling ... (first use only)" with progress
+            # a superseded fit stays silent: its notices must not cover the
+            # readout of the newer fit (or its "fit failed")
+            with CompileNotice(package_of(last_step(fitter)[1]),
+                               lambda msg: None if flag.event.is_set()
+                               else self._set_readout(msg)) as notice:
+                self._fit(fitter, self._callback(flag))
+            fitted = True
+        finally:
+            self._give(values, key, fitter, start, fitted)
         seconds = time.perf_counter() - t0
         with self._lock:
             if flag.event.is_set() and not flag.stopped_by_user:
                 return          # superseded by a newer fit: drop it
             self.monitor.flush()
         stage["name"] = "scoring"
+        est = self._shown(fitter)
         score = self._score(est)
         with self._lock:
             if flag.event.is_set() and not flag.stopped_by_user:
                 return          # superseded while it was scored: the newer fit reports
-            self.estimator_, self.score_, self.error_ = est, score, None
-            # the fitted targets decide the metric (LabelRanker: accuracy on labels)
-            self.metric_, self._sign = _metric_text(last_step(est)[1], self._scoring)
-            self.n_fits_ += 1
+            self._keep(est, score, seconds, values, key, start, flag)
+        self._draw(est, stage, seconds=seconds, compiled=notice.compiling,
+                   start=self._start_text(start, last_step(est)[1]))
+
+    def _keep(self, est, score, seconds, values, key, start, flag) -> None:
+        """Store a finished foreground fit (under the lock): the lab's
+        model, the cache (unless stopped by the user), the last move."""
+        self.estimator_, self.score_, self.error_ = est, score, None
+        # the fitted targets decide the metric (LabelRanker: accuracy on labels)
+        self.metric_, self._sign = _metric_text(last_step(est)[1], self._scoring)
+        self.n_fits_ += 1
+        source = "cold" if start is None else "warm"
+        if self.penalty_ is not None:
+            value = values[self.penalty_]
+            if not flag.stopped_by_user:
+                self.cache.put(key, Solution(value, est, score, seconds,
+                                             self._start_text(start, None)))
+            self.last_move_ = dict(value=value, source=source, fits=1,
+                                   seconds=time.perf_counter() - flag.started)
+
+    def _start_text(self, start, final) -> str:
+        """The readout's "start" row: cold, or warm from which value."""
+        if start is None:
+            return "cold (from zero)"
+        how = str(getattr(getattr(final, "result_", None), "get", lambda *_: "")(
+            "warm_start", "") or "")
+        note = "" if how in ("", "used") else f" ({how})"
+        return f"warm from {self.penalty_} = {start:.3g}{note}"
+
+    def _draw(self, est, stage: dict, **shown) -> None:
+        """The readout, the paper view and the path view of the shown model;
+        then the background precompute restarts around it."""
         res = getattr(last_step(est)[1], "result_", None)
         status = getattr(res, "status", "fitted") if res is not None else "fitted"
-        stage.update(name="drawing", shown=dict(est=est, seconds=seconds,
-                                                compiled=notice.compiling))
+        stage.update(name="drawing", shown=dict(est=est, **shown))
         self.view_error_ = None
         if self.view is not None:
             self.view.update(est)
         self._set_readout(status, **stage["shown"])
+        self._redraw_path()
+        self._plan()
+
+    def _show_cached(self, sol: Solution, key: tuple, t0: float) -> None:
+        """A move to a value the lab holds: redraw from it, no fit."""
+        stage: dict = {"name": "drawing"}
+        try:
+            with self._lock:
+                self.estimator_, self.score_, self.error_ = sol.estimator, sol.score, None
+                self.n_cached_ += 1
+            trace = getattr(getattr(last_step(sol.estimator)[1], "result_", None),
+                            "trace", None)
+            if trace is not None and len(trace):
+                self.monitor.replay(trace)
+            self.stop_button.disabled = True
+            self._draw(sol.estimator, stage, seconds=sol.seconds,
+                       start=f"from the cache (no fit; {sol.start})")
+        except Exception as exc:  # shown in the readout, as a fit's drawing failure
+            self._show_failure(stage, exc)
+        self.last_move_ = dict(value=sol.value, source="cache", fits=0,
+                               seconds=time.perf_counter() - t0)
+
+    def _plan(self) -> None:
+        """Restart the background precompute around the current value."""
+        if self._pre is None:
+            return
+        c = self.controls[self.penalty_]
+        self._pre.restart(slider_positions(c.value, c.min, c.max, c.step))
+
+    def _fit_background(self, value: float, cancelled) -> bool:
+        """One background fit at penalty ``value`` (see :class:`Precomputer`):
+        True if its solution was kept."""
+        values = {**self.values(), self.penalty_: value}
+        key = settings_key(values, self.penalty_)
+        if self.cache.get(key, value) is not None or self.estimator_ is None:
+            return False
+        fitter, start = self._take(values, key, background=True)
+        self.fits_run_ += 1
+
+        def callback(info):
+            if cancelled():
+                raise StopIteration("cancelled: a control moved")
+
+        t0 = time.perf_counter()
+        fitted = False
+        try:
+            self._fit(fitter, callback)
+            fitted = True
+        finally:
+            self._give(values, key, fitter, start, fitted)
+        if cancelled() or not fitted:
+            return False
+        est = self._shown(fitter)
+        score = self._score(est)
+        if cancelled():
+            return False
+        self.cache.put(key, Solution(value, est, score, time.perf_counter() - t0,
+                                     self._start_text(start, None), background=True))
+        _handoff(self._redraw_path)
+        return True
+
+    def _redraw_path(self) -> None:
+        if self.path_view is not None:
+            sols = self.cache.solutions(settings_key(self.values(), self.penalty_))
+            self.path_view.update(sols, self.controls[self.penalty_].value, self._sign,
+                                  self.metric_)
 
     def _show_failure(self, stage: dict, exc: Exception) -> None:
         """The readout of a failed fit, scoring or drawing: status "<stage>
@@ -635,20 +875,18 @@ class SolverLab(WidgetDisplay):
         traceback.print_exc()
 
     def _score(self, est) -> float | None:
-        """The test metric of the fitted ``est``: the scorer's, else the
-        score of its last step on the test X passed through the earlier
-        steps (so that ``qid_test`` reaches RankSVM.score)."""
+        """The test metric of the fitted ``est`` (:func:`score_on_test` on the
+        test split prepared once; a scorer gets the raw test X)."""
         if self.test is None:
             return None
         if self._scorer is not None:
-            return float(self._scorer(est, *self.test))
-        X_test, *rest = self.test
-        if isinstance(est, Pipeline):
-            return float(est[-1].score(est[:-1].transform(X_test), *rest))
-        return float(est.score(X_test, *rest))
+            return score_on_test(est, self.test[0], tuple(self.test[1:]), self._scorer)
+        return score_on_test(est, self._test[0], tuple(self._test[1:]),
+                             transformed=self._head is not None)
 
     def _set_readout(self, status: str, est=None, seconds=None, error=None,
-                     compiled: bool = False, details: str | None = None) -> None:
+                     compiled: bool = False, details: str | None = None,
+                     start: str | None = None) -> None:
         color = "#2ca02c" if status == "converged" else (
             "#d62728" if error or "maximum" in status or "failure" in status else "#333")
         rows = [("status", f"<b style='color:{color}'>{escape(status)}</b>")]
@@ -656,6 +894,8 @@ class SolverLab(WidgetDisplay):
             rows.append(("error", f"<span style='color:#d62728'>{escape(error)}</span>"))
         if details:
             rows.append(("", traceback_html(details)))
+        if start:
+            rows.append(("start", escape(start)))
         if est is not None:
             rows += self._fit_rows(last_step(est)[1], seconds, compiled)
         cells = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{k}</td>"
@@ -702,6 +942,8 @@ class SolverLab(WidgetDisplay):
 
     def _figures(self) -> list:
         figs = [self.monitor.fig]
+        if self.path_view is not None:
+            figs.append(self.path_view.fig)
         if self.view is not None:
             figs += self.view.figures()
         return figs
@@ -711,358 +953,3 @@ class SolverLab(WidgetDisplay):
                 f"{sorted(self.controls)}, n_fits_={self.n_fits_})")
 
 
-# ---------------------------------------------------------------- views
-def _make_view(lab: SolverLab):
-    from polyrank import (
-        LabelRanker,
-        M3LClassifier,
-        OrdinalMarginRanker,
-        PRank,
-        RankSVM,
-        SignConstrainedClassifier,
-        SignConstrainedRegressor,
-    )
-
-    est = lab.final
-    if isinstance(est, RankSVM):
-        return _TronView()
-    if isinstance(est, (SignConstrainedClassifier, SignConstrainedRegressor)):
-        return _SignView(lab)
-    if isinstance(est, (OrdinalMarginRanker, PRank)):
-        return _CurvesView(lab) if np.shape(lab.X)[1] == 2 else None
-    if isinstance(est, M3LClassifier):
-        return _RView(lab)
-    if isinstance(est, LabelRanker):
-        return _ProjectionView(lab) if est.kernel == "linear" else None
-    return None
-
-
-class _TronView:
-    """TRON's log of the running RankSVM fit."""
-
-    def __init__(self) -> None:
-        self.monitor = TronMonitor(title="RankSVM: TRON steps")
-        self.widget = self.monitor.widget
-
-    def start(self) -> None:
-        self.monitor.reset()
-
-    def figures(self) -> list:
-        return [self.monitor.fig]
-
-    def callback(self, info) -> None:
-        if hasattr(info, "grad_norm"):
-            self.monitor(info)
-
-    def update(self, est) -> None:
-        est = last_step(est)[1]
-        self.monitor.grad_norm0 = est.result_.get("grad_norm0")
-        self.monitor.tol = float(est.tol)
-        self.monitor._render()
-
-
-class _SignView:
-    """Coefficient bars and one sign toggle per feature (c_h in {-1, 0, +1})."""
-
-    _CHOICES = [("+", 1), ("free", 0), ("−", -1)]
-
-    def __init__(self, lab: SolverLab) -> None:
-        self.lab = lab
-        d = np.shape(lab.X)[1]
-        self.guard = too_many(d, "features (coefficient bars and sign toggles)")
-        if self.guard is not None:
-            self.fig, self.toggles = None, []
-            self.summary = ipw.HTML(f"<i>{escape(self.guard)}</i>")
-            self.widget = self.summary
-            return
-        names = getattr(lab.X, "columns", None)
-        self.names = [str(c) for c in names] if names is not None else [f"x{h}" for h in range(d)]
-        signs = lab.final.signs
-        start = (np.zeros(d, int) if signs is None or isinstance(signs, dict)
-                 else np.asarray(signs, dtype=int).reshape(-1)[:d])
-        self.toggles = []
-        for h in range(d):
-            t = ipw.ToggleButtons(options=self._CHOICES, value=int(start[h]),
-                                  description=self.names[h],
-                                  style={"button_width": "44px", "description_width": "110px"})
-            t.observe(self._on_toggle, names="value")
-            self.toggles.append(t)
-        # the names as plotly shows them: escaped (a name is text, not markup)
-        self._shown = np.array([escape(n) for n in self.names], dtype=object)
-        fig = go.Figure(go.Bar(x=self._shown.tolist(), y=np.zeros(d), name="coef",
-                               marker_color="#1f77b4"))
-        fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="held at 0 by its sign",
-                                 marker=dict(symbol="x", size=9, color="#d62728")))
-        fig.update_layout(template="plotly_white", width=620, height=360,
-                          title="coefficients w_h (red x: held at 0 by its sign)",
-                          legend=dict(orientation="h", y=1.08, x=1.0, xanchor="right"),
-                          margin=dict(l=60, r=20, t=60, b=80), yaxis_title="w_h")
-        self.fig = FigureWidget(fig)
-        box = ipw.VBox(self.toggles,
-                       layout=ipw.Layout(max_height="360px", overflow="auto"))
-        self.widget = wrap_row(fluid(self.fig), box)
-
-    def figures(self) -> list:
-        return [] if self.fig is None else [self.fig]
-
-    def signs(self) -> np.ndarray:
-        """The signs the toggles set, shape (n_features,)."""
-        return np.array([t.value for t in self.toggles], dtype=float)
-
-    def _on_toggle(self, change) -> None:
-        self.lab.set_params(signs=self.signs())
-
-    def update(self, est) -> None:
-        coef = np.asarray(last_step(est)[1].coef_, dtype=float)
-        w = coef[0] if coef.ndim == 2 and coef.shape[0] == 1 else coef
-        if w.ndim == 2:            # multiclass: the norm over classes, signed by the sum
-            w = np.sign(w.sum(0)) * np.linalg.norm(w, axis=0)
-        if self.fig is None:
-            self.summary.value = _coef_summary(self.guard, w)
-            return
-        c = self.signs()
-        held = (c != 0) & (np.abs(w) <= 1e-12)
-        with self.fig.batch_update():
-            self.fig.data[0].y = w
-            self.fig.data[1].x = self._shown[held].tolist()
-            self.fig.data[1].y = np.zeros(int(held.sum())).tolist()
-
-
-def _coef_summary(guard: str, w: np.ndarray, top: int = 10) -> str:
-    """The summary view of many coefficients: the guard's message, how many
-    are non-zero, and the ``top`` largest in magnitude."""
-    order = np.argsort(-np.abs(w), kind="stable")[:top]
-    cells = "".join(f"<tr><td>x{int(h)}</td><td>{w[h]:+.4g}</td></tr>" for h in order)
-    return (f"<i>{escape(guard)}</i><br>{int(np.count_nonzero(w)):,} of {w.size:,} "
-            f"coefficients non-zero; the {order.size} largest:"
-            f"<table style='font-size:12px'>{cells}</table>")
-
-
-class _CurvesView:
-    """Objects of two features coloured by label and the curves f(x) = p_k,
-    one per threshold."""
-
-    def __init__(self, lab: SolverLab) -> None:
-        X = np.asarray(lab.X, dtype=float)
-        y = np.asarray(lab.y)
-        lo, hi = X.min(0), X.max(0)
-        pad = 0.05 * (hi - lo + 1e-12)
-        lo, hi = lo - pad, hi + pad
-        self.g0 = np.linspace(lo[0], hi[0], 120)
-        self.g1 = np.linspace(lo[1], hi[1], 120)
-        classes, codes = np.unique(y, return_inverse=True)
-        self.guard = too_many(classes.size - 1, "threshold curves (labels - 1)",
-                              limit=MAX_CURVES)
-        if self.guard is not None:
-            self.fig, self.thresholds = None, np.array([])
-            self.widget = ipw.HTML(f"<i>{escape(self.guard)}</i>")
-            return
-        # at most MAX_DRAWN objects drawn: every k-th (their order kept)
-        shown = np.arange(0, X.shape[0], max(1, -(-X.shape[0] // MAX_DRAWN)))
-        X, y, codes = X[shown], y[shown], codes[shown]
-        fig = go.Figure()
-        for k in range(classes.size - 1):
-            fig.add_trace(go.Contour(
-                x=self.g0, y=self.g1, z=np.zeros((120, 120)), showscale=False,
-                contours=dict(coloring="none", showlabels=True, start=0.0, end=0.0, size=1.0,
-                              labelfont=dict(size=12)),
-                line=dict(width=2, color="#111"), name=f"f(x) = p_{k + 1}",
-                showlegend=k == 0, hoverinfo="skip"))
-        fig.add_trace(go.Scatter(
-            x=X[:, 0], y=X[:, 1], mode="markers", name="objects (colour: label)",
-            marker=dict(color=codes, colorscale="Viridis", size=6, showscale=True,
-                        colorbar=dict(title="label", tickvals=list(range(classes.size)),
-                                      ticktext=[escape(c) for c in classes]),
-                        line=dict(width=0.5, color="white")),
-            text=[escape(v) for v in y], hovertemplate="label %{text}<extra></extra>"))
-        names = getattr(lab.X, "columns", None)
-        fig.update_layout(template="plotly_white", width=660, height=540,
-                          title="separating curves f(x) = p_k (labelled with p_k)",
-                          xaxis_title=escape(names[0]) if names is not None else "x1",
-                          yaxis_title=escape(names[1]) if names is not None else "x2",
-                          legend=dict(orientation="h", y=-0.16),
-                          margin=dict(l=70, r=20, t=60, b=90))
-        self.fig = FigureWidget(fig)
-        self.widget = ipw.VBox([fluid(self.fig)])
-        self.thresholds = np.array([])
-
-    def figures(self) -> list:
-        return [] if self.fig is None else [self.fig]
-
-    def update(self, est) -> None:
-        if self.fig is None:
-            return
-        G0, G1 = np.meshgrid(self.g0, self.g1)
-        grid = np.c_[G0.ravel(), G1.ravel()]
-        names = getattr(est, "feature_names_in_", None)
-        if names is not None:
-            import pandas as pd
-            grid = pd.DataFrame(grid, columns=names)
-        f = est.decision_function(grid).reshape(G0.shape)       # a pipeline: raw X
-        p = np.asarray(last_step(est)[1].thresholds_, dtype=float)
-        with self.fig.batch_update():
-            for k, trace in enumerate(self.fig.data[:-1]):
-                trace.z = f
-                level = float(p[k]) if k < p.size else float("nan")
-                trace.contours.update(start=level, end=level, size=1.0)
-        self.thresholds = p
-
-
-class _RView:
-    """The prior R as an L x L heat map: click a cell, set r = R_ij = R_ji."""
-
-    def __init__(self, lab: SolverLab) -> None:
-        self.lab = lab
-        L = np.shape(lab.y)[1] if np.ndim(lab.y) == 2 else 2
-        self.fig = None
-        self.guard = too_many(L, "labels (rows and columns of the prior R's heat map)")
-        if self.guard is not None:
-            # a summary: no L x L heat map (nor an L x L identity) is built
-            self.R = None
-            self.widget = ipw.HTML(f"<i>{escape(self.guard)}: set R with "
-                                   "lab.set_params(R=...)</i>")
-            return
-        R = lab.final.R
-        self.R = np.eye(L) if R is None else np.array(R, dtype=float)
-        self.cell = (0, 1) if L > 1 else (0, 0)
-        fig = go.Figure(go.Heatmap(z=self.R, zmin=-1, zmax=1, colorscale="RdBu",
-                                   reversescale=True, x=list(range(L)), y=list(range(L)),
-                                   colorbar=dict(title="R_ij")))
-        fig.update_layout(template="plotly_white", width=520, height=480,
-                          title="prior R (click a cell)", yaxis_autorange="reversed",
-                          xaxis_title="label j", yaxis_title="label i",
-                          font=dict(size=13), margin=dict(l=70, r=20, t=60, b=60))
-        self.fig = FigureWidget(fig)
-        self.fig.data[0].on_click(self._on_click)
-        self.r_slider = ipw.FloatSlider(value=float(self.R[self.cell]), min=-0.99, max=0.99,
-                                        step=0.01, description="r", continuous_update=False)
-        self.r_slider.observe(self._on_r, names="value")
-        self.cell_label = ipw.HTML("")
-        self._show_cell()
-        self.widget = wrap_row(fluid(self.fig), ipw.VBox([self.cell_label, self.r_slider]))
-
-    def figures(self) -> list:
-        return [] if self.fig is None else [self.fig]
-
-    def _show_cell(self) -> None:
-        i, j = self.cell
-        self.cell_label.value = f"cell R[{i}, {j}] = R[{j}, {i}]"
-
-    def _on_click(self, trace, points, state) -> None:
-        if points.point_inds:
-            i, j = points.point_inds[0]
-            self.select(int(i), int(j))
-
-    def select(self, i: int, j: int) -> None:
-        """Select the cell (i, j) the slider edits."""
-        if i == j:
-            return                  # the diagonal stays 1
-        self.cell = (i, j)
-        self._show_cell()
-        self._syncing = True
-        try:
-            self.r_slider.value = float(self.R[i, j])
-        finally:
-            self._syncing = False
-
-    def set_r(self, i: int, j: int, r: float) -> None:
-        """Set R_ij = R_ji = r and refit (the lab's readout reports an R
-        that is not positive definite)."""
-        R = self.R.copy()
-        R[i, j] = R[j, i] = float(r)
-        self.R = R
-        self.fig.data[0].z = R
-        self.lab.set_params(R=R)
-
-    def _on_r(self, change) -> None:
-        if getattr(self, "_syncing", False):
-            return
-        self.set_r(*self.cell, change["new"])
-
-    def update(self, est) -> None:
-        pass
-
-
-class _ProjectionView:
-    """An example's preference graph with the fitted scores and its soft
-    projection onto the selected piece at the fitted prototypes."""
-
-    def __init__(self, lab: SolverLab) -> None:
-        self.lab = lab
-        m = np.shape(lab.X)[0]
-        self.example = ipw.BoundedIntText(value=0, min=0, max=m - 1, description="example",
-                                          layout=ipw.Layout(width="180px"))
-        self.example.observe(lambda _: self._redraw(), names="value")
-        self.viewer = None
-        self.knots = None
-        self.box = ipw.VBox([ipw.HTML("<i>the example's view appears after the first fit</i>")])
-        self.widget = ipw.VBox([self.example, self.box])
-
-    def figures(self) -> list:
-        return [w.fig for w in (self.viewer, self.knots) if w is not None]
-
-    def update(self, est) -> None:
-        # the ranker and the training X as it sees them (a pipeline's earlier
-        # steps applied)
-        self.est = last_step(est)[1]
-        X = self.lab.X
-        self.X = est[:-1].transform(X) if isinstance(est, Pipeline) else X
-        self._redraw()
-
-    def _problem(self, i: int):
-        """y (k',), U (k', n'), x (n',) of example i as the solver sees
-        them (the threshold label appended for indicator targets, the bias
-        feature appended to x)."""
-        from polyrank.sopopo.estimator import THRESHOLD_TARGET
-        from polyrank.utils import INDICATOR, encode_targets
-
-        est = self.est
-        if getattr(self, "_T_for", None) is not est:
-            self._T = encode_targets(self.lab.y, rankings=True, owner="LabelRanker")[1]
-            self._T_for = est
-        y = self._T[i].astype(float)
-        if est.threshold_label and est.target_type_ == INDICATOR:
-            y = np.r_[y, THRESHOLD_TARGET]
-        X = self.X[i:i + 1]
-        X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
-        x = np.asarray(est._augment(X))[0]
-        res = est.result_
-        if res.coef_form == "primal":
-            U = res.x
-        else:          # w_r = sum_i alpha_ir x_i over the training set
-            Xa = est._augment(np.asarray(self.X.toarray() if hasattr(self.X, "toarray")
-                                         else self.X, dtype=float))
-            U = np.asarray(Xa.T @ res.x).T
-        return y, U, x
-
-    def _redraw(self) -> None:
-        if not hasattr(self, "est"):
-            return
-        y, U, x = self._problem(int(self.example.value))
-        guard = too_many(y.size * (y.size - 1) // 2, "preference-graph edges (k(k-1)/2 "
-                         f"of k = {y.size} labels)")
-        if guard is not None:
-            self.viewer = self.knots = None
-            self.box.children = [ipw.HTML(f"<i>{escape(guard)}</i>")]
-            return
-        if np.unique(y).size < 2:
-            self.box.children = [ipw.HTML("this example has no preference (one relevance "
-                                          "level): no pieces")]
-            return
-        self.viewer = DecompositionViewer(y, self.est.decomposition, scores=U @ x,
-                                          normalize=self.est.normalize,
-                                          max_labels=max(30, y.size))
-        self.viewer.piece_slider.observe(lambda _: self._redraw_knots(), names="value")
-        self.knots_box = ipw.VBox([])
-        self.box.children = [self.viewer.widget, self.knots_box]
-        self._y, self._U, self._x = y, U, x
-        self._redraw_knots()
-
-    def _redraw_knots(self) -> None:
-        piece = self.viewer.pieces[self.viewer.piece_index]
-        C = float(self.est.C_) * float(piece.sigma)
-        self.knots = KnotExplorer.from_projection(self._x, self._y, self._U, piece.A,
-                                                  piece.B, C)
-        self.knots_box.children = [ipw.HTML(
-            f"<b>soft projection of example {int(self.example.value)} onto piece "
-            f"{self.viewer.piece_index + 1} at the fitted prototypes</b>"), self.knots.widget]

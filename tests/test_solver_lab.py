@@ -151,7 +151,8 @@ def test_readout_names_the_gap_and_a_scorer():
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_estimator_refits_when_a_control_moves(name):
     est, X, y, params, fit_params, test = CASES[name]
-    lab = SolverLab(est, X, y, params=params, fit_params=fit_params, test=test)
+    lab = SolverLab(est, X, y, params=params, fit_params=fit_params, test=test,
+                    precompute=False)
     assert lab.wait(T) and lab.error_ is None, lab.error_
     first = lab.estimator_
     assert first is not None and first is not est and lab.n_fits_ == 1
@@ -162,8 +163,15 @@ def test_every_estimator_refits_when_a_control_moves(name):
     assert lab.wait(T) and lab.error_ is None, lab.error_
     assert lab.n_fits_ == 2 and lab.estimator_ is not first
     assert lab.estimator_.get_params()[pname] == pytest.approx(new)
-    # the same fit done by hand: the lab adds nothing but the callback
-    ref = type(est)(**{**est.get_params(), pname: new}).fit(X, y, **fit_params)
+    # the same fit done by hand: the lab adds the callback and, along a
+    # penalty, a warm start from its first fit (issue 45: scikit-learn's
+    # warm_start=True, then set_params and fit again)
+    ref = clone(est)
+    if lab.penalty_ is not None:
+        assert lab.last_move_["source"] == "warm" and "warm from" in lab.readout.value
+        ref.set_params(warm_start=True, **{pname: first.get_params()[pname]})
+        ref.fit(X, y, **fit_params)
+    ref = ref.set_params(**{pname: new}).fit(X, y, **fit_params)
     np.testing.assert_allclose(lab.estimator_.predict(X), ref.predict(X))
     assert lab.score_ == pytest.approx(ref.score(*test))
     assert f"test {METRICS[name]}" in lab.readout.value
@@ -348,7 +356,7 @@ def test_snapshot_leaves_one_png_per_figure():
     lab = SolverLab(est, X, y, params=params, test=test)
     assert lab.wait(T)
     snap = lab.snapshot()
-    assert len(snap) == 2                              # gap monitor, coefficient bars
+    assert len(snap) == 3                  # gap monitor, path panel, coefficient bars
     assert all(p.startswith(b"\x89PNG\r\n\x1a\n") and len(p) > 5000 for p in snap.png)
     from IPython.core.formatters import DisplayFormatter
     from IPython.display import Image

@@ -81,6 +81,19 @@ def _tiny_paths(monkeypatch):
     return E.BENCHES["paths"].func(quick=True, n_grid=3)
 
 
+def _tiny_slider(monkeypatch):
+    import polyrank_paper.bench.slider as bs
+    from polyrank import OrdinalMarginRanker
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    grades = np.digitize(X[:, 0], [-0.5, 0.5])
+    monkeypatch.setattr(bs, "FAR_STEPS", 2)
+    monkeypatch.setattr(bs, "_cases", lambda: iter([
+        ("ordinal", OrdinalMarginRanker(), X, grades, {}, (X, grades))]))
+    return E.BENCHES["slider"].func(quick=True)
+
+
 def _plain(name, **kw):
     def run(monkeypatch):
         table = E.EXPERIMENTS if name in E.EXPERIMENTS else E.BENCHES
@@ -133,6 +146,7 @@ TINY = {
                                  k_small=8, k_large=12),
     "input-check": _plain("input-check", quick=True, repeats=1),
     "paths": _tiny_paths,
+    "slider": _tiny_slider,
     "ranksvm-liblinear": _plain("ranksvm-liblinear", sizes=(2000, 4000), repeats=1),
     "ranksvm-dask": _plain("ranksvm-dask", sizes=(2000, 4000), workers=(2,), repeats=1,
                            n_features=5, npartitions=2),
