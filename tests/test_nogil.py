@@ -27,6 +27,9 @@ NOGIL_MODULES = [
     "polyrank.ordinal._kernels",
     "polyrank.ranksvm._kernels",
     "polyrank.sign._kernels",
+    "polyrank.sign._loss_kernels",
+    "polyrank.sign._multiclass_kernels",
+    "polyrank.sign._pegasos_kernels",
     "polyrank.sopopo._kernels",
 ]
 

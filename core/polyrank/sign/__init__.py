@@ -78,7 +78,6 @@ _LAZY_KERNELS = (
     "mc_loss_value", "mc_loss_grad", "mc_conj_neg", "project_capped_simplex",
     "mc_sdca_delta", "mc_sdca_epoch", "mc_flush_average", "mc_pegasos_steps",
     "mc_objectives", "mc_dual_from_primal",
-    "heapsort_prefix",          # polyrank._sort's, imported for project_capped_simplex
 )
 
 

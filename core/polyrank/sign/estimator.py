@@ -28,8 +28,10 @@ from .._text import param, scale_advice
 from .._warm import fingerprint, keep, previous
 from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..validation import check_sample_weight, check_signs, validate_X
+from .data import _to_csr, trusted_data
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
-from .solvers import _to_csr, sc_pegasos_trusted, sc_sdca_trusted, trusted_data
+from .pegasos import sc_pegasos_trusted
+from .sdca import sc_sdca_trusted
 
 __all__ = ["SignConstrainedClassifier", "SignConstrainedRegressor", "sign_path"]
 
