@@ -36,11 +36,16 @@ _BINARY = ("hinge", "smoothed_hinge", "logistic", "square", "absolute")
 
 
 def _warmup_sdca(layout: str) -> None:
-    """SC-SDCA of every binary and regression loss, X dense or CSR."""
+    """SC-SDCA of every binary and regression loss, X dense or CSR (and, for
+    the dense storage, X given as a CSR matrix: its dense form's scatter)."""
+    import scipy.sparse as sp
+
     X, yb, _ = _tiny()
     for loss in _BINARY:
         sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_iter=2, average_from=0,
                 layout=layout, shrinking=True)
+    if layout == "dense":
+        sc_sdca(sp.csr_matrix(X), yb, "hinge", 0.1, max_iter=1, layout=layout)
 
 
 def _warmup_pegasos() -> None:

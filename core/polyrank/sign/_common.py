@@ -22,7 +22,10 @@ def _dual_point(Xc, alpha, lam, c):
     """(wbar, Pi_S(wbar)) with wbar = X' alpha / (lam n) (Eq. 49)."""
     n, d = Xc.shape
     wbar = np.empty((d,) + alpha.shape[1:])
-    K.xt_alpha(*_csr(Xc), alpha.reshape(n, -1), lam * n, wbar.reshape(d, -1))
+    if isinstance(Xc, np.ndarray):              # layout "dense" (binary losses only)
+        K.dense_xt_alpha(Xc, alpha, lam * n, wbar)
+    else:
+        K.xt_alpha(*_csr(Xc), alpha.reshape(n, -1), lam * n, wbar.reshape(d, -1))
     w_dual = np.empty_like(wbar)
     K.project_signs(wbar, c, w_dual)
     return wbar, w_dual
@@ -37,6 +40,9 @@ def _objectives(data, Xc, lam, smoothing, top_k, w, alpha, w_dual=None):
     if data["multiclass"]:
         P, D = K.mc_objectives(*_csr(Xc), data["y"], data["sw"], data["code"], top_k, lam,
                                w, alpha, w_dual)
+    elif isinstance(Xc, np.ndarray):
+        P, D = K.dense_objectives(Xc, data["y"], data["sw"], data["code"], smoothing, lam, w,
+                                  alpha, w_dual)
     else:
         P, D = K.objectives(*_csr(Xc), data["y"], data["sw"], data["code"], smoothing, lam, w,
                             alpha, w_dual)

@@ -72,11 +72,13 @@ from ._multiclass_kernels import (
 from ._pegasos_kernels import dual_from_primal, mc_dual_from_primal, mc_pegasos_steps, pegasos_steps
 
 __all__ = [
-    'ABSOLUTE', 'CsrExamples', 'DenseExamples', 'HINGE', 'LOGISTIC', 'MAX_HINGE',
+    'ABSOLUTE', 'ActiveRows', 'CsrExamples', 'DenseExamples', 'HINGE', 'LOGISTIC', 'MAX_HINGE',
     'McSdcaIterate', 'SMOOTH_HINGE', 'SOFTMAX', 'SQUARE', 'SdcaIterate', 'SignBox',
     'TOP_K_HINGE', '_DOM_TOL', '_PREFETCH_ROWS', '_VEC', '_axpy_project', '_dot',
     '_dot2', '_margin_vector', '_prefetch', '_prefetch_range', '_topk_indices',
-    'active_rows', 'conj_convexity', 'conj_neg', 'conj_sum', 'dual_from_primal',
+    'active_epochs', 'active_epochs_dense', 'active_rows', 'csr_into_dense',
+    'dense_objectives', 'dense_sqnorms', 'dense_xt_alpha', 'rows_gap', 'conj_convexity',
+    'conj_neg', 'conj_sum', 'dual_from_primal',
     'flush_average', 'loss_deriv', 'loss_sum', 'loss_value', 'mc_conj_neg',
     'mc_dual_from_primal', 'mc_flush_average', 'mc_loss_grad', 'mc_loss_value',
     'mc_objectives', 'mc_pegasos_steps', 'mc_sdca_delta', 'mc_sdca_epoch', 'objectives',
@@ -339,3 +341,138 @@ def flush_average(w, wsum, last, t):
     for h in range(w.shape[0]):
         wsum[h] += w[h] * (t - last[h])
         last[h] = t
+
+
+class ActiveRows(NamedTuple):
+    """The rows of the shrinking epochs of :func:`active_epochs` and
+    :func:`active_epochs_dense` with the uniforms of their shuffles."""
+
+    rows: np.ndarray           # int64 (|A|,): the active rows, shuffled in place
+    u: np.ndarray              # float64 (k |A|,): k shuffles' uniforms (k epochs at most)
+
+
+
+@njit(cache=True, nogil=True)
+def rows_gap(code, smoothing, y, sw, alpha, rows, z):
+    """sum over the rows i = ``rows[j]`` (margins z_i = ``z[j]``) of
+    s_i phi_i(z_i) + s_i phi_i^*(-alpha_i / s_i) + alpha_i z_i.  Each term is
+    >= 0 (Fenchel-Young); at z_i = <w, x_i>, w = Pi_S(X' alpha / (lam n)),
+    the sum over all n rows divided by n is the duality gap P - D of Eq. 1
+    and 48 (lam ||w||^2 = 1/n sum_i alpha_i z_i, since <w, wbar - w> = 0 for
+    the projection of Eq. 11)."""
+    acc = 0.0
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        s = sw[i]
+        if s != 0.0:
+            acc += (s * loss_value(code, z[j], y[i], smoothing)
+                    + s * conj_neg(code, alpha[i] / s, y[i], smoothing) + alpha[i] * z[j])
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def active_epochs(rows, code, smoothing, lam, sqnorm, s_lb, it, c, act, t0, average, gap_stop):
+    """The shrinking epochs of SC-SDCA on CSR rows: up to k = len(u) // |A|
+    epochs of :func:`sdca_epoch` over the active rows ``act.rows``
+    (:class:`ActiveRows`), each in a fresh order (:func:`shuffle` with the
+    next |A| of ``act.u``).  Ends after an epoch that changes no alpha_i or,
+    if ``gap_stop > 0``, whose active rows' :func:`rows_gap` is <=
+    ``gap_stop``.  Returns (steps taken, |A| per epoch done; whether it
+    ended early)."""
+    active = act.rows
+    na = active.shape[0]
+    z = np.empty(na)
+    taken = 0
+    for e in range(act.u.shape[0] // na):
+        shuffle(active, act.u[e * na:(e + 1) * na])
+        moved = sdca_epoch(rows, code, smoothing, lam, sqnorm, s_lb, it, c, active, t0 + taken,
+                           average, False)
+        taken += na
+        if moved == 0:
+            return taken, True
+        if gap_stop > 0.0:
+            for j in range(na):
+                z[j] = row_dot(rows.indptr, rows.indices, rows.data, active[j], it.w)
+            if rows_gap(code, smoothing, rows.y, rows.sw, it.alpha, active, z) <= gap_stop:
+                return taken, True
+    return taken, False
+
+
+@njit(cache=True, nogil=True)
+def active_epochs_dense(rows, code, smoothing, lam, sqnorm, s_lb, it, box, act, t0, average,
+                        gap_stop):
+    """:func:`active_epochs` with :func:`sdca_epoch_dense` (``rows``:
+    :class:`DenseExamples`, ``box``: :class:`SignBox`)."""
+    active = act.rows
+    na = active.shape[0]
+    z = np.empty(na)
+    taken = 0
+    for e in range(act.u.shape[0] // na):
+        shuffle(active, act.u[e * na:(e + 1) * na])
+        moved = sdca_epoch_dense(rows, code, smoothing, lam, sqnorm, s_lb, it, box, active,
+                                 t0 + taken, average, False)
+        taken += na
+        if moved == 0:
+            return taken, True
+        if gap_stop > 0.0:
+            for j in range(na):
+                z[j] = _dot(rows.X[active[j]], it.w)
+            if rows_gap(code, smoothing, rows.y, rows.sw, it.alpha, active, z) <= gap_stop:
+                return taken, True
+    return taken, False
+
+
+# ------------------------------------------- the dense form of X (layout "dense")
+
+@njit(cache=True, nogil=True)
+def dense_sqnorms(X):
+    """||x_i||^2 of every row of a dense X (n, d): :func:`row_sqnorms`'s sums
+    (a zero entry adds an exact 0, so the sums equal those over a CSR form's
+    stored entries bit for bit)."""
+    n, d = X.shape
+    out = np.zeros(n)
+    for i in range(n):
+        acc = 0.0
+        for h in range(d):
+            acc += X[i, h] * X[i, h]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True, nogil=True)
+def dense_xt_alpha(X, alpha, lam_n, out):
+    """out = X' alpha / (lam n) for a dense X (n, d) and alpha (n,):
+    :func:`xt_alpha`'s binary case, summed in the same order."""
+    out[:] = 0.0
+    inv = 1.0 / lam_n
+    for i in range(X.shape[0]):
+        a = alpha[i] * inv
+        if a != 0.0:
+            for h in range(X.shape[1]):
+                out[h] += X[i, h] * a
+
+
+@njit(cache=True, nogil=True)
+def dense_objectives(X, y, sw, code, smoothing, lam, w, alpha, w_dual):
+    """:func:`objectives` (P of Eq. 1, D of Eq. 48) for a dense X (n, d); the
+    margins are summed left to right as :func:`row_dot` sums a CSR row."""
+    n, d = X.shape
+    loss = 0.0
+    for i in range(n):
+        if sw[i] != 0.0:
+            acc = 0.0
+            for h in range(d):
+                acc += X[i, h] * w[h]
+            loss += sw[i] * loss_value(code, acc, y[i], smoothing)
+    P = 0.5 * lam * np.dot(w, w) + loss / n
+    D = -0.5 * lam * np.dot(w_dual, w_dual) - conj_sum(code, alpha, y, smoothing, sw) / n
+    return P, D
+
+
+@njit(cache=True, nogil=True)
+def csr_into_dense(indptr, indices, data, out):
+    """Scatter a CSR X (n, d) into the zeroed dense ``out`` (n, >= d): the
+    one copy of X that layout "dense" reads (a bias column may follow)."""
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            out[i, indices[p]] = data[p]

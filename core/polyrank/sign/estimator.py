@@ -6,7 +6,6 @@ import numbers
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
@@ -25,10 +24,10 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import param, scale_advice
-from .._warm import fingerprint, keep, previous
+from .._warm import fingerprint, keep, prepared, previous
 from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..validation import check_sample_weight, check_signs, validate_X
-from .data import _to_csr, trusted_data
+from .data import kernel_form, trusted_data
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
 from .pegasos import sc_pegasos_trusted
 from .sdca import sc_sdca_trusted
@@ -145,15 +144,25 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
         warn_if_unscaled(self, X)
         return X, y, sample_weight
 
+    def _form(self, X, bias: float, multiclass: bool):
+        """X in the kernels' form (:func:`polyrank.sign.data.kernel_form`, one
+        copy of X), built once per fit, and with ``warm_start=True`` once per
+        path: kept beside the estimator (:func:`polyrank._warm.prepared`)
+        while the data's fingerprint, the bias and the storage stay."""
+        layout = "auto" if self.solver == "sdca" and not multiclass else "csr"
+        key = fingerprint(X) + ("kernel_form", bias, layout, multiclass)
+        form, _ = prepared(self, key, lambda: kernel_form(X, bias=bias, layout=layout,
+                                                          multiclass=multiclass))
+        return form
+
     def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False,
                sample_weight=None):
         bias = float(self.bias)
-        Xc = X                         # validated by fit: the trusted path from here on
         if bias > 0:
-            Xc = sp.hstack([_to_csr(X), sp.csr_matrix(np.full((X.shape[0], 1), bias))],
-                           format="csr")
             c = np.concatenate([c, np.zeros((1,) + c.shape[1:])])
-        data = trusted_data(Xc, y, loss, c, self.top_k, sample_weight)
+        # X validated by fit: the trusted path from here on
+        data = trusted_data(None, y, loss, c, self.top_k, sample_weight,
+                            form=self._form(X, bias, multiclass))
         common = dict(smoothing=self.smoothing, top_k=self.top_k,
                       callback=log_callback(callback, self.verbose, type(self).__name__),
                       callback_every=callback_every,

@@ -19,7 +19,7 @@ from ..result import (
 from ..validation import check_int
 from . import _kernels as K
 from ._common import _check_common, _gap_rule, _gap_scale, _objectives, _violation
-from .data import _csr, prepare_data
+from .data import _csr, _to_csr, prepare_data
 from .losses import r_loss
 
 __all__ = ['sc_pegasos', 'sc_pegasos_trusted']
@@ -143,6 +143,8 @@ random_state :
         Bad settings, as :func:`sc_pegasos`; the data is not checked again.
     """
     lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
+    if isinstance(data["X"], np.ndarray):       # built for SC-SDCA's dense layout
+        data = {**data, "X": _to_csr(data["X"]), "layout": "csr", "sqnorm": None}
     Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     batch_size = check_int(batch_size, "batch_size", minimum=1)

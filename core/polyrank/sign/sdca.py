@@ -24,7 +24,7 @@ from ..result import (
 from ..validation import as_float_array, check_int
 from . import _kernels as K
 from ._common import _check_common, _dual_point, _gap_rule, _gap_scale, _objectives, _violation
-from .data import _choose_layout, _csr, prepare_data
+from .data import _check_layout, _csr, _to_csr, kernel_form, prepare_data
 
 __all__ = ['sc_sdca', 'sc_sdca_trusted', 'MAX_ACTIVE_EPOCHS']
 
@@ -186,7 +186,7 @@ def sc_sdca(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None, *,
     >>> res.status, bool(res.x[0] >= 0 and res.x[1] <= 0), res.gap <= 1e-10
     ('converged', True, True)
     """
-    data = prepare_data(X, y, loss, signs, top_k, sample_weight)
+    data = prepare_data(X, y, loss, signs, top_k, sample_weight, layout=layout)
     return sc_sdca_trusted(data, loss, lam, smoothing=smoothing, top_k=top_k, tol=tol,
                            max_iter=max_iter, average_from=average_from, layout=layout,
                            shrinking=shrinking, callback=callback,
@@ -233,7 +233,8 @@ callback, callback_every, random_state :
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     if average_from is not None:
         average_from = check_int(average_from, "average_from", minimum=0)
-    layout = _choose_layout(layout, data["X"], data["multiclass"])
+    data = _in_layout(data, layout)
+    layout = data["layout"]
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking: expected True or False, got {shrinking!r}")
     if shrinking and data["multiclass"]:
@@ -242,7 +243,7 @@ callback, callback_every, random_state :
     Xc, code = data["X"], data["code"]
     n = Xc.shape[0]
     rng = np.random.default_rng(random_state)
-    sqnorm = K.row_sqnorms(Xc.indptr, Xc.data)
+    sqnorm = data["sqnorm"]
     R2 = float((sqnorm * data["sw"]).max())    # the step's ||x_i||^2 is scaled by s_i
     g = float(K.conj_convexity(code, smoothing))
     s_lb = lam * n * g / (lam * n * g + R2) if g > 0 and R2 > 0 else 1.0
@@ -261,9 +262,32 @@ callback, callback_every, random_state :
         wbar=wbar, loss=loss, lam=lam, signs=data["c"], layout=layout)
 
 
+def _in_layout(data: dict, layout) -> dict:
+    """``data`` with X in the storage ``layout`` of :func:`sc_sdca` (as
+    :func:`~polyrank.sign.data.kernel_form` builds it): unchanged when built
+    for it (or for any, with ``layout="auto"``), else converted (one copy)."""
+    _check_layout(layout, data["multiclass"])
+    built = data.get("layout")
+    if built is not None and layout in ("auto", built):
+        return data
+    Xc = data["X"] if built != "dense" else _to_csr(data["X"])
+    form = kernel_form(Xc, layout=layout, multiclass=data["multiclass"])
+    return {**data, "X": form.X, "layout": form.layout, "sqnorm": form.sqnorm}
+
+
 #: with ``shrinking``, at most this many epochs over the active rows follow
-#: each full epoch of :func:`sc_sdca`
+#: each full epoch of :func:`sc_sdca` ...
 MAX_ACTIVE_EPOCHS = 50
+#: ... and after a warm start (``alpha0``), whose active rows are those of
+#: the previous solution already, at most this many, and at most
+#: :data:`WARM_ACTIVE_STEPS` n steps, ending once the active rows' part of
+#: the duality gap is below half the tolerance (the stopping rule is unchanged:
+#: the gap over all n rows after the next full epoch)
+WARM_ACTIVE_EPOCHS = 1000
+#: see :data:`WARM_ACTIVE_EPOCHS`
+WARM_ACTIVE_STEPS = 10
+#: see :data:`WARM_ACTIVE_EPOCHS`: the share of the tolerance
+WARM_GAP_SHARE = 0.5
 
 
 class _Snapshot:
@@ -303,10 +327,13 @@ class _BinarySdca:
         self.last = np.zeros(d, dtype=np.int64)
         self.z_prev = np.zeros(n)             # <w_(k-1), x_i>, filled during epoch k
         self.alpha_before = np.empty(n)
-        self.rows = K.CsrExamples(*_csr(Xc), yv, sw)
-        if layout == "dense":
-            self.dense = K.DenseExamples(np.ascontiguousarray(Xc.toarray()), yv, sw)
-            self.box = K.SignBox(np.where(c > 0, 0.0, -np.inf), np.where(c < 0, 0.0, np.inf))
+        self.warm = alpha0 is not None
+        if layout == "dense":                 # X is the dense form (kernel_form)
+            self.rows = K.DenseExamples(Xc, yv, sw)
+            self.bound = K.SignBox(np.where(c > 0, 0.0, -np.inf), np.where(c < 0, 0.0, np.inf))
+        else:
+            self.rows = K.CsrExamples(*_csr(Xc), yv, sw)
+            self.bound = c
 
     def exact(self, snap):
         """(output, wbar, P, D) at the exact dual point of ``snap``."""
@@ -328,12 +355,9 @@ class _BinarySdca:
         """One pass of Alg. 2 over ``order``; the number of alphas changed."""
         state = K.SdcaIterate(self.alpha, self.wbar, self.w, self.wsum, self.last, w_prev,
                               self.z_prev)
-        code, smoothing, lam = self.data["code"], self.smoothing, self.lam
-        if self.layout == "dense":
-            return K.sdca_epoch_dense(self.dense, code, smoothing, lam, self.sqnorm, self.s_lb,
-                                      state, self.box, order, steps, averaging, track)
-        return K.sdca_epoch(self.rows, code, smoothing, lam, self.sqnorm, self.s_lb, state,
-                            self.data["c"], order, steps, averaging, track)
+        kernel = K.sdca_epoch_dense if self.layout == "dense" else K.sdca_epoch
+        return kernel(self.rows, self.data["code"], self.smoothing, self.lam, self.sqnorm,
+                      self.s_lb, state, self.bound, order, steps, averaging, track)
 
     def tracked_gap(self, prev):
         """P(w_prev) from the margins the last epoch stored, and D(alpha_prev)."""
@@ -341,19 +365,46 @@ class _BinarySdca:
         loss = K.loss_sum(d["code"], self.z_prev, d["y"], self.smoothing, d["sw"])
         return 0.5 * self.lam * float(prev.out @ prev.out) + loss / self.n, prev.D
 
-    def active_epochs(self, rng, steps, averaging):
-        """The shrinking epochs over the rows whose alpha moved (up to
-        min(n / |A|, MAX_ACTIVE_EPOCHS)); returns (|A|, steps taken)."""
+    def active_epochs(self, rng, steps, averaging, gap_tol):
+        """The shrinking epochs over the rows whose alpha moved or is not at
+        a bound (up to min(n / |A|, MAX_ACTIVE_EPOCHS); after a warm start
+        up to min(WARM_ACTIVE_STEPS n / |A|, WARM_ACTIVE_EPOCHS), ending
+        once the active rows' gap is <= gap_tol / 2); returns (|A|, steps
+        taken).  The kernel shuffles with uniforms drawn here in one block;
+        the generator is then set to where drawing |A| per epoch done would
+        have left it (the same stream as one draw per epoch)."""
         d = self.data
         active = K.active_rows(d["code"], self.alpha, self.alpha_before, d["y"], d["sw"])
-        n_active, taken = active.shape[0], 0
-        if 0 < n_active < self.n:
-            for _ in range(min(MAX_ACTIVE_EPOCHS, self.n // n_active)):
-                K.shuffle(active, rng.random(n_active))
-                moved = self.epoch(active, steps + taken, averaging, self.w, False)
-                taken += n_active
-                if moved == 0:
+        n_active = active.shape[0]
+        if not 0 < n_active < self.n:
+            return n_active, 0
+        if self.warm:
+            k = min(WARM_ACTIVE_EPOCHS, WARM_ACTIVE_STEPS * self.n // n_active)
+            gap_stop = WARM_GAP_SHARE * gap_tol * self.n
+        else:
+            k, gap_stop = min(MAX_ACTIVE_EPOCHS, self.n // n_active), -1.0
+        state = K.SdcaIterate(self.alpha, self.wbar, self.w, self.wsum, self.last, self.w,
+                              self.z_prev)
+        kernel = K.active_epochs_dense if self.layout == "dense" else K.active_epochs
+        bitgen = rng.bit_generator
+        if not hasattr(bitgen, "advance"):          # no jump-ahead: one epoch per call
+            taken = 0
+            for _ in range(k):
+                act = K.ActiveRows(active, rng.random(n_active))
+                done, ended = kernel(self.rows, d["code"], self.smoothing, self.lam, self.sqnorm,
+                              self.s_lb, state, self.bound, act, steps + taken, averaging,
+                              gap_stop)
+                taken += done
+                if ended:
                     break
+            return n_active, taken
+        start = bitgen.state
+        act = K.ActiveRows(active, rng.random(k * n_active))
+        taken, _ = kernel(self.rows, d["code"], self.smoothing, self.lam, self.sqnorm,
+                          self.s_lb, state, self.bound, act, steps, averaging, gap_stop)
+        if taken < k * n_active:
+            bitgen.state = start
+            bitgen.advance(taken)
         return n_active, taken
 
     def dual(self):
@@ -412,7 +463,7 @@ def _sdca_binary(data, layout, lam, smoothing, top_k, tol, max_iter, average_fro
                 break
         n_active = n
         if shrinking:
-            n_active, taken = s.active_epochs(rng, steps, averaging)
+            n_active, taken = s.active_epochs(rng, steps, averaging, tol)
             steps += taken
             n_steps += taken
         if averaging:
