@@ -217,6 +217,11 @@ callback, callback_every, random_state :
         the conjugate losses, Table 1) does not depend on ``lam``, so the
         alpha of any ``lam`` is a feasible start for any other; w starts at
         Pi_S(X' alpha0 / (lam n)) (Eq. 11, 49).  None: alpha = 0 (as Alg. 2).
+        With ``shrinking``, a warm start's active rows are the previous
+        solution's, so its shrinking epochs may run longer: up to
+        min(:data:`WARM_ACTIVE_STEPS` n / |A|, :data:`WARM_ACTIVE_EPOCHS`)
+        epochs, ending once the active rows' part of the duality gap is
+        <= :data:`WARM_GAP_SHARE` tol (the stopping rule is unchanged).
 
     Returns
     -------
@@ -389,8 +394,8 @@ class _BinarySdca:
         bitgen = rng.bit_generator
         if not hasattr(bitgen, "advance"):          # no jump-ahead: one epoch per call
             taken = 0
-            for _ in range(k):
-                act = K.ActiveRows(active, rng.random(n_active))
+            for e in range(k):
+                act = K.ActiveRows(active, rng.random(n_active), e)
                 done, ended = kernel(self.rows, d["code"], self.smoothing, self.lam, self.sqnorm,
                               self.s_lb, state, self.bound, act, steps + taken, averaging,
                               gap_stop)
@@ -399,7 +404,7 @@ class _BinarySdca:
                     break
             return n_active, taken
         start = bitgen.state
-        act = K.ActiveRows(active, rng.random(k * n_active))
+        act = K.ActiveRows(active, rng.random(k * n_active), 0)
         taken, _ = kernel(self.rows, d["code"], self.smoothing, self.lam, self.sqnorm,
                           self.s_lb, state, self.bound, act, steps, averaging, gap_stop)
         if taken < k * n_active:
