@@ -392,8 +392,9 @@ def active_epochs(rows, code, smoothing, lam, sqnorm, s_lb, it, c, act, t0, aver
     taken = 0
     for e in range(act.u.shape[0] // na):
         shuffle(active, act.u[e * na:(e + 1) * na])
+        # track as np.bool_: a literal False would compile sdca_epoch a second time
         moved = sdca_epoch(rows, code, smoothing, lam, sqnorm, s_lb, it, c, active, t0 + taken,
-                           average, False)
+                           average, np.bool_(False))
         taken += na
         if moved == 0:
             return taken, True
@@ -417,7 +418,7 @@ def active_epochs_dense(rows, code, smoothing, lam, sqnorm, s_lb, it, box, act, 
     for e in range(act.u.shape[0] // na):
         shuffle(active, act.u[e * na:(e + 1) * na])
         moved = sdca_epoch_dense(rows, code, smoothing, lam, sqnorm, s_lb, it, box, active,
-                                 t0 + taken, average, False)
+                                 t0 + taken, average, np.bool_(False))
         taken += na
         if moved == 0:
             return taken, True
