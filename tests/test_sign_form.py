@@ -131,6 +131,11 @@ def test_a_warm_path_builds_the_form_once_and_rebuilds_on_change():
     assert _PREPARED[est][1] is form                           # same data: reused
     est.fit(X.copy(), y)
     assert _PREPARED[est][1] is form                           # equal data: reused
+    X[1, 0] += 1.0                    # in place, a row the fingerprint does not sample
+    est.fit(X, y)
+    assert _PREPARED[est][1] is not form                       # values changed: rebuilt
+    assert np.array_equal(_PREPARED[est][1].X[:, :-1], X)
+    form = _PREPARED[est][1]
     X2 = X.copy()
     X2[0, 0] += 1.0
     est.fit(X2, y)

@@ -111,6 +111,14 @@ def sc_pegasos(X, y, loss: str = "hinge", lam: float = 1e-3, signs=None,
                               weighted=sample_weight is not None)
 
 
+def _on_csr(data: dict) -> dict:
+    """``data`` with X stored as CSR, which SC-Pegasos reads (a copy only when
+    it was built for SC-SDCA's dense layout)."""
+    if isinstance(data["X"], np.ndarray):
+        return {**data, "X": _to_csr(data["X"]), "layout": "csr", "sqnorm": None}
+    return data
+
+
 def sc_pegasos_trusted(data: dict, loss: str = "hinge", lam: float = 1e-3,
                        batch_size: int = 1, max_iter: int | None = None, *,
                        smoothing: float = 0.01, top_k: int = 1, tol: float = 0.0,
@@ -143,8 +151,7 @@ random_state :
         Bad settings, as :func:`sc_pegasos`; the data is not checked again.
     """
     lam, smoothing, top_k, tol = _check_common(lam, smoothing, top_k, tol)
-    if isinstance(data["X"], np.ndarray):       # built for SC-SDCA's dense layout
-        data = {**data, "X": _to_csr(data["X"]), "layout": "csr", "sqnorm": None}
+    data = _on_csr(data)
     Xc, yv, code, c, sw = data["X"], data["y"], data["code"], data["c"], data["sw"]
     n, d = Xc.shape
     batch_size = check_int(batch_size, "batch_size", minimum=1)
