@@ -180,7 +180,7 @@ def test_sdca_averaging_from_t0():
 
 @pytest.mark.parametrize("layout", ["csr", "dense"])
 def test_lazy_running_sum_equals_the_explicit_average_of_alg2_step8(layout):
-    from polyrank.sign.solvers import _csr, prepare_data
+    from polyrank.sign.data import _csr, prepare_data
 
     X, yb, _, _, c, _ = sign_problem(42, n=15, d=4, sparse=True)
     data = prepare_data(X, yb, "hinge", c)
@@ -575,7 +575,7 @@ def test_shrinking_rejects_bad_values():
 def test_topk_indices_is_the_stable_argsort_prefix(k):
     # k scans for the first largest entry replace numba's merge sort: same
     # indices in the same order, ties by lower index
-    from polyrank.sign._kernels import _topk_indices
+    from polyrank.sign._multiclass_kernels import _topk_indices
     rng = np.random.default_rng(k)
     for _ in range(50):
         v = rng.integers(-3, 4, size=7).astype(float)       # many ties

@@ -44,9 +44,9 @@ from .._sklearn import fit_context, log_callback, solver_seed, warn_if_not_conve
 from ..result import STATUS_CALLBACK, STATUS_CONVERGED, STATUS_MAX_ITER, CallbackRunner, finish
 from ..sign import SignConstrainedClassifier, SignConstrainedRegressor
 from ..sign import _kernels as K
+from ..sign.data import _as_csr, _check_labels, _choose_layout
 from ..sign.estimator import _resolve_signs
 from ..sign.losses import BINARY_LOSSES, get_loss
-from ..sign.solvers import _as_csr, _check_labels, _choose_layout
 from ..validation import as_float_array, check_design
 from . import _common as C_
 from ._ranksvm import _values

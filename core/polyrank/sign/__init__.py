@@ -36,11 +36,16 @@ _BINARY = ("hinge", "smoothed_hinge", "logistic", "square", "absolute")
 
 
 def _warmup_sdca(layout: str) -> None:
-    """SC-SDCA of every binary and regression loss, X dense or CSR."""
+    """SC-SDCA of every binary and regression loss, X dense or CSR (and, for
+    the dense storage, X given as a CSR matrix: its dense form's scatter)."""
+    import scipy.sparse as sp
+
     X, yb, _ = _tiny()
     for loss in _BINARY:
         sc_sdca(X, yb, loss, 0.1, [1, -1, 0], max_iter=2, average_from=0,
                 layout=layout, shrinking=True)
+    if layout == "dense":
+        sc_sdca(sp.csr_matrix(X), yb, "hinge", 0.1, max_iter=1, layout=layout)
 
 
 def _warmup_pegasos() -> None:
@@ -78,7 +83,6 @@ _LAZY_KERNELS = (
     "mc_loss_value", "mc_loss_grad", "mc_conj_neg", "project_capped_simplex",
     "mc_sdca_delta", "mc_sdca_epoch", "mc_flush_average", "mc_pegasos_steps",
     "mc_objectives", "mc_dual_from_primal",
-    "heapsort_prefix",          # polyrank._sort's, imported for project_capped_simplex
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import zlib
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,11 +26,13 @@ from .._sklearn import (
     warn_if_unscaled,
 )
 from .._text import param, scale_advice
-from .._warm import fingerprint, keep, previous
+from .._warm import fingerprint, keep, prepared, previous
 from ..path import N_GRID, PathResult, estimator_path, reject_grid_params
 from ..validation import check_sample_weight, check_signs, validate_X
+from .data import kernel_form, trusted_data
 from .losses import BINARY_LOSSES, MULTICLASS_LOSSES, REGRESSION_LOSSES
-from .solvers import _to_csr, sc_pegasos_trusted, sc_sdca_trusted, trusted_data
+from .pegasos import sc_pegasos_trusted
+from .sdca import sc_sdca_trusted
 
 __all__ = ["SignConstrainedClassifier", "SignConstrainedRegressor", "sign_path"]
 
@@ -83,6 +86,15 @@ def _resolve_signs(signs, names, d: int, classes=None) -> np.ndarray:
                 raise ValueError(f"signs: unknown class {key[1]!r} in key {key!r}")
             c[_feature_index(key[0], names, d), cls[0]] = _check_sign_value(v, key)
     return c
+
+
+def _crc_of(X) -> int:
+    """CRC-32 of every stored value of X (dense or CSR: data, indices, indptr)."""
+    if sp.issparse(X):
+        crc = zlib.crc32(np.ascontiguousarray(X.data).view(np.uint8).ravel().data)
+        crc = zlib.crc32(np.ascontiguousarray(X.indices).view(np.uint8).ravel().data, crc)
+        return zlib.crc32(np.ascontiguousarray(X.indptr).view(np.uint8).ravel().data, crc)
+    return zlib.crc32(np.ascontiguousarray(X).view(np.uint8).ravel().data)
 
 
 class _SignConstrainedBase(FitReprMixin, BaseEstimator):
@@ -143,15 +155,27 @@ class _SignConstrainedBase(FitReprMixin, BaseEstimator):
         warn_if_unscaled(self, X)
         return X, y, sample_weight
 
+    def _form(self, X, bias: float, multiclass: bool):
+        """X in the kernels' form (:func:`polyrank.sign.data.kernel_form`, one
+        copy of X), built once per fit, and with ``warm_start=True`` once per
+        path: kept beside the estimator (:func:`polyrank._warm.prepared`)
+        while the data's fingerprint, the CRC-32 of all of X (about 1 ms for
+        3 MB: a form built from other values of X is never reused), the bias
+        and the storage stay."""
+        layout = "auto" if self.solver == "sdca" and not multiclass else "csr"
+        key = fingerprint(X) + (_crc_of(X), "kernel_form", bias, layout, multiclass)
+        form, _ = prepared(self, key, lambda: kernel_form(X, bias=bias, layout=layout,
+                                                          multiclass=multiclass))
+        return form
+
     def _solve(self, X, y, loss, c, callback, callback_every, multiclass=False,
                sample_weight=None):
         bias = float(self.bias)
-        Xc = X                         # validated by fit: the trusted path from here on
         if bias > 0:
-            Xc = sp.hstack([_to_csr(X), sp.csr_matrix(np.full((X.shape[0], 1), bias))],
-                           format="csr")
             c = np.concatenate([c, np.zeros((1,) + c.shape[1:])])
-        data = trusted_data(Xc, y, loss, c, self.top_k, sample_weight)
+        # X validated by fit: the trusted path from here on
+        data = trusted_data(None, y, loss, c, self.top_k, sample_weight,
+                            form=self._form(X, bias, multiclass))
         common = dict(smoothing=self.smoothing, top_k=self.top_k,
                       callback=log_callback(callback, self.verbose, type(self).__name__),
                       callback_every=callback_every,

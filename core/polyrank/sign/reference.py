@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from ..qp import solve_qp
 from ..result import SolverResult
 from . import _kernels as K
-from .solvers import _csr, prepare_data
+from .data import _csr, prepare_data
 
 __all__ = ["reference_qp", "reference_lbfgsb", "primal_objective"]
 
