@@ -34,7 +34,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from test_docs_code import DOCS, blocks
+from docs.test_docs_code import DOCS, blocks
 
 from .lab import poll
 
