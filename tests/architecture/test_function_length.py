@@ -8,6 +8,10 @@ import io
 import tokenize
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "core"
 WIDGETS = ROOT / "polyrank_widgets"

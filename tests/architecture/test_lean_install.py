@@ -22,6 +22,8 @@ import pytest
 
 import polyrank.cli as cli
 
+pytestmark = pytest.mark.slow
+
 #: the dependencies of polyrank-widgets and polyrank-paper (dists/*/pyproject.toml) and
 #: of the ``dask`` extra (pyproject.toml)
 EXTRA = ("plotly", "ipywidgets", "anywidget", "jupyterlab", "ipykernel", "kaleido", "pandas",

@@ -124,6 +124,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_malformed_sparse_structure_is_refused_in_a_subprocess(name):
     """A CSR/CSC/COO matrix whose indices or indptr are out of range
@@ -202,6 +203,7 @@ def test_duplicates_and_unsorted_indices_give_the_dense_model(name):
 
 # ------------------------------------------------ magnitudes and non-finite
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ESTIMATORS)
 @settings(max_examples=30, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -237,6 +239,7 @@ def test_magnitudes_give_a_clear_error_or_a_finite_model(name, exponent, sparse,
             np.isnan(res.primal_objective) and name == "PRank"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ESTIMATORS)
 @pytest.mark.parametrize("scale", [1e30, 1e100, 1e150])
 def test_one_huge_column_ends_promptly(name, scale):
@@ -413,6 +416,7 @@ except KeyboardInterrupt:
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_long_fit_promptly():
     proc = subprocess.Popen([sys.executable, "-c", _SIGINT], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -39,7 +39,7 @@ from polyrank.datasets import load_winequality_red, load_yeast
 from polyrank.exceptions import FeatureScaleWarning
 from polyrank.result import STATUS_COMPLETED, STATUS_CONVERGED
 
-pytestmark = pytest.mark.realdata
+pytestmark = [pytest.mark.realdata, pytest.mark.slow]
 
 #: how much worse than its peer a default model may score (in the units of
 #: the score: losses, accuracies, NDCG and R^2 all lie in [0, 1] here)

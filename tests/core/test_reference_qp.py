@@ -176,6 +176,7 @@ def test_solve_qp_large_matrices_take_the_scipy_path(monkeypatch, sparse_input):
 
 
 # ------------------------------------------------------------ Eq. 19, Fig. 4
+@pytest.mark.slow
 def test_reduced_qp_fig4_bruteforce():
     mu, nu, C = np.array([3.0, -1.0, 2.0]), np.array([1.0, 1.0, 2.0]), 10.0
     res = reduced_qp(mu, nu, C)

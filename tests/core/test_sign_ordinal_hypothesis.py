@@ -67,6 +67,7 @@ def ordinal_problems(draw):
     return X, y, c, w
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ordinal_problems(), st.sampled_from(["primal", "dual"]),
        st.sampled_from([1, 2, 5]))

@@ -72,6 +72,7 @@ def test_the_readme_example_runs_as_written(capsys):
     assert out[0] == "0.18", out
 
 
+@pytest.mark.slow
 def test_python_blocks_run_as_written(workdir, capsys):
     pytest.importorskip("distributed")
     namespace: dict = {"__name__": "__main__"}      # as a script: the Dask block guards

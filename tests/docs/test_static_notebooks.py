@@ -17,6 +17,8 @@ import pytest
 
 from polyrank_widgets._display import stored_png
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
 #: every notebook leaves static images
 STATIC = [p.stem for p in NOTEBOOKS]

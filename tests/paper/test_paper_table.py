@@ -17,6 +17,8 @@ import pytest
 from polyrank_paper import EXPERIMENTS, m3l_awa_prior, sopopo_fig7
 from polyrank_paper.readme import README_PAPER_END, README_PAPER_START
 
+pytestmark = pytest.mark.slow
+
 README = Path(__file__).resolve().parents[2] / "docs" / "reproductions.md"
 FIELDS = ("item", "paper", "ours", "data")
 

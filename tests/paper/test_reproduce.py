@@ -33,6 +33,8 @@ from polyrank_paper import (
 from polyrank_paper._baseline import BaselineError, BaselineRunner
 from polyrank_paper.sopopo._common import CLARABEL_TASKS
 
+pytestmark = pytest.mark.slow
+
 NAMES = ("sopopo-fig6", "sopopo-fig7", "sopopo-fig8")
 
 

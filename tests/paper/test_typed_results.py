@@ -147,6 +147,7 @@ def test_tiny_names_every_registered_experiment():
     assert set(TINY) == set(E.EXPERIMENTS) | set(E.BENCHES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TINY))
 def test_rows_and_summary_are_dataclasses(name, monkeypatch, tmp_path):
     res = TINY[name](monkeypatch)

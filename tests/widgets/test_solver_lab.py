@@ -341,6 +341,7 @@ def test_bad_arguments(kwargs, exc, match):
         SolverLab(object(), X, y, fit=False)
 
 
+@pytest.mark.slow
 def test_snapshot_leaves_one_png_per_figure():
     """The static images a notebook keeps for readers without a kernel
     (kaleido + Chromium, both in the dev install and CI)."""

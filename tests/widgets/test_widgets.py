@@ -56,6 +56,7 @@ def test_paper_fig4_builds_the_papers_vectors(fig4):
     assert fig4.C == 10.0
 
 
+@pytest.mark.slow
 def test_fig4_minimiser_matches_brute_force_and_paper(fig4):
     grid = np.linspace(0.0, fig4.C, 200_001)
     z_brute = grid[np.argmin(g_ref(grid, MU4) + g_ref(grid, NU4))]
@@ -126,6 +127,7 @@ def test_set_entry_changes_curves_and_readout(fig4):
     assert fig4.entry_slider.value == pytest.approx(4.0)
 
 
+@pytest.mark.slow
 def test_entry_widgets_drive_the_model(fig4):
     labels = [label for label, _ in fig4.entry_dropdown.options]
     assert labels == ["mu[0]", "mu[1]", "mu[2]", "nu[0]", "nu[1]", "nu[2]"]

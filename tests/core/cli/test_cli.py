@@ -32,6 +32,7 @@ def test_bench_small_json(capsys):
     assert rows[0]["k"] == 10 and rows[0]["obj_diff"] < 1e-6
 
 
+@pytest.mark.slow
 def test_console_script_and_import_outside_the_repository(tmp_path):
     """After the install, ``import polyrank, polyrank_widgets`` works from any
     directory, and the bundled data are found."""
@@ -54,6 +55,7 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"polyrank {polyrank.__version__}"
 
 
+@pytest.mark.slow
 def test_python_dash_m_polyrank(tmp_path):
     """``python -m polyrank`` is the ``polyrank`` command, from any directory."""
     import polyrank

@@ -218,6 +218,7 @@ def test_reproduce_unwritable_out(capsys, tmp_path):
           match="cannot write there")
 
 
+@pytest.mark.slow
 def test_console_script_errors_without_traceback(files, tmp_path):
     """The real process: exit status 2 and one stderr line."""
     res = subprocess.run([sys.executable, "-m", "polyrank", "predict",

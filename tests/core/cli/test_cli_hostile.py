@@ -177,6 +177,7 @@ def test_an_output_that_is_an_input_is_refused(capsys, tmp_path, good):
     assert digest(good) == before and digest(model) == model_before
 
 
+@pytest.mark.slow
 def test_the_real_command_refuses_to_overwrite_its_data(tmp_path, good):
     before = digest(good)
     res = subprocess.run([sys.executable, "-m", "polyrank", "train", "ranksvm", str(good),

@@ -351,6 +351,7 @@ def test_convergence_warning_is_one_line(tmp_path, capsys, binary_file):
     assert len(lines) == 1 and lines[0].startswith("polyrank train: ConvergenceWarning: ")
 
 
+@pytest.mark.slow
 def test_bundled_mq2008_end_to_end(tmp_path, capsys):
     """LETOR files as they come: train on MQ2008 Fold1 train, predict test;
     the scores are the Python estimator's and the printed metrics

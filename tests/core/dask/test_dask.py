@@ -73,6 +73,7 @@ def _same(serial, dist):
     assert serial.best_params_ == dist.best_params_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_problems()))
 def test_grid_search_on_a_dask_cluster_equals_serial(client, name):
     estimator, X, y, grid = _problems()[name]

@@ -64,6 +64,7 @@ def mq():
     return load_mq2008()
 
 
+@pytest.mark.slow          # the fast tier has the generated-data test of the same agreement
 def test_mq2008_objective_equals_single_machine(client, mq):
     C, tol = 0.1, 1e-6
     chunks = _at_queries(mq.qid_train, 3)

@@ -207,6 +207,7 @@ def _pickle_model(path, marker, est):
                  "payload": Payload(marker), "estimator": est}, path)
 
 
+@pytest.mark.slow
 def test_a_crafted_pickle_is_refused_and_runs_nothing(tmp_path, ranking, capsys):
     marker = tmp_path / "PWNED"
     model = tmp_path / "evil.model"

@@ -169,6 +169,7 @@ def test_bench_m3l_labels_quick_run():
     assert "Hamming" in res.format_table()
 
 
+@pytest.mark.slow
 def test_labels_problem_and_bench_errors():
     Xtr, Xte, Ytr, Yte = labels_problem(40, 3, seed=1)
     assert Xtr.shape == (40, 50) and Xte.shape == (10, 50) and Ytr.shape == (40, 3)

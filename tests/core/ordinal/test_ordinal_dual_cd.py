@@ -48,6 +48,7 @@ def sub_problem(n, seed, kernel, separable):
     return kernel_matrix(X, X, **kernel), y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", list(KERNELS))
 @pytest.mark.parametrize("margin", ["soft", "hard"])
 def test_one_sub_problem_matches_clarabel_and_closes_its_duality_gap(kernel, margin):
@@ -78,6 +79,7 @@ def test_one_sub_problem_matches_clarabel_and_closes_its_duality_gap(kernel, mar
     np.testing.assert_allclose(K @ lam, K @ coef, atol=1e-5 * max(1.0, np.abs(K @ coef).max()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("margin", ["soft", "hard"])
 def test_warm_start_from_a_smaller_working_set_reaches_the_same_optimum(margin):
     K, lab = sub_problem(50, 4, POLY4, separable=margin == "hard")

@@ -187,6 +187,7 @@ def test_shrinking_pair_kernel_keeps_the_general_active_set():
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=0, atol=TOL)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("normalize", [False, True])
 @pytest.mark.parametrize("seed", range(3))
 def test_pair_path_reaches_the_general_paths_optimum(monkeypatch, seed, normalize):
@@ -253,6 +254,7 @@ def test_threshold_label_pieces_take_the_pair_path(monkeypatch):
                                models["general"].decision_function(X), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_many_labels_memory_is_linear_in_the_edges():
     """k = 1000 labels, half of them relevant: 24 x 250,000 = 6e6 single-edge
     pieces.  The pieces and the solver's state take a fixed number of

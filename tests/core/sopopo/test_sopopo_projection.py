@@ -144,6 +144,7 @@ def test_knots_formula_and_order_invariance():
         assert z[0] == 0 and np.all(np.diff(z) >= 0)
 
 
+@pytest.mark.slow
 def test_g_equals_bisection_reference_and_is_convex_c1():
     rng = np.random.default_rng(5)
     for _ in range(30):

@@ -14,6 +14,8 @@ import pytest
 import polyrank
 import polyrank_paper.bench.first_fit as ff
 
+pytestmark = pytest.mark.slow
+
 _TINY = ("import os, numba\n"
          "assert os.environ['NUMBA_CACHE_DIR'].split(os.sep)[-1].startswith("
          "'polyrank-numba-cache-')\n"

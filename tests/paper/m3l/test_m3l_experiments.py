@@ -73,6 +73,7 @@ def test_fig5_negative_prior_helps_on_the_reversed_pair():
         assert hl[-0.75] < hl[0.0] < hl[0.75]
 
 
+@pytest.mark.slow
 def test_table3_m3l_beats_one_vs_all_with_the_estimated_prior():
     res = m3l_table3(trials=1, full_data=False)
     assert len(res.figure.data[0].y) == len(res.rows)       # one bar per method

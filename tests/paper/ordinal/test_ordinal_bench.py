@@ -82,6 +82,7 @@ def test_cli_data_option(capsys, white_csv, tmp_path):
     assert "no such file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_generated_stand_in_collapses_the_paper_not_the_default():
     pytest.importorskip("mord")
     res = bench_ordinal_wine(quick=True, repeats=1)

@@ -23,6 +23,8 @@ from polyrank_paper import (
 )
 from polyrank_paper.ordinal import table1, wine_two_features
 
+pytestmark = pytest.mark.slow
+
 NAMES = ("ordinal-table1", "ordinal-table2", "ordinal-curves")
 
 

@@ -20,6 +20,8 @@ from polyrank_paper import (
     ranksvm_vs_svr,
 )
 
+pytestmark = pytest.mark.slow
+
 
 def test_registered_names():
     assert {"ranksvm-fig4", "ranksvm-methods", "ranksvm-vs-svr"} <= set(EXPERIMENTS)

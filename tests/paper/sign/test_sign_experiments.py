@@ -132,6 +132,7 @@ def test_breast_cancer_signs_come_from_names_only():
     assert c[names.index("worst fractal dimension")] == 0
 
 
+@pytest.mark.slow
 def test_sign_small_sample_small():
     res = sign_small_sample(trials=6, n_jobs=1, seed=2)
     assert [t.type for t in res.figure.data] == ["histogram"] * 2
