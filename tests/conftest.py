@@ -232,13 +232,6 @@ def multilabel_problem(seed, N=30, D=4, L=3, noise=0.5):
     return X, Y, A @ A.T + 0.2 * np.eye(L)
 
 
-@pytest.fixture
-def logistic():
-    """A 200 x 8 :class:`Logistic` problem at C = 2."""
-    X, y = binary_problem(0, n=200, d=8)
-    return Logistic(X, y, C=2.0)
-
-
 # ------------------------------------------------------------ unscaled features
 
 def random_scales(X, seed=0):

@@ -113,6 +113,7 @@ def test_a_train_method_imports_its_solver_only(method, regression, package, tmp
     assert out["name"] == expected
 
 
+@pytest.mark.slow
 def test_train_ranksvm_imports_ranksvm_and_no_other_solver(tmp_path):
     rows = "\n".join(f"{r % 3} qid:{1 + r // 6} 1:{(r * 7) % 5 / 4} 2:{(r * 3) % 4 / 3}"
                      for r in range(18))
@@ -239,6 +240,7 @@ def test_the_paper_wings_lazy_names_are_its_type_checking_imports():
         polyrank_paper.not_a_name        # noqa: B018
 
 
+@pytest.mark.slow
 def test_the_registries_keep_the_papers_order_whatever_is_imported_first(tmp_path):
     # loading a stored result imports one experiment module before the others; the
     # lists of `polyrank reproduce --list` and `polyrank bench --help` stay in order

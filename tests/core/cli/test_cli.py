@@ -212,6 +212,7 @@ def test_lab_without_a_notebook_says_where_to_run_it(tmp_path, monkeypatch, caps
     assert "'missing.ipynb' not found" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_the_pipe_ends_the_command_quietly():
     """``polyrank reproduce --list | head -1``: the reader closes the pipe;
     the command ends with 141 (128 + SIGPIPE) or 0, and prints neither a

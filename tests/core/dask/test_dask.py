@@ -32,14 +32,6 @@ from polyrank.metrics import ndcg_scorer
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
 
 def _problems():
     rng = np.random.default_rng(0)

@@ -36,14 +36,6 @@ from polyrank.dask import (  # noqa: E402
 RTOL_OBJECTIVE = 1e-8
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
 
 def _at_queries(qid, n_parts):
     """Row chunks of sorted qid cut at query boundaries into n_parts."""
@@ -99,6 +91,7 @@ def test_generated_objective_and_solution_equal_single_machine(client):
     assert model.n_partitions_ == 5
 
 
+@pytest.mark.slow
 def test_partitions_held_by_one_worker_are_spread_over_both(client):
     X, y, qid = make_ranking(4000, n_features=6, npartitions=4, seed=5)
     first = sorted(client.scheduler_info()["workers"])[0]

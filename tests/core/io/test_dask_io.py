@@ -119,6 +119,7 @@ _NO_DASK = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_the_core_works_without_dask_and_names_the_extra(tmp_path):
     code = _NO_DASK + textwrap.dedent("""
         import numpy as np

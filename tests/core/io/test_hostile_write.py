@@ -187,6 +187,7 @@ def test_dash_is_standard_output_and_metrics_go_to_stderr(capsys, ranking):
     assert not os.path.exists("-")
 
 
+@pytest.mark.slow
 def test_dev_stdout_into_a_pipe(ranking):
     """``polyrank predict ... /dev/stdout | reader``: the lines arrive (it
     failed with a path under /proc)."""

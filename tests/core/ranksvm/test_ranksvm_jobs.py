@@ -144,6 +144,7 @@ def test_blocks_cover_the_queries():
     assert -(-l // block_docs(l, n)) * n <= 2 ** 22 + n
 
 
+@pytest.mark.slow
 def test_bench_ranksvm_liblinear_tiny(monkeypatch):
     """The bench on tiny sizes: both objectives and the ratios are printed,
     RankSVM(n_jobs=2) equals RankSVM(n_jobs=1) bit for bit; without the peer

@@ -171,6 +171,7 @@ def test_shrinking_with_sample_weights_and_normalize_matches_the_qp():
     assert res.dual_objective == pytest.approx(ref.dual_objective, rel=1e-8)
 
 
+@pytest.mark.slow
 def test_crammer_singer_with_many_classes_matches_the_plain_solver():
     """One-hot targets with top_vs_rest (Crammer-Singer): most labels of a
     piece are shrunk, pieces at their bound leave the active set."""

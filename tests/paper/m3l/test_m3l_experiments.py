@@ -60,6 +60,7 @@ def test_fig5_pair_is_the_most_negative_test_pair(yeast):
     assert (a, b) == (1, 3) and C[a, b] == pytest.approx(-0.355, abs=1e-3)
 
 
+@pytest.mark.slow
 def test_fig5_negative_prior_helps_on_the_reversed_pair():
     res = m3l_fig5(rs=(-0.75, 0.75))
     assert len(res.figure.data) == 2                        # linear and rbf curves

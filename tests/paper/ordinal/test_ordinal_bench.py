@@ -27,6 +27,7 @@ def white_csv(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_bench_reports_both_maes_ratio_and_the_papers_collapse(white_csv):
     pytest.importorskip("mord")
     res = bench_ordinal_wine(quick=True, repeats=1, data=white_csv)

@@ -168,6 +168,7 @@ def test_bench_sign_cli_json(capsys):
     assert "SC-SDCA + shrinking" in captured.err and "than L-BFGS-B" in captured.err
 
 
+@pytest.mark.slow
 def test_reproduce_cli_small_sample(tmp_path, capsys):
     assert main(["reproduce", "sign-small-sample", "--quick", "--no-progress", "--json",
                  "--out", str(tmp_path)]) == 0
