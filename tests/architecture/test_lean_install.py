@@ -8,7 +8,7 @@ to install, and so do the paper wing's commands (``polyrank reproduce /
 bench / demo``) when the wing cannot be loaded (issue 17, item 7; issue 32,
 items 1-2).
 
-A fresh venv per test costs a download (tests/test_dists.py does it once, in
+A fresh venv per test costs a download (tests/architecture/test_dists.py does it once, in
 the slow tier, from the three wheels); here the packages are made
 unimportable in a child process (a meta-path finder that refuses them),
 which is what a lean environment looks like to the code.

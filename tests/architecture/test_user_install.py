@@ -9,7 +9,7 @@ metadata (their requirements, followed recursively, markers evaluated): every
 module the tour imports, and every third-party module the widgets floor and
 the core import, comes from that dependency closure.  The install itself in
 a fresh venv, and the tour executed with only it, is the slow
-``tests/test_dists.py`` kind of check, run by hand (see the CHANGELOG).
+``tests/architecture/test_dists.py`` kind of check, run by hand (see the CHANGELOG).
 """
 
 from __future__ import annotations

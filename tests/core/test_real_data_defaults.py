@@ -1,5 +1,5 @@
 """The "real data, defaults" tier (issue 29, item 6): what the defaults
-matrix (``tests/test_defaults_matrix.py``, issue 42 item 4: every
+matrix (``tests/core/test_defaults_matrix.py``, issue 42 item 4: every
 estimator, kernel, raw and standardised features, bundled set, against its
 peer) does not cover.
 

@@ -5,7 +5,7 @@ features; sparse X standardised without centring -> MaxAbsScaler; dense X
 standardised already -> max_iter or tol with the numbers; other X ->
 standardise it.  In Python's words in Python, the command's options on the
 command line.  That following the advice converges on real data is in
-tests/test_defaults_matrix.py."""
+tests/core/test_defaults_matrix.py."""
 
 from __future__ import annotations
 
