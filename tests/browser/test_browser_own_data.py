@@ -7,7 +7,7 @@ real structure, so the model beats predicting the median grade) into a
 fresh folder of the test server, next to a notebook built from the
 ```` ```python ```` blocks of ``docs/user_guide/ordinal.md`` ("On real data":
 "... to stand for your own"), extracted by the parser of
-``tests/test_docs_code.py`` (one block, one cell, in the page's order).
+``tests/docs/test_docs_code.py`` (one block, one cell, in the page's order).
 The page's code is used as written except the file name: every
 ``winequality-red`` becomes ``my-grades`` (so ``my-grades.csv`` is read and
 ``my-grades.svm`` written and read back); the page's ``bash`` block
@@ -34,7 +34,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from test_docs_code import DOCS, blocks
+from docs.test_docs_code import DOCS, blocks
 
 from .lab import poll
 
