@@ -163,7 +163,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 # -- the examples (examples/*.py): sphinx-gallery pages with downloads of the script and of
-# a notebook version, never executed (CI runs them: tests/test_examples.py); each names its
+# a notebook version, never executed (CI runs them: tests/docs/test_examples.py); each names its
 # thumbnail (docs/_static/thumbnails/, made from a notebook's stored figure)
 sphinx_gallery_conf = {
     "examples_dirs": str(REPO / "examples"),

@@ -9,7 +9,7 @@ demo`` (:mod:`polyrank_paper.cli`, registered in the entry-point group
 ``polyrank.commands``); notebooks and the ``polyrank`` command call them.
 
 The top floor of three: it imports :mod:`polyrank` and
-:mod:`polyrank_widgets`; neither imports it (``tests/test_layering.py``).  It
+:mod:`polyrank_widgets`; neither imports it (``tests/architecture/test_layering.py``).  It
 is the ``polyrank-paper`` distribution (``pip install polyrank-paper``; from
 a clone ``dists/polyrank-paper``: ``polyrank-widgets`` with its plotly and
 widgets for the figures, and the peers of the benchmarks); importing it
@@ -173,7 +173,8 @@ _REGISTERING = (
     ".stored",
 )
 #: the lazily loaded public names: name -> the module (relative) that defines it
-#: (the ``TYPE_CHECKING`` imports above, which tests/test_startup.py checks against this)
+#: (the ``TYPE_CHECKING`` imports above, which tests/architecture/test_startup.py
+#: checks against this)
 _OBJECTS = {
     "bench_sopopo": ".bench.sopopo",
     "format_table": ".bench.sopopo",

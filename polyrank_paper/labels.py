@@ -3,7 +3,7 @@
 A leaf module: it imports nothing of polyrank_paper, so that the figures
 (:mod:`polyrank_paper.figures`, imported by the registry) need not import the
 experiments they draw, and the experiments need not import the figures
-(``tests/test_layering.py``: no import circle inside a distribution).
+(``tests/architecture/test_layering.py``: no import circle inside a distribution).
 """
 
 from __future__ import annotations

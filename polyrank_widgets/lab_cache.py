@@ -24,7 +24,7 @@ current value.
   priority (:data:`NICE`, Linux); it never touches a widget (the lab hands
   its results to the kernel's own thread).
 
-The numba kernels release the GIL (``nogil=True``, tests/test_nogil.py), so a
+The numba kernels release the GIL (``nogil=True``, tests/core/test_nogil.py), so a
 background fit leaves the kernel free to handle the next slider message; only
 its Python parts (validation, the callback) take the GIL, for microseconds
 between the solver's passes.

@@ -1,7 +1,7 @@
 """Building blocks of polyrank's widgets that the paper wing and extensions
 reuse: their public home (each is defined in a private module of
 ``polyrank_widgets`` and re-exported here; code outside the distribution
-imports it from here, never from the private module: ``tests/test_layering.py``).
+imports it from here, never from the private module: ``tests/architecture/test_layering.py``).
 
 - :func:`escape`: a user string made safe to show as HTML;
 - :class:`FluidFigure`, :func:`fluid`, :func:`wrap_row`: figures and rows

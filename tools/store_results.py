@@ -7,7 +7,7 @@ Run from the repository root, in the development venv::
     python tools/store_results.py sopopo-fig6   # some of them
 
 Each entry of :data:`RUNS` is the call a notebook makes,
-``load_or_run(name, **options)``; ``tests/test_stored_results.py`` checks
+``load_or_run(name, **options)``; ``tests/paper/test_stored_results.py`` checks
 that every such call in ``notebooks/`` finds its file (so Run All loads, never
 recomputes) and that every file loads into the typed result it was written
 from.  Re-run it, then ``python tools/execute_notebooks.py``, after a change

@@ -70,7 +70,8 @@ __all__ = ["LabelRanker", "soft_project", "SolverResult", "Trace", "IterInfo",
 _SUBMODULES = frozenset({"datasets", "exceptions", "m3l", "metrics", "ordinal", "ranksvm",
                          "result", "sign", "sopopo", "tron"})
 #: the other public names of ``__all__``: name -> the module (relative) that defines it
-#: (the ``TYPE_CHECKING`` imports above, which tests/test_startup.py checks against this)
+#: (the ``TYPE_CHECKING`` imports above, which tests/architecture/test_startup.py
+#: checks against this)
 _OBJECTS = {
     "warmup": "._warmup_all",
     "M3LClassifier": ".m3l",

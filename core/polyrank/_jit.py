@@ -26,7 +26,7 @@ its rare variants call, its warm-up parts), so this module, below the paper
 subpackages, never imports one of them: the warm-up that compiles all five
 (:func:`polyrank.warmup`, ``polyrank._warmup_all``) and the background
 compile (:mod:`polyrank.compiling`) sit above them and import them plainly
-(``tests/test_layering.py``).
+(``tests/architecture/test_layering.py``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ notebook, ``docs/_static/thumbnails/NAME.png`` (committed), made once from a
 figure the notebook stores: the PNG of a widget or the plotly figure of a
 reproduction (drawn by kaleido, which uses the Chromium named by
 ``$BROWSER_PATH``), fitted into :data:`THUMB_SIZE` on white.  Run it again
-after re-executing a notebook whose figure changed; ``tests/test_examples.py``
+after re-executing a notebook whose figure changed; ``tests/docs/test_examples.py``
 checks that every notebook and every example has its thumbnail.
 """
 

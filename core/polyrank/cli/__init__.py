@@ -77,7 +77,7 @@ The package holds one module per command (``_train``, ``_predict``,
 plugins and :func:`main` (``_parser``); each imports only the standard
 library at its top, and a command's modules (numpy, scikit-learn, one
 solver) when it runs, so that ``polyrank --version`` and ``polyrank train
---help`` load none of them (tests/test_startup.py).
+--help`` load none of them (tests/architecture/test_startup.py).
 """
 
 from __future__ import annotations

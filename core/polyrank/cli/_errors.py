@@ -2,7 +2,7 @@
 failure: :class:`UsageError` (one line on stderr, exit status 2),
 :func:`user_errors`, warnings on one line with the command's advice, the
 one-line failure message and a reader that left the pipe.  The standard
-library only (tests/test_startup.py).
+library only (tests/architecture/test_startup.py).
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def model_trusted_types() -> list[str]:
 
 
 #: see model_trusted_types; names, not imports (this shared module imports no
-#: paper subpackage); tests/test_io_model_files.py checks each resolves to its
+#: paper subpackage); tests/core/io/test_io_model_files.py checks each resolves to its
 #: class and that a fitted estimator of each kind holds no other type
 _TRUSTED_TYPES = (
     "polyrank.sopopo.estimator.LabelRanker",

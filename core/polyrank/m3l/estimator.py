@@ -257,7 +257,7 @@ class M3LClassifier(LabelColumnsMixin, ClassifierMixin, FitReprMixin, BaseEstima
     allowed: the problem stays well defined (its hinge terms push all
     decisions to one side) and is solved like any other.
 
-    **Defaults, measured** (``tests/test_defaults_matrix.py``, every kernel,
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``, every kernel,
     raw X and after a StandardScaler; ``C=None``, ``gamma=None`` =
     1 / n_features, ``random_state=0``).  The tolerances the matrix holds
     the defaults to: test Hamming loss within 0.005 of the peer's on label

@@ -62,7 +62,7 @@ __all__ = ["OrdinalMarginRanker", "PRank", "PRANK_RMS_RANGE"]
 #: (LIBLINEAR's C = c / 2).  On standardised red wine (a stratified third held
 #: out) the rbf kernel's test MAE is 0.3977 at c = 2, that of ``SVC(rbf)``,
 #: against 0.4221 at c = 10 (the paper's experiments, the default before) and
-#: 0.4184 at c = 0.5 (``tests/test_defaults_matrix.py``)
+#: 0.4184 at c = 0.5 (``tests/core/test_defaults_matrix.py``)
 SVOR_KERNEL_C = 2.0
 
 
@@ -282,7 +282,7 @@ class OrdinalMarginRanker(_OrdinalLabels, FitReprMixin, BaseEstimator):
 
     Notes
     -----
-    **Defaults, measured** (``tests/test_defaults_matrix.py``: every kernel,
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``: every kernel,
     raw X and after a StandardScaler, red wine with a stratified third
     held out).  The tolerance the matrix holds the defaults to: test MAE
     within 0.02 of the peer's, mord's ``LogisticAT()`` for the linear
@@ -700,7 +700,7 @@ class PRank(_OrdinalLabels, FitReprMixin, BaseEstimator):
 
     Notes
     -----
-    **Defaults, measured** (``tests/test_defaults_matrix.py``: every kernel,
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``: every kernel,
     raw X and after a StandardScaler, red wine with a stratified third held
     out, ``random_state=0``).  The tolerance the matrix holds the defaults
     to: test MAE within 0.02 of the peer's, mord's ``LogisticAT()`` for the

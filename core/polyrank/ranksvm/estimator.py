@@ -82,7 +82,7 @@ class RankSVM(FitReprMixin, BaseEstimator):
     Its simple peer is pointwise least squares (:class:`~sklearn.linear_model.Ridge`
     on the relevance labels, blind to the queries): on MQ2008 (Fold 1)
     ``RankSVM()`` reaches a test mean NDCG of 0.4577 against 0.4519
-    (``tests/test_defaults_matrix.py``).
+    (``tests/core/test_defaults_matrix.py``).
 
     Parameters
     ----------
@@ -189,7 +189,7 @@ class RankSVM(FitReprMixin, BaseEstimator):
     model fitted on several queries refuses to ``score`` rows without qid,
     instead of silently scoring them as one query.
 
-    **Defaults, measured** (``tests/test_defaults_matrix.py``).  The
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``).  The
     tolerance the matrix holds the defaults to: test mean NDCG within 0.01
     of pointwise ``Ridge()``'s.  MQ2008 (Fold 1) raw 0.4577 against
     0.4519, after a StandardScaler 0.4585 against 0.4543; red wine as one

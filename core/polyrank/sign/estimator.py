@@ -264,7 +264,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
     intercept; its simple peer is :class:`~sklearn.svm.LinearSVC`: test
     accuracy 0.9427 on phishing and 0.9814 on w8a (LinearSVC 0.9433, 0.9859)
     and 0.743 on red wine (quality >= 6, after a StandardScaler; 0.749)
-    (``tests/test_defaults_matrix.py``).
+    (``tests/core/test_defaults_matrix.py``).
 
     Parameters
     ----------
@@ -375,7 +375,7 @@ class SignConstrainedClassifier(ClassifierMixin, _SignConstrainedBase):
 
     Notes
     -----
-    **Defaults, measured** (``tests/test_defaults_matrix.py``: raw X and
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``: raw X and
     after a StandardScaler, ``with_mean=False`` on sparse X;
     ``random_state=0``).  The tolerance the matrix holds the defaults to:
     test accuracy within 0.01 of ``LinearSVC()``'s.  Ours / peer, raw and
@@ -595,7 +595,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
     shrinks the intercept by a factor 1 / (1 + lam), negligible at the
     default lam = 1e-3).  Its simple peer is :class:`~sklearn.linear_model.Ridge`:
     test R^2 0.368 on red wine after a StandardScaler (Ridge 0.368;
-    ``tests/test_defaults_matrix.py``).
+    ``tests/core/test_defaults_matrix.py``).
 
     Parameters
     ----------
@@ -616,7 +616,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
         after a StandardScaler, the largest weight error relative to the
         largest weight is 0.7e-3 to 2.4e-3 at tol = 1e-6 and 0.6e-5 to
         2.6e-5 at tol = 1e-10 (red wine, diabetes, MQ2008 as a regression;
-        ``tests/test_sign_estimator.py`` holds it to 1e-4); the fit takes
+        ``tests/core/sign/test_sign_estimator.py`` holds it to 1e-4); the fit takes
         2.2-2.9x the epochs of tol = 1e-6 (0.1-0.5 s on those sets).
     max_iter : int or None, default=None
         As in :class:`SignConstrainedClassifier`, except that None means
@@ -646,7 +646,7 @@ class SignConstrainedRegressor(RegressorMixin, _SignConstrainedBase):
 
     Notes
     -----
-    **Defaults, measured** (``tests/test_defaults_matrix.py``,
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``,
     ``random_state=0``).  The tolerance the matrix holds the defaults to:
     test R^2 within 0.01 of ``Ridge()``'s.  Red-wine quality after a
     StandardScaler: 0.3683 against 0.3676; raw red wine gives the

@@ -319,7 +319,7 @@ class LabelRanker(SparseIfLinearMixin, LabelColumnsMixin, ClassifierMixin, FitRe
 
     Notes
     -----
-    **Defaults, measured** (``tests/test_defaults_matrix.py``: every kernel,
+    **Defaults, measured** (``tests/core/test_defaults_matrix.py``: every kernel,
     raw X and after a StandardScaler, ``random_state=0``).  The tolerances
     the matrix holds the defaults to: test label ranking loss within 0.01
     of the peer's on yeast, accuracy within 0.01 of the peer's on red-wine

@@ -3,7 +3,7 @@ and extensions of polyrank build on, in the manner of :mod:`sklearn.utils`.
 
 Each name is defined in a private module of the core and re-exported here,
 its public home: code outside ``polyrank`` imports it from here, never from
-the private module (``tests/test_layering.py``).
+the private module (``tests/architecture/test_layering.py``).
 
 Files (written atomically: a temporary file in the same folder, renamed over
 the target; see ``docs/security.md``):

@@ -175,7 +175,7 @@ def test_the_readme_bench_table_names_registered_benches():
 
 
 # ---------------------------------------------------------------- polyrank lab
-# (the working copy it opens: tests/test_lab_workcopy.py)
+# (the working copy it opens: tests/core/cli/test_lab_workcopy.py)
 def test_lab_opens_the_tour_with_allow_root_only_as_root(monkeypatch, capsys, tmp_path):
     """Issue 34, item 5: the README's first command starts JupyterLab on the
     tour for any user; as root (a container's default) JupyterLab stops with

@@ -90,7 +90,7 @@ def test_full_cache_is_filled_once_and_agrees_with_a_small_cache(kernel):
     R = _priors(5, rng)["block"]
     # without shrinking: its decisions follow the last bits of the gradients, so
     # the two caches' paths (and pass counts) part ways (generic CPU: 42 vs 24);
-    # tests/test_m3l_smo_shrinking.py checks shrinking against the same optimum
+    # tests/core/m3l/test_m3l_smo_shrinking.py checks shrinking against the same optimum
     kw = dict(kernel=kernel, gamma=0.5, tol=1e-9, method="smo", shrinking=False)
     full = m3l_smo(X, Y, R, 1.0, **kw)
     small = m3l_smo(X, Y, R, 1.0, cache_mb=3 * 50 * 8e-6, **kw)

@@ -198,7 +198,7 @@ def test_checks_trace_and_callback():
     big = m3l_dca(X, Y, None, 5.0, tol=1e-8, random_state=0, check_every=1000.0)
     assert big.nit < res.nit
     assert big.dual_objective == pytest.approx(res.dual_objective, rel=1e-8)
-    # callback_every, StopIteration and max_iter: tests/test_contracts.py
+    # callback_every, StopIteration and max_iter: tests/core/test_contracts.py
 
 
 def test_check_every_errors_name_the_argument():
@@ -244,7 +244,7 @@ def test_bench_m3l_linear_quick_run():
     assert res.summary.target_same_loss == 1.0 and res.summary.target_default == 1.5
     assert set(res.summary.growth_exponent) == {"m3l", "strict", "hinge", "default", "joint"}
     assert any("LinearSVC()" in n for n in res.notes)
-    # README rows built from the notes never speak of targets (tests/test_cli.py)
+    # README rows built from the notes never speak of targets (tests/core/cli/test_cli.py)
     assert not any("target" in n.lower() for n in res.notes)
     assert "M3L/hinge" in res.format_table()
 

@@ -171,7 +171,7 @@ def test_linear_primal_and_dual_forms_agree():
 
 def test_every_pass_increases_the_dual():
     # the generic callback contract (StopIteration, callback_every,
-    # max_iter): tests/test_contracts.py
+    # max_iter): tests/core/test_contracts.py
     X, Y = ranking_problem(5)
     seen = []
     res = sopopo_batch(X, Y, 1.0, tol=1e-12, max_iter=30, callback=seen.append,

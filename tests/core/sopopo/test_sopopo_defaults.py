@@ -2,7 +2,7 @@
 warning before the solve when X is not standardised (naming the pipeline
 that fixes it), a ConvergenceWarning that names it too, and a warning when a
 fit ends in a trivial model.  The scores against one-vs-rest LinearSVC are
-in tests/test_defaults_matrix.py."""
+in tests/core/test_defaults_matrix.py."""
 
 from __future__ import annotations
 

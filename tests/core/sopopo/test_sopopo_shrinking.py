@@ -203,7 +203,7 @@ def test_a_tolerance_met_on_the_shrunk_set_is_rechecked_on_the_full_set():
 
 
 def test_shrinking_trace_holds_the_checks():
-    # the generic callback contract: tests/test_contracts.py
+    # the generic callback contract: tests/core/test_contracts.py
     X, Y = ranking_problem(8)
     seen = []
     sopopo_batch(X, Y, 1.0, tol=1e-14, max_iter=9, callback=seen.append, random_state=0)
