@@ -153,6 +153,17 @@ def _encode(obj: Any) -> Any:
 
 #: where the experiments lived before the paper wing (files stored then name it)
 _MOVED = "polyrank.experiments"
+#: classes that moved to another module of the paper wing: old module -> (new module,
+#: names); a file stored before the move names the old module
+_MOVED_CLASSES = {
+    # polyrank_paper/ordinal/bench.py split into one module per bench (issue 46)
+    "polyrank_paper.ordinal.bench": (
+        ("polyrank_paper.ordinal.bench_wine", {"WineRow", "WineSet", "GrowthRow",
+                                               "WineSummary"}),
+        ("polyrank_paper.ordinal.bench_rc", {"RcPeerRow", "RcSolveRow", "SvcPeerRow",
+                                             "WholeQPRow", "RcTable1Row",
+                                             "OrdinalRcSummary"})),
+}
 
 
 def _dataclass_type(path: Any) -> type:
@@ -166,6 +177,9 @@ def _dataclass_type(path: Any) -> type:
         raise ValueError(f"stored result: class {path!r} is outside polyrank; refused")
     if module == _MOVED or module.startswith(_MOVED + "."):     # a file of polyrank 0.1
         module = "polyrank_paper" + module[len(_MOVED):]
+    for new, names in _MOVED_CLASSES.get(module, ()):
+        if qualname.split(".")[0] in names:
+            module = new
     obj: Any = importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part, None)

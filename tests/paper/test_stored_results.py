@@ -172,6 +172,29 @@ def test_a_file_naming_the_old_home_of_the_experiments_loads(tmp_path, path):
     assert _encode(tuple(res.rows)) == _encode(tuple(new.rows))
 
 
+@pytest.mark.parametrize("old_home", ["polyrank_paper.ordinal.bench:",
+                                      "polyrank.experiments.ordinal.bench:"])
+def test_a_file_naming_a_class_before_its_module_split_loads(tmp_path, old_home):
+    # polyrank_paper/ordinal/bench.py was split (issue 46): files stored before name
+    # polyrank_paper.ordinal.bench:WineRow, now in bench_wine
+    path = STORED_DIR / "ordinal-wine.json"
+    text = path.read_text(encoding="utf-8")
+    assert '"polyrank_paper.ordinal.bench_wine:WineRow"' in text
+    old = tmp_path / path.name
+    old.write_text(text.replace('"polyrank_paper.ordinal.bench_wine:', f'"{old_home}'),
+                   encoding="utf-8")
+    res, new = load_result(old), load_result(path)
+    assert type(res.rows[0]).__module__ == "polyrank_paper.ordinal.bench_wine"
+    assert _encode(tuple(res.rows)) == _encode(tuple(new.rows))
+    assert _encode(res.summary) == _encode(new.summary)
+    # a name the moved module does not define is still refused
+    bad = tmp_path / "bad.json"
+    bad.write_text(text.replace('"polyrank_paper.ordinal.bench_wine:WineRow"',
+                                '"polyrank_paper.ordinal.bench:NoSuchRow"'), encoding="utf-8")
+    with pytest.raises(ValueError, match="not a dataclass of polyrank"):
+        load_result(bad)
+
+
 def test_not_a_stored_result(tmp_path):
     (tmp_path / "a.json").write_text('{"format": "other"}', encoding="utf-8")
     (tmp_path / "b.json").write_text("{not json", encoding="utf-8")
