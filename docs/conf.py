@@ -96,7 +96,7 @@ numpydoc_xref_ignore = {
     # the dimensions the shapes are written in (the papers' symbols)
     "n", "k", "m", "d", "l", "L", "N", "M", "A", "B", "D", "E", "P", "p", "r", "b", "y", "X",
     "n_samples", "n_features", "n_labels", "n_classes", "n_queries", "n_pairs", "n_nodes",
-    "m_test", "m_train", "n_test", "m2", "sigma", "n_support",
+    "m_test", "m_train", "n_test", "m2", "sigma", "n_support", "n_grid", "n_lines", "W",
     # words of the prose some types are written in ("sklearn scorer", "canonical settings")
     "classes", "labels", "settings", "sample", "sklearn", "scorer", "canonical", "linear",
     "kernel", "Gram", "key", "header", "formatter", "name", "self", "rs", "X_train",
@@ -113,6 +113,7 @@ numpydoc_xref_aliases = {
     "Series": "dask.dataframe.Series",
     "dataclass": "dataclasses.dataclass",
     "BaseEstimator": "sklearn.base.BaseEstimator",
+    "Pipeline": "sklearn.pipeline.Pipeline",
     "np.ndarray": "numpy.ndarray",
     "dtype": "numpy.dtype",
     "Generator": "numpy.random.Generator",

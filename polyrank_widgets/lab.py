@@ -302,7 +302,7 @@ class SolverLab(WidgetDisplay):
 
     Notes
     -----
-    Along a penalty slider every fit keeps its model in :attr:`cache`: a move
+    Along a penalty slider every fit keeps its model in ``cache``: a move
     to a value the lab holds redraws from it with no fit ("start: from the
     cache" in the readout, ``last_move_["fits"] == 0``); any other move fits
     warm-started from the nearest solution the lab holds
